@@ -491,3 +491,34 @@ fn strided_and_broadcast_operands_need_no_copy() {
         &[100., 103., 201., 204., 302., 305.],
     );
 }
+
+#[test]
+fn bf16_and_i32_keep_their_dtypes() {
+    let b16 = |v: &[f32]| {
+        coil_graph::Tensor::new(
+            coil_graph::Data::BF16(v.iter().map(|&x| half::bf16::from_f32(x)).collect()),
+            vec![v.len()],
+        )
+        .unwrap()
+    };
+    let y = binary("mul.Tensor", b16(&[1.5, -2.0]), b16(&[3.0, 0.25]));
+    check(&y, DType::BF16, &[2], &[4.5, -0.5]);
+    // bf16 with f16 promotes to f32.
+    let h = coil_graph::Tensor::new(
+        coil_graph::Data::F16(vec![half::f16::from_f32(0.5)]),
+        vec![1],
+    )
+    .unwrap();
+    let y = binary("add.Tensor", b16(&[1.0]), h);
+    check(&y, DType::F32, &[1], &[1.5]);
+    let i = coil_graph::Tensor::new(coil_graph::Data::I32(vec![i32::MAX, -4]), vec![2]).unwrap();
+    let y = unary("add.Tensor", i.clone(), vec![Arg::Int(1)], vec![]);
+    check(&y, DType::I32, &[2], &[i32::MIN as f64, -3.]);
+    let y = unary(
+        "div.Scalar_mode",
+        i,
+        vec![Arg::Int(3)],
+        vec![("rounding_mode", Arg::Str("floor".into()))],
+    );
+    check(&y, DType::I32, &[2], &[(i32::MAX / 3) as f64, -2.]);
+}

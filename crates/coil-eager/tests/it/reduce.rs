@@ -317,11 +317,46 @@ fn column_reductions_over_many_rows_and_columns() {
     let (r, c) = (37usize, 300usize);
     let x = iota(&[r, c]);
     let y = unary("sum.dim_IntList", x.clone(), vec![ints(&[0])], vec![]);
-    let want: Vec<f64> = (0..c).map(|j| (c * r * (r - 1) / 2 + r * j) as f64).collect();
+    let want: Vec<f64> = (0..c)
+        .map(|j| (c * r * (r - 1) / 2 + r * j) as f64)
+        .collect();
     check(&y, DType::F32, &[c], &want);
-    let y = unary("amax.default", x.clone(), vec![ints(&[0]), Arg::Bool(true)], vec![]);
+    let y = unary(
+        "amax.default",
+        x.clone(),
+        vec![ints(&[0]), Arg::Bool(true)],
+        vec![],
+    );
     let want: Vec<f64> = (0..c).map(|j| ((r - 1) * c + j) as f64).collect();
     check(&y, DType::F32, &[1, c], &want);
     let y = unary("argmin.default", x, vec![Arg::Int(0)], vec![]);
     check(&y, DType::I64, &[c], &vec![0.0; c]);
+}
+
+#[test]
+fn mean_with_a_dtype_and_of_f16() {
+    let y = unary(
+        "mean.dim",
+        x23(),
+        vec![ints(&[0])],
+        vec![("dtype", Arg::DType(DType::F64))],
+    );
+    check(&y, DType::F64, &[3], &[2.5, 3.5, 4.5]);
+    let h = coil_graph::Tensor::new(
+        coil_graph::Data::F16(
+            [1.0f32, 2.0, 4.0]
+                .iter()
+                .map(|&x| half::f16::from_f32(x))
+                .collect(),
+        ),
+        vec![3],
+    )
+    .unwrap();
+    let y = unary("mean.default", h, vec![], vec![]);
+    check(
+        &y,
+        DType::F16,
+        &[],
+        &[half::f16::from_f64(7.0 / 3.0).to_f64()],
+    );
 }
