@@ -6,7 +6,7 @@ use coil_graph::{OpKind, Tensor, TensorMeta, normalize_dim};
 use crate::elem::{Elem, Float, Num, Src, finish, gather, with_float};
 use crate::error::{OpError, fail};
 use crate::interp::Args;
-use crate::reduce::{lanes, pairwise_sum};
+use crate::reduce::{fold_nan, lanes, pairwise_sum};
 
 /// Runs a composite op; `metas` are the node's recorded outputs.
 pub(crate) fn eval(
@@ -70,7 +70,7 @@ fn softmax_lane<T: Float>(lane: &[T], out: &mut [T], log: bool) {
     if lane.is_empty() {
         return;
     }
-    let max = lane.iter().fold(lane[0], |m, &x| m.max_nan(x));
+    let max = fold_nan(lane, Num::max_nan);
     for (o, &x) in out.iter_mut().zip(lane) {
         *o = x.sub(max).exp();
     }

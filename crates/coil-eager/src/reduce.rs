@@ -224,7 +224,7 @@ pub(crate) fn pairwise_sum<T: Num>(x: &[T]) -> T {
 }
 
 /// Folds with a NaN-propagating `max`/`min`; the lane is non-empty.
-fn fold_nan<T: Num>(l: &[T], op: impl Fn(T, T) -> T) -> T {
+pub(crate) fn fold_nan<T: Num>(l: &[T], op: impl Fn(T, T) -> T) -> T {
     let mut acc = [l[0]; 8];
     let chunks = l.chunks_exact(8);
     let rest = chunks.remainder();
