@@ -108,7 +108,9 @@ pub(crate) fn eval(
             };
             with_float!(dtype, kind_name(kind), T => {
                 let s = Src::<T>::of(x)?;
-                let v = unary_float::<T>(kind, tanh_gelu, &s, x.sizes());
+                let Some(v) = unary_float::<T>(kind, tanh_gelu, &s, x.sizes()) else {
+                    return fail(format!("{kind:?} is not a float unary op"));
+                };
                 finish(v, dtype, x.sizes().to_vec())
             })
         }
@@ -202,7 +204,8 @@ fn arith<E: Num>(
             let alpha = a.b.scalar("alpha")?;
             if E::IS_INT && matches!(alpha, coil_graph::Scalar::Float(_)) {
                 return fail(
-                    "for integral input tensors, argument alpha must not be a floating point number",
+                    "for integral input tensors, argument alpha must not be a floating point \
+                     number",
                 );
             }
             let alpha: E = scalar_as(alpha);
@@ -296,11 +299,17 @@ fn pow_int<E: Num>(x: Value<'_>, e: Value<'_>, sizes: &[usize]) -> Result<Vec<E>
     Ok(map2(sizes, &sx, &se, |p, q| p.pow(q)))
 }
 
-fn unary_float<E: Float>(kind: OpKind, tanh_gelu: bool, s: &Src<'_, E>, sizes: &[usize]) -> Vec<E> {
+/// A float unary op over `s`; `None` for a kind that is not one.
+fn unary_float<E: Float>(
+    kind: OpKind,
+    tanh_gelu: bool,
+    s: &Src<'_, E>,
+    sizes: &[usize],
+) -> Option<Vec<E>> {
     use OpKind::*;
     let one = E::ONE;
     let half = E::from_const(0.5);
-    match kind {
+    Some(match kind {
         Exp => map1(sizes, s, |p: E| p.exp()),
         Log => map1(sizes, s, |p: E| p.ln()),
         Log1p => map1(sizes, s, |p: E| p.ln_1p()),
@@ -330,8 +339,8 @@ fn unary_float<E: Float>(kind: OpKind, tanh_gelu: bool, s: &Src<'_, E>, sizes: &
                 p.mul(half).mul(one.add(p.mul(rsqrt2).erf()))
             })
         }
-        _ => map1(sizes, s, |p: E| p),
-    }
+        _ => return None,
+    })
 }
 
 fn kind_name(kind: OpKind) -> String {

@@ -209,7 +209,8 @@ fn cat(a: &Args<'_>, dtype: DType) -> Result<Tensor, OpError> {
             && (0..rank).all(|k| k == d || p.sizes()[k] == first.sizes()[k]);
         if !ok {
             return fail(format!(
-                "sizes of tensors must match except in dimension {d}: tensor 0 is {}, tensor {i} is {}",
+                "sizes of tensors must match except in dimension {d}: tensor 0 is {}, \
+                 tensor {i} is {}",
                 Dims(first.sizes()),
                 Dims(p.sizes())
             ));
