@@ -301,7 +301,10 @@ fn check_type(p: &Param, a: &Arg) -> Result<(), String> {
         };
     }
     let ok = match p.ty {
-        ParamType::Tensor => matches!(a, Arg::Node(_)),
+        // The dispatcher wraps a Python number passed for a Tensor parameter into a 0-dim
+        // tensor, and FX writes such calls (`aten.mul.Tensor(x, 1.1)`); inference decides
+        // whether the op can take a number there.
+        ParamType::Tensor => matches!(a, Arg::Node(_) | Arg::Int(_) | Arg::Float(_) | Arg::Bool(_)),
         ParamType::TensorList => {
             matches!(a, Arg::List(items) if items.iter().all(|i| matches!(i, Arg::Node(_))))
         }
