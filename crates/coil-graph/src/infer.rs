@@ -2,7 +2,7 @@
 //! with PyTorch's broadcasting, type promotion, dim wrapping and view rules.
 
 use crate::meta::{
-    broadcast_shapes, contiguous_strides, expand_strides, infer_size, normalize_dim,
+    broadcast_shapes, checked_numel, contiguous_strides, expand_strides, infer_size, normalize_dim,
     normalize_dims, view_strides,
 };
 use crate::schema::{Bound, ValueArg};
@@ -97,13 +97,14 @@ pub fn infer_call(graph: &Graph, call: &Call) -> Result<Vec<TensorMeta>, GraphEr
                     schema.name, m.dtype
                 ));
             }
-            if let Some(a) = b.opt_str("approximate") {
-                if a != "none" && a != "tanh" {
-                    return Err(GraphError::Arg {
-                        op: schema.qualified_name(),
-                        msg: format!("approximate must be 'none' or 'tanh', got '{a}'"),
-                    });
-                }
+            if let Some(a) = b.opt_str("approximate")
+                && a != "none"
+                && a != "tanh"
+            {
+                return Err(GraphError::Arg {
+                    op: schema.qualified_name(),
+                    msg: format!("approximate must be 'none' or 'tanh', got '{a}'"),
+                });
             }
             one(TensorMeta::contiguous(m.dtype, m.sizes))
         }
@@ -348,6 +349,7 @@ pub fn infer_call(graph: &Graph, call: &Call) -> Result<Vec<TensorMeta>, GraphEr
                     s => s as usize,
                 });
             }
+            checked_numel(&sizes)?;
             let strides = expand_strides(&m.sizes, &m.strides, &sizes)?;
             one(TensorMeta {
                 dtype: m.dtype,
@@ -419,8 +421,8 @@ pub fn infer_call(graph: &Graph, call: &Call) -> Result<Vec<TensorMeta>, GraphEr
             let m = cx.meta("self")?;
             let d = normalize_dim(b.int("dim")?, m.rank())?;
             let splits = b.int_list("split_sizes")?;
-            let total: i64 = splits.iter().sum();
-            if splits.iter().any(|&s| s < 0) || m.rank() == 0 || total != m.sizes[d] as i64 {
+            let total = splits.iter().try_fold(0i64, |acc, &s| acc.checked_add(s));
+            if splits.iter().any(|&s| s < 0) || m.rank() == 0 || total != Some(m.sizes[d] as i64) {
                 return shape_err(format!(
                     "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension \
                      {d}), but got split_sizes={splits:?}",
@@ -487,8 +489,9 @@ pub fn infer_call(graph: &Graph, call: &Call) -> Result<Vec<TensorMeta>, GraphEr
                         ));
                     }
                 }
-                sizes[d] += m.sizes[d];
+                sizes[d] = sizes[d].saturating_add(m.sizes[d]);
             }
+            checked_numel(&sizes)?;
             one(TensorMeta::contiguous(dtype, sizes))
         }
         Full => {
@@ -496,16 +499,15 @@ pub fn infer_call(graph: &Graph, call: &Call) -> Result<Vec<TensorMeta>, GraphEr
             if size.iter().any(|&s| s < 0) {
                 return shape_err(format!("full: negative dimension in size {size:?}"));
             }
+            let sizes: Vec<usize> = size.iter().map(|&s| s as usize).collect();
+            checked_numel(&sizes)?;
             let fill = b.scalar("fill_value")?;
             let dtype = b.opt_dtype("dtype").unwrap_or(match fill {
                 crate::Scalar::Bool(_) => DType::Bool,
                 crate::Scalar::Int(_) => DType::I64,
                 crate::Scalar::Float(_) => DEFAULT_FLOAT,
             });
-            one(TensorMeta::contiguous(
-                dtype,
-                size.iter().map(|&s| s as usize).collect(),
-            ))
+            one(TensorMeta::contiguous(dtype, sizes))
         }
         Arange => {
             let (start, end, step) = arange_params(&b)?;
@@ -516,6 +518,7 @@ pub fn infer_call(graph: &Graph, call: &Call) -> Result<Vec<TensorMeta>, GraphEr
                 b.opt_dtype("dtype")
                     .unwrap_or(if any_float { DEFAULT_FLOAT } else { DType::I64 });
             let len = arange_len(start, end, step)?;
+            checked_numel(&[len])?;
             one(TensorMeta::contiguous(dtype, vec![len]))
         }
         ScalarTensor => {
@@ -652,7 +655,12 @@ pub fn slice_range(b: &Bound<'_>, size: usize) -> Result<(usize, usize, usize), 
     };
     let start = clamp(b.opt_int("start").unwrap_or(0));
     let end = clamp(b.opt_int("end").unwrap_or(size)).max(start);
-    let len = (end - start + step - 1) / step;
+    // Written so that a huge step cannot overflow.
+    let len = if end == start {
+        0
+    } else {
+        (end - start - 1) / step + 1
+    };
     Ok((start as usize, len as usize, step as usize))
 }
 

@@ -72,6 +72,29 @@ impl fmt::Display for Dims<'_> {
     }
 }
 
+/// The most elements a tensor may have (2^60): any tensor's element count, strides, spans and
+/// byte size then stay far from `usize` overflow, so shape arithmetic on user-written sizes
+/// cannot panic.
+pub(crate) const MAX_NUMEL: usize = 1 << 60;
+
+/// The element count of `sizes`, or a shape error when the sizes (size-0 dims counted as 1, as
+/// strides see them) exceed [`MAX_NUMEL`].
+pub(crate) fn checked_numel(sizes: &[usize]) -> Result<usize, GraphError> {
+    let mut span = 1usize;
+    for &s in sizes {
+        match span.checked_mul(s.max(1)) {
+            Some(m) if m <= MAX_NUMEL => span = m,
+            _ => {
+                return Err(GraphError::Shape(format!(
+                    "a tensor of size {} has more than 2^60 elements",
+                    Dims(sizes)
+                )));
+            }
+        }
+    }
+    Ok(sizes.iter().product())
+}
+
 /// Row-major strides for `sizes`.
 pub fn contiguous_strides(sizes: &[usize]) -> Vec<usize> {
     let mut strides = vec![0; sizes.len()];
@@ -218,12 +241,14 @@ pub fn infer_size(shape: &[i64], numel: usize) -> Result<Vec<usize>, GraphError>
         } else if s < 0 {
             return Err(GraphError::Shape(format!("invalid shape dimension {s}")));
         } else {
-            known *= s as usize;
+            known = known.checked_mul(s as usize).ok_or_else(|| {
+                GraphError::Shape(format!("shape '{}' has too many elements", ListI64(shape)))
+            })?;
         }
     }
     let mut out: Vec<usize> = shape.iter().map(|&s| s.max(0) as usize).collect();
     match infer_at {
-        Some(i) if known != 0 && numel % known == 0 => out[i] = numel / known,
+        Some(i) if known != 0 && numel.is_multiple_of(known) => out[i] = numel / known,
         None if known == numel => {}
         _ => {
             return Err(GraphError::Shape(format!(

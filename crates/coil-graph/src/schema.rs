@@ -301,9 +301,9 @@ fn check_type(p: &Param, a: &Arg) -> Result<(), String> {
         };
     }
     let ok = match p.ty {
-        // Exported graphs pass Python numbers where PyTorch wraps them into 0-d tensors
-        // (`aten.mul.Tensor(x, 1.1)`); ops that need a real tensor ask `Bound::tensor`, which
-        // rejects a number.
+        // The dispatcher wraps a Python number passed for a Tensor parameter into a 0-dim
+        // tensor, and FX writes such calls (`aten.mul.Tensor(x, 1.1)`); inference decides
+        // whether the op can take a number there.
         ParamType::Tensor => matches!(a, Arg::Node(_) | Arg::Int(_) | Arg::Float(_) | Arg::Bool(_)),
         ParamType::TensorList => {
             matches!(a, Arg::List(items) if items.iter().all(|i| matches!(i, Arg::Node(_))))
