@@ -13,7 +13,6 @@ fn max_violation(got: &[f64], want: &[f64]) -> Option<(usize, f64, f64)> {
 }
 
 #[test]
-#[ignore = "needs coil_graph::parse, a stub on this branch until the parser is merged"]
 fn every_model_matches_pytorch() {
     for m in coil_models::MODELS {
         let case = m.tiny_case().unwrap_or_else(|e| panic!("{}: {e}", m.name));
