@@ -17,17 +17,21 @@ pub trait CostModel {
 }
 
 /// Memory traffic: the bytes a materialised result writes, plus a small per-op cost so that
-/// fewer ops win ties. Views, literals, inputs and `getitem` are free; composite ops are
-/// forbidden when decomposition is on (the scheduler can only fuse what is decomposed).
+/// fewer ops win ties. Views, literals, inputs and `getitem` are free of bytes. Ops whose
+/// decomposition is on pay [`DECOMPOSED_PENALTY`], so they survive only where no rule could
+/// decompose them (the scheduler can only fuse what is decomposed).
 pub struct BytesCost {
-    /// Forbid `_softmax`, `native_layer_norm`, ... (decomposition on).
-    pub forbid_composite: bool,
-    /// Ops that must not survive (their decomposition is on).
-    pub forbidden: Vec<OpKind>,
+    /// Ops that should not survive (their decomposition is on).
+    pub decomposed: Vec<OpKind>,
 }
 
 /// The per-op cost, in bytes-equivalent.
 pub const PER_OP_COST: f64 = 1.0;
+
+/// What keeping an op that has a decomposition costs: more than any real graph moves, and
+/// finite, so that an op no rule could decompose (a half-precision softmax) is still
+/// extractable.
+pub const DECOMPOSED_PENALTY: f64 = 1e15;
 
 impl CostModel for BytesCost {
     fn own_cost(&self, egraph: &AtenGraph, enode: &Aten) -> f64 {
@@ -40,15 +44,16 @@ impl CostModel for BytesCost {
             return f64::INFINITY;
         };
         let kind = op.kind();
-        if self.forbidden.contains(&kind)
-            || (self.forbid_composite && kind.class() == OpClass::Composite)
-        {
-            return f64::INFINITY;
-        }
-        match kind.class() {
+        let penalty = if self.decomposed.contains(&kind) {
+            DECOMPOSED_PENALTY
+        } else {
+            0.0
+        };
+        let own = match kind.class() {
             OpClass::View => PER_OP_COST,
             _ => outs.iter().map(|m| m.nbytes() as f64).sum::<f64>() + PER_OP_COST,
-        }
+        };
+        penalty + own
     }
 }
 
