@@ -32,6 +32,10 @@ pub enum LowerError {
         /// The underlying error.
         source: GraphError,
     },
+    /// The graph does not verify (its recorded metas disagree with inference, a value is read
+    /// before it is defined, ...).
+    #[error("the graph does not verify: {0}")]
+    Verify(GraphError),
     /// The graph is malformed in a way the verifier would catch (a dangling value, ...).
     #[error("invalid graph: {0}")]
     Invalid(String),

@@ -73,13 +73,19 @@ pub struct LoweredGraph {
 
 impl LoweredGraph {
     /// The graph inputs, in signature order.
-    pub fn inputs(&self) -> &IndexVec<InputId, InputBuffer> {
-        &self.inputs
+    pub fn inputs(&self) -> &[InputBuffer] {
+        self.inputs.as_slice()
+    }
+
+    /// One input.
+    pub fn input(&self, id: InputId) -> &InputBuffer {
+        &self.inputs[id]
     }
 
     /// The realized buffers, in creation order (`buf0, buf1, ...`): a valid execution order.
-    pub fn buffers(&self) -> &IndexVec<BufferId, Buffer> {
-        &self.buffers
+    /// (`buffers()[i].id.index() == i`).
+    pub fn buffers(&self) -> &[Buffer] {
+        self.buffers.as_slice()
     }
 
     /// One buffer.

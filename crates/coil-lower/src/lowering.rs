@@ -24,6 +24,7 @@ pub(crate) type Result<T> = std::result::Result<T, LowerError>;
 
 /// Lowers `graph` into Inductor's loop-level IR.
 pub fn lower(graph: &Graph, config: &LowerConfig) -> Result<LoweredGraph> {
+    coil_graph::verify(graph).map_err(LowerError::Verify)?;
     let mut l = Lowerer {
         graph,
         config,

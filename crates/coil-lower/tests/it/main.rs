@@ -2,4 +2,7 @@
 //! counts, the realize rules, the IR interpreter against PyTorch and coil-eager, and errors.
 
 mod common;
+mod errors;
+mod realize;
 mod seed;
+mod zoo;
