@@ -562,15 +562,13 @@ impl ExprGraph {
             }
             stats.num_ops += 1;
             match e {
-                Expr::Load { buffer, .. } => {
-                    if !stats.read_buffers.contains(buffer) {
-                        stats.read_buffers.push(*buffer);
-                    }
+                Expr::Load { buffer, .. } if !stats.read_buffers.contains(buffer) => {
+                    stats.read_buffers.push(*buffer);
                 }
-                Expr::Unary(op, ..) | Expr::Binary(op, ..) | Expr::Ternary(op, ..) => {
-                    if !stats.used_ops.contains(op) {
-                        stats.used_ops.push(*op);
-                    }
+                Expr::Unary(op, ..) | Expr::Binary(op, ..) | Expr::Ternary(op, ..)
+                    if !stats.used_ops.contains(op) =>
+                {
+                    stats.used_ops.push(*op);
                 }
                 _ => {}
             }

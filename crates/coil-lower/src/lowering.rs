@@ -287,10 +287,10 @@ impl<'a> Lowerer<'a> {
         root: ExprId,
         dtype: DType,
     ) -> TensorId {
-        let root = cx.body.to_dtype_owned(root, dtype);
-        let (body, root) = root;
+        let mut cx = cx;
+        let root = cx.body.to_dtype(root, dtype);
         let origins = self.gather_origins(node, &cx.reads);
-        self.new_lazy(cx.sizes, dtype, body, root, origins)
+        self.new_lazy(cx.sizes, dtype, cx.body, root, origins)
     }
 
     pub(crate) fn new_lazy(
@@ -554,13 +554,5 @@ impl<'a> Lowerer<'a> {
             .any(|op| c.realize_on_reuse_ops.contains(op))
             || stats.read_buffers.len() > c.realize_reads_threshold
             || stats.num_ops > c.realize_opcount_threshold
-    }
-}
-
-impl ExprGraph {
-    /// `to_dtype` on an owned graph, returning it with the cast value.
-    pub(crate) fn to_dtype_owned(mut self, v: ExprId, dtype: DType) -> (ExprGraph, ExprId) {
-        let r = self.to_dtype(v, dtype);
-        (self, r)
     }
 }

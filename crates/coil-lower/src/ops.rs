@@ -695,8 +695,8 @@ impl Lowerer<'_> {
                 _ => value,
             };
             let origins = self.gather_origins(node, &cx.reads);
-            let (body, root) = cx.body.to_dtype_owned(root, dtype);
-            return self.new_lazy(out_sizes, dtype, body, root, origins);
+            let root = cx.body.to_dtype(root, dtype);
+            return self.new_lazy(out_sizes, dtype, cx.body, root, origins);
         }
         let root = cx.body.reduction(rt, value, dtype);
         let origins = self.gather_origins(node, &cx.reads);

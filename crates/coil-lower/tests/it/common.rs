@@ -4,22 +4,22 @@ use coil_graph::{Graph, Tensor};
 use coil_lower::{LowerConfig, LoweredGraph};
 
 /// Parses readable-FX text, panicking with the error (test input is ours).
-pub fn graph(text: &str) -> Graph {
+pub(crate) fn graph(text: &str) -> Graph {
     coil_graph::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
 /// Lowers with a config, panicking with the error.
-pub fn lower_with(g: &Graph, config: &LowerConfig) -> LoweredGraph {
+pub(crate) fn lower_with(g: &Graph, config: &LowerConfig) -> LoweredGraph {
     coil_lower::lower(g, config).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Lowers with Inductor's defaults.
-pub fn lower(g: &Graph) -> LoweredGraph {
+pub(crate) fn lower(g: &Graph) -> LoweredGraph {
     lower_with(g, &LowerConfig::gpu())
 }
 
 /// Max abs difference allowed, relative to the magnitude: `|a - b| <= atol + rtol * |b|`.
-pub fn assert_close(what: &str, got: &Tensor, want: &Tensor, atol: f64, rtol: f64) {
+pub(crate) fn assert_close(what: &str, got: &Tensor, want: &Tensor, atol: f64, rtol: f64) {
     assert_eq!(got.sizes(), want.sizes(), "{what}: sizes");
     assert_eq!(got.dtype(), want.dtype(), "{what}: dtype");
     let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
@@ -27,4 +27,14 @@ pub fn assert_close(what: &str, got: &Tensor, want: &Tensor, atol: f64, rtol: f6
         let ok = (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= atol + rtol * b.abs();
         assert!(ok, "{what}: element {i}: got {a}, want {b}");
     }
+}
+
+/// What the graph computes, by the reference: the IR evaluated with nothing inlined (one
+/// buffer per op) until coil-eager is available here.
+pub(crate) fn reference(g: &Graph, inputs: &[Tensor]) -> Vec<Tensor> {
+    let no_inline = LowerConfig {
+        inline_all: false,
+        ..LowerConfig::gpu()
+    };
+    lower_with(g, &no_inline).evaluate(inputs).unwrap()
 }

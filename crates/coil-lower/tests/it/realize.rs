@@ -170,7 +170,7 @@ class GraphModule(torch.nn.Module):
 }
 
 /// Softmax over the last dim as coil-passes decomposes it.
-pub const SOFTMAX_DECOMPOSED: &str = r#"
+pub(crate) const SOFTMAX_DECOMPOSED: &str = r#"
 class GraphModule(torch.nn.Module):
     def forward(self, x: "f32[1024, 1024]"):
         amax: "f32[1024, 1]" = torch.ops.aten.amax.default(x, [-1], True)

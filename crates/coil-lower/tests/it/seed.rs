@@ -6,7 +6,7 @@ use expect_test::{Expect, expect};
 use crate::common::{graph, lower};
 
 /// `seed_model` as coil-passes decomposes it: `mean` -> `sum` then `mul` by 1/1024.
-pub const SEED_DECOMPOSED: &str = r#"
+pub(crate) const SEED_DECOMPOSED: &str = r#"
 class GraphModule(torch.nn.Module):
     def forward(self, x: "f32[1024, 1024]", bias: "f32[1024]", gamma: "f32[1024]", beta: "f32[1024]"):
         mul: "f32[1024, 1024]" = torch.ops.aten.mul.Tensor(x, 1.1);  x = None
