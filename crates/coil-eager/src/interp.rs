@@ -1,0 +1,284 @@
+//! The interpreter loop: checks the inputs, runs each node in program order, frees values after
+//! their last use, checks every result against the node's recorded meta, and counts traffic.
+
+use coil_graph::{
+    Bound, Dims, Graph, NodeId, NodeKind, OpClass, OpKind, Scalar, Tensor, TensorMeta, ValueArg,
+};
+
+use crate::error::{EagerError, OpError, fail};
+use crate::stats::{EagerStats, OpStat};
+use crate::{composite, factory, matmul, pointwise, reduce, views};
+
+/// The result of [`run`]: the graph's outputs and what it took to compute them.
+#[derive(Clone, Debug)]
+pub struct EagerRun {
+    /// The returned tensors, in the graph's return order.
+    pub outputs: Vec<Tensor>,
+    /// One record per executed call.
+    pub stats: EagerStats,
+}
+
+/// Runs `graph` on `inputs` (one tensor per graph input, in signature order) op by op, with
+/// PyTorch eager's semantics.
+///
+/// Each result has exactly the dtype, sizes and strides the graph records for its node; views
+/// share their input's storage. Inputs must match the signature's dtypes and sizes; they may
+/// be strided (they are made contiguous first, as the signature declares them).
+pub fn run(graph: &Graph, inputs: &[Tensor]) -> Result<EagerRun, EagerError> {
+    let sig = graph.inputs();
+    if sig.len() != inputs.len() {
+        return Err(EagerError::InputCount {
+            expected: sig.len(),
+            given: inputs.len(),
+        });
+    }
+    let positions = graph.positions();
+    let mut env: Env = vec![None; positions.len()];
+    for (&id, t) in sig.iter().zip(inputs) {
+        let node = graph.node(id);
+        let meta = node.meta();
+        if t.dtype() != meta.dtype {
+            return Err(EagerError::InputDType {
+                name: node.name.clone(),
+                expected: meta.dtype,
+                got: t.dtype(),
+            });
+        }
+        if t.sizes() != meta.sizes {
+            return Err(EagerError::InputShape {
+                name: node.name.clone(),
+                expected: meta.sizes.clone(),
+                got: t.sizes().to_vec(),
+            });
+        }
+        env[id.index()] = Some(vec![t.contiguous()]);
+    }
+
+    // The last position at which each value is read; graph outputs live to the end.
+    let mut last_use = vec![0usize; positions.len()];
+    for (id, node) in graph.nodes() {
+        for src in node.inputs() {
+            last_use[src.index()] = last_use[src.index()].max(positions[id.index()]);
+        }
+    }
+    for &o in graph.outputs() {
+        last_use[o.index()] = usize::MAX;
+    }
+
+    let mut stats = EagerStats::default();
+    for (pos, (id, node)) in graph.nodes().enumerate() {
+        match &node.kind {
+            NodeKind::Input => {}
+            NodeKind::GetItem { source, index } => {
+                let t = env
+                    .get(source.index())
+                    .and_then(|v| v.as_ref())
+                    .and_then(|v| v.get(*index))
+                    .cloned()
+                    .ok_or_else(|| {
+                        EagerError::Graph(format!(
+                            "'{}' reads output {index} of '{}', which has no such output",
+                            node.name,
+                            graph.node(*source).name
+                        ))
+                    })?;
+                env[id.index()] = Some(vec![t]);
+            }
+            NodeKind::Call(call) => {
+                let op_name = call.op.to_string();
+                let wrap = |e: OpError| EagerError::Op {
+                    node: node.name.clone(),
+                    op: op_name.clone(),
+                    msg: e.0,
+                };
+                let bound = call
+                    .op
+                    .schema()
+                    .bind(&call.args, &call.kwargs)
+                    .map_err(|e| wrap(e.into()))?;
+                let args = Args {
+                    b: bound,
+                    graph,
+                    env: &env,
+                };
+                let kind = call.op.kind();
+                let outputs = eval(kind, &args, &node.outputs).map_err(wrap)?;
+                check_outputs(&outputs, &node.outputs).map_err(wrap)?;
+
+                // Traffic: each distinct tensor argument once, at its own size.
+                let mut read_ids = node.inputs();
+                read_ids.sort_unstable();
+                read_ids.dedup();
+                let reads: Vec<&Tensor> = read_ids
+                    .iter()
+                    .map(|&n| args.node_tensor(n))
+                    .collect::<Result<_, _>>()
+                    .map_err(wrap)?;
+                let is_view = kind.class() == OpClass::View
+                    && outputs
+                        .iter()
+                        .all(|o| reads.first().is_some_and(|i| o.shares_storage(i)));
+                let (bytes_read, bytes_written) = if is_view {
+                    (0, 0)
+                } else {
+                    (
+                        reads.iter().map(|t| nbytes(t)).sum(),
+                        outputs.iter().map(nbytes).sum(),
+                    )
+                };
+                tracing::trace!(
+                    target: "eager",
+                    node = %node.name,
+                    op = %op_name,
+                    bytes_read,
+                    bytes_written,
+                    "ran"
+                );
+                stats.ops.push(OpStat {
+                    node: node.name.clone(),
+                    op: op_name,
+                    bytes_read,
+                    bytes_written,
+                    is_view,
+                });
+                env[id.index()] = Some(outputs);
+            }
+        }
+        for src in node.inputs() {
+            if last_use[src.index()] == pos {
+                env[src.index()] = None;
+            }
+        }
+    }
+
+    let outputs = graph
+        .outputs()
+        .iter()
+        .map(|&o| {
+            env.get(o.index())
+                .and_then(|v| v.as_ref())
+                .and_then(|v| v.first())
+                .cloned()
+                .ok_or_else(|| {
+                    EagerError::Graph(format!(
+                        "output '{}' was never computed",
+                        graph.node(o).name
+                    ))
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(EagerRun { outputs, stats })
+}
+
+fn nbytes(t: &Tensor) -> usize {
+    t.numel() * t.dtype().itemsize()
+}
+
+/// Every result must be what the graph says it is: eager is the oracle for later stages, so
+/// a disagreement with meta inference is reported rather than papered over.
+fn check_outputs(outputs: &[Tensor], metas: &[TensorMeta]) -> Result<(), OpError> {
+    if outputs.len() != metas.len() {
+        return fail(format!(
+            "produced {} outputs but the graph records {}",
+            outputs.len(),
+            metas.len()
+        ));
+    }
+    for (i, (t, m)) in outputs.iter().zip(metas).enumerate() {
+        if t.dtype() != m.dtype || t.sizes() != m.sizes || t.strides() != m.strides {
+            return fail(format!(
+                "output {i} is {}{} with strides {} but the graph records {m} with strides {}",
+                t.dtype(),
+                Dims(t.sizes()),
+                Dims(t.strides()),
+                Dims(&m.strides)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Values computed so far, by `NodeId::index()`; `None` before definition and after last use.
+type Env = Vec<Option<Vec<Tensor>>>;
+
+/// A call's arguments, bound to its schema, with tensors looked up in the environment.
+pub(crate) struct Args<'a> {
+    pub(crate) b: Bound<'a>,
+    graph: &'a Graph,
+    env: &'a Env,
+}
+
+/// A pointwise operand: a tensor or a Python number.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Value<'a> {
+    Tensor(&'a Tensor),
+    Scalar(Scalar),
+}
+
+impl<'a> Args<'a> {
+    fn node_tensor(&self, n: NodeId) -> Result<&'a Tensor, OpError> {
+        self.env
+            .get(n.index())
+            .and_then(|v| v.as_ref())
+            .and_then(|v| v.first())
+            .ok_or_else(|| {
+                OpError::new(format!(
+                    "reads '{}', which is not available (not computed, or freed)",
+                    self.graph.node(n).name
+                ))
+            })
+    }
+
+    /// A tensor argument.
+    pub(crate) fn tensor(&self, name: &str) -> Result<&'a Tensor, OpError> {
+        self.node_tensor(self.b.tensor(name)?)
+    }
+
+    /// An optional tensor argument.
+    pub(crate) fn opt_tensor(&self, name: &str) -> Result<Option<&'a Tensor>, OpError> {
+        self.b
+            .opt_tensor(name)
+            .map(|n| self.node_tensor(n))
+            .transpose()
+    }
+
+    /// A list of tensors.
+    pub(crate) fn tensors(&self, name: &str) -> Result<Vec<&'a Tensor>, OpError> {
+        self.b
+            .tensors(name)?
+            .into_iter()
+            .map(|n| self.node_tensor(n))
+            .collect()
+    }
+
+    /// A tensor or a number.
+    pub(crate) fn value(&self, name: &str) -> Result<Value<'a>, OpError> {
+        Ok(match self.b.value(name)? {
+            ValueArg::Tensor(n) => Value::Tensor(self.node_tensor(n)?),
+            ValueArg::Scalar(s) => Value::Scalar(s),
+        })
+    }
+
+    /// An optional tensor or number.
+    pub(crate) fn opt_value(&self, name: &str) -> Result<Option<Value<'a>>, OpError> {
+        match self.b.opt_value(name)? {
+            None => Ok(None),
+            Some(_) => self.value(name).map(Some),
+        }
+    }
+}
+
+/// Dispatches one call to its op family.
+fn eval(kind: OpKind, args: &Args<'_>, metas: &[TensorMeta]) -> Result<Vec<Tensor>, OpError> {
+    let Some(first) = metas.first() else {
+        return fail("the graph records no outputs for this call");
+    };
+    match kind.class() {
+        OpClass::Pointwise => pointwise::eval(kind, args, first).map(|t| vec![t]),
+        OpClass::Reduction => reduce::eval(kind, args, first),
+        OpClass::Composite => composite::eval(kind, args, metas),
+        OpClass::View | OpClass::Copy => views::eval(kind, args, first),
+        OpClass::Factory => factory::eval(kind, args, first).map(|t| vec![t]),
+        OpClass::Extern => matmul::eval(kind, args, first).map(|t| vec![t]),
+    }
+}

@@ -1,0 +1,348 @@
+//! Pointwise ops: broadcasting, type promotion (the output dtype is the node's; the arithmetic
+//! runs in PyTorch's opmath type), Python scalars, comparisons, logic, `where`, `clamp`, casts.
+
+use std::cell::Cell;
+
+use coil_graph::{DType, OpKind, Operand, TensorMeta, broadcast_shapes, result_type};
+
+use crate::elem::{
+    Elem, Float, Num, Src, convert, finish, scalar_as, with_compute, with_elem, with_float,
+};
+use crate::error::{OpError, fail};
+use crate::interp::{Args, Value};
+use crate::strided::{map1, map2, map3};
+
+/// Runs a pointwise op; `out` is the node's recorded meta.
+pub(crate) fn eval(
+    kind: OpKind,
+    a: &Args<'_>,
+    out: &TensorMeta,
+) -> Result<coil_graph::Tensor, OpError> {
+    use OpKind::*;
+    let dtype = out.dtype;
+    match kind {
+        Add | Sub | Mul | Div | Maximum | Minimum => {
+            let (x, y) = (a.value("self")?, a.value("other")?);
+            let sizes = broadcast(&[x, y])?;
+            with_compute!(dtype, T => {
+                let (sx, sy) = (src::<T>(x, &sizes)?, src::<T>(y, &sizes)?);
+                let v = arith::<T>(kind, a, &sx, &sy, &sizes)?;
+                finish(v, dtype, sizes)
+            })
+        }
+        Pow => {
+            let (x, e) = (a.value("self")?, a.value("exponent")?);
+            let sizes = broadcast(&[x, e])?;
+            if dtype.is_float() {
+                with_float!(dtype, "pow", T => {
+                    let v = pow_float::<T>(x, e, &sizes)?;
+                    finish(v, dtype, sizes)
+                })
+            } else {
+                with_compute!(dtype, T => {
+                    let v = pow_int::<T>(x, e, &sizes)?;
+                    finish(v, dtype, sizes)
+                })
+            }
+        }
+        Eq | Ne | Lt | Le | Gt | Ge => {
+            let (x, y) = (a.value("self")?, a.value("other")?);
+            let sizes = broadcast(&[x, y])?;
+            let v = with_compute!(common_dtype(&[x, y]), T => {
+                let (sx, sy) = (src::<T>(x, &sizes)?, src::<T>(y, &sizes)?);
+                compare::<T>(kind, &sx, &sy, &sizes)
+            });
+            finish(v, dtype, sizes)
+        }
+        LogicalAnd | LogicalOr => {
+            let (x, y) = (a.value("self")?, a.value("other")?);
+            let sizes = broadcast(&[x, y])?;
+            let (sx, sy) = (src::<bool>(x, &sizes)?, src::<bool>(y, &sizes)?);
+            let v = if kind == LogicalAnd {
+                map2(&sizes, &sx, &sy, |p, q| p && q)
+            } else {
+                map2(&sizes, &sx, &sy, |p, q| p || q)
+            };
+            finish(v, dtype, sizes)
+        }
+        LogicalNot => {
+            let x = a.tensor("self")?;
+            let v = map1(x.sizes(), &Src::<bool>::of(x)?, |p| !p);
+            finish(v, dtype, x.sizes().to_vec())
+        }
+        BitwiseNot => {
+            let x = a.tensor("self")?;
+            if dtype == DType::Bool {
+                let v = map1(x.sizes(), &Src::<bool>::of(x)?, |p| !p);
+                return finish(v, dtype, x.sizes().to_vec());
+            }
+            if dtype.is_float() {
+                return fail(format!("bitwise_not is not defined for {dtype}"));
+            }
+            let v = map1(x.sizes(), &Src::<i64>::of(x)?, |p| !p);
+            finish(v, dtype, x.sizes().to_vec())
+        }
+        Neg | Abs | Relu => {
+            let x = a.tensor("self")?;
+            with_compute!(dtype, T => {
+                let s = Src::<T>::of(x)?;
+                let v = match kind {
+                    Neg => map1(x.sizes(), &s, |p: T| Num::neg(p)),
+                    Abs => map1(x.sizes(), &s, |p: T| Num::abs(p)),
+                    _ => map1(x.sizes(), &s, |p: T| p.max_nan(T::ZERO)),
+                };
+                finish(v, dtype, x.sizes().to_vec())
+            })
+        }
+        Exp | Log | Log1p | Sqrt | Rsqrt | Sin | Cos | Tanh | Erf | Sigmoid | Reciprocal | Silu
+        | Gelu => {
+            let x = a.tensor("self")?;
+            let tanh_gelu = match a.b.opt_str("approximate") {
+                None | Some("none") => false,
+                Some("tanh") => true,
+                Some(other) => {
+                    return fail(format!(
+                        "approximate must be 'none' or 'tanh', got '{other}'"
+                    ));
+                }
+            };
+            with_float!(dtype, kind_name(kind), T => {
+                let s = Src::<T>::of(x)?;
+                let Some(v) = unary_float::<T>(kind, tanh_gelu, &s, x.sizes()) else {
+                    return fail(format!("{kind:?} is not a float unary op"));
+                };
+                finish(v, dtype, x.sizes().to_vec())
+            })
+        }
+        Where => {
+            let cond = a.tensor("condition")?;
+            let (x, y) = (a.value("self")?, a.value("other")?);
+            let sizes = broadcast(&[Value::Tensor(cond), x, y])?;
+            let sc = Src::<bool>::tensor(cond, &sizes)?;
+            with_elem!(dtype, T => {
+                let (sx, sy) = (src::<T>(x, &sizes)?, src::<T>(y, &sizes)?);
+                let v = map3(&sizes, &sc, &sx, &sy, |c, p, q| if c { p } else { q });
+                finish(v, dtype, sizes)
+            })
+        }
+        Clamp => {
+            let x = a.value("self")?;
+            let (lo, hi) = (a.opt_value("min")?, a.opt_value("max")?);
+            let present: Vec<Value<'_>> = [Some(x), lo, hi].into_iter().flatten().collect();
+            let sizes = broadcast(&present)?;
+            with_compute!(dtype, T => {
+                let sx = src::<T>(x, &sizes)?;
+                let slo = match lo {
+                    Some(v) => src::<T>(v, &sizes)?,
+                    None => Src::scalar(T::LOWEST, sizes.len()),
+                };
+                let shi = match hi {
+                    Some(v) => src::<T>(v, &sizes)?,
+                    None => Src::scalar(T::HIGHEST, sizes.len()),
+                };
+                let v = map3(&sizes, &sx, &slo, &shi, |p: T, l: T, h: T| {
+                    if l.is_nan() {
+                        l
+                    } else if h.is_nan() {
+                        h
+                    } else {
+                        p.max_nan(l).min_nan(h)
+                    }
+                });
+                finish(v, dtype, sizes)
+            })
+        }
+        ToCopy => convert(a.tensor("self")?, dtype),
+        other => fail(format!("{other:?} is not a pointwise op")),
+    }
+}
+
+/// The broadcast sizes of the tensor operands.
+fn broadcast(values: &[Value<'_>]) -> Result<Vec<usize>, OpError> {
+    let mut sizes = vec![];
+    for v in values {
+        if let Value::Tensor(t) = v {
+            sizes = broadcast_shapes(&sizes, t.sizes())?;
+        }
+    }
+    Ok(sizes)
+}
+
+/// `torch.result_type` of the operands: the dtype a comparison computes in.
+fn common_dtype(values: &[Value<'_>]) -> DType {
+    let operands: Vec<Operand> = values
+        .iter()
+        .map(|v| match v {
+            Value::Tensor(t) => Operand::Tensor {
+                dtype: t.dtype(),
+                rank: t.sizes().len(),
+            },
+            Value::Scalar(s) => Operand::Scalar(s.category()),
+        })
+        .collect();
+    result_type(&operands)
+}
+
+/// An operand read as `T` over `sizes`.
+fn src<'a, T: Elem>(v: Value<'a>, sizes: &[usize]) -> Result<Src<'a, T>, OpError> {
+    match v {
+        Value::Tensor(t) => Src::tensor(t, sizes),
+        Value::Scalar(s) => Ok(Src::scalar(scalar_as(s), sizes.len())),
+    }
+}
+
+fn arith<E: Num>(
+    kind: OpKind,
+    a: &Args<'_>,
+    x: &Src<'_, E>,
+    y: &Src<'_, E>,
+    sizes: &[usize],
+) -> Result<Vec<E>, OpError> {
+    use OpKind::*;
+    Ok(match kind {
+        Add | Sub => {
+            let alpha = a.b.scalar("alpha")?;
+            if E::IS_INT && matches!(alpha, coil_graph::Scalar::Float(_)) {
+                return fail(
+                    "for integral input tensors, argument alpha must not be a floating point \
+                     number",
+                );
+            }
+            let alpha: E = scalar_as(alpha);
+            match (kind, alpha == E::ONE) {
+                (Add, true) => map2(sizes, x, y, |p, q| p.add(q)),
+                (Add, false) => map2(sizes, x, y, |p, q| p.add(alpha.mul(q))),
+                (_, true) => map2(sizes, x, y, |p, q| p.sub(q)),
+                (_, false) => map2(sizes, x, y, |p, q| p.sub(alpha.mul(q))),
+            }
+        }
+        Mul => map2(sizes, x, y, |p, q| p.mul(q)),
+        Maximum => map2(sizes, x, y, |p, q| p.max_nan(q)),
+        Minimum => map2(sizes, x, y, |p, q| p.min_nan(q)),
+        _ => {
+            let mode = a.b.opt_str("rounding_mode");
+            let zero = Cell::new(false);
+            let check = |q: E| {
+                if E::IS_INT && q == E::ZERO {
+                    zero.set(true);
+                }
+            };
+            let v = match mode {
+                None => map2(sizes, x, y, |p, q| {
+                    check(q);
+                    p.div(q)
+                }),
+                Some("trunc") => map2(sizes, x, y, |p, q| {
+                    check(q);
+                    p.div_trunc(q)
+                }),
+                Some("floor") => map2(sizes, x, y, |p, q| {
+                    check(q);
+                    p.div_floor(q)
+                }),
+                Some(m) => {
+                    return fail(format!(
+                        "rounding_mode must be 'trunc', 'floor' or None, got '{m}'"
+                    ));
+                }
+            };
+            if zero.get() {
+                return fail("ZeroDivisionError: integer division by zero");
+            }
+            v
+        }
+    })
+}
+
+fn compare<E: Num>(kind: OpKind, x: &Src<'_, E>, y: &Src<'_, E>, sizes: &[usize]) -> Vec<bool> {
+    use OpKind::*;
+    match kind {
+        Eq => map2(sizes, x, y, |p, q| p == q),
+        Ne => map2(sizes, x, y, |p, q| p != q),
+        Lt => map2(sizes, x, y, |p, q| p < q),
+        Le => map2(sizes, x, y, |p, q| p <= q),
+        Gt => map2(sizes, x, y, |p, q| p > q),
+        _ => map2(sizes, x, y, |p, q| p >= q),
+    }
+}
+
+/// Float `pow`, with ATen's shortcuts for common scalar exponents.
+fn pow_float<E: Float>(x: Value<'_>, e: Value<'_>, sizes: &[usize]) -> Result<Vec<E>, OpError> {
+    let sx = src::<E>(x, sizes)?;
+    if let (Value::Tensor(_), Value::Scalar(s)) = (x, e) {
+        let one = E::ONE;
+        let special = match s.to_f64() {
+            2.0 => Some(map1(sizes, &sx, |p: E| p.mul(p))),
+            3.0 => Some(map1(sizes, &sx, |p: E| p.mul(p).mul(p))),
+            0.5 => Some(map1(sizes, &sx, |p: E| p.sqrt())),
+            -0.5 => Some(map1(sizes, &sx, move |p: E| one.div(p.sqrt()))),
+            -1.0 => Some(map1(sizes, &sx, move |p: E| one.div(p))),
+            -2.0 => Some(map1(sizes, &sx, move |p: E| one.div(p.mul(p)))),
+            _ => None,
+        };
+        if let Some(v) = special {
+            return Ok(v);
+        }
+    }
+    let se = src::<E>(e, sizes)?;
+    Ok(map2(sizes, &sx, &se, |p, q| p.pow(q)))
+}
+
+/// Integer `pow` (bool and integer dtypes).
+fn pow_int<E: Num>(x: Value<'_>, e: Value<'_>, sizes: &[usize]) -> Result<Vec<E>, OpError> {
+    if let Value::Scalar(s) = e
+        && s.to_f64() < 0.0
+    {
+        return fail("Integers to negative integer powers are not allowed.");
+    }
+    let (sx, se) = (src::<E>(x, sizes)?, src::<E>(e, sizes)?);
+    Ok(map2(sizes, &sx, &se, |p, q| p.pow(q)))
+}
+
+/// A float unary op over `s`; `None` for a kind that is not one.
+fn unary_float<E: Float>(
+    kind: OpKind,
+    tanh_gelu: bool,
+    s: &Src<'_, E>,
+    sizes: &[usize],
+) -> Option<Vec<E>> {
+    use OpKind::*;
+    let one = E::ONE;
+    let half = E::from_const(0.5);
+    Some(match kind {
+        Exp => map1(sizes, s, |p: E| p.exp()),
+        Log => map1(sizes, s, |p: E| p.ln()),
+        Log1p => map1(sizes, s, |p: E| p.ln_1p()),
+        Sqrt => map1(sizes, s, |p: E| p.sqrt()),
+        Rsqrt => map1(sizes, s, |p: E| one.div(p.sqrt())),
+        Sin => map1(sizes, s, |p: E| p.sin()),
+        Cos => map1(sizes, s, |p: E| p.cos()),
+        Tanh => map1(sizes, s, |p: E| p.tanh()),
+        Erf => map1(sizes, s, |p: E| p.erf()),
+        Reciprocal => map1(sizes, s, |p: E| one.div(p)),
+        Sigmoid => map1(sizes, s, |p: E| one.div(one.add(p.neg().exp()))),
+        Silu => map1(sizes, s, |p: E| p.div(one.add(p.neg().exp()))),
+        Gelu if tanh_gelu => {
+            // ATen: kBeta = sqrt(2) * (2 / sqrt(pi)) * 0.5, kKappa = 0.044715.
+            let beta =
+                E::from_const(std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5);
+            let kappa = E::from_const(0.044715);
+            map1(sizes, s, move |p: E| {
+                let cube = p.mul(p).mul(p);
+                let inner = beta.mul(p.add(kappa.mul(cube)));
+                half.mul(p).mul(one.add(inner.tanh()))
+            })
+        }
+        Gelu => {
+            let rsqrt2 = E::from_const(std::f64::consts::FRAC_1_SQRT_2);
+            map1(sizes, s, move |p: E| {
+                p.mul(half).mul(one.add(p.mul(rsqrt2).erf()))
+            })
+        }
+        _ => return None,
+    })
+}
+
+fn kind_name(kind: OpKind) -> String {
+    format!("{kind:?}").to_lowercase()
+}
