@@ -29,12 +29,9 @@ pub(crate) fn assert_close(what: &str, got: &Tensor, want: &Tensor, atol: f64, r
     }
 }
 
-/// What the graph computes, by the reference: the IR evaluated with nothing inlined (one
-/// buffer per op) until coil-eager is available here.
+/// What the graph computes, by the reference interpreter (coil-eager).
 pub(crate) fn reference(g: &Graph, inputs: &[Tensor]) -> Vec<Tensor> {
-    let no_inline = LowerConfig {
-        inline_all: false,
-        ..LowerConfig::gpu()
-    };
-    lower_with(g, &no_inline).evaluate(inputs).unwrap()
+    coil_eager::run(g, inputs)
+        .unwrap_or_else(|e| panic!("{e}\n{g}"))
+        .outputs
 }

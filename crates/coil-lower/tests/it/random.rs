@@ -1,7 +1,7 @@
 //! Random graphs (pointwise chains, broadcasts, reductions over random axes, views, cat): the
 //! lowered IR evaluates to what the reference computes, under every lowering config.
 
-use coil_graph::{Arg, DType, Graph, GraphBuilder, NodeId, Tensor};
+use coil_graph::{Arg, DType, Data, Graph, GraphBuilder, NodeId, Tensor};
 use coil_lower::LowerConfig;
 use proptest::prelude::*;
 
@@ -61,12 +61,15 @@ fn ints(v: &[usize]) -> Arg {
 
 /// Builds a graph from the steps, skipping steps whose operands do not fit (the builder's
 /// inference rejects them).
-fn build(shapes: &[Vec<usize>], steps: &[Step]) -> Graph {
+fn build(shapes: &[(Vec<usize>, bool)], steps: &[Step]) -> Graph {
     let mut b = GraphBuilder::new();
     let mut vals: Vec<NodeId> = shapes
         .iter()
         .enumerate()
-        .map(|(i, s)| b.input(&format!("in{i}"), DType::F32, s))
+        .map(|(i, (s, int))| {
+            let dtype = if *int { DType::I64 } else { DType::F32 };
+            b.input(&format!("in{i}"), dtype, s)
+        })
         .collect();
     for s in steps {
         let pick = |k: u32, vals: &[NodeId]| vals[k as usize % vals.len()];
@@ -76,7 +79,7 @@ fn build(shapes: &[Vec<usize>], steps: &[Step]) -> Graph {
         let rank = xs.len();
         let is_float = b.graph().node(x).meta().dtype.is_float();
         let r = match s.kind {
-            0 if is_float => b.call(UNARY[s.b as usize % UNARY.len()], vec![n(x)]),
+            0 => b.call(UNARY[s.b as usize % UNARY.len()], vec![n(x)]),
             1 => {
                 let op = BINARY[s.c as usize % BINARY.len()];
                 match b.call(op, vec![n(x), n(y)]) {
@@ -95,7 +98,7 @@ fn build(shapes: &[Vec<usize>], steps: &[Step]) -> Graph {
                     Err(e) => Err(e),
                 }
             }
-            3 if rank > 0 && is_float => {
+            3 if rank > 0 => {
                 let dims: Vec<usize> = (0..rank).filter(|i| s.b >> i & 1 == 1).collect();
                 let dims = if dims.is_empty() {
                     vec![s.b as usize % rank]
@@ -226,29 +229,36 @@ fn build(shapes: &[Vec<usize>], steps: &[Step]) -> Graph {
     b.finish(&outs).expect("built graphs verify")
 }
 
-/// Deterministic pseudo-random inputs in [-2, 2).
+/// Deterministic pseudo-random inputs: floats in [-2, 2), integers in [-3, 3].
 fn inputs(g: &Graph, seed: u64) -> Vec<Tensor> {
     let mut state = seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
     g.inputs()
         .iter()
         .map(|&id| {
-            let sizes = g.node(id).meta().sizes.clone();
-            let numel: usize = sizes.iter().product();
-            let vals = (0..numel)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    ((state >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0) as f32
-                })
-                .collect();
-            Tensor::from_f32(vals, sizes).unwrap()
+            let meta = g.node(id).meta();
+            let numel = meta.numel();
+            let data = if meta.dtype == DType::I64 {
+                Data::I64((0..numel).map(|_| (next() * 7.0) as i64 - 3).collect())
+            } else {
+                Data::F32((0..numel).map(|_| (next() * 4.0 - 2.0) as f32).collect())
+            };
+            Tensor::new(data, meta.sizes.clone()).unwrap()
         })
         .collect()
 }
 
-fn shape() -> impl Strategy<Value = Vec<usize>> {
-    prop::collection::vec(1usize..5, 1..4)
+/// A shape of rank 1 to 3 (dims 1 to 4), and whether the input holds integers.
+fn shape() -> impl Strategy<Value = (Vec<usize>, bool)> {
+    (
+        prop::collection::vec(1usize..5, 1..4),
+        prop::bool::weighted(0.2),
+    )
 }
 
 /// Compares two evaluations element by element (NaNs equal).
@@ -269,12 +279,12 @@ fn same(a: &[Tensor], b: &[Tensor]) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
 
     #[test]
     fn lowered_graphs_compute_what_the_reference_does(
         shapes in prop::collection::vec(shape(), 1..3),
-        steps in prop::collection::vec(step(), 1..10),
+        steps in prop::collection::vec(step(), 1..16),
         seed in any::<u64>(),
     ) {
         let g = build(&shapes, &steps);

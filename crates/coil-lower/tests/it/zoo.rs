@@ -93,7 +93,7 @@ fn siblings_reduce_with_max_then_sum() {
 const NEEDS_DECOMPOSITION: &[&str] = &["softmax", "layernorm", "attention", "transformer_block"];
 
 #[test]
-fn interpreter_matches_pytorch_on_the_tiny_zoo() {
+fn interpreter_matches_pytorch_and_eager_on_the_tiny_zoo() {
     let configs = [
         ("gpu", LowerConfig::gpu()),
         ("cpu", LowerConfig::cpu()),
