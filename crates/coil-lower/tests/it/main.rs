@@ -3,6 +3,7 @@
 
 mod common;
 mod errors;
+mod ops;
 mod random;
 mod realize;
 mod seed;
