@@ -86,14 +86,14 @@ impl Arg {
 }
 
 /// `torch.strided`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Layout {
     /// Dense strided tensors.
     Strided,
 }
 
 /// Memory-format hints that `clone` and `_to_copy` accept.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MemoryFormat {
     /// `torch.contiguous_format`.
     Contiguous,
@@ -115,7 +115,7 @@ impl MemoryFormat {
 }
 
 /// `device(type='cuda', index=0)`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Device {
     /// `cpu`, `cuda`, ...
     pub kind: String,

@@ -1,0 +1,47 @@
+//! `coil`: the command-line face of coil. `coil run-model <NAME | FILE.py>` loads a model, runs
+//! it on a backend, checks it against reference outputs when it has them, and reports.
+//! Usually started through `cargo xtask run-model`, which sets things up first.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod report;
+mod run_model;
+
+use std::process::ExitCode;
+
+const HELP: &str = "\
+coil run-model <NAME | FILE.py> [options]
+
+Runs a model of the zoo (by name) or a readable-FX file, and reports what it did.
+
+options:
+  --size article|tiny|large   zoo size (default: article; tiny uses PyTorch's inputs and
+                              checks against PyTorch's outputs)
+  --inputs FILE.safetensors   input.<arg> tensors (and, if present, output.<i> to check against);
+                              without it, inputs are random from a fixed seed
+  --seed N                    seed for random inputs (default 0)
+  --backend eager             where to run (eager is the reference interpreter)
+  --passes SWITCHES           e.g. -decompose,-fold (passes: decompose fold algebra views noop dce)
+  --debug-dir DIR             write fx_graph_readable.py and fx_graph_transformed.py there
+  --json                      print one JSON object instead of the table
+  --rtol X / --atol X         tolerance of the output check (default 1e-4 / 1e-5)
+
+models: ";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("run-model") => run_model::main(&args[1..]),
+        Some("help" | "--help" | "-h") | None => {
+            println!(
+                "{HELP}{}",
+                coil_models::names().collect::<Vec<_>>().join(", ")
+            );
+            ExitCode::SUCCESS
+        }
+        Some(other) => {
+            eprintln!("coil: unknown command '{other}' (try `coil --help`)");
+            ExitCode::from(2)
+        }
+    }
+}

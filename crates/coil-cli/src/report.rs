@@ -1,0 +1,236 @@
+//! The run-model report: output checking, the human table and the JSON object.
+
+use coil_graph::{DType, Dims, Tensor};
+use coil_models::Size;
+use serde_json::{Value, json};
+
+/// Outputs against reference outputs.
+#[derive(Debug)]
+pub(crate) struct Comparison {
+    /// True when every element is within tolerance (or nothing was compared).
+    pub(crate) ok: bool,
+    /// Whether reference outputs existed.
+    pub(crate) checked: bool,
+    pub(crate) max_abs_err: f64,
+    pub(crate) max_rel_err: f64,
+    pub(crate) rtol: f64,
+    pub(crate) atol: f64,
+}
+
+impl Comparison {
+    pub(crate) fn none() -> Comparison {
+        Comparison {
+            ok: true,
+            checked: false,
+            max_abs_err: 0.0,
+            max_rel_err: 0.0,
+            rtol: 0.0,
+            atol: 0.0,
+        }
+    }
+}
+
+/// Compares like `torch.allclose`: |a - b| <= atol + rtol * |b|, NaN equal to NaN, and shapes
+/// and dtypes must match. The relative error reported is |a - b| / max(|b|, atol).
+pub(crate) fn compare(
+    actual: &[Tensor],
+    expected: &[Tensor],
+    rtol: f64,
+    atol: f64,
+) -> Result<Comparison, String> {
+    if actual.len() != expected.len() {
+        return Err(format!(
+            "the model returned {} outputs, the reference has {}",
+            actual.len(),
+            expected.len()
+        ));
+    }
+    let mut c = Comparison {
+        ok: true,
+        checked: true,
+        max_abs_err: 0.0,
+        max_rel_err: 0.0,
+        rtol,
+        atol,
+    };
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        if a.sizes() != e.sizes() || a.dtype() != e.dtype() {
+            return Err(format!(
+                "output {i}: got {}{}, the reference is {}{}",
+                a.dtype(),
+                Dims(a.sizes()),
+                e.dtype(),
+                Dims(e.sizes())
+            ));
+        }
+        for (x, y) in a.to_f64_vec().into_iter().zip(e.to_f64_vec()) {
+            if x.is_nan() && y.is_nan() || x == y {
+                continue;
+            }
+            let abs = (x - y).abs();
+            let abs = if abs.is_nan() { f64::INFINITY } else { abs };
+            c.max_abs_err = c.max_abs_err.max(abs);
+            c.max_rel_err = c.max_rel_err.max(abs / y.abs().max(atol));
+            if abs > atol + rtol * y.abs() {
+                c.ok = false;
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// Everything run-model learned.
+#[derive(Debug)]
+pub(crate) struct Report {
+    pub(crate) model: String,
+    pub(crate) backend: &'static str,
+    pub(crate) size: Size,
+    pub(crate) input_source: String,
+    pub(crate) graph_nodes: usize,
+    pub(crate) ok: bool,
+    pub(crate) comparison: Comparison,
+    pub(crate) num_ops: usize,
+    pub(crate) num_kernels: usize,
+    pub(crate) eager_bytes_read: usize,
+    pub(crate) eager_bytes_written: usize,
+    pub(crate) outputs: Vec<(Vec<usize>, DType)>,
+    pub(crate) run_ms: f64,
+    pub(crate) passes: coil_passes::PassStats,
+    /// The transformed graph's outputs against the input graph's (eager both).
+    pub(crate) passes_check: Comparison,
+}
+
+fn size_name(s: Size) -> &'static str {
+    match s {
+        Size::Article => "article",
+        Size::Tiny => "tiny",
+        Size::Large => "large",
+    }
+}
+
+impl Report {
+    pub(crate) fn to_json(&self) -> Value {
+        let c = &self.comparison;
+        json!({
+            "model": self.model,
+            "backend": self.backend,
+            "size": size_name(self.size),
+            "inputs": self.input_source,
+            "ok": self.ok,
+            "checked": c.checked,
+            "max_abs_err": c.max_abs_err,
+            "max_rel_err": c.max_rel_err,
+            "graph_nodes": self.graph_nodes,
+            "num_ops": self.num_ops,
+            "eager_kernels": self.num_kernels,
+            "eager_bytes": self.eager_bytes_read + self.eager_bytes_written,
+            "eager_bytes_read": self.eager_bytes_read,
+            "eager_bytes_written": self.eager_bytes_written,
+            "outputs": self.outputs.iter().map(|(s, d)| json!({ "shape": s, "dtype": d.short_name() })).collect::<Vec<_>>(),
+            "run_ms": self.run_ms,
+            "passes": {
+                "nodes_before": self.passes.nodes_before,
+                "nodes_after": self.passes.nodes_after,
+                "rewrites": self.passes.rewrites,
+                "per_pass": self.passes.per_pass.iter().map(|p| json!({ "name": p.name, "rewrites": p.rewrites })).collect::<Vec<_>>(),
+                "stop_reason": self.passes.stop_reason,
+                "iterations": self.passes.iterations,
+                "egraph_nodes": self.passes.egraph_nodes,
+                "cost_before": self.passes.cost_before,
+                "cost_after": self.passes.cost_after,
+                "ms": self.passes.ms,
+                "ok": self.passes_check.ok,
+                "max_rel_err": self.passes_check.max_rel_err,
+            },
+        })
+    }
+
+    pub(crate) fn to_table(&self) -> String {
+        let c = &self.comparison;
+        let mut rows: Vec<(String, String)> = vec![
+            (
+                "model".into(),
+                format!("{} ({})", self.model, size_name(self.size)),
+            ),
+            ("backend".into(), self.backend.into()),
+            ("inputs".into(), self.input_source.clone()),
+            (
+                "graph".into(),
+                format!(
+                    "{} nodes, {} ops ran, {} moved data",
+                    self.graph_nodes, self.num_ops, self.num_kernels
+                ),
+            ),
+            (
+                "eager bytes".into(),
+                format!(
+                    "{} ({} read, {} written)",
+                    human_bytes(self.eager_bytes_read + self.eager_bytes_written),
+                    human_bytes(self.eager_bytes_read),
+                    human_bytes(self.eager_bytes_written)
+                ),
+            ),
+        ];
+        for (i, (s, d)) in self.outputs.iter().enumerate() {
+            rows.push((format!("output {i}"), format!("{d}{}", Dims(s))));
+        }
+        let p = &self.passes;
+        rows.push((
+            "passes".into(),
+            format!(
+                "{} -> {} ops, {} rewrites ({}), {} in {:.2} ms; results {} (max rel err {:.1e})",
+                p.nodes_before,
+                p.nodes_after,
+                p.rewrites,
+                p.per_pass
+                    .iter()
+                    .filter(|s| s.rewrites > 0)
+                    .map(|s| format!("{} {}", s.name, s.rewrites))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                p.stop_reason,
+                p.ms,
+                if self.passes_check.ok {
+                    "unchanged"
+                } else {
+                    "CHANGED"
+                },
+                self.passes_check.max_rel_err
+            ),
+        ));
+        rows.push(("time".into(), format!("{:.3} ms", self.run_ms)));
+        rows.push((
+            "check".into(),
+            if c.checked {
+                format!(
+                    "{} (max abs err {:.3e}, max rel err {:.3e}; rtol {:e}, atol {:e})",
+                    if c.ok { "ok" } else { "MISMATCH" },
+                    c.max_abs_err,
+                    c.max_rel_err,
+                    c.rtol,
+                    c.atol
+                )
+            } else {
+                "no reference outputs (use --size tiny or --inputs with output.<i>)".into()
+            },
+        ));
+        let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+        rows.iter()
+            .map(|(k, v)| format!("{k:<w$}  {v}\n"))
+            .collect()
+    }
+}
+
+/// `4.00 MiB`.
+pub(crate) fn human_bytes(b: usize) -> String {
+    let b = b as f64;
+    if b >= 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.2} GiB", b / (1024.0 * 1024.0 * 1024.0))
+    } else if b >= 1024.0 * 1024.0 {
+        format!("{:.2} MiB", b / (1024.0 * 1024.0))
+    } else if b >= 1024.0 {
+        format!("{:.2} KiB", b / 1024.0)
+    } else {
+        format!("{b} B")
+    }
+}

@@ -1,0 +1,3 @@
+//! Workspace-level tests.
+
+mod tidy;
