@@ -141,6 +141,27 @@ fn seed_model_recomputes_a_and_s_in_both_buffers() {
     assert!(l.buffers()[1].reads.contains(&buf0.writes[0]));
 }
 
+/// The dump without its origins lines (node names differ between graphs built apart).
+fn without_origins(dump: &str) -> String {
+    dump.lines()
+        .filter(|l| !l.contains(".origins = "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn seed_model_through_coil_passes_lowers_to_the_same_ir() {
+    let g = coil_models::find("seed_model")
+        .unwrap()
+        .graph(coil_models::Size::Article)
+        .unwrap();
+    let passed = crate::zoo::decomposed(&g);
+    assert_eq!(
+        without_origins(&lower(&passed).ir_pre_fusion()),
+        without_origins(&lower(&graph(SEED_DECOMPOSED)).ir_pre_fusion())
+    );
+}
+
 #[test]
 fn seed_model_with_mean_lowers_the_same_way() {
     let g = coil_models::find("seed_model")

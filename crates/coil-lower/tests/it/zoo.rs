@@ -92,6 +92,13 @@ fn siblings_reduce_with_max_then_sum() {
 /// Models whose graphs hold composite ops that only coil-passes decomposes.
 const NEEDS_DECOMPOSITION: &[&str] = &["softmax", "layernorm", "attention", "transformer_block"];
 
+/// The graph after coil-passes (decompositions, simplifications).
+pub(crate) fn decomposed(g: &coil_graph::Graph) -> coil_graph::Graph {
+    coil_passes::run_passes(g, &coil_passes::PassConfig::default())
+        .unwrap()
+        .0
+}
+
 #[test]
 fn interpreter_matches_pytorch_and_eager_on_the_tiny_zoo() {
     let configs = [
@@ -107,39 +114,51 @@ fn interpreter_matches_pytorch_and_eager_on_the_tiny_zoo() {
     ];
     for m in coil_models::MODELS {
         let case = m.tiny_case().unwrap();
-        for (cname, config) in &configs {
-            let l = match coil_lower::lower(&case.graph, config) {
-                Ok(l) => l,
-                Err(LowerError::NeedsDecomposition { .. })
-                    if NEEDS_DECOMPOSITION.contains(&m.name) =>
-                {
-                    continue;
+        let mut graphs = vec![("passes", decomposed(&case.graph))];
+        if !NEEDS_DECOMPOSITION.contains(&m.name) {
+            graphs.push(("raw", case.graph.clone()));
+        }
+        for (gname, g) in &graphs {
+            let eager = crate::common::reference(g, &case.inputs);
+            for (cname, config) in &configs {
+                let what = format!("{} ({gname}, {cname})", m.name);
+                let l = coil_lower::lower(g, config).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let got = l.evaluate(&case.inputs).unwrap();
+                assert_eq!(got.len(), case.outputs.len());
+                for (i, ((g, w), e)) in got.iter().zip(&case.outputs).zip(&eager).enumerate() {
+                    assert_close(&format!("{what} output {i} vs PyTorch"), g, w, 1e-4, 1e-4);
+                    assert_close(&format!("{what} output {i} vs eager"), g, e, 1e-5, 1e-5);
                 }
-                Err(e) => panic!("{}: {e}", m.name),
-            };
-            let got = l.evaluate(&case.inputs).unwrap();
-            assert_eq!(got.len(), case.outputs.len());
-            for (i, (g, w)) in got.iter().zip(&case.outputs).enumerate() {
-                assert_close(
-                    &format!("{} ({cname}) output {i}", m.name),
-                    g,
-                    w,
-                    1e-4,
-                    1e-4,
-                );
             }
         }
     }
 }
 
 #[test]
-fn article_sizes_lower_for_every_decomposed_model() {
+fn composite_models_need_the_passes() {
+    for name in NEEDS_DECOMPOSITION {
+        let e = coil_lower::lower(&article(name), &LowerConfig::gpu()).unwrap_err();
+        assert!(
+            matches!(e, LowerError::NeedsDecomposition { .. }),
+            "{name}: {e}"
+        );
+    }
+}
+
+#[test]
+fn softmax_after_the_passes_is_three_buffers_on_gpu_and_four_on_cpu() {
+    let g = decomposed(&article("softmax"));
+    assert_eq!(lower(&g).buffers().len(), 3);
+    assert_eq!(lower_with(&g, &LowerConfig::cpu()).buffers().len(), 4);
+}
+
+#[test]
+fn article_sizes_lower_for_every_model_after_the_passes() {
     for m in coil_models::MODELS {
-        if NEEDS_DECOMPOSITION.contains(&m.name) {
-            continue;
+        let g = decomposed(&m.graph(Size::Article).unwrap());
+        for config in [LowerConfig::gpu(), LowerConfig::cpu()] {
+            let l = lower_with(&g, &config);
+            assert!(!l.buffers().is_empty(), "{}", m.name);
         }
-        let g = m.graph(Size::Article).unwrap();
-        let l = lower_with(&g, &LowerConfig::cpu());
-        assert!(!l.buffers().is_empty(), "{}", m.name);
     }
 }
