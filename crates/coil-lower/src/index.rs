@@ -706,4 +706,42 @@ mod tests {
             }
         }
     }
+
+    /// A random expression over p0..p2 built from the operations views use.
+    fn arb_expr() -> impl proptest::strategy::Strategy<Value = IndexExpr> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            (0usize..3).prop_map(p),
+            (-5i64..6).prop_map(IndexExpr::constant),
+        ];
+        leaf.prop_recursive(4, 24, 2, |inner| {
+            prop_oneof![
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| a.add(&b)),
+                (inner.clone(), -3i64..8).prop_map(|(a, k)| a.scale(k)),
+                (inner.clone(), 1i64..7).prop_map(|(a, d)| a.floor_div(d)),
+                (inner, 1i64..5, 1i64..6).prop_map(|(a, d, m)| a.modular(d, m)),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn simplify_never_changes_a_value(
+            e in arb_expr(),
+            sizes in proptest::collection::vec(1usize..7, 3),
+        ) {
+            let r = VarRanges::positional(&sizes);
+            let s = e.simplify(&r);
+            for a in 0..sizes[0] as i64 {
+                for b in 0..sizes[1] as i64 {
+                    for c in 0..sizes[2] as i64 {
+                        let env = |v: Var| [a, b, c][v.n as usize];
+                        proptest::prop_assert_eq!(e.eval(&env), s.eval(&env), "{} vs {}", e, s);
+                    }
+                }
+            }
+            // Simplifying twice changes nothing more.
+            proptest::prop_assert_eq!(s.simplify(&r), s.clone());
+        }
+    }
 }
