@@ -1,0 +1,52 @@
+//! The lowering's knobs: Inductor's realize thresholds and the per-backend reuse rule.
+
+use crate::body::Op;
+
+/// When a lazy value is realized (written to memory) instead of inlined into its readers.
+/// Backends supply their own: [`LowerConfig::gpu`] is Inductor's default, [`LowerConfig::cpu`]
+/// adds the CPU rule for expensive ops.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LowerConfig {
+    /// A value with several users realizes when its body reads more than this many distinct
+    /// buffers (Inductor's `realize_reads_threshold`, 4).
+    pub realize_reads_threshold: usize,
+    /// A value with several users realizes when its body has more than this many distinct
+    /// ops (Inductor's `realize_opcount_threshold`, 30). A pointwise value over this size that
+    /// reads more than one buffer realizes even with one user.
+    pub realize_opcount_threshold: usize,
+    /// A pointwise value whose body has accumulated reads of more than this many distinct
+    /// buffers realizes (Inductor's `realize_acc_reads_threshold`, 8).
+    pub realize_acc_reads_threshold: usize,
+    /// `false` realizes every op's result (nothing is inlined; TVM's FuseOps wants this).
+    pub inline_all: bool,
+    /// A value with several users whose body uses any of these ops realizes instead of being
+    /// recomputed per user (Inductor's CPU rule: `exp`, `sigmoid`).
+    pub realize_on_reuse_ops: Vec<Op>,
+}
+
+impl LowerConfig {
+    /// Inductor's defaults (its GPU behaviour).
+    pub fn gpu() -> LowerConfig {
+        LowerConfig {
+            realize_reads_threshold: 4,
+            realize_opcount_threshold: 30,
+            realize_acc_reads_threshold: 8,
+            inline_all: true,
+            realize_on_reuse_ops: Vec::new(),
+        }
+    }
+
+    /// Inductor's CPU behaviour: the defaults plus realizing reused `exp`/`sigmoid` values.
+    pub fn cpu() -> LowerConfig {
+        LowerConfig {
+            realize_on_reuse_ops: vec![Op::Exp, Op::Sigmoid],
+            ..LowerConfig::gpu()
+        }
+    }
+}
+
+impl Default for LowerConfig {
+    fn default() -> LowerConfig {
+        LowerConfig::gpu()
+    }
+}

@@ -1,0 +1,581 @@
+//! An interpreter over the lowered IR: buffers are computed in order by evaluating their loop
+//! bodies and index expressions point by point (extern matmuls naively). Slow and direct; it
+//! exists so tests can check the lowering against coil-eager.
+
+use coil_graph::{DType, Data, Tensor};
+use half::{bf16, f16};
+
+use crate::LoweredGraph;
+use crate::body::{Expr, LoopBody, Op, ReductionType};
+use crate::error::LowerError;
+use crate::ir::{BufRef, BufferKind, ComputedBuffer, ExternKernel, ExternOp, FixedLayout};
+
+/// One element: floats as f64 (rounded to their dtype after every op), integers as i64.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum V {
+    F(f64),
+    I(i64),
+    B(bool),
+}
+
+type R<T> = Result<T, LowerError>;
+
+fn eval_err<T>(msg: impl Into<String>) -> R<T> {
+    Err(LowerError::Eval(msg.into()))
+}
+
+fn round_float(x: f64, dtype: DType) -> f64 {
+    match dtype {
+        DType::F32 => x as f32 as f64,
+        DType::F16 => f16::from_f64(x).to_f64(),
+        DType::BF16 => bf16::from_f64(x).to_f64(),
+        _ => x,
+    }
+}
+
+fn wrap_int(i: i64, dtype: DType) -> i64 {
+    match dtype {
+        DType::I32 => i as i32 as i64,
+        _ => i,
+    }
+}
+
+impl V {
+    fn zero(dtype: DType) -> V {
+        match dtype {
+            DType::Bool => V::B(false),
+            d if d.is_float() => V::F(0.0),
+            _ => V::I(0),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
+        match self {
+            V::F(x) => x,
+            V::I(i) => i as f64,
+            V::B(b) => b as u8 as f64,
+        }
+    }
+
+    fn truthy(self) -> bool {
+        match self {
+            V::F(x) => x != 0.0,
+            V::I(i) => i != 0,
+            V::B(b) => b,
+        }
+    }
+
+    /// PyTorch's conversions: floats to ints truncate, nonzero is true.
+    fn cast(self, to: DType) -> V {
+        match (self, to) {
+            (v, DType::Bool) => V::B(v.truthy()),
+            (v, d) if d.is_float() => V::F(round_float(v.as_f64(), d)),
+            (V::F(x), d) => V::I(wrap_int(x as i64, d)),
+            (V::I(i), d) => V::I(wrap_int(i, d)),
+            (V::B(b), d) => V::I(wrap_int(b as i64, d)),
+        }
+    }
+}
+
+fn unary(op: Op, a: V, dtype: DType) -> R<V> {
+    Ok(match a {
+        V::F(x) => {
+            let y = match op {
+                Op::Neg => -x,
+                Op::Abs => x.abs(),
+                Op::Exp => x.exp(),
+                Op::Log => x.ln(),
+                Op::Log1p => x.ln_1p(),
+                Op::Sqrt => x.sqrt(),
+                Op::Rsqrt => 1.0 / x.sqrt(),
+                Op::Sin => x.sin(),
+                Op::Cos => x.cos(),
+                Op::Tanh => x.tanh(),
+                Op::Erf => libm::erf(x),
+                Op::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+                Op::Relu => {
+                    if x.is_nan() || x > 0.0 {
+                        x
+                    } else {
+                        0.0
+                    }
+                }
+                Op::Reciprocal => 1.0 / x,
+                Op::LogicalNot => return Ok(V::B(x == 0.0)),
+                _ => return eval_err(format!("{op} of a float")),
+            };
+            V::F(round_float(y, dtype))
+        }
+        V::I(i) => {
+            let y = match op {
+                Op::Neg => i.wrapping_neg(),
+                Op::Abs => i.wrapping_abs(),
+                Op::Relu => i.max(0),
+                Op::BitwiseNot => !i,
+                Op::LogicalNot => return Ok(V::B(i == 0)),
+                _ => return unary(op, V::F(i as f64), DType::F64).map(|v| v.cast(dtype)),
+            };
+            V::I(wrap_int(y, dtype))
+        }
+        V::B(b) => match op {
+            Op::LogicalNot | Op::BitwiseNot => V::B(!b),
+            Op::Abs | Op::Relu => V::B(b),
+            _ => return unary(op, V::I(b as i64), DType::I64).map(|v| v.cast(dtype)),
+        },
+    })
+}
+
+fn nan_max(a: f64, b: f64, max: bool) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if max {
+        a.max(b)
+    } else {
+        a.min(b)
+    }
+}
+
+fn binary(op: Op, a: V, b: V, dtype: DType) -> R<V> {
+    use Op::*;
+    if matches!(op, LogicalAnd | LogicalOr) {
+        let (x, y) = (a.truthy(), b.truthy());
+        return Ok(V::B(if op == LogicalAnd { x && y } else { x || y }));
+    }
+    Ok(match (a, b) {
+        (V::F(x), V::F(y)) => {
+            let z = match op {
+                Add => x + y,
+                Sub => x - y,
+                Mul => x * y,
+                TrueDiv => x / y,
+                FloorDiv => (x / y).floor(),
+                TruncDiv => (x / y).trunc(),
+                Pow => x.powf(y),
+                Maximum => nan_max(x, y, true),
+                Minimum => nan_max(x, y, false),
+                Eq => return Ok(V::B(x == y)),
+                Ne => return Ok(V::B(x != y)),
+                Lt => return Ok(V::B(x < y)),
+                Le => return Ok(V::B(x <= y)),
+                Gt => return Ok(V::B(x > y)),
+                Ge => return Ok(V::B(x >= y)),
+                _ => return eval_err(format!("{op} of two floats")),
+            };
+            V::F(round_float(z, dtype))
+        }
+        (V::I(x), V::I(y)) => {
+            let z = match op {
+                Add => x.wrapping_add(y),
+                Sub => x.wrapping_sub(y),
+                Mul => x.wrapping_mul(y),
+                FloorDiv | TruncDiv | TrueDiv if y == 0 => {
+                    return eval_err("integer division by zero");
+                }
+                FloorDiv => {
+                    let q = x.wrapping_div(y);
+                    if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
+                        q - 1
+                    } else {
+                        q
+                    }
+                }
+                TruncDiv | TrueDiv => x.wrapping_div(y),
+                Pow => {
+                    if y < 0 {
+                        return eval_err("integers to negative integer powers are not allowed");
+                    }
+                    x.wrapping_pow(y.min(u32::MAX as i64) as u32)
+                }
+                Maximum => x.max(y),
+                Minimum => x.min(y),
+                Eq => return Ok(V::B(x == y)),
+                Ne => return Ok(V::B(x != y)),
+                Lt => return Ok(V::B(x < y)),
+                Le => return Ok(V::B(x <= y)),
+                Gt => return Ok(V::B(x > y)),
+                Ge => return Ok(V::B(x >= y)),
+                _ => return eval_err(format!("{op} of two integers")),
+            };
+            V::I(wrap_int(z, dtype))
+        }
+        (V::B(x), V::B(y)) => match op {
+            Add | Maximum => V::B(x || y),
+            Mul | Minimum => V::B(x && y),
+            Eq => V::B(x == y),
+            Ne => V::B(x != y),
+            Lt => V::B(!x & y),
+            Le => V::B(x <= y),
+            Gt => V::B(x & !y),
+            Ge => V::B(x >= y),
+            _ => {
+                return binary(op, V::I(x as i64), V::I(y as i64), DType::I64)
+                    .map(|v| v.cast(dtype));
+            }
+        },
+        (a, b) => return eval_err(format!("{op} of mixed values {a:?} and {b:?}")),
+    })
+}
+
+/// A running reduction.
+enum Acc {
+    Sum(f64, i64),
+    Prod(f64, i64),
+    Extreme(Option<V>),
+    Arg(Option<(V, i64)>),
+}
+
+/// True when `a` beats `b` for max (or min): NaN wins, ties keep the first.
+fn beats(a: V, b: V, max: bool) -> bool {
+    match (a, b) {
+        (V::I(x), V::I(y)) => {
+            if max {
+                x > y
+            } else {
+                x < y
+            }
+        }
+        _ => {
+            let (x, y) = (a.as_f64(), b.as_f64());
+            if y.is_nan() {
+                false
+            } else if x.is_nan() {
+                true
+            } else if max {
+                x > y
+            } else {
+                x < y
+            }
+        }
+    }
+}
+
+impl Acc {
+    fn new(rt: ReductionType) -> Acc {
+        match rt {
+            ReductionType::Sum => Acc::Sum(0.0, 0),
+            ReductionType::Prod => Acc::Prod(1.0, 1),
+            ReductionType::Max | ReductionType::Min => Acc::Extreme(None),
+            ReductionType::Argmax | ReductionType::Argmin => Acc::Arg(None),
+        }
+    }
+
+    fn combine(&mut self, rt: ReductionType, v: V, pos: i64) {
+        let max = matches!(rt, ReductionType::Max | ReductionType::Argmax);
+        match self {
+            Acc::Sum(f, i) => match v {
+                V::F(x) => *f += x,
+                other => *i = i.wrapping_add(other.cast(DType::I64).as_i64()),
+            },
+            Acc::Prod(f, i) => match v {
+                V::F(x) => *f *= x,
+                other => *i = i.wrapping_mul(other.cast(DType::I64).as_i64()),
+            },
+            Acc::Extreme(best) => {
+                if best.is_none_or(|b| beats(v, b, max)) {
+                    *best = Some(v);
+                }
+            }
+            Acc::Arg(best) => {
+                if best.is_none_or(|(b, _)| beats(v, b, max)) {
+                    *best = Some((v, pos));
+                }
+            }
+        }
+    }
+
+    fn finish(self, dtype: DType) -> V {
+        match self {
+            Acc::Sum(f, i) | Acc::Prod(f, i) => {
+                if dtype.is_float() {
+                    V::F(round_float(f, dtype))
+                } else {
+                    V::I(i).cast(dtype)
+                }
+            }
+            Acc::Extreme(best) => match best {
+                Some(v) => v.cast(dtype),
+                // Max of nothing: PyTorch raises; the identity is what a kernel would leave.
+                None if dtype.is_float() => V::F(f64::NAN),
+                None => V::zero(dtype),
+            },
+            Acc::Arg(best) => V::I(best.map_or(0, |(_, p)| p)),
+        }
+    }
+}
+
+impl V {
+    fn as_i64(self) -> i64 {
+        match self {
+            V::I(i) => i,
+            V::F(x) => x as i64,
+            V::B(b) => b as i64,
+        }
+    }
+}
+
+fn tensor_values(t: &Tensor) -> Vec<V> {
+    let offs = t.offsets();
+    match &**t.storage() {
+        Data::Bool(v) => offs.iter().map(|&o| V::B(v[o])).collect(),
+        Data::I32(v) => offs.iter().map(|&o| V::I(v[o] as i64)).collect(),
+        Data::I64(v) => offs.iter().map(|&o| V::I(v[o])).collect(),
+        Data::F16(v) => offs.iter().map(|&o| V::F(v[o].to_f64())).collect(),
+        Data::BF16(v) => offs.iter().map(|&o| V::F(v[o].to_f64())).collect(),
+        Data::F32(v) => offs.iter().map(|&o| V::F(v[o] as f64)).collect(),
+        Data::F64(v) => offs.iter().map(|&o| V::F(v[o])).collect(),
+    }
+}
+
+fn make_tensor(vals: &[V], dtype: DType, sizes: Vec<usize>) -> R<Tensor> {
+    let data = match dtype {
+        DType::Bool => Data::Bool(vals.iter().map(|v| v.truthy()).collect()),
+        DType::I32 => Data::I32(vals.iter().map(|v| v.as_i64() as i32).collect()),
+        DType::I64 => Data::I64(vals.iter().map(|v| v.as_i64()).collect()),
+        DType::F16 => Data::F16(vals.iter().map(|v| f16::from_f64(v.as_f64())).collect()),
+        DType::BF16 => Data::BF16(vals.iter().map(|v| bf16::from_f64(v.as_f64())).collect()),
+        DType::F32 => Data::F32(vals.iter().map(|v| v.as_f64() as f32).collect()),
+        DType::F64 => Data::F64(vals.iter().map(|v| v.as_f64()).collect()),
+    };
+    Tensor::new(data, sizes).map_err(|e| LowerError::Eval(e.to_string()))
+}
+
+/// Iterates every point of `ranges` (row-major), calling `f` with the coordinates.
+fn for_each_point(ranges: &[usize], mut f: impl FnMut(&[i64]) -> R<()>) -> R<()> {
+    if ranges.contains(&0) {
+        return Ok(());
+    }
+    let mut p = vec![0i64; ranges.len()];
+    loop {
+        f(&p)?;
+        let mut d = ranges.len();
+        loop {
+            if d == 0 {
+                return Ok(());
+            }
+            d -= 1;
+            p[d] += 1;
+            if (p[d] as usize) < ranges[d] {
+                break;
+            }
+            p[d] = 0;
+        }
+    }
+}
+
+struct Memory<'a> {
+    graph: &'a LoweredGraph,
+    inputs: Vec<Vec<V>>,
+    buffers: Vec<Vec<V>>,
+}
+
+impl Memory<'_> {
+    fn storage(&self, b: BufRef) -> &[V] {
+        match b {
+            BufRef::Input(i) => &self.inputs[i.index()],
+            BufRef::Buffer(b) => &self.buffers[b.index()],
+        }
+    }
+
+    fn read(&self, b: BufRef, at: i64) -> R<V> {
+        let s = self.storage(b);
+        usize::try_from(at)
+            .ok()
+            .and_then(|i| s.get(i))
+            .copied()
+            .ok_or_else(|| {
+                LowerError::Eval(format!(
+                    "load of {} at {at} is outside its {} elements",
+                    self.graph.name(b),
+                    s.len()
+                ))
+            })
+    }
+
+    fn strided(&self, b: BufRef, layout: &FixedLayout) -> R<Vec<V>> {
+        let mut out = Vec::with_capacity(layout.numel());
+        for_each_point(&layout.sizes, |p| {
+            let at = layout.offset as i64
+                + p.iter()
+                    .zip(&layout.strides)
+                    .map(|(&i, &s)| i * s as i64)
+                    .sum::<i64>();
+            out.push(self.read(b, at)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    fn computed(&self, c: &ComputedBuffer, dtype: DType, numel: usize) -> R<Vec<V>> {
+        let body: &LoopBody = &c.body;
+        let n = body.exprs.len();
+        let mut vals = vec![V::I(0); n];
+        let mut out = vec![V::zero(dtype); numel];
+        let it_ranges: Vec<usize> = body.iter_vars().iter().map(|(_, r)| *r).collect();
+        let red_ranges: Vec<usize> = body.reduction_vars().iter().map(|(_, r)| *r).collect();
+        let nit = it_ranges.len();
+        let mut env = vec![0i64; body.var_ranges.len()];
+        let reduction = body.reduction();
+        for_each_point(&it_ranges, |ip| {
+            env[..nit].copy_from_slice(ip);
+            let value = match reduction {
+                None => {
+                    self.eval_nodes(body, &env, &mut vals, n)?;
+                    vals[body.value.index()]
+                }
+                Some((rt, inner)) => {
+                    let mut acc = Acc::new(rt);
+                    let mut pos = 0i64;
+                    for_each_point(&red_ranges, |rp| {
+                        env[nit..].copy_from_slice(rp);
+                        self.eval_nodes(body, &env, &mut vals, body.value.index())?;
+                        acc.combine(rt, vals[inner.index()], pos);
+                        pos += 1;
+                        Ok(())
+                    })?;
+                    acc.finish(body.exprs.dtype(body.value))
+                }
+            };
+            let at = body.store_index.eval(&|v| env[v.n as usize]);
+            let slot = usize::try_from(at)
+                .ok()
+                .and_then(|i| out.get_mut(i))
+                .ok_or_else(|| LowerError::Eval(format!("store at {at} is out of bounds")))?;
+            *slot = value.cast(dtype);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Evaluates nodes `0..upto` at the point `env`.
+    fn eval_nodes(&self, body: &LoopBody, env: &[i64], vals: &mut [V], upto: usize) -> R<()> {
+        let point = |v: crate::Var| env.get(v.n as usize).copied().unwrap_or(0);
+        for (id, e) in body.exprs.iter().take(upto) {
+            let dtype = body.exprs.dtype(id);
+            let v = match e {
+                Expr::Load {
+                    buffer,
+                    index,
+                    mask,
+                } => {
+                    if mask.is_some_and(|m| !vals[m.index()].truthy()) {
+                        V::zero(dtype)
+                    } else {
+                        self.read(*buffer, index.eval(&point))?
+                    }
+                }
+                Expr::Constant { value, dtype } => match value {
+                    crate::Const::Float(x) => V::F(*x),
+                    crate::Const::Int(i) => V::I(*i),
+                    crate::Const::Bool(b) => V::B(*b),
+                }
+                .cast(*dtype),
+                Expr::IndexExpr { index, dtype } => V::I(index.eval(&point)).cast(*dtype),
+                Expr::ToDtype { value, dtype } => vals[value.index()].cast(*dtype),
+                Expr::Unary(op, a) => unary(*op, vals[a.index()], dtype)?,
+                Expr::Binary(op, a, b) => binary(*op, vals[a.index()], vals[b.index()], dtype)?,
+                Expr::Ternary(_, c, a, b) => {
+                    if vals[c.index()].truthy() {
+                        vals[a.index()]
+                    } else {
+                        vals[b.index()]
+                    }
+                }
+                Expr::Reduction { .. } => {
+                    return eval_err("a reduction feeds another value");
+                }
+            };
+            vals[id.index()] = v;
+        }
+        Ok(())
+    }
+
+    fn extern_kernel(&self, e: &ExternKernel, dtype: DType, sizes: &[usize]) -> R<Vec<V>> {
+        let [a, b] = e.inputs.as_slice() else {
+            return eval_err("a matmul takes two operands");
+        };
+        let av = self.strided(a.buffer, &a.layout)?;
+        let bv = self.strided(b.buffer, &b.layout)?;
+        let (batch, m, k, n) = match e.op {
+            ExternOp::Mm => (1, a.layout.sizes[0], a.layout.sizes[1], b.layout.sizes[1]),
+            ExternOp::Bmm => (
+                a.layout.sizes[0],
+                a.layout.sizes[1],
+                a.layout.sizes[2],
+                b.layout.sizes[2],
+            ),
+        };
+        debug_assert_eq!(sizes.iter().product::<usize>(), batch * m * n);
+        let mut out = Vec::with_capacity(batch * m * n);
+        for bi in 0..batch {
+            for i in 0..m {
+                for j in 0..n {
+                    let mut acc = 0.0;
+                    for kk in 0..k {
+                        acc += av[bi * m * k + i * k + kk].as_f64()
+                            * bv[bi * k * n + kk * n + j].as_f64();
+                    }
+                    out.push(V::F(round_float(acc, dtype)));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl LoweredGraph {
+    /// Runs the lowered program on `inputs` (in signature order) and returns the outputs as
+    /// contiguous tensors.
+    pub fn evaluate(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, LowerError> {
+        if inputs.len() != self.inputs.len() {
+            return eval_err(format!(
+                "the graph takes {} inputs, {} were given",
+                self.inputs.len(),
+                inputs.len()
+            ));
+        }
+        let mut mem = Memory {
+            graph: self,
+            inputs: Vec::new(),
+            buffers: Vec::new(),
+        };
+        for (i, (t, (_, ib))) in inputs.iter().zip(self.inputs.iter_enumerated()).enumerate() {
+            let err = |msg: String| LowerError::Input {
+                index: i,
+                name: ib.name.clone(),
+                msg,
+            };
+            if t.dtype() != ib.layout.dtype {
+                return Err(err(format!(
+                    "expected dtype {}, got {}",
+                    ib.layout.dtype,
+                    t.dtype()
+                )));
+            }
+            if t.sizes() != ib.layout.sizes.as_slice() {
+                return Err(err(format!(
+                    "expected sizes {:?}, got {:?}",
+                    ib.layout.sizes,
+                    t.sizes()
+                )));
+            }
+            mem.inputs.push(tensor_values(t));
+        }
+        for buf in self.buffers.iter() {
+            let numel = buf.layout.storage_len();
+            let vals = match &buf.kind {
+                BufferKind::Computed(c) => mem.computed(c, buf.layout.dtype, numel)?,
+                BufferKind::Extern(e) => {
+                    mem.extern_kernel(e, buf.layout.dtype, &buf.layout.sizes)?
+                }
+            };
+            mem.buffers.push(vals);
+        }
+        self.outputs
+            .iter()
+            .map(|o| {
+                let vals = mem.strided(o.buffer, &o.layout)?;
+                make_tensor(&vals, o.layout.dtype, o.layout.sizes.clone())
+            })
+            .collect()
+    }
+}

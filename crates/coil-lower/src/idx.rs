@@ -1,0 +1,140 @@
+//! Typed ids and the vector they index (`IndexVec<BufferId, Buffer>` accepts only `BufferId`s).
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::{Index, IndexMut};
+
+/// An id usable as an [`IndexVec`] index.
+pub trait Idx: Copy + Eq {
+    /// The id of position `i`.
+    fn new(i: usize) -> Self;
+    /// The position this id names.
+    fn index(self) -> usize;
+}
+
+/// Declares a `u32` id type whose `Display` is `<prefix><n>` (`buf3`).
+macro_rules! typed_id {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(u32);
+
+        impl $crate::idx::Idx for $name {
+            fn new(i: usize) -> Self {
+                $name(u32::try_from(i).expect("fewer than 2^32 ids"))
+            }
+            fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl $name {
+            /// The position this id names.
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Display::fmt(self, f)
+            }
+        }
+    };
+}
+pub(crate) use typed_id;
+
+/// A vector indexed by one id type only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct IndexVec<I, T> {
+    raw: Vec<T>,
+    _marker: PhantomData<fn(&I)>,
+}
+
+impl<I: Idx, T> IndexVec<I, T> {
+    /// An empty vector.
+    pub fn new() -> Self {
+        IndexVec {
+            raw: Vec::new(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// Appends and returns the new element's id.
+    pub fn push(&mut self, value: T) -> I {
+        let id = I::new(self.raw.len());
+        self.raw.push(value);
+        id
+    }
+
+    /// The id the next push will return.
+    pub fn next_id(&self) -> I {
+        I::new(self.raw.len())
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+
+    /// The elements in id order.
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.raw.iter()
+    }
+
+    /// The elements with their ids, in id order.
+    pub fn iter_enumerated(&self) -> impl DoubleEndedIterator<Item = (I, &T)> + '_ {
+        self.raw.iter().enumerate().map(|(i, t)| (I::new(i), t))
+    }
+
+    /// Every id, in order.
+    pub fn ids(&self) -> impl DoubleEndedIterator<Item = I> + use<I, T> {
+        (0..self.raw.len()).map(I::new)
+    }
+
+    /// The element behind `id`, if it exists.
+    pub fn get(&self, id: I) -> Option<&T> {
+        self.raw.get(id.index())
+    }
+
+    /// The underlying slice.
+    pub fn as_slice(&self) -> &[T] {
+        &self.raw
+    }
+}
+
+impl<I: Idx, T> Default for IndexVec<I, T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<I: Idx, T> Index<I> for IndexVec<I, T> {
+    type Output = T;
+    fn index(&self, id: I) -> &T {
+        &self.raw[id.index()]
+    }
+}
+
+impl<I: Idx, T> IndexMut<I> for IndexVec<I, T> {
+    fn index_mut(&mut self, id: I) -> &mut T {
+        &mut self.raw[id.index()]
+    }
+}
+
+impl<I, T: fmt::Debug> fmt::Debug for IndexVec<I, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.raw.iter()).finish()
+    }
+}

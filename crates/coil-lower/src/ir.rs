@@ -1,0 +1,355 @@
+//! Inductor's IR in Rust terms: every graph value is a [`TensorBox`] over a [`StorageBox`]
+//! (possibly through a [`View`]); a storage holds an input, a lazy [`Pointwise`] or
+//! [`Reduction`], or a realized buffer. Realized buffers ([`Buffer`]: computed or extern) are
+//! what later stages schedule.
+
+use std::fmt;
+
+use coil_graph::{DType, OpKind, contiguous_strides};
+
+use crate::body::{ExprGraph, ExprId, LoopBody, ReductionType};
+use crate::deps::Dep;
+use crate::idx::typed_id;
+use crate::index::IndexExpr;
+
+typed_id!(
+    /// A realized buffer (`buf3`), numbered in creation order.
+    BufferId,
+    "buf"
+);
+typed_id!(
+    /// A graph input, in signature order. Its name is the input's graph name.
+    InputId,
+    "input"
+);
+typed_id!(
+    /// A storage (Inductor's `StorageBox`).
+    StorageId,
+    "storage"
+);
+typed_id!(
+    /// A tensor value (Inductor's `TensorBox`).
+    TensorId,
+    "tensor"
+);
+
+/// Anything a body can load from: a graph input or a realized buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BufRef {
+    /// A graph input (named as in the graph: `x`).
+    Input(InputId),
+    /// A realized buffer (`buf0`).
+    Buffer(BufferId),
+}
+
+/// Where and how a buffer's elements lie: dtype, sizes, strides and offset, in elements.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FixedLayout {
+    /// Element type.
+    pub dtype: DType,
+    /// Size of each dim.
+    pub sizes: Vec<usize>,
+    /// Stride of each dim, in elements.
+    pub strides: Vec<usize>,
+    /// Offset of element 0, in elements.
+    pub offset: usize,
+}
+
+impl FixedLayout {
+    /// The row-major layout of `sizes`.
+    pub fn contiguous(dtype: DType, sizes: Vec<usize>) -> FixedLayout {
+        let strides = contiguous_strides(&sizes);
+        FixedLayout {
+            dtype,
+            sizes,
+            strides,
+            offset: 0,
+        }
+    }
+
+    /// Number of elements.
+    pub fn numel(&self) -> usize {
+        self.sizes.iter().product()
+    }
+
+    /// The flat offset of the element at `index` (one expression per dim).
+    pub fn flat_index(&self, index: &[IndexExpr]) -> IndexExpr {
+        index
+            .iter()
+            .zip(&self.strides)
+            .fold(IndexExpr::constant(self.offset as i64), |acc, (e, &s)| {
+                acc.add(&e.scale(s as i64))
+            })
+    }
+
+    /// Elements the storage must hold for this layout to be in bounds.
+    pub fn storage_len(&self) -> usize {
+        if self.numel() == 0 {
+            return 0;
+        }
+        self.offset
+            + self
+                .sizes
+                .iter()
+                .zip(&self.strides)
+                .map(|(s, st)| (s - 1) * st)
+                .sum::<usize>()
+            + 1
+    }
+}
+
+/// `FixedLayout(torch.float32, size=[1024, 1], stride=[1, 1])` (`, offset=N` when nonzero).
+impl fmt::Display for FixedLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "FixedLayout({}, size={:?}, stride={:?}",
+            self.dtype.torch_name(),
+            self.sizes,
+            self.strides
+        )?;
+        if self.offset != 0 {
+            write!(f, ", offset={}", self.offset)?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// A graph node a buffer computes (inlined nodes included); later stages name kernels after
+/// these.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Origin {
+    /// The node's name in the graph (`mul_1`).
+    pub node: String,
+    /// What the node does.
+    pub op: OpKind,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.node)
+    }
+}
+
+/// A graph input: named as in the graph, contiguous.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputBuffer {
+    /// The input's graph name (`x`).
+    pub name: String,
+    /// Its layout (contiguous).
+    pub layout: FixedLayout,
+}
+
+/// A realized buffer: a name, a layout, what it computes and what it reads and writes.
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    /// Its id (`buf3`).
+    pub id: BufferId,
+    /// Its layout (contiguous).
+    pub layout: FixedLayout,
+    /// The graph nodes it computes, its own first, then the ones it inlined.
+    pub origins: Vec<Origin>,
+    /// How it is computed.
+    pub kind: BufferKind,
+    /// What it reads: `MemoryDep`s for loads, `StarDep`s for extern inputs.
+    pub reads: Vec<Dep>,
+    /// What it writes (itself).
+    pub writes: Vec<Dep>,
+}
+
+impl Buffer {
+    /// `buf3`.
+    pub fn name(&self) -> String {
+        self.id.to_string()
+    }
+
+    /// `(numel, rnumel)`: the iteration and reduction sizes of its loop nest (`rnumel = 1` for
+    /// pointwise and extern buffers).
+    pub fn group(&self) -> (usize, usize) {
+        match &self.kind {
+            BufferKind::Computed(c) => (
+                c.ranges.iter().product(),
+                c.reduction_ranges.iter().product(),
+            ),
+            BufferKind::Extern(_) => (self.layout.numel(), 1),
+        }
+    }
+
+    /// True for a reduction.
+    pub fn is_reduction(&self) -> bool {
+        matches!(&self.kind, BufferKind::Computed(c) if c.reduction_type.is_some())
+    }
+
+    /// The computed buffer, unless this is an extern kernel's output.
+    pub fn computed(&self) -> Option<&ComputedBuffer> {
+        match &self.kind {
+            BufferKind::Computed(c) => Some(c),
+            BufferKind::Extern(_) => None,
+        }
+    }
+}
+
+/// How a buffer is computed.
+#[derive(Clone, Debug)]
+pub enum BufferKind {
+    /// A loop nest with a body (Inductor's `ComputedBuffer`).
+    Computed(ComputedBuffer),
+    /// A library call (Inductor's `ExternKernelOut`).
+    Extern(ExternKernel),
+}
+
+/// A realized Pointwise or Reduction.
+#[derive(Clone, Debug)]
+pub struct ComputedBuffer {
+    /// The iteration ranges (the buffer's sizes).
+    pub ranges: Vec<usize>,
+    /// The reduced sizes (empty for pointwise).
+    pub reduction_ranges: Vec<usize>,
+    /// How values combine, for reductions.
+    pub reduction_type: Option<ReductionType>,
+    /// The loop body.
+    pub body: LoopBody,
+}
+
+/// Library kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExternOp {
+    /// `[m, k] @ [k, n]`.
+    Mm,
+    /// `[b, m, k] @ [b, k, n]`.
+    Bmm,
+}
+
+impl ExternOp {
+    /// `extern_kernels.mm`.
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            ExternOp::Mm => "extern_kernels.mm",
+            ExternOp::Bmm => "extern_kernels.bmm",
+        }
+    }
+}
+
+/// An extern kernel: its inputs are realized (strided views of buffers), its output is the
+/// buffer itself.
+#[derive(Clone, Debug)]
+pub struct ExternKernel {
+    /// Which kernel.
+    pub op: ExternOp,
+    /// Its operands.
+    pub inputs: Vec<ExternInput>,
+}
+
+/// One extern operand: a buffer seen through a strided layout (Inductor's `ReinterpretView`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternInput {
+    /// The buffer read.
+    pub buffer: BufRef,
+    /// How it is read.
+    pub layout: FixedLayout,
+}
+
+/// A graph output: a buffer (or input) and the strided view of it the graph returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputRef {
+    /// Where the data lives.
+    pub buffer: BufRef,
+    /// How the output reads it.
+    pub layout: FixedLayout,
+}
+
+/// A lazy elementwise value: `body` computes the element at the positional variables
+/// `p0..p<rank>` (size-1 dims are the constant 0).
+#[derive(Clone, Debug)]
+pub struct Pointwise {
+    /// The sizes.
+    pub ranges: Vec<usize>,
+    /// The expression DAG.
+    pub body: ExprGraph,
+    /// The value.
+    pub root: ExprId,
+}
+
+/// A lazy reduction (always realized as soon as it is made): `body`'s root is an
+/// [`crate::Expr::Reduction`] over `p0..p<k>` (the output dims) and `p<k>..` (the reduced dims).
+#[derive(Clone, Debug)]
+pub struct Reduction {
+    /// The output sizes (keepdim's 1s included).
+    pub ranges: Vec<usize>,
+    /// The reduced sizes.
+    pub reduction_ranges: Vec<usize>,
+    /// How values combine.
+    pub reduction_type: ReductionType,
+    /// The expression DAG.
+    pub body: ExprGraph,
+    /// The reduction node.
+    pub root: ExprId,
+}
+
+/// What a storage holds.
+#[derive(Clone, Debug)]
+pub enum StorageData {
+    /// A graph input.
+    Input(InputId),
+    /// A lazy elementwise value, inlined into its readers until realized.
+    Pointwise(Pointwise),
+    /// A lazy reduction.
+    Reduction(Reduction),
+    /// A realized Pointwise or Reduction (a [`ComputedBuffer`]).
+    Computed(BufferId),
+    /// An extern kernel's output.
+    Extern(BufferId),
+}
+
+/// A storage (Inductor's `StorageBox`): realizing it replaces a lazy value by a buffer, for
+/// every tensor that views it.
+#[derive(Clone, Debug)]
+pub struct StorageBox {
+    /// The sizes.
+    pub sizes: Vec<usize>,
+    /// The dtype.
+    pub dtype: DType,
+    /// What it holds.
+    pub data: StorageData,
+    /// The graph nodes it computes (for lazy values, the ones inlined so far).
+    pub origins: Vec<Origin>,
+}
+
+impl StorageBox {
+    /// The buffer (or input) holding the data, once realized.
+    pub fn buffer(&self) -> Option<BufRef> {
+        match self.data {
+            StorageData::Input(i) => Some(BufRef::Input(i)),
+            StorageData::Computed(b) | StorageData::Extern(b) => Some(BufRef::Buffer(b)),
+            StorageData::Pointwise(_) | StorageData::Reduction(_) => None,
+        }
+    }
+
+    /// True while the value is lazy.
+    pub fn is_lazy(&self) -> bool {
+        self.buffer().is_none()
+    }
+}
+
+/// A view (Inductor's `View`/`ExpandView`/`PermuteView`/...): indices of the viewed storage as
+/// expressions over the view's positional variables `p0..p<rank>`. Views of views compose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    /// One index expression per storage dim.
+    pub reindex: Vec<IndexExpr>,
+}
+
+/// A graph value (Inductor's `TensorBox`): a storage, seen directly or through a view.
+#[derive(Clone, Debug)]
+pub struct TensorBox {
+    /// The storage.
+    pub storage: StorageId,
+    /// The view, when this value is not the storage itself.
+    pub view: Option<View>,
+    /// The value's sizes.
+    pub sizes: Vec<usize>,
+    /// The value's dtype.
+    pub dtype: DType,
+    /// Graph view nodes between the value and its storage.
+    pub view_origins: Vec<Origin>,
+}

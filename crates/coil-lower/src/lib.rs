@@ -1,0 +1,151 @@
+//! coil-lower: the lowering from coil's ATen-level graph to Inductor's loop-level IR.
+//!
+//! **Takes**: a (decomposed) [`coil_graph::Graph`] and a [`LowerConfig`] (the realize
+//! thresholds; each backend supplies its own).
+//! **Gives**: a [`LoweredGraph`]: graph inputs, realized [`Buffer`]s `buf0, buf1, ...` in creation
+//! order (each a [`ComputedBuffer`] with a [`LoopBody`] over index variables, or an extern
+//! matmul), their layouts, origins and read/write [`Dep`]s (`MemoryDep`, `StarDep`, `WeakDep`)
+//! with `(numel, rnumel)` groups; the dump Inductor writes as `ir_pre_fusion.txt`
+//! ([`LoweredGraph::ir_pre_fusion`]); and an interpreter over the IR
+//! ([`LoweredGraph::evaluate`]) for tests.
+//! **Must not know about**: scheduling, fusion, kernels, backends, LLVM, PTX. Nothing here prints
+//! or reads the environment.
+//!
+//! Every graph value becomes a [`TensorBox`] over a [`StorageBox`] (through a [`View`] for view
+//! ops, which never copy). Pointwise values stay lazy and are inlined into their readers;
+//! reductions, graph outputs and extern operands are realized, and values read several times
+//! realize when recomputing them would cost too much ([`LowerConfig`]). See `docs/lowering.md`.
+//!
+//! ```
+//! let text = r#"
+//! class GraphModule(torch.nn.Module):
+//!     def forward(self, x: "f32[1024, 1024]"):
+//!         add: "f32[1024, 1024]" = torch.ops.aten.add.Tensor(x, 1)
+//!         relu: "f32[1024, 1024]" = torch.ops.aten.relu.default(add)
+//!         sum_1: "f32[1024]" = torch.ops.aten.sum.dim_IntList(relu, [1])
+//!         return (sum_1,)
+//! "#;
+//! let graph = coil_graph::parse(text)?;
+//! let lowered = coil_lower::lower(&graph, &coil_lower::LowerConfig::gpu())?;
+//! assert_eq!(lowered.buffers().len(), 1);
+//! let buf0 = &lowered.buffers()[0];
+//! assert_eq!(buf0.group(), (1024, 1024));
+//! assert!(lowered.ir_pre_fusion().contains("ops.reduction(torch.float32, torch.float32, 'sum', relu)"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod body;
+mod config;
+mod deps;
+mod dump;
+mod error;
+mod eval;
+mod idx;
+mod index;
+mod ir;
+mod lowering;
+mod ops;
+
+pub use body::{BodyStats, Const, Expr, ExprGraph, ExprId, LoopBody, Op, ReductionType};
+pub use config::LowerConfig;
+pub use deps::{Dep, MemoryDep, StarDep, WeakDep};
+pub use error::LowerError;
+pub use idx::{Idx, IndexVec};
+pub use index::{IndexExpr, Term, Var, VarPrefix, VarRanges};
+pub use ir::{
+    BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ExternInput, ExternKernel, ExternOp,
+    FixedLayout, InputBuffer, InputId, Origin, OutputRef, Pointwise, Reduction, StorageBox,
+    StorageData, StorageId, TensorBox, TensorId, View,
+};
+pub use lowering::lower;
+
+/// The lowered program: inputs, realized buffers in creation order, outputs, and the IR values
+/// of every graph node.
+#[derive(Clone, Debug, Default)]
+pub struct LoweredGraph {
+    pub(crate) inputs: IndexVec<InputId, InputBuffer>,
+    pub(crate) buffers: IndexVec<BufferId, Buffer>,
+    pub(crate) storages: IndexVec<StorageId, StorageBox>,
+    pub(crate) tensors: IndexVec<TensorId, TensorBox>,
+    pub(crate) outputs: Vec<OutputRef>,
+    pub(crate) values: Vec<(String, Vec<TensorId>)>,
+}
+
+impl LoweredGraph {
+    /// The graph inputs, in signature order.
+    pub fn inputs(&self) -> &[InputBuffer] {
+        self.inputs.as_slice()
+    }
+
+    /// One input.
+    pub fn input(&self, id: InputId) -> &InputBuffer {
+        &self.inputs[id]
+    }
+
+    /// The realized buffers, in creation order (`buf0, buf1, ...`): a valid execution order.
+    /// (`buffers()[i].id.index() == i`).
+    pub fn buffers(&self) -> &[Buffer] {
+        self.buffers.as_slice()
+    }
+
+    /// One buffer.
+    pub fn buffer(&self, id: BufferId) -> &Buffer {
+        &self.buffers[id]
+    }
+
+    /// What the graph returns, in order.
+    pub fn outputs(&self) -> &[OutputRef] {
+        &self.outputs
+    }
+
+    /// Every storage (Inductor's `StorageBox`es), realized or still lazy.
+    pub fn storages(&self) -> &IndexVec<StorageId, StorageBox> {
+        &self.storages
+    }
+
+    /// Every tensor value (Inductor's `TensorBox`es).
+    pub fn tensors(&self) -> &IndexVec<TensorId, TensorBox> {
+        &self.tensors
+    }
+
+    /// The values the graph node `name` lowered to (one per output of the node).
+    pub fn node_values(&self, name: &str) -> Option<&[TensorId]> {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// The buffer holding node `name`'s value, if it was realized (or is an input).
+    pub fn realized_buffer_of(&self, name: &str) -> Option<BufRef> {
+        let t = *self.node_values(name)?.first()?;
+        self.storages[self.tensors[t].storage].buffer()
+    }
+
+    /// The name of a buffer: the graph name for inputs, `buf<n>` otherwise.
+    pub fn name(&self, b: BufRef) -> String {
+        match b {
+            BufRef::Input(i) => self.inputs[i].name.clone(),
+            BufRef::Buffer(b) => b.to_string(),
+        }
+    }
+
+    /// The layout of an input or buffer.
+    pub fn layout(&self, b: BufRef) -> &FixedLayout {
+        match b {
+            BufRef::Input(i) => &self.inputs[i].layout,
+            BufRef::Buffer(b) => &self.buffers[b].layout,
+        }
+    }
+
+    /// Finds an input or buffer by name (`x`, `buf3`).
+    pub fn find(&self, name: &str) -> Option<BufRef> {
+        if let Some((i, _)) = self.inputs.iter_enumerated().find(|(_, b)| b.name == name) {
+            return Some(BufRef::Input(i));
+        }
+        self.buffers
+            .iter_enumerated()
+            .find(|(id, _)| id.to_string() == name)
+            .map(|(id, _)| BufRef::Buffer(id))
+    }
+}
