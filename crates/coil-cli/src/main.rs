@@ -22,7 +22,8 @@ options:
   --seed N                    seed for random inputs (default 0)
   --backend eager             where to run (eager is the reference interpreter)
   --passes SWITCHES           e.g. -decompose,-fold (passes: decompose fold algebra views noop dce)
-  --debug-dir DIR             write fx_graph_readable.py and fx_graph_transformed.py there
+  --debug-dir DIR             write fx_graph_readable.py, fx_graph_transformed.py and
+                              ir_pre_fusion.txt there
   --json                      print one JSON object instead of the table
   --rtol X / --atol X         tolerance of the output check (default 1e-4 / 1e-5)
 

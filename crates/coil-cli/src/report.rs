@@ -96,6 +96,9 @@ pub(crate) struct Report {
     pub(crate) outputs: Vec<(Vec<usize>, DType)>,
     pub(crate) run_ms: f64,
     pub(crate) passes: coil_passes::PassStats,
+    pub(crate) lowered_buffers: usize,
+    pub(crate) lowered_reductions: usize,
+    pub(crate) lower_ms: f64,
     /// The transformed graph's outputs against the input graph's (eager both).
     pub(crate) passes_check: Comparison,
 }
@@ -128,6 +131,11 @@ impl Report {
             "eager_bytes_written": self.eager_bytes_written,
             "outputs": self.outputs.iter().map(|(s, d)| json!({ "shape": s, "dtype": d.short_name() })).collect::<Vec<_>>(),
             "run_ms": self.run_ms,
+            "lowering": {
+                "buffers": self.lowered_buffers,
+                "reductions": self.lowered_reductions,
+                "ms": self.lower_ms,
+            },
             "passes": {
                 "nodes_before": self.passes.nodes_before,
                 "nodes_after": self.passes.nodes_after,
@@ -196,6 +204,13 @@ impl Report {
                     "CHANGED"
                 },
                 self.passes_check.max_rel_err
+            ),
+        ));
+        rows.push((
+            "lowering".into(),
+            format!(
+                "{} buffers ({} reductions) in {:.2} ms",
+                self.lowered_buffers, self.lowered_reductions, self.lower_ms
             ),
         ));
         rows.push(("time".into(), format!("{:.3} ms", self.run_ms)));

@@ -249,8 +249,13 @@ fn execute(opts: &Options) -> Result<Report, String> {
     let loaded = load(opts)?;
     let (transformed, pass_stats) =
         coil_passes::run_passes(&loaded.graph, &opts.passes).map_err(|e| format!("passes: {e}"))?;
+    let lower_start = Instant::now();
+    // The CPU's realize rules: the CPU backend is the default one to come.
+    let lowered = coil_lower::lower(&transformed, &coil_lower::LowerConfig::cpu())
+        .map_err(|e| format!("lowering: {e}"))?;
+    let lower_ms = lower_start.elapsed().as_secs_f64() * 1e3;
     if let Some(dir) = &opts.debug_dir {
-        write_debug(dir, &loaded.graph, &transformed)?;
+        write_debug(dir, &loaded.graph, &transformed, &lowered)?;
     }
     let start = Instant::now();
     let run = match opts.backend {
@@ -275,6 +280,13 @@ fn execute(opts: &Options) -> Result<Report, String> {
         graph_nodes: loaded.graph.len(),
         ok: comparison.ok && passes_check.ok,
         passes: pass_stats,
+        lowered_buffers: lowered.buffers().len(),
+        lowered_reductions: lowered
+            .buffers()
+            .iter()
+            .filter(|b| b.is_reduction())
+            .count(),
+        lower_ms,
         passes_check,
         comparison,
         num_ops: run.stats.num_ops(),
@@ -291,7 +303,12 @@ fn execute(opts: &Options) -> Result<Report, String> {
 }
 
 /// Writes the debug artifacts the stages that exist produce.
-fn write_debug(dir: &std::path::Path, input: &Graph, transformed: &Graph) -> Result<(), String> {
+fn write_debug(
+    dir: &std::path::Path,
+    input: &Graph,
+    transformed: &Graph,
+    lowered: &coil_lower::LoweredGraph,
+) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let write = |name: &str, text: String| {
         let path = dir.join(name);
@@ -301,5 +318,6 @@ fn write_debug(dir: &std::path::Path, input: &Graph, transformed: &Graph) -> Res
     write(
         "fx_graph_transformed.py",
         coil_graph::print_graph(transformed),
-    )
+    )?;
+    write("ir_pre_fusion.txt", lowered.ir_pre_fusion())
 }
