@@ -27,9 +27,33 @@ options:
   --json                      print one JSON object instead of the table
   --rtol X / --atol X         tolerance of the output check (default 1e-4 / 1e-5)
 
+environment:
+  COIL_LOGS=passes,...        log these stages (tracing targets) to stderr; +name for trace level
+
 models: ";
 
+/// Maps `COIL_LOGS=passes,fusion` (like `TORCH_LOGS`) to tracing targets at debug level, or
+/// `COIL_LOGS=+passes` for trace level; logs go to stderr.
+fn init_logging() {
+    let Ok(spec) = std::env::var("COIL_LOGS") else { return };
+    let directives: Vec<String> = spec
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| match s.strip_prefix('+') {
+            Some(t) => format!("{t}=trace"),
+            None => format!("{s}=debug"),
+        })
+        .collect();
+    let filter = tracing_subscriber::EnvFilter::try_new(directives.join(",")).unwrap_or_else(|e| {
+        eprintln!("coil: ignoring COIL_LOGS={spec}: {e}");
+        tracing_subscriber::EnvFilter::new("off")
+    });
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(true).init();
+}
+
 fn main() -> ExitCode {
+    init_logging();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("run-model") => run_model::main(&args[1..]),
