@@ -35,7 +35,9 @@ models: ";
 /// Maps `COIL_LOGS=passes,fusion` (like `TORCH_LOGS`) to tracing targets at debug level, or
 /// `COIL_LOGS=+passes` for trace level; logs go to stderr.
 fn init_logging() {
-    let Ok(spec) = std::env::var("COIL_LOGS") else { return };
+    let Ok(spec) = std::env::var("COIL_LOGS") else {
+        return;
+    };
     let directives: Vec<String> = spec
         .split(',')
         .map(str::trim)
@@ -49,7 +51,11 @@ fn init_logging() {
         eprintln!("coil: ignoring COIL_LOGS={spec}: {e}");
         tracing_subscriber::EnvFilter::new("off")
     });
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(true).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(true)
+        .init();
 }
 
 fn main() -> ExitCode {

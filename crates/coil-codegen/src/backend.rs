@@ -1,0 +1,101 @@
+//! The `Backend` trait: what a code generator and runtime must provide. Object-safe, used as
+//! `dyn Backend` by the facade; a third party adds a backend by implementing it, touching no
+//! other crate.
+
+use std::fmt;
+
+use coil_graph::DType;
+use coil_lower::LowerConfig;
+use thiserror::Error;
+
+use crate::kernel::Kernel;
+
+/// An opaque handle to memory a backend allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BufferHandle(pub u64);
+
+impl fmt::Display for BufferHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "mem{}", self.0)
+    }
+}
+
+/// A strided operand of an extern call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StridedOperand {
+    /// Where its storage lives.
+    pub buffer: BufferHandle,
+    /// Element type.
+    pub dtype: DType,
+    /// Sizes.
+    pub sizes: Vec<usize>,
+    /// Strides, in elements.
+    pub strides: Vec<usize>,
+    /// Offset of element 0, in elements.
+    pub offset: usize,
+}
+
+/// A library matmul: `out = a @ b` (2-D) or batched (3-D); `out` is contiguous.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatmulCall {
+    /// Left operand, `[m, k]` or `[batch, m, k]`.
+    pub a: StridedOperand,
+    /// Right operand, `[k, n]` or `[batch, k, n]`.
+    pub b: StridedOperand,
+    /// Result, `[m, n]` or `[batch, m, n]`, contiguous.
+    pub out: StridedOperand,
+}
+
+/// What can go wrong in a backend.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum BackendError {
+    /// Code generation failed (a bug or an unsupported construct), with the kernel's name.
+    #[error("codegen of {kernel}: {msg}")]
+    Codegen {
+        /// The kernel.
+        kernel: String,
+        /// What went wrong.
+        msg: String,
+    },
+    /// The device or its driver is missing or failed.
+    #[error("device: {0}")]
+    Device(String),
+    /// A run-time failure (allocation, copy, launch).
+    #[error("runtime: {0}")]
+    Runtime(String),
+}
+
+/// Kernels compiled together (one LLVM module, one PTX module).
+pub trait CompiledKernels: Send + Sync {
+    /// Runs kernel `index` (in the order given to [`Backend::compile`]) on buffers given in the
+    /// kernel's argument order.
+    fn launch(&self, index: usize, args: &[BufferHandle]) -> Result<(), BackendError>;
+    /// The generated code as text (optimized LLVM IR, PTX).
+    fn source(&self) -> String;
+    /// The debug-dir file name of [`CompiledKernels::source`] (`output_code.ll`).
+    fn source_file_name(&self) -> &'static str;
+}
+
+/// A code generator plus the runtime it needs.
+pub trait Backend: Send + Sync {
+    /// Short name, used as the kernel-name prefix (`cpu`, `cuda`).
+    fn name(&self) -> &'static str;
+    /// The device, in words.
+    fn device(&self) -> String;
+    /// The lowering's realize rules this backend wants.
+    fn lower_config(&self) -> LowerConfig;
+    /// Compiles every kernel of a model at once.
+    fn compile(&self, kernels: &[Kernel]) -> Result<Box<dyn CompiledKernels>, BackendError>;
+    /// Allocates `bytes` of device memory.
+    fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError>;
+    /// Frees memory from [`Backend::alloc`].
+    fn free(&self, buffer: BufferHandle);
+    /// Copies host bytes into a buffer (from its start).
+    fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError>;
+    /// Copies a buffer's first `out.len()` bytes to the host.
+    fn read(&self, buffer: BufferHandle, out: &mut [u8]) -> Result<(), BackendError>;
+    /// Runs a library matmul.
+    fn matmul(&self, call: &MatmulCall) -> Result<(), BackendError>;
+    /// Waits for everything launched so far.
+    fn synchronize(&self) -> Result<(), BackendError>;
+}
