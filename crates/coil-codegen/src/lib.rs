@@ -8,6 +8,7 @@
 
 mod backend;
 mod kernel;
+mod plan;
 
 pub use backend::{
     Backend, BackendError, BufferHandle, CompiledKernels, MatmulCall, StridedOperand,
@@ -16,3 +17,4 @@ pub use kernel::{
     AccId, Accumulator, ArgId, ArgRole, KExpr, Kernel, KernelArg, KernelBuilder, KernelKind, Stage,
     StageKind, Store, ValueId,
 };
+pub use plan::{BufferRole, Plan, PlannedBuffer, SlotId, Step};
