@@ -7,12 +7,14 @@
 //! **Must not know about**: LLVM, PTX, any device API; the environment; printing.
 
 mod backend;
+mod build;
 mod kernel;
 mod plan;
 
 pub use backend::{
     Backend, BackendError, BufferHandle, CompiledKernels, MatmulCall, StridedOperand,
 };
+pub use build::{BuildError, BuildOptions, build_kernel};
 pub use kernel::{
     AccId, Accumulator, ArgId, ArgRole, KExpr, Kernel, KernelArg, KernelBuilder, KernelKind, Stage,
     StageKind, Store, ValueId,
