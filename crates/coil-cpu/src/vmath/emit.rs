@@ -1,4 +1,4 @@
-//! A tiny typed-free IR emitter for the math library: float and integer arithmetic on values that
+//! A tiny untyped IR emitter for the math library: float and integer arithmetic on values that
 //! are either scalars (`float`) or vectors (`<8 x float>`), with splatted constants, so each
 //! algorithm is written once for every width and both float types.
 
