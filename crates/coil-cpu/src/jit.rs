@@ -1,0 +1,353 @@
+//! The LLVM harness: host target detection, the `default<O3>` pipeline for the host CPU, MCJIT
+//! compilation, and symbol lookup. A [`JitModule`] owns its LLVM context, so compiled code
+//! outlives the closure that built it and can be kept in a `Box<dyn ...>` by a backend.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use inkwell::OptimizationLevel;
+use inkwell::attributes::AttributeLoc;
+use inkwell::context::Context;
+use inkwell::execution_engine::ExecutionEngine;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
+};
+
+use crate::CpuError;
+
+/// The machine code generation targets: this process's CPU, with every feature it has.
+pub struct HostTarget {
+    machine: TargetMachine,
+    triple: String,
+    cpu: String,
+    features: String,
+}
+
+impl std::fmt::Debug for HostTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostTarget")
+            .field("triple", &self.triple)
+            .field("cpu", &self.cpu)
+            .finish_non_exhaustive()
+    }
+}
+
+fn init_native() -> Result<(), CpuError> {
+    static INIT: OnceLock<Result<(), String>> = OnceLock::new();
+    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
+        .clone()
+        .map_err(CpuError::TargetInit)
+}
+
+impl HostTarget {
+    /// Detects the host: its triple, CPU name (e.g. `znver3`) and feature string (e.g.
+    /// `+avx2,+fma,...`), and builds an `-O3` target machine for it.
+    pub fn detect() -> Result<Self, CpuError> {
+        init_native()?;
+        let triple = TargetMachine::get_default_triple();
+        let target =
+            Target::from_triple(&triple).map_err(|e| CpuError::TargetInit(e.to_string()))?;
+        let cpu = TargetMachine::get_host_cpu_name().to_string();
+        let features = TargetMachine::get_host_cpu_features().to_string();
+        let machine = target
+            .create_target_machine(
+                &triple,
+                &cpu,
+                &features,
+                OptimizationLevel::Aggressive,
+                RelocMode::Default,
+                CodeModel::JITDefault,
+            )
+            .ok_or_else(|| {
+                CpuError::TargetInit(format!("no target machine for {triple} / {cpu}"))
+            })?;
+        Ok(HostTarget {
+            machine,
+            triple: triple.as_str().to_string_lossy().into_owned(),
+            cpu,
+            features,
+        })
+    }
+
+    /// The target triple, e.g. `x86_64-pc-linux-gnu`.
+    pub fn triple(&self) -> &str {
+        &self.triple
+    }
+
+    /// LLVM's name for the host CPU, e.g. `znver3`.
+    pub fn cpu(&self) -> &str {
+        &self.cpu
+    }
+
+    /// The host's feature string as LLVM spells it (`+avx2,+fma,-avx512f,...`).
+    pub fn features(&self) -> &str {
+        &self.features
+    }
+
+    /// Whether the host has `feature` (spelt without the sign, e.g. `avx2`).
+    pub fn has_feature(&self, feature: &str) -> bool {
+        self.features
+            .split(',')
+            .any(|f| f.strip_prefix('+') == Some(feature))
+    }
+
+    /// The natural vector width in bytes for float arithmetic: 64 with AVX-512, 32 with AVX,
+    /// 16 otherwise. A kernel's inner loop should use `vector_bytes() / size_of(elem)` lanes.
+    pub fn vector_bytes(&self) -> u32 {
+        if self.has_feature("avx512f") {
+            64
+        } else if self.has_feature("avx") {
+            32
+        } else {
+            16
+        }
+    }
+
+    /// The LLVM target machine (for emitting assembly or object code of a module).
+    pub fn machine(&self) -> &TargetMachine {
+        &self.machine
+    }
+
+    /// Sets `module`'s triple and data layout to the host's.
+    pub fn prepare_module(&self, module: &Module<'_>) {
+        module.set_triple(&TargetTriple::create(&self.triple));
+        module.set_data_layout(&self.machine.get_target_data().get_data_layout());
+    }
+}
+
+/// How a module is optimised before it is compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JitOptions {
+    /// The new-pass-manager pipeline text; `default<O3>` unless a test wants something else.
+    pub pipeline: String,
+    /// Also keep the host assembly of the optimised module ([`JitModule::assembly`]), generated
+    /// by the same target machine settings the JIT uses (for `output_code.s` and tests).
+    pub emit_assembly: bool,
+}
+
+impl Default for JitOptions {
+    fn default() -> Self {
+        JitOptions {
+            pipeline: "default<O3>".to_string(),
+            emit_assembly: false,
+        }
+    }
+}
+
+fn module_name(module: &Module<'_>) -> String {
+    module.get_name().to_string_lossy().into_owned()
+}
+
+/// Verifies `module`, tags every function with the host CPU and features (so codegen uses AVX2,
+/// FMA, ...), runs `options.pipeline` with the host target machine, and verifies again.
+pub fn optimize(
+    module: &Module<'_>,
+    target: &HostTarget,
+    options: &JitOptions,
+) -> Result<(), CpuError> {
+    let name = module_name(module);
+    module.verify().map_err(|e| CpuError::Verify {
+        module: name.clone(),
+        stage: "before optimisation",
+        message: e.to_string(),
+    })?;
+    target.prepare_module(module);
+    let context = module.get_context();
+    let cpu = context.create_string_attribute("target-cpu", target.cpu());
+    let features = context.create_string_attribute("target-features", target.features());
+    for function in module.get_functions() {
+        if function.count_basic_blocks() > 0 {
+            function.add_attribute(AttributeLoc::Function, cpu);
+            function.add_attribute(AttributeLoc::Function, features);
+        }
+    }
+    module
+        .run_passes(
+            &options.pipeline,
+            target.machine(),
+            PassBuilderOptions::create(),
+        )
+        .map_err(|e| CpuError::Passes {
+            module: name.clone(),
+            pipeline: options.pipeline.clone(),
+            message: e.to_string(),
+        })?;
+    module.verify().map_err(|e| CpuError::Verify {
+        module: name,
+        stage: "after optimisation",
+        message: e.to_string(),
+    })
+}
+
+/// JIT-compiled machine code, the optimised IR it came from, and the LLVM state that owns both.
+///
+/// Every function the module defines is resolved when the module is compiled; lookups afterwards
+/// only read a table, never LLVM.
+pub struct JitModule {
+    name: String,
+    ir: String,
+    assembly: Option<String>,
+    symbols: HashMap<String, usize>,
+    // Field order is drop order: the engine (which owns the module's code) and the module go
+    // before the context they were created in.
+    _engine: ExecutionEngine<'static>,
+    _module: Module<'static>,
+    _context: Box<Context>,
+}
+
+// SAFETY: the LLVM objects (context, module, engine, and the `Rc` that inkwell shares between the
+// module and the engine) are created inside `JitModule::compile`, never handed out, and only
+// touched again by `Drop`; moving the whole bundle to another thread moves every reference to
+// them together. Shared access (`&JitModule`) reads only the Rust-side `name`, `ir` and
+// `symbols`, so it is also safe from several threads.
+unsafe impl Send for JitModule {}
+// SAFETY: see `Send` above: `&self` methods never call into LLVM.
+unsafe impl Sync for JitModule {}
+
+impl std::fmt::Debug for JitModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitModule")
+            .field("name", &self.name)
+            .field("functions", &self.symbols.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl JitModule {
+    /// Creates a context and an empty module `name`, lets `build` fill it with IR, optimises it
+    /// for `target` ([`optimize`]) and JIT-compiles it (MCJIT at `-O3`).
+    ///
+    /// Undefined functions the module declares must be LLVM intrinsics, coil runtime helpers
+    /// ([`crate::vmath::runtime_symbols`]) or symbols of this process (libc, libm); anything else
+    /// is [`CpuError::UnresolvedSymbol`], reported before any code is generated.
+    pub fn compile<F>(
+        name: &str,
+        target: &HostTarget,
+        options: &JitOptions,
+        build: F,
+    ) -> Result<JitModule, CpuError>
+    where
+        F: for<'ctx> FnOnce(&'ctx Context, &Module<'ctx>) -> Result<(), CpuError>,
+    {
+        let context = Box::new(Context::create());
+        // SAFETY: the context lives in a `Box` whose heap address never changes; it is stored in
+        // the returned `JitModule` and dropped after everything created from it (field order).
+        // On every early return below, `module` (and `engine`) are locals declared after
+        // `context` and so are dropped before it.
+        let cx: &'static Context = unsafe { &*(context.as_ref() as *const Context) };
+        let module = cx.create_module(name);
+        build(cx, &module)?;
+        optimize(&module, target, options)?;
+        let ir = module.print_to_string().to_string();
+        let assembly = if options.emit_assembly {
+            // Code generation rewrites IR in place (CodeGenPrepare), so it runs on a copy.
+            let copy = module.clone();
+            let buffer = target
+                .machine()
+                .write_to_memory_buffer(&copy, FileType::Assembly)
+                .map_err(|e| CpuError::Jit {
+                    module: name.to_string(),
+                    message: format!("emitting assembly: {e}"),
+                })?;
+            Some(String::from_utf8_lossy(buffer.as_slice()).into_owned())
+        } else {
+            None
+        };
+        let engine = module
+            .create_jit_execution_engine(OptimizationLevel::Aggressive)
+            .map_err(|e| CpuError::Jit {
+                module: name.to_string(),
+                message: e.to_string(),
+            })?;
+        let runtime: HashMap<&str, usize> = crate::vmath::runtime_symbols().into_iter().collect();
+        let mut defined = Vec::new();
+        for function in module.get_functions() {
+            let fname = function.get_name().to_string_lossy().into_owned();
+            if function.count_basic_blocks() > 0 {
+                if function.get_linkage() != inkwell::module::Linkage::Internal
+                    && function.get_linkage() != inkwell::module::Linkage::Private
+                {
+                    defined.push(fname);
+                }
+            } else if function.get_intrinsic_id() != 0 {
+                continue;
+            } else if let Some(&addr) = runtime.get(fname.as_str()) {
+                engine.add_global_mapping(&function, addr);
+            } else if inkwell::support::search_for_address_of_symbol(&fname).is_none() {
+                return Err(CpuError::UnresolvedSymbol {
+                    module: name.to_string(),
+                    symbol: fname,
+                });
+            }
+        }
+        let mut symbols = HashMap::new();
+        for fname in defined {
+            let addr = engine
+                .get_function_address(&fname)
+                .map_err(|e| CpuError::Jit {
+                    module: name.to_string(),
+                    message: format!("resolving `{fname}`: {e}"),
+                })?;
+            symbols.insert(fname, addr);
+        }
+        Ok(JitModule {
+            name: name.to_string(),
+            ir,
+            assembly,
+            symbols,
+            _engine: engine,
+            _module: module,
+            _context: context,
+        })
+    }
+
+    /// The module's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The optimised module as LLVM text IR (what `output_code.ll` holds).
+    pub fn optimized_ir(&self) -> &str {
+        &self.ir
+    }
+
+    /// The host assembly of the optimised module, if [`JitOptions::emit_assembly`] asked for it.
+    pub fn assembly(&self) -> Option<&str> {
+        self.assembly.as_deref()
+    }
+
+    /// The names of the externally visible functions the module defines, sorted.
+    pub fn function_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.symbols.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        names
+    }
+
+    /// The address of the compiled function `name`.
+    pub fn address(&self, name: &str) -> Result<usize, CpuError> {
+        self.symbols
+            .get(name)
+            .copied()
+            .ok_or_else(|| CpuError::MissingFunction {
+                module: self.name.clone(),
+                name: name.to_string(),
+            })
+    }
+
+    /// The compiled function `name` as a function pointer of type `F`.
+    ///
+    /// # Safety
+    /// `F` must be an `extern "C"` function pointer type whose signature matches the LLVM
+    /// function's, and the pointer must not be called after `self` is dropped.
+    pub unsafe fn function<F: Copy>(&self, name: &str) -> Result<F, CpuError> {
+        const {
+            assert!(std::mem::size_of::<F>() == std::mem::size_of::<usize>());
+        }
+        let addr = self.address(name)?;
+        // SAFETY: `F` is a function pointer type (caller's promise, size checked above) and
+        // `addr` is the entry of a function JIT-compiled from this module.
+        Ok(unsafe { std::mem::transmute_copy::<usize, F>(&addr) })
+    }
+}
