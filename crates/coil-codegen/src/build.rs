@@ -94,8 +94,15 @@ pub fn build_kernel(
         .find(|(_, c)| c.reduction_type.is_some())
         .unwrap_or(&computed[0])
         .1;
-    let ranges = shape.ranges.clone();
-    let reduction_ranges = shape.reduction_ranges.clone();
+    // Size-1 dims carry no variable; the loop nest keeps only the others.
+    let squeeze = |r: &[usize]| {
+        r.iter()
+            .copied()
+            .filter(|&s| s != 1)
+            .collect::<Vec<usize>>()
+    };
+    let ranges = squeeze(&shape.ranges);
+    let reduction_ranges = squeeze(&shape.reduction_ranges);
     let n = ranges.len();
     let kernel_ranges = VarRanges::new(
         ranges
