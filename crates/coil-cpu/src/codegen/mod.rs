@@ -21,6 +21,7 @@
 mod ir;
 mod ops;
 mod reduce;
+mod rowcache;
 
 use std::collections::HashMap;
 
@@ -31,7 +32,8 @@ use inkwell::AddressSpace;
 use inkwell::IntPredicate;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Module;
-use inkwell::values::{FunctionValue, IntValue, PointerValue};
+use inkwell::types::BasicType;
+use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 
 use crate::CpuError;
 use ir::{Class, Ir, V, err};
@@ -126,6 +128,8 @@ pub fn emit_kernel<'ctx>(
         slots: HashMap::new(),
         acc_values: HashMap::new(),
         outer_values: HashMap::new(),
+        cache: vec![],
+        cache_loads: HashMap::new(),
     };
     em.emit().map_err(|e| match e {
         CpuError::Codegen { message, .. } => CpuError::Codegen {
@@ -207,6 +211,10 @@ struct Emitter<'a, 'ctx> {
     acc_values: HashMap<AccId, V<'ctx>>,
     /// Values of the current outer point's outer stages.
     outer_values: HashMap<ValueId, V<'ctx>>,
+    /// Row-cache scratch arrays and what fills them ([`rowcache`]).
+    cache: Vec<(rowcache::CachedValue, PointerValue<'ctx>)>,
+    /// Values reloaded from the row cache: value -> index into `cache`.
+    cache_loads: HashMap<ValueId, usize>,
 }
 
 impl<'a, 'ctx> Emitter<'a, 'ctx> {
@@ -236,6 +244,20 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let slot = self.ir.acc_slot(acc, value_dtype, self.width)?;
                 self.slots.insert(acc.id, slot);
             }
+        }
+        // Row-cache scratch arrays, also in the entry block.
+        let rnumel = self.k.rnumel();
+        for (i, entry) in rowcache::plan(self.k).into_iter().enumerate() {
+            let elem = self.ir.scalar_ty(Class::of(entry.dtype));
+            let array = elem.array_type(rnumel as u32);
+            let p = b.build_alloca(array, &format!("row_cache{i}"))?;
+            if let Some(ins) = p.as_instruction_value() {
+                ins.set_alignment(64).map_err(|e| err(e.to_string()))?;
+            }
+            for &u in &entry.users {
+                self.cache_loads.insert(u, i);
+            }
+            self.cache.push((entry, p));
         }
         self.counted_loop(start, end, 1, "it", &mut |em, it| em.outer_iteration(it))?;
         b.build_return(None)?;
@@ -315,15 +337,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.acc_values.clear();
             self.outer_values.clear();
             let k = self.k;
-            for stage in &k.stages {
+            for (si, stage) in k.stages.iter().enumerate() {
                 match stage.kind {
                     StageKind::Outer => {
                         let env = Env::scalar(vars.clone());
-                        let vals = self.stage_values(stage, &env)?;
+                        let vals = self.stage_values(stage, &env, None)?;
                         self.stores(stage, &vals, &env)?;
                         self.outer_values.extend(vals);
                     }
-                    StageKind::Reduction => self.reduction_stage(stage, &vars)?,
+                    StageKind::Reduction => self.reduction_stage(si, stage, &vars)?,
                 }
             }
             return Ok(());
@@ -397,7 +419,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     fn pointwise_body(&mut self, env: &Env<'ctx>) -> Result<(), CpuError> {
         let k = self.k;
         for stage in &k.stages {
-            let vals = self.stage_values(stage, env)?;
+            let vals = self.stage_values(stage, env, None)?;
             self.stores(stage, &vals, env)?;
         }
         Ok(())
@@ -405,6 +427,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     fn reduction_stage(
         &mut self,
+        si: usize,
         stage: &Stage,
         vars: &HashMap<Var, IntValue<'ctx>>,
     ) -> Result<(), CpuError> {
@@ -420,9 +443,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             stride *= s as i64;
         }
         if rvars.is_empty() {
-            self.reduction_body(stage, &Env::scalar(vars.clone()), &pos)?;
+            self.reduction_body(si, stage, &Env::scalar(vars.clone()), &pos)?;
         } else {
-            self.reduction_nest(stage, &rvars, 0, vars.clone(), &pos)?;
+            self.reduction_nest(si, stage, &rvars, 0, vars.clone(), &pos)?;
         }
         for acc in &stage.accumulators {
             let v = self.ir.acc_finish(&self.slots[&acc.id])?;
@@ -433,6 +456,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     fn reduction_nest(
         &mut self,
+        si: usize,
         stage: &Stage,
         rvars: &[(Var, usize)],
         depth: usize,
@@ -445,22 +469,42 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.counted_loop(lo, hi, 1, &v.to_string(), &mut |em, iv| {
                 let mut vars = vars.clone();
                 vars.insert(v, iv);
-                em.reduction_nest(stage, rvars, depth + 1, vars, pos)
+                em.reduction_nest(si, stage, rvars, depth + 1, vars, pos)
             })?;
             return Ok(());
         }
         self.vector_and_tail(v, lo, hi, vars, &mut |em, env| {
-            em.reduction_body(stage, env, pos)
+            em.reduction_body(si, stage, env, pos)
         })
     }
 
     fn reduction_body(
         &mut self,
+        si: usize,
         stage: &Stage,
         env: &Env<'ctx>,
         pos: &IndexExpr,
     ) -> Result<(), CpuError> {
-        let vals = self.stage_values(stage, env)?;
+        // The row cache is indexed by the position in the row (lane 0's, in vector code).
+        let uses_cache = self.cache.iter().any(|(c, _)| c.source_stage == si)
+            || stage
+                .values
+                .iter()
+                .any(|v| self.cache_loads.contains_key(v));
+        let row_pos = if uses_cache {
+            Some(self.scalar_index(pos, env)?)
+        } else {
+            None
+        };
+        let vals = self.stage_values(stage, env, row_pos)?;
+        for (entry, scratch) in &self.cache {
+            if entry.source_stage == si {
+                let p = row_pos.ok_or_else(|| err("row cache without a position"))?;
+                let elem = self.ir.scalar_ty(Class::of(entry.dtype));
+                let v = self.ir.splat(vals[&entry.source], env.width)?;
+                self.ir.store_raw(elem, *scratch, p, v)?;
+            }
+        }
         self.stores(stage, &vals, env)?;
         if stage.accumulators.is_empty() {
             return Ok(());
@@ -494,11 +538,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         &self,
         stage: &Stage,
         env: &Env<'ctx>,
+        row_pos: Option<IntValue<'ctx>>,
     ) -> Result<HashMap<ValueId, V<'ctx>>, CpuError> {
         let k = self.k;
         let mut vals: HashMap<ValueId, V<'ctx>> = HashMap::new();
         for &v in &stage.values {
             let dt = k.dtype(v);
+            if let (Some(&ci), Some(p)) = (self.cache_loads.get(&v), row_pos) {
+                let elem = self.ir.scalar_ty(Class::of(dt));
+                let x = self.ir.load_raw(elem, self.cache[ci].1, p, env.width)?;
+                self.ir.name(x, &format!("{v}{}.cached", env.suffix()));
+                vals.insert(v, x);
+                continue;
+            }
             let x = match k.expr(v) {
                 KExpr::Load { arg, index, mask } => {
                     let mask = match mask {

@@ -357,3 +357,25 @@ fn matmuls_take_strided_operands() {
     ];
     check(&text, &ins, 1e-12, 1e-12, false);
 }
+
+#[test]
+fn softmax_over_two_dims_reuses_cached_exp() {
+    for (a, b) in [(3, 5), (7, 9), (2, 16)] {
+        let text = graph(
+            &format!("x: \"f32[4, {a}, {b}]\""),
+            "amax = torch.ops.aten.amax.default(x, [1, 2], True)
+             sub = torch.ops.aten.sub.Tensor(x, amax)
+             exp = torch.ops.aten.exp.default(sub)
+             sum_1 = torch.ops.aten.sum.dim_IntList(exp, [1, 2], True)
+             div = torch.ops.aten.div.Tensor(exp, sum_1)",
+            "div",
+        );
+        check(
+            &text,
+            &[random(DType::F32, &[4, a, b], 30)],
+            1e-6,
+            1e-5,
+            true,
+        );
+    }
+}
