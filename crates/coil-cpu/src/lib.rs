@@ -47,7 +47,7 @@ mod parallel;
 pub mod vmath;
 
 pub use backend::{CpuBackend, CpuKernels, CpuOptions, function_name};
-pub use codegen::{LaunchShape, emit_kernel};
+pub use codegen::{CodegenOptions, LaunchShape, emit_kernel};
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, optimize};
 pub use parallel::{ArgSpec, Element, Kernel, KernelArgs, KernelFn, ThreadPool};

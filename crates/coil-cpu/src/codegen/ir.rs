@@ -578,11 +578,31 @@ impl<'a, 'ctx> Ir<'a, 'ctx> {
         index: IntValue<'ctx>,
         value: V<'ctx>,
     ) -> Result<(), CpuError> {
+        self.store_hinted(d, base, index, value, None)
+    }
+
+    /// [`Ir::store`], optionally as a non-temporal (streaming) store aligned to `align` bytes:
+    /// it bypasses the caches and skips reading the line first.
+    pub(crate) fn store_hinted(
+        &self,
+        d: DType,
+        base: PointerValue<'ctx>,
+        index: IntValue<'ctx>,
+        value: V<'ctx>,
+        nontemporal_align: Option<u32>,
+    ) -> Result<(), CpuError> {
         let raw = self.encode(value, d)?;
         let p = self.gep(self.mem_ty(d), base, index)?;
         let st = self.b.build_store(p, raw)?;
-        st.set_alignment(d.itemsize() as u32)
-            .map_err(|e| err(e.to_string()))?;
+        let align = nontemporal_align.unwrap_or(d.itemsize() as u32);
+        st.set_alignment(align).map_err(|e| err(e.to_string()))?;
+        if nontemporal_align.is_some() {
+            let kind = self.cx.get_kind_id("nontemporal");
+            let one = self.cx.i32_type().const_int(1, false);
+            let node = self.cx.metadata_node(&[one.into()]);
+            st.set_metadata(node, kind)
+                .map_err(|e| err(e.to_string()))?;
+        }
         Ok(())
     }
 
