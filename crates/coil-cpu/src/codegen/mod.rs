@@ -274,9 +274,9 @@ struct Prefetch {
 /// Rows shorter than this many bytes are left to the hardware prefetcher.
 const PREFETCH_MIN_ROW_BYTES: usize = 4096;
 
-/// In a reduction kernel whose rows are long, the hardware prefetcher stops at each row's end
-/// (and at page boundaries), and the last stage of a row (computing and storing from cache)
-/// leaves memory idle. So the last reduction stage prefetches the first stage's streamed loads
+/// In a reduction kernel with several reduction stages over long rows, the hardware prefetcher
+/// stops at each row's end (and at page boundaries), and the last stage of a row (computing
+/// and storing from cache) leaves memory idle. So the last reduction stage prefetches the first stage's streamed loads
 /// (contiguous in the innermost reduction variable, moving with the outer point) for the next
 /// outer point, one vector's worth per iteration.
 fn plan_prefetch(k: &Kernel) -> Option<Prefetch> {
@@ -287,6 +287,10 @@ fn plan_prefetch(k: &Kernel) -> Option<Prefetch> {
         .filter(|&i| k.stages[i].kind == StageKind::Reduction)
         .collect();
     let (&first, &last) = (reduction_stages.first()?, reduction_stages.last()?);
+    // With one reduction stage, the row's only loop streams and the hardware keeps up.
+    if first == last {
+        return None;
+    }
     let (inner, _) = *k.reduction_vars().last()?;
     let n = k.ranges.len();
     let mut loads: Vec<(ArgId, IndexExpr)> = vec![];
