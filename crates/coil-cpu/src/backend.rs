@@ -34,6 +34,8 @@ pub struct CpuOptions {
     pub streaming_store_min_bytes: Option<usize>,
     /// See [`CodegenOptions::prefetch_next_row`] (default on).
     pub prefetch_next_row: bool,
+    /// See [`CodegenOptions::row_cache_min_cost`].
+    pub row_cache_min_cost: Option<u32>,
 }
 
 impl Default for CpuOptions {
@@ -44,6 +46,7 @@ impl Default for CpuOptions {
             jit: JitOptions::default(),
             streaming_store_min_bytes: codegen.streaming_store_min_bytes,
             prefetch_next_row: codegen.prefetch_next_row,
+            row_cache_min_cost: codegen.row_cache_min_cost,
         }
     }
 }
@@ -142,6 +145,7 @@ impl CpuBackend {
                 width: (target.vector_bytes() / 4).max(1),
                 streaming_store_min_bytes: options.streaming_store_min_bytes,
                 prefetch_next_row: options.prefetch_next_row,
+                row_cache_min_cost: options.row_cache_min_cost,
             },
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),

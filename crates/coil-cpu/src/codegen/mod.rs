@@ -107,6 +107,10 @@ pub struct CodegenOptions {
     /// Reduction kernels with long rows prefetch the next row's streamed loads during their
     /// last stage.
     pub prefetch_next_row: bool,
+    /// A later reduction stage reloads values an earlier one computed, when recomputing them
+    /// costs at least this much (rough instruction count; a transcendental is 20); `None`:
+    /// never ([`rowcache`]).
+    pub row_cache_min_cost: Option<u32>,
 }
 
 impl CodegenOptions {
@@ -117,6 +121,7 @@ impl CodegenOptions {
             width,
             streaming_store_min_bytes: Some(64 << 20),
             prefetch_next_row: true,
+            row_cache_min_cost: Some(rowcache::DEFAULT_MIN_COST),
         }
     }
 }
@@ -163,6 +168,7 @@ pub fn emit_kernel<'ctx>(
             None
         },
         streaming_store_min_bytes: options.streaming_store_min_bytes,
+        row_cache_min_cost: options.row_cache_min_cost,
         next_vars: HashMap::new(),
         streamed: std::cell::Cell::new(false),
     };
@@ -261,6 +267,7 @@ struct Emitter<'a, 'ctx> {
     /// Whether a non-temporal store was emitted (the function then ends with a fence).
     streamed: std::cell::Cell<bool>,
     streaming_store_min_bytes: Option<usize>,
+    row_cache_min_cost: Option<u32>,
 }
 
 /// Software prefetch of the next row.
@@ -352,7 +359,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         // Row-cache scratch arrays, also in the entry block.
         let rnumel = self.k.rnumel();
-        for (i, entry) in rowcache::plan(self.k).into_iter().enumerate() {
+        let plan = match self.row_cache_min_cost {
+            Some(min_cost) => rowcache::plan(self.k, min_cost),
+            None => vec![],
+        };
+        for (i, entry) in plan.into_iter().enumerate() {
             let elem = self.ir.scalar_ty(Class::of(entry.dtype));
             let array = elem.array_type(rnumel as u32);
             let p = b.build_alloca(array, &format!("row_cache{i}"))?;

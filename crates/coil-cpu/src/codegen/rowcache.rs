@@ -11,8 +11,8 @@ use coil_codegen::{ArgRole, KExpr, Kernel, StageKind, ValueId};
 use coil_graph::DType;
 use coil_lower::Op;
 
-/// Recomputations cheaper than this (in rough instruction counts) are left alone.
-const MIN_COST: u32 = 6;
+/// Recomputations cheaper than this (in rough instruction counts) are left alone by default.
+pub(crate) const DEFAULT_MIN_COST: u32 = 6;
 /// Scratch bytes per kernel invocation (on the stack of the calling thread).
 const MAX_SCRATCH_BYTES: usize = 128 * 1024;
 
@@ -67,7 +67,7 @@ fn remap(e: &KExpr, class: &HashMap<ValueId, u32>) -> KExpr {
 }
 
 /// Which values of `k` to cache per row, given rows of `rnumel` elements.
-pub(crate) fn plan(k: &Kernel) -> Vec<CachedValue> {
+pub(crate) fn plan(k: &Kernel, min_cost: u32) -> Vec<CachedValue> {
     let rnumel = k.rnumel();
     let reduction_stages = k
         .stages
@@ -108,7 +108,7 @@ pub(crate) fn plan(k: &Kernel) -> Vec<CachedValue> {
             .copied()
             .filter(|v| {
                 first.get(&class[v]).is_some_and(|(fs, _)| *fs < si)
-                    && cost[v] >= MIN_COST
+                    && cost[v] >= min_cost
                     && k.dtype(*v) != DType::Bool
             })
             .collect();
