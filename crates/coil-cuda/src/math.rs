@@ -635,7 +635,7 @@ const EXP_P: [f32; 6] = [
     8.333_452e-3,
     4.166_579_6e-2,
     1.666_666_5e-1,
-    5.000_000_1e-1,
+    5e-1,
 ];
 
 /// e^x. Inputs are clamped to [-104, 89] (beyond which the result is 0 or inf); `2^k` is applied
@@ -702,7 +702,7 @@ const LOG_P: [f32; 9] = [
     -1.666_805_8e-1,
     2.000_071_4e-1,
     -2.499_999_4e-1,
-    3.333_333_1e-1,
+    3.333_333e-1,
 ];
 
 /// Natural logarithm: `log(x)` for x > 0 (subnormals included), -inf at ±0, NaN below 0.
@@ -792,10 +792,10 @@ pub fn log1p<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
 /// tanh(x) = x + x³ P(x²) on [0, 0.625] (Cephes tanhf).
 const TANH_P: [f32; 5] = [
     -5.704_988_7e-3,
-    2.063_908_9e-2,
+    2.063_909e-2,
     -5.373_971_6e-2,
     1.333_144_2e-1,
-    -3.333_328_2e-1,
+    -3.333_328e-1,
 ];
 
 /// Hyperbolic tangent: a polynomial below |x| = 0.625, `1 - 2/(e^{2|x|} + 1)` above; odd.
@@ -845,15 +845,15 @@ pub fn sigmoid<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
 
 /// erf(x) = x·ERF_C0 + x·P(x²) on [0, 1]: ERF_C0 is 2/√π rounded to f32 and P's constant term
 /// carries the rounding error (fitted for relative error, 1.2e-9 before rounding to f32).
-const ERF_C0: f32 = 1.128_379_2;
+const ERF_C0: f32 = std::f32::consts::FRAC_2_SQRT_PI;
 const ERF_SMALL: [f32; 7] = [
-    7.854_118_3e-5,
+    7.854_118e-5,
     -8.010_277_5e-4,
     5.188_338_5e-3,
     -2.685_381_8e-2,
     1.128_358_5e-1,
     -3.761_262_6e-1,
-    -5.999_555_7e-8,
+    -5.999_556e-8,
 ];
 /// -log(erfc(t)) = Q(t) on [1, 4] (fitted for relative error, 1.2e-9 before rounding).
 const ERF_LARGE: [f32; 9] = [
@@ -896,9 +896,9 @@ pub fn erf<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
 const TWO_OVER_PI: f32 = std::f32::consts::FRAC_2_PI;
 /// π/2 = PIO2_1 + PIO2_2 + PIO2_3 (+ 1e-22): PIO2_1 has 19 significant bits, so `x - j PIO2_1`
 /// is exact for |x| < 105615.
-const PIO2_1: f32 = 1.570_796_966_552_734_4; // 0x1.921fcp+0
-const PIO2_2: f32 = -6.397_578_431_460_715e-7; // -0x1.5777a6p-21
-const PIO2_3: f32 = 5.390_302_953_474_238e-15; // 0x1.84698ap-48
+const PIO2_1: f32 = 1.570_797; // 0x1.921fcp+0
+const PIO2_2: f32 = -6.397_578_4e-7; // -0x1.5777a6p-21
+const PIO2_3: f32 = 5.390_303e-15; // 0x1.84698ap-48
 /// Above this, reduce with Payne-Hanek (CUDA's bound for the 3-part reduction).
 const TRIG_FAST_LIMIT: f32 = 105_615.0;
 /// π/2 · 2^-64: scales the 64-bit fixed-point fraction of Payne-Hanek.
@@ -1070,8 +1070,8 @@ const SQRT2_D: f64 = std::f64::consts::SQRT_2;
 const LN2_D: f64 = std::f64::consts::LN_2;
 const INV_LN2_D: f64 = std::f64::consts::LOG2_E;
 /// ln 2 = LN2_HI_D + LN2_LO_D with LN2_HI_D's low bits zero (fdlibm).
-const LN2_HI_D: f64 = 6.931_471_803_691_238_164_9e-1;
-const LN2_LO_D: f64 = 1.908_214_929_270_587_700_02e-10;
+const LN2_HI_D: f64 = 6.931_471_803_691_238e-1;
+const LN2_LO_D: f64 = 1.908_214_929_270_587_7e-10;
 /// atanh series: ln(m) = 2t Σ t^{2k}/(2k+1), t = (m-1)/(m+1), |t| <= 0.172.
 const LOG_SERIES: [f64; 10] = [
     1.0 / 19.0,

@@ -1410,8 +1410,8 @@ impl KernelBuilder {
                     CacheOp::Ca | CacheOp::Cg | CacheOp::Cs | CacheOp::Lu | CacheOp::Cv
                 )
             };
-            let ok = ok
-                && !(cache.non_coherent && !matches!(c, CacheOp::Ca | CacheOp::Cg | CacheOp::Cs));
+            let nc_compatible = matches!(c, CacheOp::Ca | CacheOp::Cg | CacheOp::Cs);
+            let ok = ok && (nc_compatible || !cache.non_coherent);
             if !ok {
                 self.fail(format!(
                     "cache operator .{} is not valid on a {}",
