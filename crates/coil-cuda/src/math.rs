@@ -1329,6 +1329,98 @@ impl MathFn {
     }
 }
 
+impl MathFn {
+    /// The documented accuracy: the largest error in ulp over [`accuracy_inputs`] (the measured
+    /// maximum, rounded up a little; `docs/cuda.md` has the measurements).
+    pub fn max_ulp(self) -> f64 {
+        match self {
+            MathFn::Exp => 1.05,
+            MathFn::Log => 0.85,
+            MathFn::Log1p => 1.5,
+            MathFn::Tanh => 1.35,
+            MathFn::Sigmoid => 1.85,
+            MathFn::Erf => 1.4,
+            MathFn::Sin | MathFn::Cos => 1.6,
+            MathFn::Sqrt => 0.5,
+            MathFn::Rsqrt => 1.5,
+            MathFn::Pow => 0.51,
+        }
+    }
+}
+
+/// SplitMix64: a small deterministic generator.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn uniform(&mut self, lo: f64, hi: f64) -> f32 {
+        (lo + (hi - lo) * self.unit()) as f32
+    }
+    /// |x| log-uniform in [2^lo, 2^hi], with a random sign when `signed`.
+    fn log_uniform(&mut self, lo: f64, hi: f64, signed: bool) -> f32 {
+        let m = (lo + (hi - lo) * self.unit()).exp2() as f32;
+        if signed && self.next() & 1 == 1 {
+            -m
+        } else {
+            m
+        }
+    }
+    fn positive_bits(&mut self) -> f32 {
+        f32::from_bits((self.next() as u32) % 0x7f80_0000)
+    }
+}
+
+/// The `n` inputs (x, y) accuracy is measured over for `f` (deterministic in `seed`): half
+/// uniform over the range models use, half spread over magnitudes (log-uniform, or random bit
+/// patterns over every positive float for `log`, `sqrt`, `rsqrt`; up to 2^128 for `sin`/`cos`).
+pub fn accuracy_inputs(f: MathFn, n: usize, seed: u64) -> Vec<(f32, f32)> {
+    let mut r = SplitMix(seed);
+    (0..n)
+        .map(|i| {
+            let even = i % 2 == 0;
+            let x = match f {
+                MathFn::Exp if even => r.uniform(-104.0, 89.0),
+                MathFn::Exp => r.log_uniform(-30.0, 6.7, true),
+                MathFn::Log if even => r.uniform(0.0, 10.0),
+                MathFn::Log | MathFn::Sqrt | MathFn::Rsqrt => r.positive_bits(),
+                MathFn::Log1p => match i % 4 {
+                    0 | 2 => r.uniform(-1.0, 1.0),
+                    1 => -r.log_uniform(-30.0, -0.0001, false),
+                    _ => r.log_uniform(-30.0, 60.0, false),
+                },
+                MathFn::Tanh if even => r.uniform(-10.0, 10.0),
+                MathFn::Tanh => r.log_uniform(-30.0, 4.5, true),
+                MathFn::Sigmoid if even => r.uniform(-110.0, 110.0),
+                MathFn::Sigmoid => r.log_uniform(-30.0, 7.0, true),
+                MathFn::Erf if even => r.uniform(-5.0, 5.0),
+                MathFn::Erf => r.log_uniform(-30.0, 3.0, true),
+                MathFn::Sin | MathFn::Cos => match i % 4 {
+                    0 => r.uniform(-10.0, 10.0),
+                    1 => r.uniform(-2e5, 2e5),
+                    _ => r.log_uniform(-30.0, 127.9, true),
+                },
+                MathFn::Pow if even => r.log_uniform(-20.0, 20.0, false),
+                MathFn::Pow => r.log_uniform(-4.0, 4.0, true),
+            };
+            let y = match f {
+                MathFn::Pow if even => r.uniform(-6.0, 6.0),
+                MathFn::Pow => r.uniform(-30.0, 30.0).round(),
+                _ => 0.0,
+            };
+            (x, y)
+        })
+        .collect()
+}
+
 /// The error of `got` against the exact value `want`, in units in the last place of the f32
 /// nearest `want` (subnormal ulps below 2^-126). NaN against NaN and equal infinities are 0;
 /// any other mismatch of class is infinite.
