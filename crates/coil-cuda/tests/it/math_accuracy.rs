@@ -100,14 +100,18 @@ fn ulp_error_counts_in_units_of_the_reference() {
     );
 }
 
-/// Every 61st f32 bit pattern (both signs): ~140M evaluations, minutes in release. Run by hand:
-/// `cargo test --release -p coil-cuda --test it strided_sweep -- --ignored --nocapture`.
+/// The accuracy report in docs/cuda.md: the maximum error over the 1M accuracy inputs and over
+/// every 61st f32 bit pattern of both signs (~140M evaluations; minutes in release). Run by
+/// hand: `cargo test --release -p coil-cuda --test it accuracy_report -- --ignored --nocapture`.
 #[test]
 #[ignore]
 #[allow(clippy::print_stderr)]
-fn strided_sweep() {
+fn accuracy_report() {
+    eprintln!("| function | 1M inputs: max ulp (at x) | every 61st f32: max ulp (at x) |");
     for f in MathFn::ALL {
+        let (sample, sx, _) = max_ulp(f, &accuracy_inputs(f, 1_000_000, 42));
         if f == MathFn::Pow {
+            eprintln!("| {} | {sample:.3} ({sx:e}) | - |", f.name());
             continue;
         }
         let mut worst = (0.0f64, 0.0f32);
@@ -121,6 +125,11 @@ fn strided_sweep() {
             }
             bits += 61;
         }
-        eprintln!("{:8} max {:8.3} ulp at x={:e}", f.name(), worst.0, worst.1);
+        eprintln!(
+            "| {} | {sample:.3} ({sx:e}) | {:.3} ({:e}) |",
+            f.name(),
+            worst.0,
+            worst.1
+        );
     }
 }
