@@ -631,6 +631,9 @@ impl Device {
             kernel: kernel.name.clone(),
             reason,
         };
+        if !Arc::ptr_eq(&kernel.module.ctx, &self.ctx) {
+            return Err(fail("the kernel was loaded on another device".into()));
+        }
         if args.len() != kernel.params.len() {
             return Err(fail(format!(
                 "{} arguments for {} parameters",
@@ -653,6 +656,12 @@ impl Device {
         for (i, (arg, param)) in args.iter().zip(&kernel.params).enumerate() {
             let v = match (arg, param.ty) {
                 (KernelArg::Ptr { buffer, offset }, ParamTy::Ptr { align }) => {
+                    if **buffer.slice.context() != *self.ctx {
+                        return Err(fail(format!(
+                            "argument {i} ({}) lives on another device",
+                            param.name
+                        )));
+                    }
                     if *offset > buffer.len() {
                         return Err(fail(format!(
                             "argument {i} ({}): offset {offset} past the end of a {}-byte buffer",

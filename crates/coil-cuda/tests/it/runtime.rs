@@ -39,3 +39,12 @@ fn grid_stride_launches_fill_the_device_without_overshooting() {
     assert_eq!(LaunchConfig::grid_stride(0, 256, &caps).grid.0, 1);
     assert_eq!(LaunchConfig::per_row(8192, 1024).grid.0, 8192);
 }
+
+#[test]
+fn runtime_handles_can_be_shared_across_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Device>();
+    shareable::<coil_cuda::DeviceBuffer>();
+    shareable::<coil_cuda::LoadedKernel>();
+    shareable::<coil_cuda::ptx::PtxKernel>();
+}
