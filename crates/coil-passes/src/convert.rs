@@ -58,7 +58,12 @@ pub(crate) fn to_egraph(
             }
         };
         if !matches!(node.kind, NodeKind::Input) {
-            original.push((enode.clone(), node.name.clone(), graph.original_op(id)));
+            // A `getitem` stands for the multi-output op it reads (`native_layer_norm`).
+            let op = graph.original_op(id).or_else(|| match node.kind {
+                NodeKind::GetItem { source, .. } => graph.original_op(source),
+                _ => None,
+            });
+            original.push((enode.clone(), node.name.clone(), op));
         }
         class.insert(id, egraph.add(enode));
     }

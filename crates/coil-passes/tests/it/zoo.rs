@@ -149,6 +149,13 @@ fn decomposed_nodes_remember_their_original_op() {
     let softmax = stands_for("softmax");
     assert!(softmax.len() >= 5);
     assert!(softmax.iter().all(|(_, _, orig)| *orig == OpKind::Softmax));
+    // A multi-output op's decomposition stands for it through the `getitem`s.
+    let ln = stands_for("layernorm");
+    assert!(
+        ln.iter()
+            .all(|(_, _, orig)| *orig == OpKind::NativeLayerNorm),
+        "{ln:?}"
+    );
     // Running the passes again keeps the annotation.
     let g = coil_models::find("softmax")
         .unwrap()

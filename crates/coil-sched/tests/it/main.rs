@@ -1,0 +1,4 @@
+//! coil-sched's integration tests, in one binary.
+
+mod common;
+mod explore;
