@@ -261,8 +261,9 @@ impl FusionScorer for RegisterPressureScorer {
 /// bodies' expression DAGs are merged as codegen would CSE them (the same load or expression
 /// over the same loops is one value; a load of a buffer computed earlier in the kernel is
 /// that buffer's value, kept in a register), values are defined in body order, and a value
-/// lives from its definition to its last use (the store, for stored values). Constants are
-/// immediates and not counted.
+/// lives from its definition to its last use (the store, for stored values). A reduction's
+/// accumulator lives from the start of the kernel (it is initialised before the loops).
+/// Constants are immediates and not counted.
 pub fn estimate_live_values(sched: &Schedule<'_>, ops: &[OpId]) -> usize {
     let graph = sched.graph();
     let mut ids: HashMap<String, usize> = HashMap::new();
@@ -329,7 +330,11 @@ pub fn estimate_live_values(sched: &Schedule<'_>, ops: &[OpId]) -> usize {
                 Some(&v) => v,
                 None => {
                     let v = def.len();
-                    def.push(t);
+                    def.push(if matches!(e, Expr::Reduction { .. }) {
+                        0
+                    } else {
+                        t
+                    });
                     last.push(t);
                     ids.insert(key, v);
                     for a in e.args() {

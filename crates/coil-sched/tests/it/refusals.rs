@@ -34,7 +34,9 @@ fn node1_must_go_before_node2() {
     let l = lower(&zoo("seed_model"), &LowerConfig::cpu());
     let s = Schedule::new(&l, SchedConfig::cpu()).unwrap();
     let (op0, op1) = (s.order()[0], s.order()[1]);
-    let why = s.can_fuse(op1, op0, &CppLoops, &InductorScorer).unwrap_err();
+    let why = s
+        .can_fuse(op1, op0, &CppLoops, &InductorScorer)
+        .unwrap_err();
     assert_eq!(why, WhyNoFuse::MustGoBefore);
     assert_eq!(why.to_string(), "node1 must go before node2");
     assert_eq!(
@@ -49,7 +51,11 @@ fn extern_and_nop_nodes_do_not_fuse() {
     let s = Schedule::new(&l, SchedConfig::cpu()).unwrap();
     let [op0, op1, op2] = [s.order()[0], s.order()[1], s.order()[2]];
     assert_eq!(s.node(op1).kind(), NodeKind::Extern);
-    let err = |a, b| s.can_fuse(a, b, &CppLoops, &InductorScorer).unwrap_err().to_string();
+    let err = |a, b| {
+        s.can_fuse(a, b, &CppLoops, &InductorScorer)
+            .unwrap_err()
+            .to_string()
+    };
     assert_eq!(err(op1, op2), "node1 is extern or nop");
     assert_eq!(err(op0, op1), "node2 is extern or nop");
     // A buffer with no elements is a nop node: no kernel, never a candidate.
@@ -99,7 +105,10 @@ fn a_transposed_read_shares_no_data() {
 fn a_transposed_read_of_the_producer_does_not_match_its_write() {
     let l = lower(&parse(&transposed_reader("x")), &LowerConfig::cpu());
     let s = inductor_gpu(&l);
-    assert!(logged(&s, "cannot fuse op0 with op1: memory deps did not match"));
+    assert!(logged(
+        &s,
+        "cannot fuse op0 with op1: memory deps did not match"
+    ));
     assert_eq!(s.order().len(), 2);
 }
 
@@ -115,9 +124,18 @@ fn intermediate_nodes_between_producer_and_consumer() {
     // The CPU rules: exp -> sum is an ordinary fusion; amax -> exp and sum -> div go through
     // the outer loop, at priority 1, so round 1 keeps only the first.
     let plan = |a: usize, b: usize| s.can_fuse(o[a], o[b], &CppLoops, &InductorScorer).unwrap();
-    assert_eq!((plan(1, 2).priority, plan(1, 2).outer_loop_depth), (0, None));
-    assert_eq!((plan(0, 1).priority, plan(0, 1).outer_loop_depth), (1, Some(1)));
-    assert_eq!((plan(2, 3).priority, plan(2, 3).outer_loop_depth), (1, Some(1)));
+    assert_eq!(
+        (plan(1, 2).priority, plan(1, 2).outer_loop_depth),
+        (0, None)
+    );
+    assert_eq!(
+        (plan(0, 1).priority, plan(0, 1).outer_loop_depth),
+        (1, Some(1))
+    );
+    assert_eq!(
+        (plan(2, 3).priority, plan(2, 3).outer_loop_depth),
+        (1, Some(1))
+    );
 }
 
 #[test]
@@ -169,7 +187,10 @@ fn fusing_two_consumers_of_single_use_buffers_would_raise_peak_memory() {
     let s = inductor_cpu(&l);
     // They share only the 1 KiB `s`; each keeps a 256 KiB single-use matmul result alive.
     assert!(
-        logged(&s, "cannot fuse op2 with op3: Fusion will increase peak memory"),
+        logged(
+            &s,
+            "cannot fuse op2 with op3: Fusion will increase peak memory"
+        ),
         "{:#?}",
         s.fusion_log()
     );
@@ -198,7 +219,10 @@ fn horizontal_fusion_needs_ten_shared_bytes() {
     );
     let l = lower(&parse(&text), &LowerConfig::cpu());
     let s = inductor_cpu(&l);
-    assert!(logged(&s, "cannot fuse op0 with op1: score_fusion_memory_threshold"));
+    assert!(logged(
+        &s,
+        "cannot fuse op0 with op1: score_fusion_memory_threshold"
+    ));
     assert_eq!(s.score_fusion_memory(s.order()[0], s.order()[1]), 4);
 }
 
@@ -219,7 +243,10 @@ fn aggressive_fusion_pairs_nodes_by_group() {
     };
     let s = schedule(&l, config, &CppLoops, &InductorGreedy::new(InductorScorer));
     // A pair now, which passes "no shared data" but not the horizontal threshold.
-    assert!(logged(&s, "cannot fuse op0 with op1: score_fusion_memory_threshold"));
+    assert!(logged(
+        &s,
+        "cannot fuse op0 with op1: score_fusion_memory_threshold"
+    ));
 }
 
 #[test]
@@ -250,7 +277,10 @@ fn distant_siblings_do_not_fuse() {
         "{:#?}",
         &s.fusion_log()[..20]
     );
-    assert!(s.node_of(coil_sched::OpId::of_buffer(l.buffers()[0].id)) != s.node_of(coil_sched::OpId::of_buffer(l.buffers()[71].id)));
+    assert!(
+        s.node_of(coil_sched::OpId::of_buffer(l.buffers()[0].id))
+            != s.node_of(coil_sched::OpId::of_buffer(l.buffers()[71].id))
+    );
 }
 
 #[test]
@@ -294,7 +324,11 @@ fn simd_loop_rules_and_their_reasons() {
     let o: Vec<coil_sched::NodeId> = ["add", "add_1", "sum_1", "sum_2"]
         .iter()
         .map(|name| {
-            let b = l.buffers().iter().find(|b| b.origins[0].node == *name).unwrap();
+            let b = l
+                .buffers()
+                .iter()
+                .find(|b| b.origins[0].node == *name)
+                .unwrap();
             s.node_of(coil_sched::OpId::of_buffer(b.id)).unwrap()
         })
         .collect();

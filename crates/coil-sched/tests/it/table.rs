@@ -7,7 +7,9 @@ use coil_sched::{
     CppLoops, FusionStrategy, InductorScorer, NodeKind, SchedConfig, Schedule, TvmFuseOps,
 };
 
-use crate::common::{decisions, inductor_cpu, inductor_gpu, kernel_names, lower, parse, passes, schedule, zoo};
+use crate::common::{
+    decisions, inductor_cpu, inductor_gpu, kernel_names, lower, parse, passes, schedule, zoo,
+};
 
 /// TVM's groups, each as the graph-node names of its members' own origins.
 fn tvm_groups(name: &str) -> Vec<Vec<String>> {
@@ -24,7 +26,10 @@ fn tvm_groups(name: &str) -> Vec<Vec<String>> {
 }
 
 fn count(s: &Schedule<'_>, prefix: &str) -> usize {
-    s.fusion_log().iter().filter(|l| l.starts_with(prefix)).count()
+    s.fusion_log()
+        .iter()
+        .filter(|l| l.starts_with(prefix))
+        .count()
 }
 
 #[test]
@@ -32,7 +37,11 @@ fn seed_model_is_two_nodes_fused_into_one_kernel() {
     for (config, gpu) in [(LowerConfig::cpu(), false), (LowerConfig::gpu(), true)] {
         let l = lower(&zoo("seed_model"), &config);
         assert_eq!(l.buffers().len(), 2);
-        let s = if gpu { inductor_gpu(&l) } else { inductor_cpu(&l) };
+        let s = if gpu {
+            inductor_gpu(&l)
+        } else {
+            inductor_cpu(&l)
+        };
         assert_eq!(
             decisions(&s),
             [
@@ -49,7 +58,10 @@ fn seed_model_is_two_nodes_fused_into_one_kernel() {
         let fused = s.nodes().next().unwrap();
         assert_eq!(fused.ops().len(), 2);
         // The row sums never reach memory.
-        assert_eq!(s.kernels()[0].local, [coil_lower::BufRef::Buffer(l.buffers()[0].id)]);
+        assert_eq!(
+            s.kernels()[0].local,
+            [coil_lower::BufRef::Buffer(l.buffers()[0].id)]
+        );
     }
 }
 
@@ -96,7 +108,11 @@ fn seed_model_is_three_tvm_groups() {
 fn chain_is_one_node_and_no_candidates() {
     for gpu in [false, true] {
         let l = lower(&zoo("chain"), &LowerConfig::cpu());
-        let s = if gpu { inductor_gpu(&l) } else { inductor_cpu(&l) };
+        let s = if gpu {
+            inductor_gpu(&l)
+        } else {
+            inductor_cpu(&l)
+        };
         assert_eq!(s.order().len(), 1);
         assert_eq!(
             decisions(&s),
@@ -128,7 +144,11 @@ fn siblings_fuse_horizontally() {
     for gpu in [false, true] {
         let l = lower(&zoo("siblings"), &LowerConfig::cpu());
         assert!(l.buffers().iter().all(|b| b.is_reduction()));
-        let s = if gpu { inductor_gpu(&l) } else { inductor_cpu(&l) };
+        let s = if gpu {
+            inductor_gpu(&l)
+        } else {
+            inductor_cpu(&l)
+        };
         assert_eq!(
             decisions(&s),
             [
@@ -159,9 +179,16 @@ class GraphModule(torch.nn.Module):
 fn unrelated_pointwise_ops_are_never_candidates() {
     let l = lower(&passes(&parse(UNRELATED)), &LowerConfig::cpu());
     for gpu in [false, true] {
-        let s = if gpu { inductor_gpu(&l) } else { inductor_cpu(&l) };
+        let s = if gpu {
+            inductor_gpu(&l)
+        } else {
+            inductor_cpu(&l)
+        };
         assert_eq!(s.order().len(), 2);
-        assert_eq!(s.nodes().map(|n| n.group()).collect::<Vec<_>>()[0], s.nodes().nth(1).unwrap().group());
+        assert_eq!(
+            s.nodes().map(|n| n.group()).collect::<Vec<_>>()[0],
+            s.nodes().nth(1).unwrap().group()
+        );
         // Not a refused pair: never a pair at all.
         assert_eq!(
             decisions(&s),
@@ -178,7 +205,11 @@ fn wall_is_two_nodes_zero_possible_fusions_two_kernels() {
     for gpu in [false, true] {
         let l = lower(&zoo("wall"), &LowerConfig::cpu());
         assert_eq!(l.buffers().len(), 2);
-        let s = if gpu { inductor_gpu(&l) } else { inductor_cpu(&l) };
+        let s = if gpu {
+            inductor_gpu(&l)
+        } else {
+            inductor_cpu(&l)
+        };
         assert_eq!(count(&s, "found 0 possible fusions"), 1);
         assert_eq!(count(&s, "fusing"), 0);
         assert_eq!(s.num_kernels(), 2);
@@ -200,7 +231,10 @@ fn wall_is_two_nodes_zero_possible_fusions_two_kernels() {
         "cannot fuse op0 with op1: reduction to one element has no outer loop to share with its \
          pointwise consumer (numel 1, rnumel 1048576; consumer numel 1048576)"
     );
-    assert_eq!(tvm_groups("wall"), [vec!["sum"], vec!["mul", "sub", "relu"]]);
+    assert_eq!(
+        tvm_groups("wall"),
+        [vec!["sum"], vec!["mul", "sub", "relu"]]
+    );
 }
 
 #[test]
@@ -236,7 +270,11 @@ fn softmax_fuses_four_nodes_into_three_then_one() {
 fn mm_epilogue_is_kernel_extern_kernel() {
     for gpu in [false, true] {
         let l = lower(&zoo("mm_epilogue"), &LowerConfig::cpu());
-        let s = if gpu { inductor_gpu(&l) } else { inductor_cpu(&l) };
+        let s = if gpu {
+            inductor_gpu(&l)
+        } else {
+            inductor_cpu(&l)
+        };
         let prefix = if gpu { "cuda" } else { "cpu" };
         assert_eq!(
             kernel_names(&s),
