@@ -4,7 +4,7 @@
 //! brakes, `will_fusion_create_cycle`, candidate pairs by shared buffers with the priority
 //! filter, and the greedy rounds of `fuse_nodes`.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 use coil_lower::{BufRef, Dep, MemoryDep};
 
@@ -33,17 +33,20 @@ impl Schedule<'_> {
     /// Inductor's `score_fusion_memory`: bytes of the deps (normalized) both nodes read or
     /// write identically.
     pub fn score_fusion_memory(&self, a: NodeId, b: NodeId) -> usize {
-        let (sa, sb) = (&self.nodes[a].dep_set, &self.nodes[b].dep_set);
-        let (small, large) = if sa.len() <= sb.len() {
-            (sa, sb)
-        } else {
-            (sb, sa)
-        };
-        small
-            .iter()
-            .filter(|d| large.contains(*d))
-            .map(Dep::numbytes)
-            .sum()
+        let (x, y) = (&self.nodes[a].dep_ids, &self.nodes[b].dep_ids);
+        let (mut i, mut j, mut bytes) = (0, 0, 0);
+        while i < x.len() && j < y.len() {
+            match x[i].cmp(&y[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    bytes += self.dep_bytes[x[i] as usize];
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        bytes
     }
 
     /// Inductor's `buffer_overlap_score`: when both read some buffers, the larger of the two
@@ -84,22 +87,18 @@ impl Schedule<'_> {
     /// elements, as Inductor adds them) of the keys both have, against `peak_memory_factor`
     /// times the shared bytes.
     pub fn can_fusion_increase_peak_memory(&self, a: NodeId, b: NodeId) -> bool {
-        let keys = |n: NodeId| -> HashSet<(coil_graph::DType, usize)> {
-            self.nodes[n]
-                .read_writes
-                .reads
-                .iter()
-                .filter_map(|d| match d.buffer() {
-                    BufRef::Buffer(buf) if self.num_users(buf) == 1 => {
-                        let l = &self.graph.buffer(buf).layout;
-                        Some((l.dtype, l.storage_len()))
-                    }
-                    _ => None,
-                })
-                .collect()
-        };
-        let (ka, kb) = (keys(a), keys(b));
-        let common: usize = ka.intersection(&kb).map(|(_, size)| *size).sum();
+        let (ka, kb) = (
+            &self.nodes[a].single_use_reads,
+            &self.nodes[b].single_use_reads,
+        );
+        if ka.is_empty() || kb.is_empty() {
+            return false;
+        }
+        let common: usize = ka
+            .iter()
+            .filter(|k| kb.binary_search(k).is_ok())
+            .map(|(_, size)| *size)
+            .sum();
         common > self.config.peak_memory_factor * self.score_fusion_memory(a, b)
     }
 
@@ -227,7 +226,11 @@ impl Schedule<'_> {
     }
 
     /// Inductor's `will_fusion_create_cycle`: would some fused node have to run both after
-    /// one of `a`, `b` and before the other?
+    /// one of `a`, `b` and before the other? Starting from the fused nodes holding an ancestor
+    /// of the pair, it follows fused nodes through ancestors outside the pair's ancestors,
+    /// looking for one that depends on the pair. A start node entirely among the ancestors
+    /// adds no path; since positions grow with operation ids, nodes whose position span
+    /// cannot reach both an ancestor and a non-ancestor are skipped without looking inside.
     pub fn will_fusion_create_cycle(&self, a: NodeId, b: NodeId) -> bool {
         let (na, nb) = (&self.nodes[a], &self.nodes[b]);
         let mut names = na.op_set.clone();
@@ -235,31 +238,61 @@ impl Schedule<'_> {
         let mut ancestors = na.ancestors.clone();
         ancestors.union_with(&nb.ancestors);
         ancestors.subtract(&names);
-        let mut visited: HashSet<NodeId> = HashSet::new();
-        // Depth first over fused nodes reachable through ancestors outside the pair.
-        let found_path = |start: NodeId, visited: &mut HashSet<NodeId>| -> bool {
-            let mut stack = vec![start];
-            while let Some(n) = stack.pop() {
-                let node = &self.nodes[n];
-                if !node.is_fused() || !visited.insert(n) {
-                    continue;
-                }
-                if node.op_set.is_subset(&ancestors) {
-                    continue;
-                }
-                if node.ancestors.intersects(&names) {
-                    return true;
-                }
-                let mut next: OpSet = node.ancestors.clone();
-                next.subtract(&ancestors);
-                stack.extend(next.iter().filter_map(|op| self.node_of(op)));
-            }
-            false
+        let Some(last_ancestor) = ancestors.last() else {
+            return false;
         };
-        ancestors
+        // A start node must hold an ancestor (so begin at or before the last one) and an
+        // operation that is no ancestor (so end at or after the first such position).
+        let span = if self.ids_in_order {
+            let n = self.position.len();
+            match OpSet::first_missing(&[&ancestors, &names, &self.dead], n) {
+                Some(gap) => Some((
+                    self.position[last_ancestor.index()],
+                    self.position[gap.index()],
+                )),
+                None => return false,
+            }
+        } else {
+            None
+        };
+        let mut visited: Vec<NodeId> = Vec::new();
+        let mut stack: Vec<NodeId> = self
+            .order
             .iter()
-            .filter_map(|op| self.node_of(op))
-            .any(|n| found_path(n, &mut visited))
+            .copied()
+            .filter(|&f| {
+                let node = &self.nodes[f];
+                f != a
+                    && f != b
+                    && node.is_fused()
+                    && span
+                        .is_none_or(|(last, gap)| node.min_order <= last && node.max_order >= gap)
+                    && node.op_set.intersects(&ancestors)
+            })
+            .collect();
+        while let Some(f) = stack.pop() {
+            let node = &self.nodes[f];
+            if visited.contains(&f) {
+                continue;
+            }
+            visited.push(f);
+            if node.op_set.is_subset(&ancestors) {
+                continue;
+            }
+            if node.ancestors.intersects(&names) {
+                return true;
+            }
+            for op in node.ancestors.iter_difference(&ancestors) {
+                if let Some(g) = self.node_of(op)
+                    && self.nodes[g].is_fused()
+                    && !visited.contains(&g)
+                    && !stack.contains(&g)
+                {
+                    stack.push(g);
+                }
+            }
+        }
+        false
     }
 
     fn log_refusal(&mut self, a: NodeId, b: NodeId, why: &WhyNoFuse) {

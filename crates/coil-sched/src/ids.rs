@@ -133,6 +133,47 @@ impl OpSet {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
 
+    /// The largest element.
+    pub fn last(&self) -> Option<OpId> {
+        self.words
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, w)| **w != 0)
+            .map(|(i, w)| OpId::new(i * 64 + 63 - w.leading_zeros() as usize))
+    }
+
+    /// The smallest operation below `n` in none of `sets`, if any.
+    pub fn first_missing(sets: &[&OpSet], n: usize) -> Option<OpId> {
+        let words = n.div_ceil(64);
+        for i in 0..words {
+            let covered = sets
+                .iter()
+                .fold(0u64, |acc, s| acc | s.words.get(i).copied().unwrap_or(0));
+            let missing = !covered;
+            if missing != 0 {
+                let bit = i * 64 + missing.trailing_zeros() as usize;
+                return (bit < n).then(|| OpId::new(bit));
+            }
+        }
+        None
+    }
+
+    /// The elements of `self` not in `other`, in increasing order.
+    pub fn iter_difference<'a>(&'a self, other: &'a OpSet) -> impl Iterator<Item = OpId> + 'a {
+        self.words.iter().enumerate().flat_map(move |(wi, &w)| {
+            let mut w = w & !other.words.get(wi).copied().unwrap_or(0);
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(OpId::new(wi * 64 + b))
+            })
+        })
+    }
+
     /// The elements in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = OpId> + '_ {
         self.words.iter().enumerate().flat_map(|(wi, &w)| {
@@ -178,5 +219,12 @@ mod tests {
         assert!(!a.intersects(&b));
         b.union_with(&a);
         assert_eq!(b.len(), 4);
+        assert_eq!(b.last(), Some(OpId::new(129)));
+        assert_eq!(OpSet::new(130).last(), None);
+        let mut c = OpSet::new(130);
+        (0..70).for_each(|i| c.insert(OpId::new(i)));
+        assert_eq!(OpSet::first_missing(&[&c], 130), Some(OpId::new(70)));
+        assert_eq!(OpSet::first_missing(&[&c, &b], 130), Some(OpId::new(70)));
+        assert_eq!(OpSet::first_missing(&[&c], 70), None);
     }
 }

@@ -2,7 +2,7 @@
 //! write, write after read, write after write), a topological order, dead-code elimination,
 //! ancestors and order positions; and the loop merging that gives each node its loop sizes.
 
-use std::collections::HashSet;
+use hashbrown::HashMap;
 
 use coil_lower::{BufRef, Buffer, BufferKind, Dep, Idx, IndexVec, LoopBody, LoweredGraph, Var};
 
@@ -30,7 +30,6 @@ pub(crate) enum DepKind {
 pub(crate) fn ordering_preds(
     ops: &[(Vec<BufRef>, Vec<BufRef>)],
 ) -> Result<Vec<Vec<(usize, DepKind)>>, (usize, BufRef)> {
-    use std::collections::HashMap;
     let mut last_writer: HashMap<BufRef, usize> = HashMap::new();
     let mut readers: HashMap<BufRef, Vec<usize>> = HashMap::new();
     let mut preds: Vec<Vec<(usize, DepKind)>> = Vec::with_capacity(ops.len());
@@ -131,8 +130,53 @@ pub(crate) fn used_buffers(rw: &ReadWrites) -> Vec<BufRef> {
     out
 }
 
-pub(crate) fn dep_set(norm: &ReadWrites) -> HashSet<Dep> {
-    norm.reads.iter().chain(&norm.writes).cloned().collect()
+/// Sorted union of two sorted id lists.
+pub(crate) fn union_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// The (dtype, storage size) keys of the buffers `rw` reads that have a single user
+/// (Inductor's `buffer_reuse_key` of the reads in `can_fusion_increase_peak_memory`).
+pub(crate) fn single_use_reads(
+    graph: &LoweredGraph,
+    rw: &ReadWrites,
+    num_users: &impl Fn(coil_lower::BufferId) -> usize,
+) -> Vec<(coil_graph::DType, usize)> {
+    let mut keys: Vec<(coil_graph::DType, usize)> = rw
+        .reads
+        .iter()
+        .filter_map(|d| match d.buffer() {
+            BufRef::Buffer(b) if num_users(b) == 1 => {
+                let l = &graph.buffer(b).layout;
+                Some((l.dtype, l.storage_len()))
+            }
+            _ => None,
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 fn base_kind(b: &Buffer) -> NodeKind {
@@ -220,6 +264,10 @@ impl<'g> Schedule<'g> {
             }
             ancestors[op.index()] = a;
         }
+        let num_users =
+            |b: coil_lower::BufferId| readers[b.index()].len() + usize::from(is_output[b.index()]);
+        let mut interner: HashMap<Dep, u32> = HashMap::new();
+        let mut dep_bytes: Vec<usize> = Vec::new();
         let mut nodes: IndexVec<NodeId, SchedNode> = IndexVec::new();
         for (i, b) in bufs.iter().enumerate() {
             let op = OpId::new(i);
@@ -253,6 +301,20 @@ impl<'g> Schedule<'g> {
                 .cloned()
                 .collect();
             let norm_unmet = unmet.iter().map(normalize).collect();
+            let mut dep_ids: Vec<u32> = norm
+                .reads
+                .iter()
+                .chain(&norm.writes)
+                .map(|d| {
+                    *interner.entry(d.clone()).or_insert_with(|| {
+                        dep_bytes.push(d.numbytes());
+                        (dep_bytes.len() - 1) as u32
+                    })
+                })
+                .collect();
+            dep_ids.sort_unstable();
+            dep_ids.dedup();
+            let single_use_reads = single_use_reads(graph, &read_writes, &num_users);
             let mut op_set = OpSet::new(n);
             op_set.insert(op);
             let id = nodes.push(SchedNode {
@@ -265,7 +327,8 @@ impl<'g> Schedule<'g> {
                 is_reduction: b.is_reduction(),
                 sizes,
                 group,
-                dep_set: dep_set(&norm),
+                dep_ids,
+                single_use_reads,
                 used_buffers: used_buffers(&read_writes),
                 read_writes,
                 norm,
@@ -277,6 +340,9 @@ impl<'g> Schedule<'g> {
             });
             debug_assert_eq!(id.index(), i);
         }
+        let mut dead = OpSet::new(n);
+        removed.iter().for_each(|&op| dead.insert(op));
+        let ids_in_order = order.windows(2).all(|w| w[0] < w[1]);
         let op_node: Vec<Option<NodeId>> =
             (0..n).map(|i| live[i].then_some(NodeId::new(i))).collect();
         Ok(Schedule {
@@ -289,6 +355,10 @@ impl<'g> Schedule<'g> {
             readers,
             is_output,
             removed,
+            dead,
+            position,
+            ids_in_order,
+            dep_bytes,
             log: Vec::new(),
             kernels: Vec::new(),
             strategy: "none",

@@ -3,7 +3,7 @@
 //! `OuterLoopFusedSchedulerNode`), with their read/write sets, dependencies, ancestors, order
 //! positions, loop sizes and group.
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 use std::fmt;
 
 use coil_lower::{BufRef, BufferId, Dep};
@@ -157,8 +157,11 @@ pub struct SchedNode {
     pub(crate) norm: ReadWrites,
     pub(crate) unmet: Vec<Dep>,
     pub(crate) norm_unmet: Vec<Dep>,
-    /// `norm.reads ∪ norm.writes`, for `score_fusion_memory`.
-    pub(crate) dep_set: HashSet<Dep>,
+    /// `norm.reads ∪ norm.writes` as interned ids, sorted, for `score_fusion_memory`.
+    pub(crate) dep_ids: Vec<u32>,
+    /// (dtype, storage size) of the single-use buffers it reads, sorted without repeats, for
+    /// the peak-memory brake.
+    pub(crate) single_use_reads: Vec<(coil_graph::DType, usize)>,
     /// Buffers of `read_writes`, without repeats (Inductor's `used_buffer_names`).
     pub(crate) used_buffers: Vec<BufRef>,
     pub(crate) ancestors: OpSet,

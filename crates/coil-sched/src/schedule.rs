@@ -1,14 +1,14 @@
 //! The schedule: the node arena, the current top-level nodes in execution order, the map from
 //! operations to the node holding them, and the primitive that fuses two nodes into one.
 
-use std::collections::HashSet;
+use hashbrown::HashSet;
 
 use coil_lower::{BufRef, Dep, Idx, IndexVec, LoweredGraph};
 
 use crate::config::SchedConfig;
 use crate::error::SchedError;
 use crate::ids::{NodeId, OpId};
-use crate::init::{dep_set, used_buffers};
+use crate::init::{single_use_reads, union_sorted, used_buffers};
 use crate::kernel::KernelInfo;
 use crate::loops::LoopPlan;
 use crate::node::{Group, NodeKind, OuterLoop, ReadWrites, SchedNode};
@@ -35,6 +35,16 @@ pub struct Schedule<'g> {
     pub(crate) is_output: Vec<bool>,
     /// Operations dead-code elimination removed.
     pub(crate) removed: Vec<OpId>,
+    /// The same, as a set.
+    pub(crate) dead: crate::ids::OpSet,
+    /// Each live operation's position in the original order.
+    pub(crate) position: Vec<usize>,
+    /// True when the original order is the operations' order (always, for a lowering's
+    /// buffers): positions then grow with operation ids, which the cycle check uses to skip
+    /// fused nodes that cannot straddle the pair's ancestors.
+    pub(crate) ids_in_order: bool,
+    /// Bytes of each interned (normalized) dep.
+    pub(crate) dep_bytes: Vec<usize>,
     pub(crate) log: Vec<String>,
     pub(crate) kernels: Vec<KernelInfo>,
     pub(crate) strategy: &'static str,
@@ -179,17 +189,17 @@ impl<'g> Schedule<'g> {
         let read_writes = ReadWrites::merge(&[&na.read_writes, &nb.read_writes]);
         let norm = ReadWrites::merge(&[&na.norm, &nb.norm]);
         let written: HashSet<BufRef> = ops.iter().map(|o| BufRef::Buffer(o.buffer())).collect();
-        let unmet_of = |x: &[Dep], y: &[Dep], writes: &[Dep]| -> Vec<Dep> {
-            let mut out: Vec<Dep> = Vec::new();
-            for d in x.iter().chain(y) {
-                if !written.contains(&d.buffer()) && !writes.contains(d) && !out.contains(d) {
-                    out.push(d.clone());
-                }
-            }
-            out
+        // Deps on buffers written inside are met inside (and the writes are all such).
+        let unmet_of = |x: &[Dep], y: &[Dep]| -> Vec<Dep> {
+            let mut seen: HashSet<&Dep> = HashSet::new();
+            x.iter()
+                .chain(y)
+                .filter(|d| !written.contains(&d.buffer()) && seen.insert(*d))
+                .cloned()
+                .collect()
         };
-        let unmet = unmet_of(&na.unmet, &nb.unmet, &read_writes.writes);
-        let norm_unmet = unmet_of(&na.norm_unmet, &nb.norm_unmet, &norm.writes);
+        let unmet = unmet_of(&na.unmet, &nb.unmet);
+        let norm_unmet = unmet_of(&na.norm_unmet, &nb.norm_unmet);
         let mut ancestors = na.ancestors.clone();
         ancestors.union_with(&nb.ancestors);
         let node = SchedNode {
@@ -201,7 +211,8 @@ impl<'g> Schedule<'g> {
             sizes,
             group,
             is_reduction,
-            dep_set: dep_set(&norm),
+            dep_ids: union_sorted(&na.dep_ids, &nb.dep_ids),
+            single_use_reads: single_use_reads(self.graph, &read_writes, &|b| self.num_users(b)),
             used_buffers: used_buffers(&read_writes),
             read_writes,
             norm,
@@ -227,6 +238,22 @@ impl<'g> Schedule<'g> {
     /// form groups, like TVM's, use this). The group must be convex: no path between two
     /// members may leave the group, or the schedule would have a cycle.
     pub fn fuse_group(&mut self, members: &[NodeId]) -> Result<NodeId, SchedError> {
+        let id = self.fuse_members(members)?;
+        self.reorder()?;
+        Ok(id)
+    }
+
+    /// Fuses each group of top-level nodes ([`Schedule::fuse_group`]), then reorders once.
+    pub fn fuse_groups(&mut self, groups: &[Vec<NodeId>]) -> Result<Vec<NodeId>, SchedError> {
+        let ids = groups
+            .iter()
+            .map(|g| self.fuse_members(g))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.reorder()?;
+        Ok(ids)
+    }
+
+    fn fuse_members(&mut self, members: &[NodeId]) -> Result<NodeId, SchedError> {
         let bad = |reason: &str| SchedError::BadFusion {
             nodes: members
                 .iter()
@@ -237,7 +264,12 @@ impl<'g> Schedule<'g> {
         };
         let mut members: Vec<NodeId> = members.to_vec();
         members.dedup();
-        if members.iter().any(|m| !self.order.contains(m)) {
+        let top_level = |m: &NodeId| {
+            self.nodes
+                .get(*m)
+                .is_some_and(|n| self.op_node[n.ops[0].index()] == Some(*m))
+        };
+        if !members.iter().all(top_level) {
             return Err(bad("not every node is a top-level node"));
         }
         if members.iter().any(|&m| self.nodes[m].is_extern_or_nop()) && members.len() > 1 {
@@ -251,7 +283,6 @@ impl<'g> Schedule<'g> {
         for &m in rest {
             acc = self.fuse_two(acc, m, &LoopPlan::default());
         }
-        self.reorder()?;
         Ok(acc)
     }
 

@@ -3,7 +3,7 @@
 //! `InductorChoices`), and [`RegisterPressureScorer`], which also refuses fusions whose body
 //! would keep too many values live.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::fmt;
 
 use coil_lower::{BufRef, BufferId, Expr};

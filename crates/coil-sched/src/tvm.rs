@@ -297,19 +297,32 @@ fn lca(
 struct Partitioner<'a> {
     graph: &'a ForwardGraph,
     groups: Groups,
-    visited: Vec<bool>,
+    /// `visited[i] == stamp` marks node i visited in the current walk.
+    visited: Vec<u32>,
+    stamp: u32,
 }
 
 impl Partitioner<'_> {
+    /// Starts a new walk (all nodes unvisited).
+    fn new_walk(&mut self) {
+        self.stamp += 1;
+    }
+
+    /// Marks `node` visited; false if it already was.
+    fn visit(&mut self, node: usize) -> bool {
+        std::mem::replace(&mut self.visited[node], self.stamp) != self.stamp
+    }
+
     fn check_path(
         &mut self,
         src: usize,
         sink: usize,
         fcond: &dyn Fn(OpPatternKind, bool) -> bool,
     ) -> bool {
-        self.visited.iter_mut().for_each(|v| *v = false);
-        let outs = self.graph.outputs[src].clone();
-        outs.iter()
+        self.new_walk();
+        let graph = self.graph;
+        graph.outputs[src]
+            .iter()
             .all(|&(j, _)| self.check_path_from(j, sink, fcond))
     }
 
@@ -319,10 +332,9 @@ impl Partitioner<'_> {
         sink: usize,
         fcond: &dyn Fn(OpPatternKind, bool) -> bool,
     ) -> bool {
-        if self.visited[node] {
+        if !self.visit(node) {
             return true;
         }
-        self.visited[node] = true;
         let root = self.groups.root(node);
         if !fcond(self.groups.pattern[root], node == sink) {
             return false;
@@ -330,42 +342,41 @@ impl Partitioner<'_> {
         if node == sink {
             return true;
         }
-        let outs = self.graph.outputs[node].clone();
-        outs.iter()
+        let graph = self.graph;
+        graph.outputs[node]
+            .iter()
             .all(|&(j, _)| self.check_path_from(j, sink, fcond))
     }
 
     fn commit_fuse(&mut self, src: usize, sink: usize) {
-        self.visited.iter_mut().for_each(|v| *v = false);
+        self.new_walk();
         self.commit_from(src, sink, sink);
     }
 
     fn commit_from(&mut self, node: usize, sink: usize, target: usize) {
-        if node == sink || self.visited[node] {
+        if node == sink || !self.visit(node) {
             return;
         }
-        self.visited[node] = true;
         self.groups.merge_from_to(node, target);
-        let outs = self.graph.outputs[node].clone();
-        for (j, _) in outs {
+        let graph = self.graph;
+        for &(j, _) in &graph.outputs[node] {
             self.commit_from(j, sink, target);
         }
     }
 
     fn count_fused_with(&mut self, child: usize, parent: usize) -> usize {
-        self.visited.iter_mut().for_each(|v| *v = false);
+        self.new_walk();
         let root = self.groups.root(parent);
         self.groups.num_nodes[root] + self.count_upto_sink(child, parent)
     }
 
     fn count_upto_sink(&mut self, node: usize, sink: usize) -> usize {
-        if node == sink || self.visited[node] {
+        if node == sink || !self.visit(node) {
             return 0;
         }
-        self.visited[node] = true;
         let mut sum = self.groups.num_nodes[node];
-        let outs = self.graph.outputs[node].clone();
-        for (j, _) in outs {
+        let graph = self.graph;
+        for &(j, _) in &graph.outputs[node] {
             sum += self.count_upto_sink(j, sink);
         }
         sum
@@ -468,20 +479,25 @@ impl TvmFuseOps {
                     .collect(),
                 num_nodes: vec![1; n],
             },
-            visited: vec![false; n],
+            visited: vec![0; n],
+            stamp: 0,
         };
         for phase in 0..3 {
             p.run_fuse(&dom, phase, self.max_fuse_depth);
         }
-        let mut groups: Vec<(usize, Vec<OpId>)> = Vec::new();
+        let mut group_of_root: Vec<Option<usize>> = vec![None; n];
+        let mut groups: Vec<Vec<OpId>> = Vec::new();
         for i in 0..n {
             let r = p.groups.root(i);
-            match groups.iter_mut().find(|(root, _)| *root == r) {
-                Some((_, members)) => members.push(graph.ops[i]),
-                None => groups.push((r, vec![graph.ops[i]])),
+            match group_of_root[r] {
+                Some(g) => groups[g].push(graph.ops[i]),
+                None => {
+                    group_of_root[r] = Some(groups.len());
+                    groups.push(vec![graph.ops[i]]);
+                }
             }
         }
-        (groups.into_iter().map(|(_, m)| m).collect(), log)
+        (groups, log)
     }
 }
 
@@ -502,17 +518,20 @@ impl FusionStrategy for TvmFuseOps {
         for line in log {
             sched.log_line(line);
         }
+        let mut fused: Vec<Vec<NodeId>> = Vec::new();
         for members in groups {
             let names: Vec<String> = members.iter().map(|o| o.to_string()).collect();
             sched.log_line(format!("tvm: group [{}]", names.join(", ")));
             if members.len() > 1 {
-                let nodes: Vec<NodeId> = members
-                    .iter()
-                    .map(|&op| sched.node_of(op).expect("live operation"))
-                    .collect();
-                sched.fuse_group(&nodes)?;
+                fused.push(
+                    members
+                        .iter()
+                        .map(|&op| sched.node_of(op).expect("live operation"))
+                        .collect(),
+                );
             }
         }
+        sched.fuse_groups(&fused)?;
         let n = sched.order().len();
         sched.log_line(format!("tvm: {n} groups"));
         Ok(())
