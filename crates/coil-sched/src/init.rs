@@ -23,16 +23,19 @@ pub(crate) enum DepKind {
     WriteAfterWrite,
 }
 
+/// Per operation, the earlier operations it must follow and why.
+pub(crate) type OrderingPreds = Vec<Vec<(usize, DepKind)>>;
+
 /// For operations in program order, given the buffers each reads and writes, the earlier
 /// operations each must follow: the last writer of every buffer it reads (RAW), the previous
 /// writer of every buffer it writes (WAW) and the readers since that write (WAR). Returns the
 /// first read of a buffer nobody wrote as an error `(op, buffer)`.
 pub(crate) fn ordering_preds(
     ops: &[(Vec<BufRef>, Vec<BufRef>)],
-) -> Result<Vec<Vec<(usize, DepKind)>>, (usize, BufRef)> {
+) -> Result<OrderingPreds, (usize, BufRef)> {
     let mut last_writer: HashMap<BufRef, usize> = HashMap::new();
     let mut readers: HashMap<BufRef, Vec<usize>> = HashMap::new();
-    let mut preds: Vec<Vec<(usize, DepKind)>> = Vec::with_capacity(ops.len());
+    let mut preds: OrderingPreds = Vec::with_capacity(ops.len());
     for (i, (reads, writes)) in ops.iter().enumerate() {
         let mut p: Vec<(usize, DepKind)> = Vec::new();
         let add = |p: &mut Vec<(usize, DepKind)>, j: usize, k: DepKind| {

@@ -131,7 +131,7 @@ pub fn is_compatible(groups: &[usize], lengths: &[&[usize]]) -> bool {
     let mut remaining: Vec<usize> = groups.to_vec();
     let mut current = 0usize;
     let take = |remaining: &mut Vec<usize>, i: usize, size: usize| -> bool {
-        if size == 0 || remaining[i] % size != 0 {
+        if size == 0 || !remaining[i].is_multiple_of(size) {
             return false;
         }
         remaining[i] /= size;

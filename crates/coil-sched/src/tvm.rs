@@ -385,12 +385,12 @@ impl Partitioner<'_> {
     /// One phase of TVM's `GraphPartitioner::RunFuse`.
     fn run_fuse(&mut self, dom: &[DomNode], phase: u8, max_fuse_depth: usize) {
         use OpPatternKind::*;
-        for nid in 0..self.graph.ops.len() {
+        for (nid, dom_node) in dom.iter().enumerate() {
             let pattern = self.groups.pattern[nid];
             if pattern == Opaque {
                 continue;
             }
-            let Some(parent) = dom[nid].parent else {
+            let Some(parent) = dom_node.parent else {
                 continue;
             };
             if self.count_fused_with(nid, parent) > max_fuse_depth {
@@ -410,13 +410,13 @@ impl Partitioner<'_> {
                 if phase != 0 {
                     continue;
                 }
-                if dom[nid].pattern == ElemWise
+                if dom_node.pattern == ElemWise
                     && self.check_path(nid, parent, &|k, _| k <= Broadcast)
                 {
                     self.commit_fuse(nid, parent);
                 }
             } else if pattern <= Broadcast {
-                let dp = dom[nid].pattern;
+                let dp = dom_node.pattern;
                 if dp <= Injective || dp == CommReduce {
                     let fcond = |k: OpPatternKind, is_sink: bool| {
                         if is_sink {
@@ -458,13 +458,13 @@ impl TvmFuseOps {
         let dom = graph.post_dominators();
         let n = graph.ops.len();
         let mut log = Vec::new();
-        for i in 0..n {
-            let pd = dom[i]
+        for (i, d) in dom.iter().enumerate() {
+            let pd = d
                 .parent
                 .map_or("none".to_string(), |p| graph.ops[p].to_string());
             log.push(format!(
                 "tvm: {} {} post-dominator {} ({})",
-                graph.ops[i], graph.pattern[i], pd, dom[i].pattern
+                graph.ops[i], graph.pattern[i], pd, d.pattern
             ));
         }
         let mut p = Partitioner {
