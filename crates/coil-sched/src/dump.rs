@@ -3,7 +3,9 @@
 
 use std::fmt::Write;
 
-use coil_lower::{BufRef, Dep};
+use coil_lower::BufRef;
+
+use crate::deps::DepId;
 
 use crate::node::NodeKind;
 use crate::schedule::Schedule;
@@ -25,8 +27,10 @@ const PALETTE: &[&str] = &[
 
 impl Schedule<'_> {
     /// Deps as Inductor's `pformat` prints a set: sorted by their text.
-    fn dep_list<'a>(&self, deps: impl Iterator<Item = &'a Dep>) -> String {
-        let mut items: Vec<String> = deps.map(|d| d.display(self.graph).to_string()).collect();
+    fn dep_list<'a>(&self, deps: impl Iterator<Item = &'a DepId>) -> String {
+        let mut items: Vec<String> = deps
+            .map(|&d| self.dep(d).display(self.graph).to_string())
+            .collect();
         items.sort();
         items.dedup();
         list(&items)
@@ -57,7 +61,7 @@ impl Schedule<'_> {
             let _ = writeln!(
                 out,
                 "{name}.met_dependencies = {}",
-                self.dep_list(n.met_dependencies().into_iter())
+                self.dep_list(n.met_dependencies().iter())
             );
             let _ = writeln!(
                 out,

@@ -8,6 +8,7 @@ use hashbrown::{HashMap, HashSet};
 
 use coil_lower::{BufRef, Dep, MemoryDep};
 
+use crate::deps::DepId;
 use crate::error::SchedError;
 use crate::ids::{NodeId, OpSet};
 use crate::loops::{LoopCompat, LoopPlan};
@@ -40,7 +41,7 @@ impl Schedule<'_> {
                 std::cmp::Ordering::Less => i += 1,
                 std::cmp::Ordering::Greater => j += 1,
                 std::cmp::Ordering::Equal => {
-                    bytes += self.dep_bytes[x[i] as usize];
+                    bytes += self.deps.bytes(x[i]);
                     i += 1;
                     j += 1;
                 }
@@ -55,13 +56,13 @@ impl Schedule<'_> {
     pub fn buffer_overlap_score(&self, a: NodeId, b: NodeId) -> usize {
         let (na, nb) = (&self.nodes[a], &self.nodes[b]);
         let names = |n: &crate::SchedNode| -> HashSet<BufRef> {
-            n.norm.reads.iter().map(Dep::buffer).collect()
+            n.norm.reads.iter().map(|&d| self.deps.buffer(d)).collect()
         };
         let common: HashSet<BufRef> = names(na).intersection(&names(nb)).copied().collect();
         if common.is_empty() {
             return 0;
         }
-        let bytes = |d: &Dep| match d.numbytes() {
+        let bytes = |d: DepId| match self.deps.bytes(d) {
             0 => 10,
             n => n,
         };
@@ -69,7 +70,8 @@ impl Schedule<'_> {
             n.norm
                 .reads
                 .iter()
-                .filter(|d| !only_common || common.contains(&d.buffer()))
+                .copied()
+                .filter(|&d| !only_common || common.contains(&self.deps.buffer(d)))
                 .map(bytes)
                 .sum()
         };
@@ -118,14 +120,15 @@ impl Schedule<'_> {
         let (na, nb) = (&self.nodes[a], &self.nodes[b]);
         let mut inside = na.op_set.clone();
         inside.union_with(&nb.op_set);
-        let a_writes: HashSet<BufRef> = na.read_writes.writes.iter().map(Dep::buffer).collect();
+        let buf = |d: &DepId| self.deps.buffer(*d);
+        let a_writes: HashSet<BufRef> = na.read_writes.writes.iter().map(buf).collect();
         let mut io: HashSet<BufRef> = HashSet::new();
         for d in &na.read_writes.reads {
-            io.insert(d.buffer());
+            io.insert(buf(d));
         }
         for d in &nb.read_writes.reads {
-            if !a_writes.contains(&d.buffer()) {
-                io.insert(d.buffer());
+            if !a_writes.contains(&buf(d)) {
+                io.insert(buf(d));
             }
         }
         for &w in &a_writes {
@@ -140,7 +143,7 @@ impl Schedule<'_> {
             }
         }
         for d in &nb.read_writes.writes {
-            io.insert(d.buffer());
+            io.insert(buf(d));
         }
         io.len()
     }
@@ -194,9 +197,9 @@ impl Schedule<'_> {
     /// other buffer `b` reads may come from a node that itself depends on `a`.
     pub fn can_fuse_vertical(&self, a: NodeId, b: NodeId) -> Result<(), WhyNoFuse> {
         let (na, nb) = (&self.nodes[a], &self.nodes[b]);
-        let mut remaining: Vec<&Dep> = nb.norm_unmet.iter().collect();
-        for w in &na.norm.writes {
-            if let Dep::Memory(w) = w {
+        let mut remaining: Vec<&Dep> = nb.norm_unmet.iter().map(|&d| self.deps.get(d)).collect();
+        for &w in &na.norm.writes {
+            if let Dep::Memory(w) = self.deps.get(w) {
                 remaining.retain(|rd| !(rd.buffer() == w.buffer && fusable_read_and_write(rd, w)));
             }
         }

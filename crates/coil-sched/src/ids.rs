@@ -11,7 +11,7 @@ macro_rules! typed_id {
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(u32);
 
-        impl Idx for $name {
+        impl ::coil_lower::Idx for $name {
             fn new(i: usize) -> Self {
                 $name(u32::try_from(i).expect("fewer than 2^32 ids"))
             }
@@ -27,19 +27,20 @@ macro_rules! typed_id {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 write!(f, concat!($prefix, "{}"), self.0)
             }
         }
 
-        impl fmt::Debug for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Display::fmt(self, f)
+        impl ::std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                ::std::fmt::Display::fmt(self, f)
             }
         }
     };
 }
+pub(crate) use typed_id;
 
 typed_id!(
     /// An operation: the computation of one realized buffer (`op3` computes `buf3`), Inductor's

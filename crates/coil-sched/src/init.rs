@@ -7,6 +7,7 @@ use hashbrown::HashMap;
 use coil_lower::{BufRef, Buffer, BufferKind, Dep, Idx, IndexVec, LoopBody, LoweredGraph, Var};
 
 use crate::config::SchedConfig;
+use crate::deps::{DepId, DepTable};
 use crate::error::SchedError;
 use crate::ids::{NodeId, OpId, OpSet};
 use crate::node::{Group, LoopSizes, NodeKind, ReadWrites, SchedNode};
@@ -116,25 +117,32 @@ pub(crate) fn merged_loop_sizes(body: &LoopBody) -> LoopSizes {
     }
 }
 
-fn normalize(d: &Dep) -> Dep {
-    match d {
-        Dep::Memory(m) => Dep::Memory(m.normalized()),
-        other => other.clone(),
+/// The distinct buffers of `rw`, in first-use order (reads, then writes).
+pub(crate) fn used_buffers(deps: &DepTable, rw: &ReadWrites) -> Vec<BufRef> {
+    let mut out: Vec<BufRef> = Vec::new();
+    for &d in rw.reads.iter().chain(&rw.writes) {
+        let b = deps.buffer(d);
+        if !out.contains(&b) {
+            out.push(b);
+        }
     }
+    out
 }
 
-pub(crate) fn used_buffers(rw: &ReadWrites) -> Vec<BufRef> {
-    let mut out: Vec<BufRef> = Vec::new();
-    for d in rw.reads.iter().chain(&rw.writes) {
-        if !out.contains(&d.buffer()) {
-            out.push(d.buffer());
+/// The normalized forms of `ids`, without repeats, in order.
+pub(crate) fn normalized(deps: &DepTable, ids: &[DepId]) -> Vec<DepId> {
+    let mut out: Vec<DepId> = Vec::with_capacity(ids.len());
+    for &d in ids {
+        let n = deps.norm(d);
+        if !out.contains(&n) {
+            out.push(n);
         }
     }
     out
 }
 
 /// Sorted union of two sorted id lists.
-pub(crate) fn union_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
+pub(crate) fn union_sorted(a: &[DepId], b: &[DepId]) -> Vec<DepId> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
@@ -163,13 +171,14 @@ pub(crate) fn union_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
 /// (Inductor's `buffer_reuse_key` of the reads in `can_fusion_increase_peak_memory`).
 pub(crate) fn single_use_reads(
     graph: &LoweredGraph,
+    deps: &DepTable,
     rw: &ReadWrites,
     num_users: &impl Fn(coil_lower::BufferId) -> usize,
 ) -> Vec<(coil_graph::DType, usize)> {
     let mut keys: Vec<(coil_graph::DType, usize)> = rw
         .reads
         .iter()
-        .filter_map(|d| match d.buffer() {
+        .filter_map(|&d| match deps.buffer(d) {
             BufRef::Buffer(b) if num_users(b) == 1 => {
                 let l = &graph.buffer(b).layout;
                 Some((l.dtype, l.storage_len()))
@@ -269,8 +278,7 @@ impl<'g> Schedule<'g> {
         }
         let num_users =
             |b: coil_lower::BufferId| readers[b.index()].len() + usize::from(is_output[b.index()]);
-        let mut interner: HashMap<Dep, u32> = HashMap::new();
-        let mut dep_bytes: Vec<usize> = Vec::new();
+        let mut deps = DepTable::default();
         let mut nodes: IndexVec<NodeId, SchedNode> = IndexVec::new();
         for (i, b) in bufs.iter().enumerate() {
             let op = OpId::new(i);
@@ -289,35 +297,35 @@ impl<'g> Schedule<'g> {
                 numel: sizes.numel(),
                 rnumel: sizes.rnumel(),
             };
+            let mut intern = |list: &[Dep]| -> Vec<DepId> {
+                let mut out: Vec<DepId> = Vec::with_capacity(list.len());
+                for d in list {
+                    let id = deps.intern(d);
+                    if !out.contains(&id) {
+                        out.push(id);
+                    }
+                }
+                out
+            };
             let read_writes = ReadWrites {
-                reads: b.reads.clone(),
-                writes: b.writes.clone(),
+                reads: intern(&b.reads),
+                writes: intern(&b.writes),
             };
             let norm = ReadWrites {
-                reads: b.reads.iter().map(normalize).collect(),
-                writes: b.writes.iter().map(normalize).collect(),
+                reads: normalized(&deps, &read_writes.reads),
+                writes: normalized(&deps, &read_writes.writes),
             };
-            let unmet: Vec<Dep> = b
+            let unmet: Vec<DepId> = read_writes
                 .reads
                 .iter()
-                .filter(|d| matches!(d.buffer(), BufRef::Buffer(_)))
-                .cloned()
+                .copied()
+                .filter(|&d| matches!(deps.buffer(d), BufRef::Buffer(_)))
                 .collect();
-            let norm_unmet = unmet.iter().map(normalize).collect();
-            let mut dep_ids: Vec<u32> = norm
-                .reads
-                .iter()
-                .chain(&norm.writes)
-                .map(|d| {
-                    *interner.entry(d.clone()).or_insert_with(|| {
-                        dep_bytes.push(d.numbytes());
-                        (dep_bytes.len() - 1) as u32
-                    })
-                })
-                .collect();
+            let norm_unmet = normalized(&deps, &unmet);
+            let mut dep_ids: Vec<DepId> = norm.reads.iter().chain(&norm.writes).copied().collect();
             dep_ids.sort_unstable();
             dep_ids.dedup();
-            let single_use_reads = single_use_reads(graph, &read_writes, &num_users);
+            let single_use_reads = single_use_reads(graph, &deps, &read_writes, &num_users);
             let mut op_set = OpSet::new(n);
             op_set.insert(op);
             let id = nodes.push(SchedNode {
@@ -332,7 +340,7 @@ impl<'g> Schedule<'g> {
                 group,
                 dep_ids,
                 single_use_reads,
-                used_buffers: used_buffers(&read_writes),
+                used_buffers: used_buffers(&deps, &read_writes),
                 read_writes,
                 norm,
                 unmet,
@@ -361,7 +369,7 @@ impl<'g> Schedule<'g> {
             dead,
             position,
             ids_in_order,
-            dep_bytes,
+            deps,
             log: Vec::new(),
             kernels: Vec::new(),
             strategy: "none",

@@ -46,6 +46,7 @@
 //! ```
 
 mod config;
+mod deps;
 mod dump;
 mod error;
 mod fuse;
@@ -61,6 +62,7 @@ mod tvm;
 mod why;
 
 pub use config::{Device, SchedConfig};
+pub use deps::DepId;
 pub use error::SchedError;
 pub use ids::{NodeId, OpId, OpSet};
 pub use kernel::{KernelInfo, KernelKind};

@@ -6,9 +6,10 @@
 use hashbrown::HashSet;
 use std::fmt;
 
-use coil_lower::{BufRef, BufferId, Dep};
+use coil_lower::{BufRef, BufferId};
 
 use crate::config::Device;
+use crate::deps::DepId;
 use crate::ids::{NodeId, OpId, OpSet};
 
 /// What a scheduler node is.
@@ -95,36 +96,33 @@ impl fmt::Display for Group {
     }
 }
 
-/// Reads and writes, in first-use order without repeats (Inductor's `ReadWrites`).
+/// Reads and writes as interned deps ([`crate::Schedule::dep`]), in first-use order without
+/// repeats (Inductor's `ReadWrites`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadWrites {
     /// What is read.
-    pub reads: Vec<Dep>,
+    pub reads: Vec<DepId>,
     /// What is written.
-    pub writes: Vec<Dep>,
+    pub writes: Vec<DepId>,
 }
 
 impl ReadWrites {
     /// Inductor's `ReadWrites.merge_list`: the union of the writes, and the union of the reads
     /// minus the deps that equal a write (a value made and used inside).
     pub fn merge(parts: &[&ReadWrites]) -> ReadWrites {
-        let mut writes: Vec<Dep> = Vec::new();
-        let mut seen: HashSet<&Dep> = HashSet::new();
-        for p in parts {
-            for w in &p.writes {
-                if seen.insert(w) {
-                    writes.push(w.clone());
-                }
-            }
-        }
-        let mut reads: Vec<Dep> = Vec::new();
-        for p in parts {
-            for r in &p.reads {
-                if seen.insert(r) {
-                    reads.push(r.clone());
-                }
-            }
-        }
+        let mut seen: HashSet<DepId> = HashSet::new();
+        let writes: Vec<DepId> = parts
+            .iter()
+            .flat_map(|p| &p.writes)
+            .copied()
+            .filter(|w| seen.insert(*w))
+            .collect();
+        let reads: Vec<DepId> = parts
+            .iter()
+            .flat_map(|p| &p.reads)
+            .copied()
+            .filter(|r| seen.insert(*r))
+            .collect();
         ReadWrites { reads, writes }
     }
 }
@@ -155,10 +153,10 @@ pub struct SchedNode {
     pub(crate) read_writes: ReadWrites,
     /// The same, each `MemoryDep` normalized (what fusion compares).
     pub(crate) norm: ReadWrites,
-    pub(crate) unmet: Vec<Dep>,
-    pub(crate) norm_unmet: Vec<Dep>,
-    /// `norm.reads ∪ norm.writes` as interned ids, sorted, for `score_fusion_memory`.
-    pub(crate) dep_ids: Vec<u32>,
+    pub(crate) unmet: Vec<DepId>,
+    pub(crate) norm_unmet: Vec<DepId>,
+    /// `norm.reads ∪ norm.writes`, sorted, for `score_fusion_memory`.
+    pub(crate) dep_ids: Vec<DepId>,
     /// (dtype, storage size) of the single-use buffers it reads, sorted without repeats, for
     /// the peak-memory brake.
     pub(crate) single_use_reads: Vec<(coil_graph::DType, usize)>,
@@ -250,15 +248,16 @@ impl SchedNode {
     }
 
     /// Reads of buffers other nodes compute (Inductor's `unmet_dependencies`).
-    pub fn unmet_dependencies(&self) -> &[Dep] {
+    pub fn unmet_dependencies(&self) -> &[DepId] {
         &self.unmet
     }
 
     /// Reads of graph inputs (Inductor's `met_dependencies`: reads minus unmet).
-    pub fn met_dependencies(&self) -> Vec<&Dep> {
+    pub fn met_dependencies(&self) -> Vec<DepId> {
         self.read_writes
             .reads
             .iter()
+            .copied()
             .filter(|d| !self.unmet.contains(d))
             .collect()
     }

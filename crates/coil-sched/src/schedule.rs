@@ -6,6 +6,7 @@ use hashbrown::HashSet;
 use coil_lower::{BufRef, Dep, Idx, IndexVec, LoweredGraph};
 
 use crate::config::SchedConfig;
+use crate::deps::{DepId, DepTable};
 use crate::error::SchedError;
 use crate::ids::{NodeId, OpId};
 use crate::init::{single_use_reads, union_sorted, used_buffers};
@@ -43,8 +44,8 @@ pub struct Schedule<'g> {
     /// buffers): positions then grow with operation ids, which the cycle check uses to skip
     /// fused nodes that cannot straddle the pair's ancestors.
     pub(crate) ids_in_order: bool,
-    /// Bytes of each interned (normalized) dep.
-    pub(crate) dep_bytes: Vec<usize>,
+    /// Every dep nodes refer to.
+    pub(crate) deps: DepTable,
     pub(crate) log: Vec<String>,
     pub(crate) kernels: Vec<KernelInfo>,
     pub(crate) strategy: &'static str,
@@ -130,6 +131,11 @@ impl<'g> Schedule<'g> {
         self.log.push(line);
     }
 
+    /// The dependency behind an id.
+    pub fn dep(&self, id: DepId) -> &Dep {
+        self.deps.get(id)
+    }
+
     /// The name of a node.
     pub fn name(&self, id: NodeId) -> &str {
         &self.nodes[id].name
@@ -190,12 +196,13 @@ impl<'g> Schedule<'g> {
         let norm = ReadWrites::merge(&[&na.norm, &nb.norm]);
         let written: HashSet<BufRef> = ops.iter().map(|o| BufRef::Buffer(o.buffer())).collect();
         // Deps on buffers written inside are met inside (and the writes are all such).
-        let unmet_of = |x: &[Dep], y: &[Dep]| -> Vec<Dep> {
-            let mut seen: HashSet<&Dep> = HashSet::new();
+        let deps = &self.deps;
+        let unmet_of = |x: &[DepId], y: &[DepId]| -> Vec<DepId> {
+            let mut seen: HashSet<DepId> = HashSet::new();
             x.iter()
                 .chain(y)
-                .filter(|d| !written.contains(&d.buffer()) && seen.insert(*d))
-                .cloned()
+                .copied()
+                .filter(|&d| !written.contains(&deps.buffer(d)) && seen.insert(d))
                 .collect()
         };
         let unmet = unmet_of(&na.unmet, &nb.unmet);
@@ -212,8 +219,10 @@ impl<'g> Schedule<'g> {
             group,
             is_reduction,
             dep_ids: union_sorted(&na.dep_ids, &nb.dep_ids),
-            single_use_reads: single_use_reads(self.graph, &read_writes, &|b| self.num_users(b)),
-            used_buffers: used_buffers(&read_writes),
+            single_use_reads: single_use_reads(self.graph, deps, &read_writes, &|b| {
+                self.num_users(b)
+            }),
+            used_buffers: used_buffers(deps, &read_writes),
             read_writes,
             norm,
             unmet,

@@ -384,3 +384,21 @@ fn no_fusion_keeps_one_kernel_per_buffer() {
     assert_eq!(s.fusion_log(), ["no fusion: 4 nodes"]);
     let _ = passes;
 }
+
+#[test]
+fn unique_io_buffer_limit() {
+    let l = lower(&zoo("seed_model"), &LowerConfig::cpu());
+    let s = Schedule::new(&l, SchedConfig::cpu()).unwrap();
+    let (a, b) = (s.order()[0], s.order()[1]);
+    // x, bias, gamma, beta read and buf1 written; buf0 stays inside.
+    assert_eq!(s.fused_unique_io_buffers(a, b), 5);
+    let config = SchedConfig {
+        max_fusion_unique_io_buffers: Some(4),
+        ..SchedConfig::cpu()
+    };
+    let s = schedule(&l, config, &CppLoops, &InductorGreedy::new(InductorScorer));
+    assert!(logged(
+        &s,
+        "cannot fuse op0 with op1: fusion_prevent_too_many_reads_and_writes"
+    ));
+}
