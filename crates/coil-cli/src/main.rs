@@ -21,9 +21,14 @@ options:
                               without it, inputs are random from a fixed seed
   --seed N                    seed for random inputs (default 0)
   --backend eager             where to run (eager is the reference interpreter)
+  --policy P                  fusion: inductor (default), inductor-regpressure, tvm, none
+  --loops cpp|simd            loop rules the scheduler asks (default cpp, with the CPU's
+                              realize rules; simd uses the GPU's)
+  --compile-only              stop after scheduling: report kernels and bytes, run nothing
   --passes SWITCHES           e.g. -decompose,-fold (passes: decompose fold algebra views noop dce)
-  --debug-dir DIR             write fx_graph_readable.py, fx_graph_transformed.py and
-                              ir_pre_fusion.txt there
+  --debug-dir DIR             write fx_graph_readable.py, fx_graph_transformed.py,
+                              ir_pre_fusion.txt, ir_post_fusion.txt, fusion.log, graph.dot
+                              (and graph.svg when Graphviz's dot is installed) there
   --json                      print one JSON object instead of the table
   --rtol X / --atol X         tolerance of the output check (default 1e-4 / 1e-5)
 

@@ -4,6 +4,8 @@ use coil_graph::{DType, Dims, Tensor};
 use coil_models::Size;
 use serde_json::{Value, json};
 
+use crate::run_model::ScheduleSummary;
+
 /// Outputs against reference outputs.
 #[derive(Debug)]
 pub(crate) struct Comparison {
@@ -89,12 +91,15 @@ pub(crate) struct Report {
     pub(crate) graph_nodes: usize,
     pub(crate) ok: bool,
     pub(crate) comparison: Comparison,
-    pub(crate) num_ops: usize,
-    pub(crate) num_kernels: usize,
-    pub(crate) eager_bytes_read: usize,
-    pub(crate) eager_bytes_written: usize,
+    /// Eager's counts (`None` with `--compile-only`, which runs nothing).
+    pub(crate) num_ops: Option<usize>,
+    pub(crate) num_kernels: Option<usize>,
+    pub(crate) eager_bytes_read: Option<usize>,
+    pub(crate) eager_bytes_written: Option<usize>,
     pub(crate) outputs: Vec<(Vec<usize>, DType)>,
     pub(crate) run_ms: f64,
+    pub(crate) compile_only: bool,
+    pub(crate) schedule: ScheduleSummary,
     pub(crate) passes: coil_passes::PassStats,
     pub(crate) lowered_buffers: usize,
     pub(crate) lowered_reductions: usize,
@@ -124,11 +129,28 @@ impl Report {
             "max_abs_err": c.max_abs_err,
             "max_rel_err": c.max_rel_err,
             "graph_nodes": self.graph_nodes,
+            "compile_only": self.compile_only,
             "num_ops": self.num_ops,
             "eager_kernels": self.num_kernels,
-            "eager_bytes": self.eager_bytes_read + self.eager_bytes_written,
+            "eager_bytes": self.eager_bytes_read.zip(self.eager_bytes_written).map(|(r, w)| r + w),
             "eager_bytes_read": self.eager_bytes_read,
             "eager_bytes_written": self.eager_bytes_written,
+            "num_kernels": self.schedule.num_kernels,
+            "num_extern_calls": self.schedule.num_extern_calls,
+            "bytes_accessed": self.schedule.bytes_accessed,
+            "kernels": self.schedule.kernels.iter().map(|k| json!({
+                "name": k.name,
+                "kind": k.kind,
+                "numel": k.numel,
+                "rnumel": k.rnumel,
+                "bytes": k.bytes,
+            })).collect::<Vec<_>>(),
+            "schedule": {
+                "policy": self.schedule.policy.name(),
+                "loops": self.schedule.loops,
+                "nodes_before_fusion": self.schedule.nodes_before,
+                "ms": self.schedule.ms,
+            },
             "outputs": self.outputs.iter().map(|(s, d)| json!({ "shape": s, "dtype": d.short_name() })).collect::<Vec<_>>(),
             "run_ms": self.run_ms,
             "lowering": {
@@ -162,23 +184,36 @@ impl Report {
             ),
             ("backend".into(), self.backend.into()),
             ("inputs".into(), self.input_source.clone()),
-            (
-                "graph".into(),
-                format!(
-                    "{} nodes, {} ops ran, {} moved data",
-                    self.graph_nodes, self.num_ops, self.num_kernels
-                ),
-            ),
-            (
-                "eager bytes".into(),
-                format!(
-                    "{} ({} read, {} written)",
-                    human_bytes(self.eager_bytes_read + self.eager_bytes_written),
-                    human_bytes(self.eager_bytes_read),
-                    human_bytes(self.eager_bytes_written)
-                ),
-            ),
         ];
+        match (
+            self.num_ops,
+            self.num_kernels,
+            self.eager_bytes_read,
+            self.eager_bytes_written,
+        ) {
+            (Some(ops), Some(kernels), Some(read), Some(written)) => {
+                rows.push((
+                    "graph".into(),
+                    format!(
+                        "{} nodes, {ops} ops ran, {kernels} moved data",
+                        self.graph_nodes
+                    ),
+                ));
+                rows.push((
+                    "eager bytes".into(),
+                    format!(
+                        "{} ({} read, {} written)",
+                        human_bytes(read + written),
+                        human_bytes(read),
+                        human_bytes(written)
+                    ),
+                ));
+            }
+            _ => rows.push((
+                "graph".into(),
+                format!("{} nodes (compile only: nothing ran)", self.graph_nodes),
+            )),
+        }
         for (i, (s, d)) in self.outputs.iter().enumerate() {
             rows.push((format!("output {i}"), format!("{d}{}", Dims(s))));
         }
@@ -213,7 +248,36 @@ impl Report {
                 self.lowered_buffers, self.lowered_reductions, self.lower_ms
             ),
         ));
-        rows.push(("time".into(), format!("{:.3} ms", self.run_ms)));
+        let s = &self.schedule;
+        rows.push((
+            "schedule".into(),
+            format!(
+                "{} ({} loops): {} nodes -> {} kernels + {} extern calls, {} accessed, in {:.2} ms",
+                s.policy.name(),
+                s.loops,
+                s.nodes_before,
+                s.num_kernels,
+                s.num_extern_calls,
+                human_bytes(s.bytes_accessed),
+                s.ms
+            ),
+        ));
+        for k in &s.kernels {
+            rows.push((
+                "  kernel".into(),
+                format!(
+                    "{} ({}, {} x {}, {})",
+                    k.name,
+                    k.kind,
+                    k.numel,
+                    k.rnumel,
+                    human_bytes(k.bytes)
+                ),
+            ));
+        }
+        if !self.compile_only {
+            rows.push(("time".into(), format!("{:.3} ms", self.run_ms)));
+        }
         rows.push((
             "check".into(),
             if c.checked {

@@ -8,7 +8,9 @@ use half::{bf16, f16};
 use crate::LoweredGraph;
 use crate::body::{Expr, LoopBody, Op, ReductionType};
 use crate::error::LowerError;
-use crate::ir::{BufRef, BufferKind, ComputedBuffer, ExternKernel, ExternOp, FixedLayout};
+use crate::ir::{
+    BufRef, BufferId, BufferKind, ComputedBuffer, ExternKernel, ExternOp, FixedLayout,
+};
 
 /// One element: floats as f64 (rounded to their dtype after every op), integers as i64.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -365,19 +367,22 @@ fn for_each_point(ranges: &[usize], mut f: impl FnMut(&[i64]) -> R<()>) -> R<()>
 struct Memory<'a> {
     graph: &'a LoweredGraph,
     inputs: Vec<Vec<V>>,
-    buffers: Vec<Vec<V>>,
+    /// `None` until the buffer is computed.
+    buffers: Vec<Option<Vec<V>>>,
 }
 
 impl Memory<'_> {
-    fn storage(&self, b: BufRef) -> &[V] {
+    fn storage(&self, b: BufRef) -> R<&[V]> {
         match b {
-            BufRef::Input(i) => &self.inputs[i.index()],
-            BufRef::Buffer(b) => &self.buffers[b.index()],
+            BufRef::Input(i) => Ok(&self.inputs[i.index()]),
+            BufRef::Buffer(id) => self.buffers[id.index()]
+                .as_deref()
+                .ok_or_else(|| LowerError::Eval(format!("{id} is read before it is computed"))),
         }
     }
 
     fn read(&self, b: BufRef, at: i64) -> R<V> {
-        let s = self.storage(b);
+        let s = self.storage(b)?;
         usize::try_from(at)
             .ok()
             .and_then(|i| s.get(i))
@@ -526,6 +531,19 @@ impl LoweredGraph {
     /// Runs the lowered program on `inputs` (in signature order) and returns the outputs as
     /// contiguous tensors.
     pub fn evaluate(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, LowerError> {
+        let order: Vec<BufferId> = self.buffers.ids().collect();
+        self.evaluate_in_order(inputs, &order)
+    }
+
+    /// Like [`LoweredGraph::evaluate`], computing the buffers in `order` (a scheduler's
+    /// execution order): reading a buffer that `order` has not computed yet is an error, and
+    /// so is computing one twice. Buffers `order` leaves out are never computed (an output
+    /// among them is an error).
+    pub fn evaluate_in_order(
+        &self,
+        inputs: &[Tensor],
+        order: &[BufferId],
+    ) -> Result<Vec<Tensor>, LowerError> {
         if inputs.len() != self.inputs.len() {
             return eval_err(format!(
                 "the graph takes {} inputs, {} were given",
@@ -536,7 +554,7 @@ impl LoweredGraph {
         let mut mem = Memory {
             graph: self,
             inputs: Vec::new(),
-            buffers: Vec::new(),
+            buffers: vec![None; self.buffers.len()],
         };
         for (i, (t, (_, ib))) in inputs.iter().zip(self.inputs.iter_enumerated()).enumerate() {
             let err = |msg: String| LowerError::Input {
@@ -560,7 +578,14 @@ impl LoweredGraph {
             }
             mem.inputs.push(tensor_values(t));
         }
-        for buf in self.buffers.iter() {
+        for &id in order {
+            let buf = self
+                .buffers
+                .get(id)
+                .ok_or_else(|| LowerError::Eval(format!("{id} is not a buffer of this graph")))?;
+            if mem.buffers[id.index()].is_some() {
+                return eval_err(format!("{id} is computed twice"));
+            }
             let numel = buf.layout.storage_len();
             let vals = match &buf.kind {
                 BufferKind::Computed(c) => mem.computed(c, buf.layout.dtype, numel)?,
@@ -568,7 +593,7 @@ impl LoweredGraph {
                     mem.extern_kernel(e, buf.layout.dtype, &buf.layout.sizes)?
                 }
             };
-            mem.buffers.push(vals);
+            mem.buffers[id.index()] = Some(vals);
         }
         self.outputs
             .iter()
