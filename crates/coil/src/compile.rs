@@ -245,12 +245,15 @@ pub fn compile(
     Ok(model)
 }
 
+/// Kernels in launch order, and the plan's steps with what running each needs.
+type Built = (Vec<Kernel>, Vec<(Step, PlannedStep)>);
+
 /// Kernels (in launch order) and the plan's steps with what running each needs.
 fn build_steps(
     lowered: &LoweredGraph,
     sched: &coil_sched::Schedule<'_>,
     backend: &dyn Backend,
-) -> Result<(Vec<Kernel>, Vec<(Step, PlannedStep)>), CoilError> {
+) -> Result<Built, CoilError> {
     let mut kernels = Vec::new();
     let mut steps = Vec::new();
     let prefix = format!("{}_", backend.name());
@@ -275,7 +278,7 @@ fn build_steps(
                 b: lowered.name(b.buffer),
                 out: lowered.name(BufRef::Buffer(out)),
             };
-            let planned = PlannedStep::Extern(ExternStep {
+            let planned = PlannedStep::Extern(Box::new(ExternStep {
                 a: (lowered.name(a.buffer), a.layout.clone()),
                 b: (lowered.name(b.buffer), b.layout.clone()),
                 out: (

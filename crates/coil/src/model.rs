@@ -24,7 +24,7 @@ pub(crate) struct ExternStep {
 #[derive(Clone, Debug)]
 pub(crate) enum PlannedStep {
     Kernel { index: usize, args: Vec<String> },
-    Extern(ExternStep),
+    Extern(Box<ExternStep>),
 }
 
 /// Where a graph output comes from.
