@@ -285,7 +285,7 @@ fn build_steps(
                     lowered.name(BufRef::Buffer(out)),
                     lowered.buffer(out).layout.clone(),
                 ),
-            });
+            }));
             steps.push((step, planned));
             continue;
         }
