@@ -290,8 +290,12 @@ impl Ctx<'_> {
             &self.reduction_ranges,
         );
         let krnumel: usize = self.reduction_ranges.iter().product();
-        let iter_vars: Vec<Var> = c.body.iter_vars().iter().map(|(v, _)| *v).collect();
-        let red_vars: Vec<Var> = c.body.reduction_vars().iter().map(|(v, _)| *v).collect();
+        // The body's variables, with their ranges: the lowering drops size-1 dims from them,
+        // so they need not pair up with `c.ranges`.
+        let (iter_vars, iter_sizes): (Vec<Var>, Vec<usize>) =
+            c.body.iter_vars().iter().copied().unzip();
+        let (red_vars, red_sizes): (Vec<Var>, Vec<usize>) =
+            c.body.reduction_vars().iter().copied().unzip();
         let mut map = HashMap::new();
         let numel: usize = c.ranges.iter().product();
         let knumel: usize = self.ranges.iter().product();
@@ -300,9 +304,9 @@ impl Ctx<'_> {
         } else {
             outer_flat.scale(krnumel as i64).add(&red_flat)
         };
-        unflatten(&iter_vars, &c.ranges, &iter_flat, &mut map);
+        unflatten(&iter_vars, &iter_sizes, &iter_flat, &mut map);
         if c.reduction_type.is_some() {
-            unflatten(&red_vars, &c.reduction_ranges, &red_flat, &mut map);
+            unflatten(&red_vars, &red_sizes, &red_flat, &mut map);
         }
         for e in map.values_mut() {
             *e = e.simplify(&self.kernel_ranges);
@@ -425,9 +429,10 @@ impl Ctx<'_> {
                             "{src} has a strided layout; it cannot be recomputed in place"
                         ));
                     }
-                    let iter_vars: Vec<Var> = c.body.iter_vars().iter().map(|(v, _)| *v).collect();
+                    let (iter_vars, iter_sizes): (Vec<Var>, Vec<usize>) =
+                        c.body.iter_vars().iter().copied().unzip();
                     let mut vars = HashMap::new();
-                    unflatten(&iter_vars, &c.ranges, &index, &mut vars);
+                    unflatten(&iter_vars, &iter_sizes, &index, &mut vars);
                     for e in vars.values_mut() {
                         *e = e.simplify(&self.kernel_ranges);
                     }
@@ -496,7 +501,8 @@ fn flat(vars: &[Var], sizes: &[usize]) -> IndexExpr {
 fn unflatten(vars: &[Var], sizes: &[usize], flat: &IndexExpr, out: &mut HashMap<Var, IndexExpr>) {
     let mut stride = 1i64;
     for (v, &s) in vars.iter().zip(sizes).rev() {
-        out.insert(*v, flat.modular(stride, s as i64));
+        // A zero-size dim has no points: any modulus will do.
+        out.insert(*v, flat.modular(stride, s.max(1) as i64));
         stride *= s as i64;
     }
 }
