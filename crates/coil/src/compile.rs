@@ -292,26 +292,50 @@ fn build_steps(
         let writes: Vec<BufRef> = info.writes.clone();
         let needed = |b: BufferId| writes.contains(&BufRef::Buffer(b));
         let name = info.name.strip_prefix(&prefix).unwrap_or(&info.name);
-        let kernel = build_kernel(lowered, &members, &needed, name, &backend.build_options())?;
-        let args: Vec<String> = kernel.args.iter().map(|a| a.name.clone()).collect();
-        let written: Vec<String> = kernel
-            .args
-            .iter()
-            .filter(|a| a.role != coil_codegen::ArgRole::Input)
-            .map(|a| a.name.clone())
-            .collect();
-        steps.push((
-            Step::Kernel {
-                kernel: kernels.len(),
-                args: args.clone(),
-                writes: written,
-            },
-            PlannedStep::Kernel {
-                index: kernels.len(),
-                args,
-            },
-        ));
-        kernels.push(kernel);
+        let options = backend.build_options();
+        let built = match build_kernel(lowered, &members, &needed, name, &options) {
+            Ok(k) => vec![k],
+            Err(e) => {
+                // A group the kernel builder cannot stitch into one loop nest (e.g. a TVM group
+                // of broadcasts of three sizes) runs as one kernel per member instead: same
+                // results, more memory traffic.
+                tracing::warn!(target: "output_code", "{e}; running its {} members as separate kernels", members.len());
+                members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &m)| {
+                        build_kernel(
+                            lowered,
+                            &[m],
+                            &|_| true,
+                            &format!("{name}_part{i}"),
+                            &options,
+                        )
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+        };
+        for kernel in built {
+            let args: Vec<String> = kernel.args.iter().map(|a| a.name.clone()).collect();
+            let written: Vec<String> = kernel
+                .args
+                .iter()
+                .filter(|a| a.role != coil_codegen::ArgRole::Input)
+                .map(|a| a.name.clone())
+                .collect();
+            steps.push((
+                Step::Kernel {
+                    kernel: kernels.len(),
+                    args: args.clone(),
+                    writes: written,
+                },
+                PlannedStep::Kernel {
+                    index: kernels.len(),
+                    args,
+                },
+            ));
+            kernels.push(kernel);
+        }
     }
     Ok((kernels, steps))
 }

@@ -4,4 +4,3 @@
 
 mod interp_backend;
 mod zoo;
-mod debug_tb;
