@@ -4,6 +4,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench;
 mod report;
 mod run_model;
 
@@ -20,7 +21,10 @@ options:
   --inputs FILE.safetensors   input.<arg> tensors (and, if present, output.<i> to check against);
                               without it, inputs are random from a fixed seed
   --seed N                    seed for random inputs (default 0)
-  --backend eager             where to run (eager is the reference interpreter)
+  --backend cpu|eager         where to run (default cpu: LLVM kernels; eager is the reference
+                              interpreter)
+  --bench                     time eager and compiled (median of repeated runs, inputs resident),
+                              report GB/s against a copy measured in the same run
   --policy P                  fusion: inductor (default), inductor-regpressure, tvm, none
   --loops cpp|simd            loop rules the scheduler asks (default cpp, with the CPU's
                               realize rules; simd uses the GPU's)

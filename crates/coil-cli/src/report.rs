@@ -106,6 +106,12 @@ pub(crate) struct Report {
     pub(crate) lower_ms: f64,
     /// The transformed graph's outputs against the input graph's (eager both).
     pub(crate) passes_check: Comparison,
+    /// The compiled model's outputs against eager's.
+    pub(crate) compiled_check: Comparison,
+    /// The compiled model's report (compiled backends only).
+    pub(crate) compile: Option<coil::CompileReport>,
+    /// Timings with `--bench`.
+    pub(crate) bench: Option<crate::bench::Bench>,
 }
 
 fn size_name(s: Size) -> &'static str {
@@ -153,6 +159,22 @@ impl Report {
             },
             "outputs": self.outputs.iter().map(|(s, d)| json!({ "shape": s, "dtype": d.short_name() })).collect::<Vec<_>>(),
             "run_ms": self.run_ms,
+            "compiled_vs_eager": {
+                "checked": self.compiled_check.checked,
+                "ok": self.compiled_check.ok,
+                "max_abs_err": self.compiled_check.max_abs_err,
+                "max_rel_err": self.compiled_check.max_rel_err,
+            },
+            "compile": self.compile.as_ref().map(|c| json!({
+                "passes_ms": c.times.passes_ms,
+                "lower_ms": c.times.lower_ms,
+                "schedule_ms": c.times.schedule_ms,
+                "codegen_ms": c.times.codegen_ms,
+                "backend_ms": c.times.backend_ms,
+                "total_ms": c.times.total_ms(),
+                "planned_bytes": c.planned_bytes,
+            })),
+            "bench": self.bench.as_ref().map(|b| b.to_json()),
             "lowering": {
                 "buffers": self.lowered_buffers,
                 "reductions": self.lowered_reductions,
@@ -275,8 +297,41 @@ impl Report {
                 ),
             ));
         }
+        if let Some(c) = &self.compile {
+            let t = &c.times;
+            rows.push((
+                "compile".into(),
+                format!(
+                    "{:.1} ms: passes {:.1}, lowering {:.1}, scheduling {:.1}, kernels {:.1}, backend {:.1}",
+                    t.total_ms(),
+                    t.passes_ms,
+                    t.lower_ms,
+                    t.schedule_ms,
+                    t.codegen_ms,
+                    t.backend_ms
+                ),
+            ));
+        }
         if !self.compile_only {
-            rows.push(("time".into(), format!("{:.3} ms", self.run_ms)));
+            rows.push((
+                "time".into(),
+                format!("{:.3} ms (first run, host copies included)", self.run_ms),
+            ));
+        }
+        if self.compiled_check.checked {
+            let cc = &self.compiled_check;
+            rows.push((
+                "vs eager".into(),
+                format!(
+                    "{} (max abs err {:.3e}, max rel err {:.3e})",
+                    if cc.ok { "ok" } else { "MISMATCH" },
+                    cc.max_abs_err,
+                    cc.max_rel_err
+                ),
+            ));
+        }
+        if let Some(b) = &self.bench {
+            rows.extend(b.rows());
         }
         rows.push((
             "check".into(),

@@ -26,6 +26,7 @@ struct Options {
     policy: Policy,
     loops: Loops,
     compile_only: bool,
+    bench: bool,
 }
 
 /// Which fusion strategy schedules the lowered graph.
@@ -112,13 +113,17 @@ impl Loops {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Backend {
+    /// The reference interpreter.
     Eager,
+    /// LLVM on the host CPU.
+    Cpu,
 }
 
 impl Backend {
     fn name(self) -> &'static str {
         match self {
             Backend::Eager => "eager",
+            Backend::Cpu => "cpu",
         }
     }
 }
@@ -129,7 +134,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         size: Size::Article,
         inputs: None,
         seed: 0,
-        backend: Backend::Eager,
+        backend: Backend::Cpu,
         json: false,
         rtol: 1e-4,
         atol: 1e-5,
@@ -138,6 +143,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         policy: Policy::Inductor,
         loops: Loops::Cpp,
         compile_only: false,
+        bench: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -164,16 +170,18 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--backend" => {
                 opts.backend = match value("--backend")?.as_str() {
                     "eager" => Backend::Eager,
-                    b @ ("cpu" | "cuda") => {
+                    "cpu" => Backend::Cpu,
+                    b @ "cuda" => {
                         return Err(format!(
-                            "backend '{b}' is not built yet; the only backend today is eager"
+                            "backend '{b}' is not built into this binary yet (cpu, eager)"
                         ));
                     }
-                    b => return Err(format!("unknown backend '{b}' (eager)")),
+                    b => return Err(format!("unknown backend '{b}' (cpu, eager)")),
                 }
             }
             "--json" => opts.json = true,
             "--compile-only" => opts.compile_only = true,
+            "--bench" => opts.bench = true,
             "--policy" => opts.policy = Policy::parse(&value("--policy")?)?,
             s if s.starts_with("--policy=") => {
                 opts.policy = Policy::parse(&s["--policy=".len()..])?
@@ -306,6 +314,14 @@ fn random_inputs(graph: &Graph, seed: u64) -> Vec<Tensor> {
         .collect()
 }
 
+/// A progress line on stderr for steps that can take more than a second (not in JSON mode).
+fn progress(opts: &Options, what: &str) {
+    let big = matches!(opts.size, Size::Large) || opts.model.ends_with(".py");
+    if big && !opts.json {
+        eprintln!("coil run-model: {what} ...");
+    }
+}
+
 pub(crate) fn main(args: &[String]) -> ExitCode {
     let opts = match parse_options(args) {
         Ok(o) => o,
@@ -370,16 +386,47 @@ fn execute(opts: &Options) -> Result<Report, String> {
     if let Some(dir) = &opts.debug_dir {
         write_debug(dir, &loaded.graph, &transformed, &lowered, &schedule)?;
     }
+    let compiled = match opts.backend {
+        Backend::Eager => None,
+        Backend::Cpu => {
+            progress(opts, "compiling for the CPU (LLVM)");
+            let backend = coil_cpu::CpuBackend::new().map_err(|e| format!("cpu backend: {e}"))?;
+            let options = coil::Options {
+                passes: opts.passes.clone(),
+                policy: coil::Policy::parse(opts.policy.name()).expect("same names"),
+                lower: None,
+                sched: None,
+                debug_dir: opts.debug_dir.clone(),
+            };
+            Some(
+                coil::compile(&loaded.graph, std::sync::Arc::new(backend), &options)
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+    };
+    let mut compiled_check = Comparison::none();
+    let mut bench = None;
     let (run, run_ms, passes_check, comparison) = if opts.compile_only {
         (None, 0.0, Comparison::none(), Comparison::none())
     } else {
         let start = Instant::now();
-        let run = match opts.backend {
-            Backend::Eager => {
-                coil_eager::run(&loaded.graph, &loaded.inputs).map_err(|e| e.to_string())?
+        let run = coil_eager::run(&loaded.graph, &loaded.inputs).map_err(|e| e.to_string())?;
+        let mut run_ms = start.elapsed().as_secs_f64() * 1e3;
+        if let Some(model) = &compiled {
+            progress(opts, "running the compiled model");
+            let start = Instant::now();
+            let outputs = model.run(&loaded.inputs).map_err(|e| e.to_string())?;
+            run_ms = start.elapsed().as_secs_f64() * 1e3;
+            compiled_check = compare(&outputs, &run.outputs, 1e-4, 1e-5)?;
+            if opts.bench {
+                bench = Some(crate::bench::measure(
+                    model,
+                    &loaded.graph,
+                    &loaded.inputs,
+                    opts.json,
+                )?);
             }
-        };
-        let run_ms = start.elapsed().as_secs_f64() * 1e3;
+        }
         // The transformed graph must compute what the input graph computes.
         let after = coil_eager::run(&transformed, &loaded.inputs)
             .map_err(|e| format!("transformed graph: {e}"))?;
@@ -387,6 +434,14 @@ fn execute(opts: &Options) -> Result<Report, String> {
         let comparison = match &loaded.expected {
             Some(expected) => compare(&run.outputs, expected, opts.rtol, opts.atol)?,
             None => Comparison::none(),
+        };
+        // The compiled model against PyTorch's outputs when given, else against eager.
+        let comparison = match (&compiled, &loaded.expected) {
+            (Some(model), Some(expected)) => {
+                let outputs = model.run(&loaded.inputs).map_err(|e| e.to_string())?;
+                compare(&outputs, expected, opts.rtol, opts.atol)?
+            }
+            _ => comparison,
         };
         (Some(run), run_ms, passes_check, comparison)
     };
@@ -406,7 +461,10 @@ fn execute(opts: &Options) -> Result<Report, String> {
         size: opts.size,
         input_source: loaded.input_source,
         graph_nodes: loaded.graph.len(),
-        ok: comparison.ok && passes_check.ok,
+        ok: comparison.ok && passes_check.ok && compiled_check.ok,
+        compiled_check,
+        compile: compiled.as_ref().map(|m| m.report.clone()),
+        bench,
         passes: pass_stats,
         lowered_buffers: lowered.buffers().len(),
         lowered_reductions: lowered

@@ -111,6 +111,13 @@ impl CompiledModel {
 
     /// Runs the model: copies the inputs in, launches every step, copies the outputs out.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, CoilError> {
+        self.write_inputs(inputs)?;
+        self.run_resident()?;
+        self.read_outputs(inputs)
+    }
+
+    /// Checks the inputs against the graph's signature and copies them into the model's memory.
+    pub fn write_inputs(&self, inputs: &[Tensor]) -> Result<(), CoilError> {
         if inputs.len() != self.inputs.len() {
             return Err(CoilError::Inputs(format!(
                 "the model takes {} inputs ({}), got {}",
@@ -144,6 +151,16 @@ impl CompiledModel {
                 self.backend.write(self.handle(&memory, &b.name)?, &bytes)?;
             }
         }
+        Ok(())
+    }
+
+    /// Launches every step on the inputs already in memory and waits for them (what
+    /// benchmarks time: no host copies).
+    pub fn run_resident(&self) -> Result<(), CoilError> {
+        let memory = self
+            .memory
+            .lock()
+            .map_err(|_| CoilError::Plan("a previous run panicked".into()))?;
         for step in &self.steps {
             match step {
                 PlannedStep::Kernel { index, args } => {
@@ -173,10 +190,25 @@ impl CompiledModel {
             }
         }
         self.backend.synchronize()?;
+        Ok(())
+    }
+
+    /// Copies the outputs of the last run to the host, with their layouts. `inputs` are the
+    /// tensors of that run (a graph may return an input).
+    pub fn read_outputs(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, CoilError> {
+        let memory = self
+            .memory
+            .lock()
+            .map_err(|_| CoilError::Plan("a previous run panicked".into()))?;
         self.outputs
             .iter()
             .map(|o| match o {
-                OutputSource::Input(i, layout) => view(&inputs[*i].contiguous(), layout),
+                OutputSource::Input(i, layout) => {
+                    let t = inputs
+                        .get(*i)
+                        .ok_or_else(|| CoilError::Inputs("missing input".into()))?;
+                    view(&t.contiguous(), layout)
+                }
                 OutputSource::Buffer(name, layout) => {
                     let bytes_len = layout.storage_len() * layout.dtype.itemsize();
                     let mut bytes = vec![0u8; bytes_len];
@@ -189,6 +221,21 @@ impl CompiledModel {
                 }
             })
             .collect()
+    }
+
+    /// Bytes a run must move at least: each input read once, each output written once.
+    pub fn min_bytes(&self) -> usize {
+        let inputs: usize = self.inputs.iter().map(|(_, m)| m.nbytes()).sum();
+        let outputs: usize = self
+            .outputs
+            .iter()
+            .map(|o| match o {
+                OutputSource::Input(_, l) | OutputSource::Buffer(_, l) => {
+                    l.numel() * l.dtype.itemsize()
+                }
+            })
+            .sum();
+        inputs + outputs
     }
 }
 
