@@ -190,8 +190,9 @@ pub fn build_kernel(
         }
     }
     cx.flush_acc_stores(&mut acc_stores, needed_outside);
-    let has_reduction = computed.iter().any(|(_, c)| c.reduction_type.is_some());
-    let kind = if reduction_ranges.is_empty() || !has_reduction {
+    // The kind describes the loop nest: an inner loop makes it a "reduction" nest even when
+    // only pointwise members of two sizes use it.
+    let kind = if reduction_ranges.is_empty() {
         KernelKind::Pointwise
     } else {
         let rnumel: usize = reduction_ranges.iter().product();

@@ -8,7 +8,7 @@ use coil_codegen::Backend;
 
 use crate::interp_backend::InterpBackend;
 
-fn close(a: &[coil_graph::Tensor], b: &[coil_graph::Tensor], what: &str) {
+pub(crate) fn close(a: &[coil_graph::Tensor], b: &[coil_graph::Tensor], what: &str) {
     assert_eq!(a.len(), b.len(), "{what}: output count");
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         assert_eq!(x.sizes(), y.sizes(), "{what}: output {i} sizes");
