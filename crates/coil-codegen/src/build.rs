@@ -272,9 +272,13 @@ impl Ctx<'_> {
         } else {
             outer_flat.scale(krnumel as i64).add(&red_flat)
         };
-        unflatten(&iter_vars, &c.ranges, &iter_flat, &mut map);
+        // The body's variables cover the non-size-1 dims only: unflatten over their ranges,
+        // not over `c.ranges` (which keeps the size-1 dims).
+        let iter_sizes: Vec<usize> = c.body.iter_vars().iter().map(|(_, r)| *r).collect();
+        let red_sizes: Vec<usize> = c.body.reduction_vars().iter().map(|(_, r)| *r).collect();
+        unflatten(&iter_vars, &iter_sizes, &iter_flat, &mut map);
         if c.reduction_type.is_some() {
-            unflatten(&red_vars, &c.reduction_ranges, &red_flat, &mut map);
+            unflatten(&red_vars, &red_sizes, &red_flat, &mut map);
         }
         for e in map.values_mut() {
             *e = e.simplify(&self.kernel_ranges);
@@ -399,7 +403,8 @@ impl Ctx<'_> {
                     }
                     let iter_vars: Vec<Var> = c.body.iter_vars().iter().map(|(v, _)| *v).collect();
                     let mut vars = HashMap::new();
-                    unflatten(&iter_vars, &c.ranges, &index, &mut vars);
+                    let sizes: Vec<usize> = c.body.iter_vars().iter().map(|(_, r)| *r).collect();
+                    unflatten(&iter_vars, &sizes, &index, &mut vars);
                     for e in vars.values_mut() {
                         *e = e.simplify(&self.kernel_ranges);
                     }
