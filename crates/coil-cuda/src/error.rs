@@ -16,6 +16,18 @@ pub enum CudaError {
         /// What was wrong, naming the instruction.
         reason: String,
     },
+    /// A kernel of the kernel IR uses something the PTX translator cannot render (a float64
+    /// transcendental, an op on a type it has no meaning for).
+    #[error("cannot render kernel '{kernel}' as PTX: {reason}")]
+    Codegen {
+        /// The kernel.
+        kernel: String,
+        /// What could not be rendered.
+        reason: String,
+    },
+    /// The backend has no device: it was made with `CudaBackend::offline()` (PTX text only).
+    #[error("no GPU: this CUDA backend is offline (it renders PTX but cannot {0})")]
+    Offline(&'static str),
     /// `libcuda.so` could not be loaded: no NVIDIA driver on this machine.
     #[error(
         "no CUDA driver: libcuda.so could not be loaded (is an NVIDIA driver installed and on the loader path?)"

@@ -31,15 +31,19 @@
 //! # Ok::<(), coil_cuda::CudaError>(())
 //! ```
 
+mod backend;
 mod blas;
+pub mod emu;
 mod error;
 pub mod kernels;
 mod launch;
 pub mod math;
 pub mod ptx;
+pub mod render;
 mod runtime;
 mod target;
 
+pub use backend::{CudaBackend, CudaKernels};
 pub use blas::{Gemm, MatLayout};
 pub use error::CudaError;
 pub use launch::LaunchConfig;

@@ -1,7 +1,11 @@
 //! coil-cuda's integration tests: one binary, one module per concern.
 
 mod builder;
+mod driver;
+mod emulate;
 mod golden;
 mod math_accuracy;
 mod ptxas;
+mod render;
 mod runtime;
+mod zoo;

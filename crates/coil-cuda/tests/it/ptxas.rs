@@ -40,7 +40,7 @@ pub(crate) fn find_ptxas() -> Option<PathBuf> {
 }
 
 /// Runs `ptxas -arch=sm_XY -v` on `text`; Err(stderr) on failure, Ok(its report) otherwise.
-fn assemble(ptxas: &Path, name: &str, text: &str, arch: &str) -> Result<String, String> {
+pub(crate) fn assemble(ptxas: &Path, name: &str, text: &str, arch: &str) -> Result<String, String> {
     let dir = std::env::temp_dir().join(format!("coil-cuda-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let src = dir.join(format!("{name}.ptx"));
