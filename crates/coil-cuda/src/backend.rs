@@ -628,12 +628,14 @@ impl Backend for CudaBackend {
                         .unwrap_or(f32::NAN)
                 };
                 for bi in 0..ba {
+                    // Row-major A and B^T, then dot products (cache-friendly).
+                    let a: Vec<f32> = (0..m * k).map(|x| at(&la, &av, bi, x / k, x % k)).collect();
+                    let bt: Vec<f32> = (0..n * k).map(|x| at(&lb, &bv, bi, x % k, x / k)).collect();
                     for i in 0..m {
+                        let row = &a[i * k..(i + 1) * k];
                         for j in 0..n {
-                            let mut acc = 0f32;
-                            for kk in 0..k {
-                                acc = at(&la, &av, bi, i, kk).mul_add(at(&lb, &bv, bi, kk, j), acc);
-                            }
+                            let col = &bt[j * k..(j + 1) * k];
+                            let acc: f32 = row.iter().zip(col).map(|(x, y)| x * y).sum();
                             let o = lc.offset + bi * lc.batch_stride + i * lc.row_stride + j;
                             if let Some(slot) = cv.get_mut(o) {
                                 *slot = acc;

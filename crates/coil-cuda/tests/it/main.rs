@@ -8,4 +8,5 @@ mod math_accuracy;
 mod ptxas;
 mod render;
 mod runtime;
+mod strategies;
 mod zoo;
