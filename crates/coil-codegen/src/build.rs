@@ -101,8 +101,35 @@ pub fn build_kernel(
             .filter(|&s| s != 1)
             .collect::<Vec<usize>>()
     };
-    let ranges = squeeze(&shape.ranges);
-    let reduction_ranges = squeeze(&shape.reduction_ranges);
+    let mut ranges = squeeze(&shape.ranges);
+    let mut reduction_ranges = squeeze(&shape.reduction_ranges);
+    // Pointwise members of different sizes (a TVM group of a broadcast and its consumer):
+    // loop over the smallest member's elements outside and the rest inside, so each small
+    // member is computed once per outer point and each large one in the inner loop.
+    if shape.reduction_type.is_none() {
+        let numels: Vec<usize> = computed
+            .iter()
+            .map(|(_, c)| c.ranges.iter().product())
+            .collect();
+        let (small, large) = (
+            numels.iter().min().copied().unwrap_or(1),
+            numels.iter().max().copied().unwrap_or(1),
+        );
+        if small != large {
+            if numels.iter().any(|&n| n != small && n != large) || small == 0 || large % small != 0
+            {
+                return Err(err(format!(
+                    "pointwise members of {numels:?} elements do not share a loop nest"
+                )));
+            }
+            let smallest = computed
+                .iter()
+                .find(|(_, c)| c.ranges.iter().product::<usize>() == small)
+                .map(|(_, c)| c);
+            ranges = squeeze(&smallest.map(|c| c.ranges.clone()).unwrap_or_default());
+            reduction_ranges = squeeze(&[large / small]);
+        }
+    }
     let n = ranges.len();
     let kernel_ranges = VarRanges::new(
         ranges
@@ -163,6 +190,8 @@ pub fn build_kernel(
         }
     }
     cx.flush_acc_stores(&mut acc_stores, needed_outside);
+    // The kind describes the loop nest: an inner loop makes it a "reduction" nest even when
+    // only pointwise members of two sizes use it.
     let kind = if reduction_ranges.is_empty() {
         KernelKind::Pointwise
     } else {
@@ -262,8 +291,12 @@ impl Ctx<'_> {
             &self.reduction_ranges,
         );
         let krnumel: usize = self.reduction_ranges.iter().product();
-        let iter_vars: Vec<Var> = c.body.iter_vars().iter().map(|(v, _)| *v).collect();
-        let red_vars: Vec<Var> = c.body.reduction_vars().iter().map(|(v, _)| *v).collect();
+        // The body's variables, with their ranges: the lowering drops size-1 dims from them,
+        // so they need not pair up with `c.ranges`.
+        let (iter_vars, iter_sizes): (Vec<Var>, Vec<usize>) =
+            c.body.iter_vars().iter().copied().unzip();
+        let (red_vars, red_sizes): (Vec<Var>, Vec<usize>) =
+            c.body.reduction_vars().iter().copied().unzip();
         let mut map = HashMap::new();
         let numel: usize = c.ranges.iter().product();
         let knumel: usize = self.ranges.iter().product();
@@ -272,10 +305,6 @@ impl Ctx<'_> {
         } else {
             outer_flat.scale(krnumel as i64).add(&red_flat)
         };
-        // The body's variables cover the non-size-1 dims only: unflatten over their ranges,
-        // not over `c.ranges` (which keeps the size-1 dims).
-        let iter_sizes: Vec<usize> = c.body.iter_vars().iter().map(|(_, r)| *r).collect();
-        let red_sizes: Vec<usize> = c.body.reduction_vars().iter().map(|(_, r)| *r).collect();
         unflatten(&iter_vars, &iter_sizes, &iter_flat, &mut map);
         if c.reduction_type.is_some() {
             unflatten(&red_vars, &red_sizes, &red_flat, &mut map);
@@ -401,10 +430,10 @@ impl Ctx<'_> {
                             "{src} has a strided layout; it cannot be recomputed in place"
                         ));
                     }
-                    let iter_vars: Vec<Var> = c.body.iter_vars().iter().map(|(v, _)| *v).collect();
+                    let (iter_vars, iter_sizes): (Vec<Var>, Vec<usize>) =
+                        c.body.iter_vars().iter().copied().unzip();
                     let mut vars = HashMap::new();
-                    let sizes: Vec<usize> = c.body.iter_vars().iter().map(|(_, r)| *r).collect();
-                    unflatten(&iter_vars, &sizes, &index, &mut vars);
+                    unflatten(&iter_vars, &iter_sizes, &index, &mut vars);
                     for e in vars.values_mut() {
                         *e = e.simplify(&self.kernel_ranges);
                     }
@@ -473,7 +502,8 @@ fn flat(vars: &[Var], sizes: &[usize]) -> IndexExpr {
 fn unflatten(vars: &[Var], sizes: &[usize], flat: &IndexExpr, out: &mut HashMap<Var, IndexExpr>) {
     let mut stride = 1i64;
     for (v, &s) in vars.iter().zip(sizes).rev() {
-        out.insert(*v, flat.modular(stride, s as i64));
+        // A zero-size dim has no points: any modulus will do.
+        out.insert(*v, flat.modular(stride, s.max(1) as i64));
         stride *= s as i64;
     }
 }

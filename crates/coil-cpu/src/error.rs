@@ -74,6 +74,19 @@ pub enum CpuError {
         /// What did not match.
         message: String,
     },
+    /// The kernel IR could not be translated (a construct the translator does not handle, or
+    /// an inconsistent kernel).
+    #[error("codegen of kernel `{kernel}`: {message}")]
+    Codegen {
+        /// The kernel's name.
+        kernel: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A run-time request was invalid: an unknown buffer, a buffer too small for a kernel or a
+    /// copy, aliased outputs, a matmul of mismatched shapes, an allocation failure.
+    #[error("{0}")]
+    Runtime(String),
     /// Spawning a worker thread of the parallel runtime failed.
     #[error("could not start worker thread: {0}")]
     ThreadSpawn(#[from] std::io::Error),

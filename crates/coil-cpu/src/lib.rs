@@ -1,17 +1,22 @@
-//! coil-cpu: the CPU backend's foundation: an LLVM 19 JIT harness, a vectorized math library
-//! emitted as LLVM IR, and a parallel runtime that runs JIT-compiled kernels over chunks of their
-//! outer loop.
+//! coil-cpu: the CPU backend. [`CpuBackend`] implements [`coil_codegen::Backend`]: it
+//! translates the kernel IR into one LLVM module (one function `cpu_<name>` per kernel, the outer
+//! loop split across threads, the inner loop vectorized, reductions in vector accumulators),
+//! optimises it with `default<O3>` for the host CPU, JIT-compiles it, and runs it on 64-byte
+//! aligned host memory; matmuls go to the `gemm` crate. Underneath: an LLVM 19 JIT harness, a
+//! vectorized math library emitted as LLVM IR, and a thread pool.
 //!
-//! **Takes**: LLVM IR built with `inkwell` inside [`JitModule::compile`]'s closure (the
-//! kernel-IR-to-LLVM translator supplies it; it calls [`VMath::call`] for transcendental ops and
-//! emits kernels with the [`KernelFn`] ABI), and buffers to run kernels on.
-//! **Gives**: the host target ([`HostTarget`]: CPU name, features, vector width), optimised
-//! (`default<O3>`) and JIT-compiled modules ([`JitModule`]: function pointers by name, the
-//! optimised text IR for `output_code.ll`), the math library ([`VMath`], [`MathFn`]), and a
-//! thread pool ([`ThreadPool`]) with [`ThreadPool::parallel_for`] and safe kernel launches
-//! ([`Kernel`], [`KernelArgs`]).
-//! **Must not know about**: the scheduler, fusion, the kernel IR's structure (the translator
-//! lives beside this, not in it), PTX, printing, environment variables.
+//! **Takes**: [`coil_codegen::Kernel`]s (the kernel IR: loop ranges, stages of CSE'd values,
+//! accumulators, stores over [`coil_lower::IndexExpr`] indices), buffers as opaque
+//! [`coil_codegen::BufferHandle`]s, [`coil_codegen::MatmulCall`]s; or, at the lower level, LLVM
+//! IR built with `inkwell` inside [`JitModule::compile`]'s closure.
+//! **Gives**: the backend ([`CpuBackend`], [`CpuKernels`]: launches, the optimised IR as
+//! `output_code.ll`, launch shapes), the translator ([`emit_kernel`], [`LaunchShape`]), the
+//! host target ([`HostTarget`]), optimised JIT modules ([`JitModule`]), the math library
+//! ([`VMath`], [`MathFn`]), and the thread pool ([`ThreadPool`]) with checked launches of
+//! hand-written kernels ([`Kernel`], [`KernelArgs`]).
+//! **Must not know about**: the scheduler and fusion (kernels arrive already grouped), the graph
+//! and lowering beyond the kernel IR's index expressions and ops, PTX, printing, environment
+//! variables.
 //!
 //! ```
 //! use coil_cpu::{HostTarget, JitModule, JitOptions, MathFn, VMath};
@@ -33,11 +38,16 @@
 //! # Ok::<(), coil_cpu::CpuError>(())
 //! ```
 
+mod backend;
+mod codegen;
 mod error;
 mod jit;
+mod matmul;
 mod parallel;
 pub mod vmath;
 
+pub use backend::{CpuBackend, CpuKernels, CpuOptions, function_name};
+pub use codegen::{LaunchShape, emit_kernel};
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, optimize};
 pub use parallel::{ArgSpec, Element, Kernel, KernelArgs, KernelFn, ThreadPool};

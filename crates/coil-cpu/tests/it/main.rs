@@ -1,10 +1,16 @@
 //! coil-cpu's integration tests, one binary (LLVM links statically, so each test binary is big
 //! and slow to link): the JIT harness, the math library's accuracy, vectorisation of the
-//! optimised IR, a reduction, the parallel runtime, and errors.
+//! optimised IR, a reduction, the parallel runtime, errors, and the backend (zoo models, random
+//! graphs, dtypes and odd shapes, the generated IR) against PyTorch and coil-eager.
 
 mod accuracy;
+mod backend_ir;
+mod driver;
 mod errors;
 mod ir;
 mod kernels;
 mod parallel;
+mod random;
 mod reduce;
+mod shapes;
+mod zoo;

@@ -1,0 +1,437 @@
+//! [`CpuBackend`]: coil's [`Backend`] for the host CPU. `compile` translates every kernel of a
+//! model into one LLVM module (one function `cpu_<name>` per kernel), optimises it with
+//! `default<O3>` for the host and JIT-compiles it; memory is 64-byte aligned host allocations
+//! behind opaque handles; `launch` splits a kernel's outer loop over the thread pool; `matmul`
+//! calls the `gemm` crate on strided operands.
+
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::collections::HashMap;
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use coil_codegen::{
+    ArgRole, Backend, BackendError, BufferHandle, CompiledKernels, Kernel, MatmulCall,
+};
+use coil_lower::LowerConfig;
+
+use crate::codegen::{LaunchShape, emit_kernel};
+use crate::{CpuError, HostTarget, JitModule, JitOptions, KernelFn, ThreadPool};
+
+/// Alignment (and granularity) of every allocation: a cache line, and a whole vector of any
+/// width the translator emits.
+const ALIGN: usize = 64;
+/// Below this many elements of work a launch runs on the calling thread alone.
+const PARALLEL_WORK: usize = 1 << 15;
+
+/// How the backend is set up.
+#[derive(Clone, Debug, Default)]
+pub struct CpuOptions {
+    /// Threads kernels and matmuls run on; 0 means every core.
+    pub threads: usize,
+    /// The LLVM pipeline (`default<O3>`) and whether to keep assembly.
+    pub jit: JitOptions,
+}
+
+/// Host memory of one allocation.
+struct Allocation {
+    ptr: NonNull<u8>,
+    bytes: usize,
+    layout: Layout,
+}
+
+/// Every live allocation, by handle.
+pub(crate) struct Memory {
+    next: u64,
+    live: HashMap<u64, Allocation>,
+}
+
+// SAFETY: the allocations are plain heap memory owned by the table; the raw pointers are only
+// dereferenced while the table's mutex is held (copies, launches, matmuls).
+unsafe impl Send for Memory {}
+
+impl Memory {
+    /// The pointer and size of a live buffer.
+    pub(crate) fn get(&self, h: BufferHandle) -> Result<(*mut u8, usize), CpuError> {
+        self.live
+            .get(&h.0)
+            .map(|a| (a.ptr.as_ptr(), a.bytes))
+            .ok_or_else(|| CpuError::Runtime(format!("{h} is not a live buffer of this backend")))
+    }
+}
+
+impl Drop for Memory {
+    fn drop(&mut self) {
+        for (_, a) in self.live.drain() {
+            // SAFETY: `a` came from `alloc_zeroed(a.layout)` and is freed once (drained).
+            unsafe { dealloc(a.ptr.as_ptr(), a.layout) };
+        }
+    }
+}
+
+/// What launches share: the threads and the memory table.
+pub(crate) struct Runtime {
+    pool: ThreadPool,
+    memory: Mutex<Memory>,
+}
+
+impl Runtime {
+    pub(crate) fn memory(&self) -> MutexGuard<'_, Memory> {
+        self.memory.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The CPU backend (`cpu`).
+pub struct CpuBackend {
+    rt: Arc<Runtime>,
+    jit: JitOptions,
+    cpu: String,
+    vector_bytes: u32,
+}
+
+impl std::fmt::Debug for CpuBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CpuBackend")
+            .field("cpu", &self.cpu)
+            .field("threads", &self.rt.pool.threads())
+            .field("vector_bytes", &self.vector_bytes)
+            .finish()
+    }
+}
+
+impl CpuBackend {
+    /// A backend using every core and the default pipeline.
+    pub fn new() -> Result<CpuBackend, CpuError> {
+        CpuBackend::with_options(CpuOptions::default())
+    }
+
+    /// A backend set up by `options`.
+    pub fn with_options(options: CpuOptions) -> Result<CpuBackend, CpuError> {
+        let target = HostTarget::detect()?;
+        let pool = if options.threads == 0 {
+            ThreadPool::new()?
+        } else {
+            ThreadPool::with_threads(options.threads)?
+        };
+        Ok(CpuBackend {
+            rt: Arc::new(Runtime {
+                pool,
+                memory: Mutex::new(Memory {
+                    next: 1,
+                    live: HashMap::new(),
+                }),
+            }),
+            jit: options.jit,
+            cpu: target.cpu().to_string(),
+            vector_bytes: target.vector_bytes(),
+        })
+    }
+
+    /// Threads a launch runs on.
+    pub fn threads(&self) -> usize {
+        self.rt.pool.threads()
+    }
+
+    /// Lanes of the vectorized loops (f32 lanes of the host's vectors).
+    pub fn vector_width(&self) -> u32 {
+        (self.vector_bytes / 4).max(1)
+    }
+
+    /// Compiles kernels like [`Backend::compile`], returning the concrete type (launch shapes,
+    /// the JIT module).
+    pub fn compile_kernels(&self, kernels: &[Kernel]) -> Result<CpuKernels, CpuError> {
+        let mut names = std::collections::HashSet::new();
+        for k in kernels {
+            if !names.insert(k.name.as_str()) {
+                return Err(CpuError::Codegen {
+                    kernel: k.name.clone(),
+                    message: "two kernels of one module have this name".into(),
+                });
+            }
+        }
+        let target = HostTarget::detect()?;
+        let width = self.vector_width();
+        let mut shapes = Vec::with_capacity(kernels.len());
+        let jit = JitModule::compile("coil_cpu", &target, &self.jit, |_cx, module| {
+            for k in kernels {
+                shapes.push(emit_kernel(module, k, &function_name(k), width)?);
+            }
+            Ok(())
+        })?;
+        let mut compiled = Vec::with_capacity(kernels.len());
+        for (k, shape) in kernels.iter().zip(shapes) {
+            // SAFETY: `emit_kernel` defined this function with the `KernelFn` signature.
+            let entry: KernelFn = unsafe { jit.function(&function_name(k))? };
+            compiled.push(CompiledKernel {
+                name: k.name.clone(),
+                entry,
+                shape,
+                args: k
+                    .args
+                    .iter()
+                    .map(|a| ArgNeed {
+                        bytes: a.len * a.dtype.itemsize(),
+                        writes: a.role != ArgRole::Input,
+                    })
+                    .collect(),
+            });
+        }
+        Ok(CpuKernels {
+            jit,
+            kernels: compiled,
+            rt: Arc::clone(&self.rt),
+        })
+    }
+}
+
+/// The LLVM function of a kernel: `cpu_<name>`.
+pub fn function_name(k: &Kernel) -> String {
+    format!("cpu_{}", k.name)
+}
+
+fn backend_err(e: CpuError) -> BackendError {
+    match e {
+        CpuError::Codegen { kernel, message } => BackendError::Codegen {
+            kernel,
+            msg: message,
+        },
+        CpuError::Runtime(m) => BackendError::Runtime(m),
+        other => BackendError::Device(other.to_string()),
+    }
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn device(&self) -> String {
+        format!(
+            "cpu ({}, {} threads, {}-bit vectors)",
+            self.cpu,
+            self.threads(),
+            self.vector_bytes * 8
+        )
+    }
+
+    fn lower_config(&self) -> LowerConfig {
+        LowerConfig::cpu()
+    }
+
+    fn loop_compat(&self) -> &dyn coil_sched::LoopCompat {
+        &coil_sched::CppLoops
+    }
+
+    fn sched_config(&self) -> coil_sched::SchedConfig {
+        coil_sched::SchedConfig::cpu()
+    }
+
+    fn build_options(&self) -> coil_codegen::BuildOptions {
+        coil_codegen::BuildOptions::default()
+    }
+
+    fn compile(&self, kernels: &[Kernel]) -> Result<Box<dyn CompiledKernels>, BackendError> {
+        Ok(Box::new(
+            self.compile_kernels(kernels).map_err(backend_err)?,
+        ))
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError> {
+        let size = bytes.max(1).div_ceil(ALIGN) * ALIGN;
+        let layout = Layout::from_size_align(size, ALIGN)
+            .map_err(|e| BackendError::Runtime(format!("allocation of {bytes} bytes: {e}")))?;
+        // SAFETY: `layout` has a nonzero size.
+        let ptr = NonNull::new(unsafe { alloc_zeroed(layout) }).ok_or_else(|| {
+            BackendError::Runtime(format!("out of memory allocating {bytes} bytes"))
+        })?;
+        let mut mem = self.rt.memory();
+        let h = mem.next;
+        mem.next += 1;
+        mem.live.insert(
+            h,
+            Allocation {
+                ptr,
+                bytes: size,
+                layout,
+            },
+        );
+        Ok(BufferHandle(h))
+    }
+
+    fn free(&self, buffer: BufferHandle) {
+        if let Some(a) = self.rt.memory().live.remove(&buffer.0) {
+            // SAFETY: `a` came from `alloc_zeroed(a.layout)` and left the table, so once.
+            unsafe { dealloc(a.ptr.as_ptr(), a.layout) };
+        }
+    }
+
+    fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError> {
+        let mem = self.rt.memory();
+        let (ptr, size) = mem.get(buffer).map_err(backend_err)?;
+        if bytes.len() > size {
+            return Err(BackendError::Runtime(format!(
+                "writing {} bytes into {buffer} of {size}",
+                bytes.len()
+            )));
+        }
+        // SAFETY: `ptr` is live (the table is locked) with `size >= bytes.len()` bytes, and a
+        // caller's slice cannot overlap backend memory it has no reference to.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr, bytes.len()) };
+        Ok(())
+    }
+
+    fn read(&self, buffer: BufferHandle, out: &mut [u8]) -> Result<(), BackendError> {
+        let mem = self.rt.memory();
+        let (ptr, size) = mem.get(buffer).map_err(backend_err)?;
+        if out.len() > size {
+            return Err(BackendError::Runtime(format!(
+                "reading {} bytes from {buffer} of {size}",
+                out.len()
+            )));
+        }
+        // SAFETY: as in `write`, in the other direction; the memory is initialised (zeroed at
+        // allocation).
+        unsafe { std::ptr::copy_nonoverlapping(ptr, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
+    fn matmul(&self, call: &MatmulCall) -> Result<(), BackendError> {
+        let mem = self.rt.memory();
+        crate::matmul::matmul(&mem, call, self.threads()).map_err(backend_err)
+    }
+
+    fn synchronize(&self) -> Result<(), BackendError> {
+        // Launches and matmuls return when they are done.
+        Ok(())
+    }
+}
+
+/// What a kernel needs of one argument.
+#[derive(Clone, Copy, Debug)]
+struct ArgNeed {
+    bytes: usize,
+    writes: bool,
+}
+
+struct CompiledKernel {
+    name: String,
+    entry: KernelFn,
+    shape: LaunchShape,
+    args: Vec<ArgNeed>,
+}
+
+/// Kernels JIT-compiled together (one LLVM module), ready to launch on the backend's memory.
+pub struct CpuKernels {
+    jit: JitModule,
+    kernels: Vec<CompiledKernel>,
+    rt: Arc<Runtime>,
+}
+
+impl std::fmt::Debug for CpuKernels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CpuKernels")
+            .field(
+                "kernels",
+                &self.kernels.iter().map(|k| &k.name).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// The argument pointers of one launch, shared by its threads.
+struct SharedArgs(*const *mut u8);
+// SAFETY: chunks of a launch cover disjoint outer iterations, which write disjoint elements
+// (the kernel IR's stores are indexed by the outer point), so sharing the pointers is
+// race-free; the buffers stay allocated while the memory table is locked by the launch.
+unsafe impl Sync for SharedArgs {}
+
+impl CpuKernels {
+    /// The JIT module (optimised IR, function addresses).
+    pub fn jit(&self) -> &JitModule {
+        &self.jit
+    }
+
+    /// How kernel `index`'s outer loop is laid out.
+    pub fn shape(&self, index: usize) -> Option<LaunchShape> {
+        self.kernels.get(index).map(|k| k.shape)
+    }
+
+    /// Runs kernel `index` on `args` (see [`CompiledKernels::launch`]).
+    pub fn run(&self, index: usize, args: &[BufferHandle]) -> Result<(), CpuError> {
+        let k = self.kernels.get(index).ok_or_else(|| {
+            CpuError::Runtime(format!(
+                "no kernel {index}: the module has {}",
+                self.kernels.len()
+            ))
+        })?;
+        let runtime_err = |m: String| CpuError::Runtime(format!("kernel {}: {m}", k.name));
+        if args.len() != k.args.len() {
+            return Err(runtime_err(format!(
+                "takes {} buffers, got {}",
+                k.args.len(),
+                args.len()
+            )));
+        }
+        let mem = self.rt.memory();
+        let mut ptrs = Vec::with_capacity(args.len());
+        for (i, (&h, need)) in args.iter().zip(&k.args).enumerate() {
+            let (p, size) = mem.get(h).map_err(|e| runtime_err(e.to_string()))?;
+            if size < need.bytes {
+                return Err(runtime_err(format!(
+                    "argument {i} ({h}) has {size} bytes, the kernel needs {}",
+                    need.bytes
+                )));
+            }
+            ptrs.push(p);
+        }
+        for (i, need) in k.args.iter().enumerate() {
+            if need.writes
+                && args
+                    .iter()
+                    .enumerate()
+                    .any(|(j, h)| j != i && *h == args[i])
+            {
+                return Err(runtime_err(format!(
+                    "argument {i} ({}) is written and also passed as another argument",
+                    args[i]
+                )));
+            }
+        }
+        let outer = k.shape.outer as i64;
+        if outer == 0 {
+            return Ok(());
+        }
+        let threads = self.rt.pool.threads();
+        let chunks = if k.shape.work < PARALLEL_WORK || threads == 1 {
+            1
+        } else {
+            (threads * 4).min(k.shape.outer)
+        } as i64;
+        let shared = SharedArgs(ptrs.as_ptr());
+        let entry = k.entry;
+        self.rt.pool.parallel_for(chunks as usize, |c| {
+            let c = c as i64;
+            let (start, end) = (outer * c / chunks, outer * (c + 1) / chunks);
+            let args = &shared;
+            // SAFETY: the buffers are live and large enough for the kernel's `len`s (checked
+            // above, table locked), written buffers are not aliased, and `start..end` lies in
+            // `0..outer`, disjoint from other chunks.
+            unsafe { entry(args.0, start, end) };
+        });
+        drop(mem);
+        Ok(())
+    }
+}
+
+impl CompiledKernels for CpuKernels {
+    fn launch(&self, index: usize, args: &[BufferHandle]) -> Result<(), BackendError> {
+        self.run(index, args).map_err(backend_err)
+    }
+
+    fn source(&self) -> String {
+        self.jit.optimized_ir().to_string()
+    }
+
+    fn source_file_name(&self) -> &'static str {
+        "output_code.ll"
+    }
+}

@@ -1,0 +1,729 @@
+//! The translator from coil's kernel IR to LLVM IR: one function `cpu_<name>(args, start, end)`
+//! per kernel (the [`crate::KernelFn`] ABI), running iterations `start..end` of the kernel's
+//! flattened outer loop.
+//!
+//! - **Pointwise kernels**: an outer iteration is a block of one row of the innermost outer
+//!   variable (long rows are split into blocks so that small outer ranges still spread over
+//!   threads); that variable is vectorized (`W` lanes, `W = vector bytes / 4`) with a scalar
+//!   tail.
+//! - **Reduction kernels**: an outer iteration is one point of the outer ranges. Outer stages
+//!   run once (scalar code); a reduction stage loops over the reduction ranges with the
+//!   innermost reduction variable vectorized, keeps vector accumulators and combines them once
+//!   after the loop ([`reduce`]); its finished values ([`KExpr::Acc`]) are loop-invariant
+//!   scalars for later stages.
+//! - **Loads**: an index with coefficient 1 in the vectorized variable (and no other use of it)
+//!   is a vector load, one without the variable a scalar load used as a broadcast, anything else
+//!   (other strides, `FloorDiv`/`ModularIndexing` of the variable, masked loads) one scalar load
+//!   per lane. Masked-off lanes load element 0 instead (never out of bounds) and yield 0.
+//! - **Values** are named after the kernel IR (`v12`; `v12.s` in the scalar tail), accumulators
+//!   `acc0`, loop variables `p1`, arguments by their buffer names.
+
+mod ir;
+mod ops;
+mod reduce;
+
+use std::collections::HashMap;
+
+use coil_codegen::{AccId, ArgId, KExpr, Kernel, KernelKind, Stage, StageKind, Store, ValueId};
+use coil_graph::DType;
+use coil_lower::{IndexExpr, Term, Var};
+use inkwell::AddressSpace;
+use inkwell::IntPredicate;
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::module::Module;
+use inkwell::values::{FunctionValue, IntValue, PointerValue};
+
+use crate::CpuError;
+use ir::{Class, Ir, V, err};
+use reduce::AccSlot;
+
+/// How a kernel's outer loop is laid out: what `start..end` of its function counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    /// Iterations of the function's outer loop (`end` of a whole launch).
+    pub outer: usize,
+    /// Elements of work in all (`numel * rnumel`), to decide whether threads pay off.
+    pub work: usize,
+    /// Pointwise kernels: blocks each row of the innermost variable is cut into (1 otherwise).
+    pub blocks: usize,
+    /// Pointwise kernels: elements of the innermost variable per block (a multiple of the
+    /// vector width unless one block covers the row).
+    pub block_len: usize,
+}
+
+/// Outer iterations that are enough to keep every thread busy with several chunks each.
+const TARGET_OUTER: usize = 64;
+/// The shortest block a row is split into.
+const MIN_BLOCK: usize = 2048;
+
+impl LaunchShape {
+    /// The layout of `k` for vectors of `width` lanes.
+    pub fn of(k: &Kernel, width: u32) -> LaunchShape {
+        let numel = k.numel();
+        let work = numel.saturating_mul(k.rnumel().max(1));
+        if matches!(k.kind, KernelKind::Reduction { .. }) || k.ranges.is_empty() {
+            return LaunchShape {
+                outer: numel,
+                work,
+                blocks: 1,
+                block_len: k.ranges.last().copied().unwrap_or(1),
+            };
+        }
+        let inner = *k.ranges.last().unwrap_or(&1);
+        let rows = numel / inner.max(1);
+        let w = width as usize;
+        let max_blocks = inner.div_ceil(MIN_BLOCK).max(1);
+        let blocks = if rows >= TARGET_OUTER {
+            1
+        } else {
+            TARGET_OUTER.div_ceil(rows.max(1)).min(max_blocks)
+        };
+        let (blocks, block_len) = if blocks <= 1 {
+            (1, inner)
+        } else {
+            let len = inner.div_ceil(blocks).div_ceil(w) * w;
+            (inner.div_ceil(len), len)
+        };
+        LaunchShape {
+            outer: if numel == 0 { 0 } else { rows * blocks },
+            work,
+            blocks,
+            block_len,
+        }
+    }
+}
+
+/// Emits `kernel` into `module` as the function `fname`, vectorized `width` lanes wide.
+pub fn emit_kernel<'ctx>(
+    module: &Module<'ctx>,
+    kernel: &Kernel,
+    fname: &str,
+    width: u32,
+) -> Result<LaunchShape, CpuError> {
+    let shape = LaunchShape::of(kernel, width);
+    let cx = module.get_context();
+    let builder = cx.create_builder();
+    let ptr = cx.ptr_type(AddressSpace::default());
+    let i64t = cx.i64_type();
+    let f = module.add_function(
+        fname,
+        cx.void_type()
+            .fn_type(&[ptr.into(), i64t.into(), i64t.into()], false),
+        None,
+    );
+    let nounwind = Attribute::get_named_enum_kind_id("nounwind");
+    f.add_attribute(
+        AttributeLoc::Function,
+        cx.create_enum_attribute(nounwind, 0),
+    );
+    let mut em = Emitter {
+        ir: Ir::new(&builder, module),
+        k: kernel,
+        f,
+        width,
+        shape,
+        args: vec![],
+        slots: HashMap::new(),
+        acc_values: HashMap::new(),
+        outer_values: HashMap::new(),
+    };
+    em.emit().map_err(|e| match e {
+        CpuError::Codegen { message, .. } => CpuError::Codegen {
+            kernel: kernel.name.clone(),
+            message,
+        },
+        other => CpuError::Codegen {
+            kernel: kernel.name.clone(),
+            message: other.to_string(),
+        },
+    })?;
+    Ok(shape)
+}
+
+/// Where the loop variables stand while emitting a body.
+#[derive(Clone)]
+struct Env<'ctx> {
+    vars: HashMap<Var, IntValue<'ctx>>,
+    /// The vectorized variable: lane `l` sees `vars[v] + l`.
+    vec: Option<Var>,
+    width: u32,
+}
+
+impl<'ctx> Env<'ctx> {
+    fn scalar(vars: HashMap<Var, IntValue<'ctx>>) -> Self {
+        Env {
+            vars,
+            vec: None,
+            width: 1,
+        }
+    }
+
+    fn suffix(&self) -> &'static str {
+        if self.width > 1 { "" } else { ".s" }
+    }
+}
+
+/// How a load or store touches memory across the lanes of the vectorized variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    /// The same element for every lane.
+    Uniform,
+    /// Consecutive elements.
+    Contiguous,
+    /// Anything else.
+    Strided,
+}
+
+fn access(index: &IndexExpr, env: &Env<'_>) -> Access {
+    let Some(v) = env.vec.filter(|_| env.width > 1) else {
+        return Access::Uniform;
+    };
+    if !index.contains_var(v) {
+        return Access::Uniform;
+    }
+    let only_linear = index.terms().iter().all(|(t, _)| match t {
+        Term::Var(_) => true,
+        Term::FloorDiv(e, _) | Term::ModularIndexing(e, _, _) => !e.contains_var(v),
+    });
+    if only_linear && index.coefficient(v) == 1 {
+        Access::Contiguous
+    } else {
+        Access::Strided
+    }
+}
+
+type Body<'s, 'a, 'ctx> =
+    &'s mut dyn FnMut(&mut Emitter<'a, 'ctx>, IntValue<'ctx>) -> Result<(), CpuError>;
+
+struct Emitter<'a, 'ctx> {
+    ir: Ir<'a, 'ctx>,
+    k: &'a Kernel,
+    f: FunctionValue<'ctx>,
+    width: u32,
+    shape: LaunchShape,
+    args: Vec<PointerValue<'ctx>>,
+    slots: HashMap<AccId, AccSlot<'ctx>>,
+    /// Finished accumulators of the current outer point.
+    acc_values: HashMap<AccId, V<'ctx>>,
+    /// Values of the current outer point's outer stages.
+    outer_values: HashMap<ValueId, V<'ctx>>,
+}
+
+impl<'a, 'ctx> Emitter<'a, 'ctx> {
+    fn emit(&mut self) -> Result<(), CpuError> {
+        let cx = self.ir.cx;
+        let b = self.ir.b;
+        let entry = cx.append_basic_block(self.f, "entry");
+        b.position_at_end(entry);
+        let param = |i: u32, name: &str| {
+            let p = self.f.get_nth_param(i).expect("three parameters");
+            p.set_name(name);
+            p
+        };
+        let args = param(0, "args").into_pointer_value();
+        let start = param(1, "start").into_int_value();
+        let end = param(2, "end").into_int_value();
+        let ptr = cx.ptr_type(AddressSpace::default());
+        for (i, a) in self.k.args.iter().enumerate() {
+            let slot = self.ir.gep(ptr.into(), args, self.ir.i64c(i as i64))?;
+            let p = b.build_load(ptr, slot, &a.name)?.into_pointer_value();
+            self.args.push(p);
+        }
+        // Accumulator slots live in the entry block, so LLVM promotes them to registers.
+        for stage in &self.k.stages {
+            for acc in &stage.accumulators {
+                let value_dtype = self.k.dtype(acc.value);
+                let slot = self.ir.acc_slot(acc, value_dtype, self.width)?;
+                self.slots.insert(acc.id, slot);
+            }
+        }
+        self.counted_loop(start, end, 1, "it", &mut |em, it| em.outer_iteration(it))?;
+        b.build_return(None)?;
+        Ok(())
+    }
+
+    /// `for (iv = from; iv + step <= to; iv += step) body(iv)`; returns `iv`'s value on exit
+    /// (where a tail loop starts).
+    fn counted_loop(
+        &mut self,
+        from: IntValue<'ctx>,
+        to: IntValue<'ctx>,
+        step: u64,
+        name: &str,
+        body: Body<'_, 'a, 'ctx>,
+    ) -> Result<IntValue<'ctx>, CpuError> {
+        let cx = self.ir.cx;
+        let b = self.ir.b;
+        let i64t = self.ir.i64t();
+        let pre = b
+            .get_insert_block()
+            .ok_or_else(|| err("builder not positioned"))?;
+        let header = cx.append_basic_block(self.f, &format!("{name}.loop"));
+        let body_bb = cx.append_basic_block(self.f, &format!("{name}.body"));
+        let exit = cx.append_basic_block(self.f, &format!("{name}.exit"));
+        b.build_unconditional_branch(header)?;
+        b.position_at_end(header);
+        let iv = b.build_phi(i64t, name)?;
+        iv.add_incoming(&[(&from, pre)]);
+        let ivv = iv.as_basic_value().into_int_value();
+        let step_c = i64t.const_int(step, false);
+        let next = b.build_int_add(ivv, step_c, &format!("{name}.next"))?;
+        let go = b.build_int_compare(IntPredicate::SLE, next, to, "")?;
+        b.build_conditional_branch(go, body_bb, exit)?;
+        b.position_at_end(body_bb);
+        body(self, ivv)?;
+        let latch = b
+            .get_insert_block()
+            .ok_or_else(|| err("builder not positioned"))?;
+        b.build_unconditional_branch(header)?;
+        iv.add_incoming(&[(&next, latch)]);
+        b.position_at_end(exit);
+        Ok(ivv)
+    }
+
+    /// `flat` as row-major coordinates over `sizes`, bound to `vars`.
+    fn unflatten(
+        &self,
+        flat: IntValue<'ctx>,
+        vars: &[Var],
+        sizes: &[usize],
+        out: &mut HashMap<Var, IntValue<'ctx>>,
+    ) -> Result<(), CpuError> {
+        let b = self.ir.b;
+        let mut stride = 1usize;
+        for (i, (&v, &s)) in vars.iter().zip(sizes).enumerate().rev() {
+            let mut x = flat;
+            if stride > 1 {
+                x = b.build_int_unsigned_div(x, self.ir.i64c(stride as i64), "")?;
+            }
+            if i > 0 {
+                x = b.build_int_unsigned_rem(x, self.ir.i64c(s as i64), "")?;
+            }
+            x.set_name(&v.to_string());
+            out.insert(v, x);
+            stride *= s;
+        }
+        Ok(())
+    }
+
+    fn outer_iteration(&mut self, it: IntValue<'ctx>) -> Result<(), CpuError> {
+        let n = self.k.ranges.len();
+        let outer_vars: Vec<Var> = (0..n).map(Var::p).collect();
+        if matches!(self.k.kind, KernelKind::Reduction { .. }) {
+            let mut vars = HashMap::new();
+            self.unflatten(it, &outer_vars, &self.k.ranges, &mut vars)?;
+            self.acc_values.clear();
+            self.outer_values.clear();
+            let k = self.k;
+            for stage in &k.stages {
+                match stage.kind {
+                    StageKind::Outer => {
+                        let env = Env::scalar(vars.clone());
+                        let vals = self.stage_values(stage, &env)?;
+                        self.stores(stage, &vals, &env)?;
+                        self.outer_values.extend(vals);
+                    }
+                    StageKind::Reduction => self.reduction_stage(stage, &vars)?,
+                }
+            }
+            return Ok(());
+        }
+        if n == 0 {
+            return self.pointwise_body(&Env::scalar(HashMap::new()));
+        }
+        // Pointwise: `it` is (row, block); the innermost variable runs over the block.
+        let b = self.ir.b;
+        let shape = self.shape;
+        let inner = self.k.ranges[n - 1];
+        let (row, lo, hi) = if shape.blocks == 1 {
+            (it, self.ir.i64c(0), self.ir.i64c(inner as i64))
+        } else {
+            let blocks = self.ir.i64c(shape.blocks as i64);
+            let row = b.build_int_unsigned_div(it, blocks, "row")?;
+            let blk = b.build_int_unsigned_rem(it, blocks, "block")?;
+            let lo = b.build_int_mul(blk, self.ir.i64c(shape.block_len as i64), "lo")?;
+            let hi = b.build_int_add(lo, self.ir.i64c(shape.block_len as i64), "")?;
+            let inner_c = self.ir.i64c(inner as i64);
+            let short = b.build_int_compare(IntPredicate::SLT, hi, inner_c, "")?;
+            let hi = b.build_select(short, hi, inner_c, "hi")?.into_int_value();
+            (row, lo, hi)
+        };
+        let mut vars = HashMap::new();
+        self.unflatten(
+            row,
+            &outer_vars[..n - 1],
+            &self.k.ranges[..n - 1],
+            &mut vars,
+        )?;
+        self.vector_and_tail(outer_vars[n - 1], lo, hi, vars, &mut |em, env| {
+            em.pointwise_body(env)
+        })
+    }
+
+    /// Runs `body` over `var` in `lo..hi`: `W` lanes at a time, then one at a time.
+    fn vector_and_tail(
+        &mut self,
+        var: Var,
+        lo: IntValue<'ctx>,
+        hi: IntValue<'ctx>,
+        vars: HashMap<Var, IntValue<'ctx>>,
+        body: &mut dyn FnMut(&mut Self, &Env<'ctx>) -> Result<(), CpuError>,
+    ) -> Result<(), CpuError> {
+        let width = self.width;
+        let name = var.to_string();
+        let mut from = lo;
+        if width > 1 {
+            from = self.counted_loop(lo, hi, width as u64, &name, &mut |em, iv| {
+                let mut vars = vars.clone();
+                vars.insert(var, iv);
+                body(
+                    em,
+                    &Env {
+                        vars,
+                        vec: Some(var),
+                        width,
+                    },
+                )
+            })?;
+        }
+        self.counted_loop(from, hi, 1, &format!("{name}.tail"), &mut |em, iv| {
+            let mut vars = vars.clone();
+            vars.insert(var, iv);
+            body(em, &Env::scalar(vars))
+        })?;
+        Ok(())
+    }
+
+    fn pointwise_body(&mut self, env: &Env<'ctx>) -> Result<(), CpuError> {
+        let k = self.k;
+        for stage in &k.stages {
+            let vals = self.stage_values(stage, env)?;
+            self.stores(stage, &vals, env)?;
+        }
+        Ok(())
+    }
+
+    fn reduction_stage(
+        &mut self,
+        stage: &Stage,
+        vars: &HashMap<Var, IntValue<'ctx>>,
+    ) -> Result<(), CpuError> {
+        for acc in &stage.accumulators {
+            self.ir.acc_init(&self.slots[&acc.id])?;
+        }
+        let rvars: Vec<(Var, usize)> = self.k.reduction_vars();
+        // The position argmax/argmin report: row-major over the reduction ranges.
+        let mut pos = IndexExpr::zero();
+        let mut stride = 1i64;
+        for &(v, s) in rvars.iter().rev() {
+            pos = pos.add(&IndexExpr::var(v).scale(stride));
+            stride *= s as i64;
+        }
+        if rvars.is_empty() {
+            self.reduction_body(stage, &Env::scalar(vars.clone()), &pos)?;
+        } else {
+            self.reduction_nest(stage, &rvars, 0, vars.clone(), &pos)?;
+        }
+        for acc in &stage.accumulators {
+            let v = self.ir.acc_finish(&self.slots[&acc.id])?;
+            self.acc_values.insert(acc.id, v);
+        }
+        Ok(())
+    }
+
+    fn reduction_nest(
+        &mut self,
+        stage: &Stage,
+        rvars: &[(Var, usize)],
+        depth: usize,
+        vars: HashMap<Var, IntValue<'ctx>>,
+        pos: &IndexExpr,
+    ) -> Result<(), CpuError> {
+        let (v, size) = rvars[depth];
+        let (lo, hi) = (self.ir.i64c(0), self.ir.i64c(size as i64));
+        if depth + 1 < rvars.len() {
+            self.counted_loop(lo, hi, 1, &v.to_string(), &mut |em, iv| {
+                let mut vars = vars.clone();
+                vars.insert(v, iv);
+                em.reduction_nest(stage, rvars, depth + 1, vars, pos)
+            })?;
+            return Ok(());
+        }
+        self.vector_and_tail(v, lo, hi, vars, &mut |em, env| {
+            em.reduction_body(stage, env, pos)
+        })
+    }
+
+    fn reduction_body(
+        &mut self,
+        stage: &Stage,
+        env: &Env<'ctx>,
+        pos: &IndexExpr,
+    ) -> Result<(), CpuError> {
+        let vals = self.stage_values(stage, env)?;
+        self.stores(stage, &vals, env)?;
+        if stage.accumulators.is_empty() {
+            return Ok(());
+        }
+        let needs_pos = stage
+            .accumulators
+            .iter()
+            .any(|a| self.slots[&a.id].vec_pos_needed());
+        let p = if needs_pos {
+            self.index_value(pos, env)?
+        } else {
+            self.ir.i64c(0).into()
+        };
+        for acc in &stage.accumulators {
+            let x = vals[&acc.value];
+            self.ir
+                .acc_update(&self.slots[&acc.id], x, p, env.width > 1)?;
+        }
+        Ok(())
+    }
+
+    fn value(&self, vals: &HashMap<ValueId, V<'ctx>>, v: ValueId) -> Result<V<'ctx>, CpuError> {
+        vals.get(&v)
+            .or_else(|| self.outer_values.get(&v))
+            .copied()
+            .ok_or_else(|| err(format!("{v} is used outside the stage that computes it")))
+    }
+
+    /// Every value of `stage` at the loop position `env`.
+    fn stage_values(
+        &self,
+        stage: &Stage,
+        env: &Env<'ctx>,
+    ) -> Result<HashMap<ValueId, V<'ctx>>, CpuError> {
+        let k = self.k;
+        let mut vals: HashMap<ValueId, V<'ctx>> = HashMap::new();
+        for &v in &stage.values {
+            let dt = k.dtype(v);
+            let x = match k.expr(v) {
+                KExpr::Load { arg, index, mask } => {
+                    let mask = match mask {
+                        Some(m) => Some(
+                            self.ir
+                                .truthy(self.value(&vals, *m)?, Class::of(k.dtype(*m)))?,
+                        ),
+                        None => None,
+                    };
+                    self.load(*arg, index, mask, dt, env)?
+                }
+                KExpr::Const(c) => self.ir.constant(*c, dt),
+                KExpr::Index(e) => {
+                    let i = self.index_value(e, env)?;
+                    self.ir.convert(i, DType::I64, dt, false)?
+                }
+                KExpr::Acc(a) => {
+                    let x = *self
+                        .acc_values
+                        .get(a)
+                        .ok_or_else(|| err(format!("{a} is read before its stage finished")))?;
+                    self.ir.convert(x, self.slots[a].acc.dtype, dt, false)?
+                }
+                KExpr::Cast(x) => self
+                    .ir
+                    .convert(self.value(&vals, *x)?, k.dtype(*x), dt, true)?,
+                KExpr::Unary(op, x) => {
+                    self.ir
+                        .unary(*op, self.value(&vals, *x)?, k.dtype(*x), dt)?
+                }
+                KExpr::Binary(op, a, b) => {
+                    let (da, db) = (k.dtype(*a), k.dtype(*b));
+                    let xa = self.value(&vals, *a)?;
+                    let xb = self.ir.convert(self.value(&vals, *b)?, db, da, false)?;
+                    let b_const = match k.expr(*b) {
+                        KExpr::Const(c) => Some(c.to_f64()),
+                        _ => None,
+                    };
+                    self.ir.binary(*op, xa, xb, da, dt, b_const)?
+                }
+                KExpr::Where(c, a, b) => {
+                    let cond = self
+                        .ir
+                        .truthy(self.value(&vals, *c)?, Class::of(k.dtype(*c)))?;
+                    let xa = self
+                        .ir
+                        .convert(self.value(&vals, *a)?, k.dtype(*a), dt, false)?;
+                    let xb = self
+                        .ir
+                        .convert(self.value(&vals, *b)?, k.dtype(*b), dt, false)?;
+                    self.ir.select(cond, xa, xb)?
+                }
+            };
+            self.ir.name(x, &format!("{v}{}", env.suffix()));
+            vals.insert(v, x);
+        }
+        Ok(vals)
+    }
+
+    fn var_value(&self, v: Var, env: &Env<'ctx>) -> Result<V<'ctx>, CpuError> {
+        let s = *env
+            .vars
+            .get(&v)
+            .ok_or_else(|| err(format!("index uses {v}, which is not a loop variable here")))?;
+        if env.vec == Some(v) && env.width > 1 {
+            let lanes = self.ir.splat(s.into(), env.width)?;
+            self.ir.iadd(lanes, self.ir.lane_offsets(env.width))
+        } else {
+            Ok(s.into())
+        }
+    }
+
+    /// An index expression's value: i64, or i64 lanes where it uses the vectorized variable.
+    fn index_value(&self, e: &IndexExpr, env: &Env<'ctx>) -> Result<V<'ctx>, CpuError> {
+        let ir = &self.ir;
+        let mut acc: Option<V<'ctx>> = None;
+        for (t, coef) in e.terms() {
+            let x = match t {
+                Term::Var(v) => self.var_value(*v, env)?,
+                Term::FloorDiv(inner, d) => self.floor_div(self.index_value(inner, env)?, *d)?,
+                Term::ModularIndexing(inner, d, m) => {
+                    let q = self.floor_div(self.index_value(inner, env)?, *d)?;
+                    let r = ir.srem(q, ir.i64c(*m).into())?;
+                    let neg = ir.ashr(r, ir.i64c(63).into())?;
+                    ir.iadd(r, ir.and(neg, ir.i64c(*m).into())?)?
+                }
+            };
+            let x = if *coef == 1 {
+                x
+            } else {
+                ir.imul(x, ir.i64c(*coef).into())?
+            };
+            acc = Some(match acc {
+                None => x,
+                Some(a) => ir.iadd(a, x)?,
+            });
+        }
+        let c: V<'ctx> = ir.i64c(e.constant_part()).into();
+        match acc {
+            None => Ok(c),
+            Some(a) if e.constant_part() == 0 => Ok(a),
+            Some(a) => ir.iadd(a, c),
+        }
+    }
+
+    /// `floor(x / d)` for `d > 0`.
+    fn floor_div(&self, x: V<'ctx>, d: i64) -> Result<V<'ctx>, CpuError> {
+        if d == 1 {
+            return Ok(x);
+        }
+        let ir = &self.ir;
+        let dc: V<'ctx> = ir.i64c(d).into();
+        let q = ir.sdiv(x, dc)?;
+        let r = ir.srem(x, dc)?;
+        ir.iadd(q, ir.ashr(r, ir.i64c(63).into())?)
+    }
+
+    /// The index at lane 0 (the vectorized variable at its base), as a scalar.
+    fn scalar_index(&self, e: &IndexExpr, env: &Env<'ctx>) -> Result<IntValue<'ctx>, CpuError> {
+        let scalar_env = Env {
+            vars: env.vars.clone(),
+            vec: None,
+            width: 1,
+        };
+        Ok(self.index_value(e, &scalar_env)?.into_int_value())
+    }
+
+    fn load(
+        &self,
+        arg: ArgId,
+        index: &IndexExpr,
+        mask: Option<V<'ctx>>,
+        dtype: DType,
+        env: &Env<'ctx>,
+    ) -> Result<V<'ctx>, CpuError> {
+        let ir = &self.ir;
+        let a = self.k.arg(arg);
+        let base = self.args[arg.0 as usize];
+        let d = a.dtype;
+        let acc = access(index, env);
+        let raw = match mask {
+            None => match acc {
+                Access::Uniform => ir.load(d, base, self.scalar_index(index, env)?, 1)?,
+                Access::Contiguous => {
+                    ir.load(d, base, self.scalar_index(index, env)?, env.width)?
+                }
+                Access::Strided => ir.gather(d, base, self.index_value(index, env)?)?,
+            },
+            Some(m) if Ir::width(m) == 1 && acc == Access::Uniform => {
+                let i = self.scalar_index(index, env)?;
+                let safe = ir.select(m, i.into(), ir.i64c(0).into())?;
+                let x = ir.load(d, base, safe.into_int_value(), 1)?;
+                ir.select(m, x, ir.zero(Class::of(d)))?
+            }
+            Some(m) => {
+                let w = env.width;
+                let i = ir.splat(self.index_value(index, env)?, w)?;
+                let m = ir.splat(m, w)?;
+                let safe = ir.select(m, i, ir.i64c(0).into())?;
+                let x = ir.gather(d, base, safe)?;
+                ir.select(m, x, ir.zero(Class::of(d)))?
+            }
+        };
+        ir.convert(raw, d, dtype, false)
+    }
+
+    fn stores(
+        &self,
+        stage: &Stage,
+        vals: &HashMap<ValueId, V<'ctx>>,
+        env: &Env<'ctx>,
+    ) -> Result<(), CpuError> {
+        for st in &stage.stores {
+            self.store(st, vals, env)?;
+        }
+        Ok(())
+    }
+
+    fn store(
+        &self,
+        st: &Store,
+        vals: &HashMap<ValueId, V<'ctx>>,
+        env: &Env<'ctx>,
+    ) -> Result<(), CpuError> {
+        let ir = &self.ir;
+        let a = self.k.arg(st.arg);
+        let base = self.args[st.arg.0 as usize];
+        let d = a.dtype;
+        // The memory encoding rounds to f16/bf16, so the conversion need not.
+        let v = ir.convert(
+            self.value(vals, st.value)?,
+            self.k.dtype(st.value),
+            d,
+            false,
+        )?;
+        match access(&st.index, env) {
+            Access::Uniform => {
+                // Every lane writes the same element: the last lane's value is the one left.
+                let v = ir.extract(v, Ir::width(v).max(1) - 1)?;
+                ir.store(d, base, self.scalar_index(&st.index, env)?, v)
+            }
+            Access::Contiguous => ir.store(
+                d,
+                base,
+                self.scalar_index(&st.index, env)?,
+                ir.splat(v, env.width)?,
+            ),
+            Access::Strided => {
+                let idx = self.index_value(&st.index, env)?;
+                let v = ir.splat(v, env.width)?;
+                for lane in 0..env.width {
+                    let i = ir.extract(idx, lane)?.into_int_value();
+                    ir.store(d, base, i, ir.extract(v, lane)?)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl AccSlot<'_> {
+    fn vec_pos_needed(&self) -> bool {
+        matches!(
+            self.acc.reduction_type,
+            coil_lower::ReductionType::Argmax | coil_lower::ReductionType::Argmin
+        )
+    }
+}

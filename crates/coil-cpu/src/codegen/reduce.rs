@@ -1,0 +1,252 @@
+//! Accumulators of reduction stages: a `W`-lane vector accumulator fed by the vector loop and a
+//! scalar one fed by the tail, each in a stack slot (promoted to registers by LLVM), combined
+//! once after the loop by a tree over the lanes. Max/min propagate NaN; argmax/argmin keep the
+//! first position of the winner and let NaN win, as PyTorch does.
+
+use coil_codegen::Accumulator;
+use coil_graph::DType;
+use coil_lower::ReductionType as R;
+use inkwell::values::PointerValue;
+use inkwell::{FloatPredicate as F, IntPredicate as I};
+
+use super::ir::{Class, Ir, V};
+use crate::CpuError;
+
+/// The stack slots of one accumulator.
+pub(crate) struct AccSlot<'ctx> {
+    pub(crate) acc: Accumulator,
+    /// The dtype of the running value: the finished dtype (integers and bools sum in i64),
+    /// or, for argmax/argmin, the reduced value's dtype.
+    pub(crate) run_dtype: DType,
+    /// The reduced value's dtype.
+    pub(crate) value_dtype: DType,
+    width: u32,
+    vec: PointerValue<'ctx>,
+    tail: PointerValue<'ctx>,
+    /// Positions of the running winners (argmax/argmin).
+    vec_pos: Option<PointerValue<'ctx>>,
+    tail_pos: Option<PointerValue<'ctx>>,
+}
+
+fn is_arg(rt: R) -> bool {
+    matches!(rt, R::Argmax | R::Argmin)
+}
+
+fn is_max(rt: R) -> bool {
+    matches!(rt, R::Max | R::Argmax)
+}
+
+impl<'ctx> Ir<'_, 'ctx> {
+    /// Allocates the slots (call with the builder in the entry block).
+    pub(crate) fn acc_slot(
+        &self,
+        acc: &Accumulator,
+        value_dtype: DType,
+        width: u32,
+    ) -> Result<AccSlot<'ctx>, CpuError> {
+        let run_dtype = match acc.reduction_type {
+            R::Argmax | R::Argmin => value_dtype,
+            R::Sum | R::Prod if !acc.dtype.is_float() => DType::I64,
+            _ => acc.dtype,
+        };
+        let c = Class::of(run_dtype);
+        let name = acc.id.to_string();
+        let vec = self
+            .b
+            .build_alloca(self.ty(c, width), &format!("{name}.vec"))?;
+        let tail = self
+            .b
+            .build_alloca(self.ty(c, 1), &format!("{name}.tail"))?;
+        let (vec_pos, tail_pos) = if is_arg(acc.reduction_type) {
+            (
+                Some(
+                    self.b
+                        .build_alloca(self.ty(Class::I64, width), &format!("{name}.vec.pos"))?,
+                ),
+                Some(
+                    self.b
+                        .build_alloca(self.ty(Class::I64, 1), &format!("{name}.tail.pos"))?,
+                ),
+            )
+        } else {
+            (None, None)
+        };
+        Ok(AccSlot {
+            acc: acc.clone(),
+            run_dtype,
+            value_dtype,
+            width,
+            vec,
+            tail,
+            vec_pos,
+            tail_pos,
+        })
+    }
+
+    fn identity(&self, rt: R, c: Class) -> V<'ctx> {
+        match (rt, c) {
+            (R::Sum, _) => self.zero(c),
+            (R::Prod, Class::F32 | Class::F64) => self.cf(c, 1.0),
+            (R::Prod, _) => self.ci(c, 1),
+            (rt, Class::F32 | Class::F64) => self.cf(
+                c,
+                if is_max(rt) {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                },
+            ),
+            (rt, Class::Bool) => self.ci(c, (!is_max(rt)) as i64),
+            (rt, Class::I32) => self.ci(c, if is_max(rt) { i32::MIN } else { i32::MAX } as i64),
+            (rt, _) => self.ci(c, if is_max(rt) { i64::MIN } else { i64::MAX }),
+        }
+    }
+
+    /// Sets the slots to the reduction's identity (once per row, before the loop).
+    pub(crate) fn acc_init(&self, s: &AccSlot<'ctx>) -> Result<(), CpuError> {
+        let id = self.identity(s.acc.reduction_type, Class::of(s.run_dtype));
+        self.store_slot(s.vec, self.splat(id, s.width)?)?;
+        self.store_slot(s.tail, id)?;
+        if let (Some(vp), Some(tp)) = (s.vec_pos, s.tail_pos) {
+            let none = self.ci(Class::I64, -1);
+            self.store_slot(vp, self.splat(none, s.width)?)?;
+            self.store_slot(tp, none)?;
+        }
+        Ok(())
+    }
+
+    /// `x` beats the running `best` (NaN wins over a number, never over NaN; ties lose).
+    fn beats(&self, x: V<'ctx>, best: V<'ctx>, max: bool, c: Class) -> Result<V<'ctx>, CpuError> {
+        match c {
+            Class::F32 | Class::F64 => {
+                let p = if max { F::UGT } else { F::ULT };
+                self.and(self.fcmp(F::ORD, best, best)?, self.fcmp(p, x, best)?)
+            }
+            Class::Bool => self.icmp(if max { I::UGT } else { I::ULT }, x, best),
+            _ => self.icmp(if max { I::SGT } else { I::SLT }, x, best),
+        }
+    }
+
+    fn same(&self, a: V<'ctx>, b: V<'ctx>, c: Class) -> Result<V<'ctx>, CpuError> {
+        if c.is_float() {
+            let both_nan = self.and(self.fcmp(F::UNO, a, a)?, self.fcmp(F::UNO, b, b)?)?;
+            self.or(self.fcmp(F::OEQ, a, b)?, both_nan)
+        } else {
+            self.icmp(I::EQ, a, b)
+        }
+    }
+
+    /// `acc (+) x` for sum, prod, max, min.
+    fn combine(&self, rt: R, c: Class, acc: V<'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuError> {
+        match (rt, c.is_float()) {
+            (R::Sum, true) => self.fadd(acc, x),
+            (R::Sum, false) => self.iadd(acc, x),
+            (R::Prod, true) => self.fmul(acc, x),
+            (R::Prod, false) => self.imul(acc, x),
+            (rt, _) => {
+                let take = self.beats(x, acc, is_max(rt), c)?;
+                self.select(take, x, acc)
+            }
+        }
+    }
+
+    /// Merges two partial arg-results `(a, ia)` and `(b, ib)` whose positions may interleave:
+    /// `b` wins when it is set and `a` is not, when it beats `a`, or on a tie at an earlier
+    /// position.
+    fn merge_arg(
+        &self,
+        max: bool,
+        c: Class,
+        (a, ia): (V<'ctx>, V<'ctx>),
+        (b, ib): (V<'ctx>, V<'ctx>),
+    ) -> Result<(V<'ctx>, V<'ctx>), CpuError> {
+        let none = self.ci(Class::I64, -1);
+        let a_unset = self.icmp(I::EQ, ia, none)?;
+        let b_set = self.icmp(I::NE, ib, none)?;
+        let tie_earlier = self.and(self.same(a, b, c)?, self.icmp(I::SLT, ib, ia)?)?;
+        let better = self.or(self.beats(b, a, max, c)?, tie_earlier)?;
+        let b_wins = self.and(b_set, self.or(a_unset, better)?)?;
+        Ok((self.select(b_wins, b, a)?, self.select(b_wins, ib, ia)?))
+    }
+
+    /// Feeds `x` (of the slot's value dtype, `width` lanes or a scalar) at positions `pos`
+    /// (i64, for argmax/argmin) into the vector (`vector`) or tail accumulator.
+    pub(crate) fn acc_update(
+        &self,
+        s: &AccSlot<'ctx>,
+        x: V<'ctx>,
+        pos: V<'ctx>,
+        vector: bool,
+    ) -> Result<(), CpuError> {
+        let rt = s.acc.reduction_type;
+        let c = Class::of(s.run_dtype);
+        let w = if vector { s.width } else { 1 };
+        let (slot, pos_slot) = if vector {
+            (s.vec, s.vec_pos)
+        } else {
+            (s.tail, s.tail_pos)
+        };
+        let ty = self.ty(c, w);
+        let x = self.convert(x, s.value_dtype, s.run_dtype, false)?;
+        let x = self.splat(x, w)?;
+        let name = s.acc.id.to_string();
+        let cur = self.load_slot(slot, ty, &name)?;
+        if let Some(ps) = pos_slot {
+            let pty = self.ty(Class::I64, w);
+            let cur_pos = self.load_slot(ps, pty, &format!("{name}.pos"))?;
+            let pos = self.splat(pos, w)?;
+            // Positions only grow within a slot, so a tie keeps the current winner.
+            let unset = self.icmp(I::EQ, cur_pos, self.ci(Class::I64, -1))?;
+            let take = self.or(unset, self.beats(x, cur, is_max(rt), c)?)?;
+            let new = self.select(take, x, cur)?;
+            let new_pos = self.select(take, pos, cur_pos)?;
+            self.name(new, &format!("{name}.next"));
+            self.store_slot(slot, new)?;
+            self.store_slot(ps, new_pos)?;
+        } else {
+            let new = self.combine(rt, c, cur, x)?;
+            self.name(new, &format!("{name}.next"));
+            self.store_slot(slot, new)?;
+        }
+        Ok(())
+    }
+
+    /// The finished value (a scalar of the accumulator's dtype): the vector accumulator's lanes
+    /// combined by a tree, then the tail's.
+    pub(crate) fn acc_finish(&self, s: &AccSlot<'ctx>) -> Result<V<'ctx>, CpuError> {
+        let rt = s.acc.reduction_type;
+        let c = Class::of(s.run_dtype);
+        let name = s.acc.id.to_string();
+        let vec = self.load_slot(s.vec, self.ty(c, s.width), &format!("{name}.vec"))?;
+        let tail = self.load_slot(s.tail, self.ty(c, 1), &format!("{name}.tail"))?;
+        let result = if let (Some(vp), Some(tp)) = (s.vec_pos, s.tail_pos) {
+            let max = is_max(rt);
+            let mut v = vec;
+            let mut p = self.load_slot(vp, self.ty(Class::I64, s.width), "")?;
+            let mut w = s.width;
+            while w > 1 {
+                w /= 2;
+                let (lo, hi) = (self.sub_vector(v, 0, w)?, self.sub_vector(v, w, w)?);
+                let (plo, phi) = (self.sub_vector(p, 0, w)?, self.sub_vector(p, w, w)?);
+                (v, p) = self.merge_arg(max, c, (lo, plo), (hi, phi))?;
+            }
+            let tail_pos = self.load_slot(tp, self.ty(Class::I64, 1), "")?;
+            let (_, pos) = self.merge_arg(max, c, (v, p), (tail, tail_pos))?;
+            let none = self.icmp(I::EQ, pos, self.ci(Class::I64, -1))?;
+            let pos = self.select(none, self.ci(Class::I64, 0), pos)?;
+            self.convert(pos, DType::I64, s.acc.dtype, false)?
+        } else {
+            let mut v = vec;
+            let mut w = s.width;
+            while w > 1 {
+                w /= 2;
+                let (lo, hi) = (self.sub_vector(v, 0, w)?, self.sub_vector(v, w, w)?);
+                v = self.combine(rt, c, lo, hi)?;
+            }
+            let v = self.combine(rt, c, v, tail)?;
+            self.convert(v, s.run_dtype, s.acc.dtype, false)?
+        };
+        self.name(result, &name);
+        Ok(result)
+    }
+}

@@ -1,0 +1,230 @@
+//! Library matmuls (`mm`, `bmm`) on backend memory: f32 and f64 through the `gemm` crate with
+//! the operands' own strides (a transposed view needs no copy), integers by a plain loop.
+
+use coil_codegen::{MatmulCall, StridedOperand};
+use coil_graph::DType;
+use gemm::Parallelism;
+
+use crate::CpuError;
+use crate::backend::Memory;
+
+fn fail<T>(msg: String) -> Result<T, CpuError> {
+    Err(CpuError::Runtime(format!("matmul: {msg}")))
+}
+
+/// An operand resolved to memory: base pointer (at its offset) and strides.
+struct Mat {
+    ptr: *mut u8,
+    /// `[batch, rows, cols]` strides in elements (batch 0 for 2-D operands).
+    strides: [isize; 3],
+}
+
+fn resolve(mem: &Memory, x: &StridedOperand, what: &str) -> Result<Mat, CpuError> {
+    let (ptr, bytes) = mem.get(x.buffer)?;
+    if x.strides.len() != x.sizes.len() {
+        return fail(format!(
+            "{what}: {} sizes but {} strides",
+            x.sizes.len(),
+            x.strides.len()
+        ));
+    }
+    if x.sizes.iter().product::<usize>() > 0 {
+        let last = x.offset
+            + x.sizes
+                .iter()
+                .zip(&x.strides)
+                .map(|(s, st)| (s - 1) * st)
+                .sum::<usize>();
+        if (last + 1) * x.dtype.itemsize() > bytes {
+            return fail(format!(
+                "{what} reaches element {last} of {}, which holds {} bytes",
+                x.buffer, bytes
+            ));
+        }
+    }
+    let r = x.strides.len();
+    let st = |i: usize| x.strides[i] as isize;
+    let strides = if r == 3 {
+        [st(0), st(1), st(2)]
+    } else {
+        [0, st(0), st(1)]
+    };
+    // SAFETY: the offset lies within the allocation (checked above for nonempty operands; an
+    // empty operand is never dereferenced, and the offset of its base stays in bounds of the
+    // allocation's address range by construction of views).
+    let ptr = unsafe { ptr.add(x.offset * x.dtype.itemsize()) };
+    Ok(Mat { ptr, strides })
+}
+
+/// Runs `call` on `mem`'s buffers, on `threads` threads.
+pub(crate) fn matmul(mem: &Memory, call: &MatmulCall, threads: usize) -> Result<(), CpuError> {
+    let (a, b, out) = (&call.a, &call.b, &call.out);
+    let rank = a.sizes.len();
+    if !(rank == 2 || rank == 3) || b.sizes.len() != rank || out.sizes.len() != rank {
+        return fail(format!(
+            "operands of ranks {}, {}, {}; expected all 2 or all 3",
+            rank,
+            b.sizes.len(),
+            out.sizes.len()
+        ));
+    }
+    let d = rank - 2;
+    let (m, k, n) = (a.sizes[d], a.sizes[d + 1], b.sizes[d + 1]);
+    let batch = if rank == 3 { a.sizes[0] } else { 1 };
+    if b.sizes[d] != k
+        || out.sizes[d] != m
+        || out.sizes[d + 1] != n
+        || (rank == 3 && (b.sizes[0] != batch || out.sizes[0] != batch))
+    {
+        return fail(format!(
+            "shapes {:?} @ {:?} -> {:?} do not fit",
+            a.sizes, b.sizes, out.sizes
+        ));
+    }
+    if a.dtype != b.dtype || a.dtype != out.dtype {
+        return fail(format!(
+            "dtypes {} @ {} -> {} differ",
+            a.dtype, b.dtype, out.dtype
+        ));
+    }
+    if out.buffer == a.buffer || out.buffer == b.buffer {
+        return fail(format!("the result {} is also an operand", out.buffer));
+    }
+    let (ma, mb, mo) = (
+        resolve(mem, a, "a")?,
+        resolve(mem, b, "b")?,
+        resolve(mem, out, "out")?,
+    );
+    if m == 0 || n == 0 || batch == 0 {
+        return Ok(());
+    }
+    let parallelism = if threads > 1 {
+        Parallelism::Rayon(threads)
+    } else {
+        Parallelism::None
+    };
+    match a.dtype {
+        // SAFETY (all arms): every element the product reads or writes lies inside its buffer
+        // (`resolve` checked each operand's extent), the result does not share a buffer with
+        // an operand, and the memory table is locked by the caller.
+        DType::F32 => unsafe { run_gemm::<f32>((batch, m, k, n), &ma, &mb, &mo, parallelism) },
+        DType::F64 => unsafe { run_gemm::<f64>((batch, m, k, n), &ma, &mb, &mo, parallelism) },
+        DType::I64 => unsafe { run_naive::<i64>((batch, m, k, n), &ma, &mb, &mo) },
+        DType::I32 => unsafe { run_naive::<i32>((batch, m, k, n), &ma, &mb, &mo) },
+        other => return fail(format!("{other} operands are not supported")),
+    }
+    Ok(())
+}
+
+/// # Safety
+/// The operands' elements for these sizes lie inside live allocations; `out` overlaps neither.
+unsafe fn run_gemm<T: gemm_scalar::Scalar>(
+    (batch, m, k, n): (usize, usize, usize, usize),
+    a: &Mat,
+    b: &Mat,
+    out: &Mat,
+    parallelism: Parallelism,
+) {
+    for bi in 0..batch as isize {
+        // SAFETY: batch offsets stay within the checked extents.
+        unsafe {
+            let pa = (a.ptr as *const T).offset(bi * a.strides[0]);
+            let pb = (b.ptr as *const T).offset(bi * b.strides[0]);
+            let po = (out.ptr as *mut T).offset(bi * out.strides[0]);
+            if k == 0 {
+                for i in 0..m as isize {
+                    for j in 0..n as isize {
+                        *po.offset(i * out.strides[1] + j * out.strides[2]) = T::ZERO;
+                    }
+                }
+                continue;
+            }
+            gemm::gemm(
+                m,
+                n,
+                k,
+                po,
+                out.strides[2],
+                out.strides[1],
+                false,
+                pa,
+                a.strides[2],
+                a.strides[1],
+                pb,
+                b.strides[2],
+                b.strides[1],
+                T::ZERO,
+                T::ONE,
+                false,
+                false,
+                false,
+                parallelism,
+            );
+        }
+    }
+}
+
+/// # Safety
+/// As [`run_gemm`].
+unsafe fn run_naive<T: gemm_scalar::Int>(
+    (batch, m, k, n): (usize, usize, usize, usize),
+    a: &Mat,
+    b: &Mat,
+    out: &Mat,
+) {
+    let (m, k, n) = (m as isize, k as isize, n as isize);
+    for bi in 0..batch as isize {
+        // SAFETY: every offset stays within the checked extents.
+        unsafe {
+            let pa = (a.ptr as *const T).offset(bi * a.strides[0]);
+            let pb = (b.ptr as *const T).offset(bi * b.strides[0]);
+            let po = (out.ptr as *mut T).offset(bi * out.strides[0]);
+            for i in 0..m {
+                for j in 0..n {
+                    let mut acc = T::ZERO;
+                    for p in 0..k {
+                        let x = *pa.offset(i * a.strides[1] + p * a.strides[2]);
+                        let y = *pb.offset(p * b.strides[1] + j * b.strides[2]);
+                        acc = acc.mul_add_wrapping(x, y);
+                    }
+                    *po.offset(i * out.strides[1] + j * out.strides[2]) = acc;
+                }
+            }
+        }
+    }
+}
+
+/// The element types the matmuls handle.
+mod gemm_scalar {
+    /// A float `gemm` multiplies.
+    pub(super) trait Scalar: Copy + 'static {
+        const ZERO: Self;
+        const ONE: Self;
+    }
+    impl Scalar for f32 {
+        const ZERO: f32 = 0.0;
+        const ONE: f32 = 1.0;
+    }
+    impl Scalar for f64 {
+        const ZERO: f64 = 0.0;
+        const ONE: f64 = 1.0;
+    }
+
+    /// An integer multiplied with wrapping arithmetic.
+    pub(super) trait Int: Copy {
+        const ZERO: Self;
+        fn mul_add_wrapping(self, x: Self, y: Self) -> Self;
+    }
+    impl Int for i64 {
+        const ZERO: i64 = 0;
+        fn mul_add_wrapping(self, x: i64, y: i64) -> i64 {
+            self.wrapping_add(x.wrapping_mul(y))
+        }
+    }
+    impl Int for i32 {
+        const ZERO: i32 = 0;
+        fn mul_add_wrapping(self, x: i32, y: i32) -> i32 {
+            self.wrapping_add(x.wrapping_mul(y))
+        }
+    }
+}

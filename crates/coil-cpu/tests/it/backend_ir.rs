@@ -1,0 +1,107 @@
+//! The optimised LLVM IR the backend generates: one function per kernel, vector loads and
+//! vector accumulators in the fused seed_model kernel, vector math (no scalar libm calls) in
+//! softmax, and errors as values for bad launches.
+
+use coil_codegen::{Backend, BackendError, CompiledKernels};
+
+use crate::driver::{all_in_one, backend, lower, run};
+
+fn fused_ir(name: &str) -> String {
+    let case = coil_models::find(name).unwrap().tiny_case().unwrap();
+    let l = lower(&case.graph);
+    run(backend(), &l, &all_in_one(&l), &case.inputs)
+        .unwrap()
+        .source
+}
+
+/// The body of function `@name` in `ir`.
+fn function<'a>(ir: &'a str, name: &str) -> &'a str {
+    let start = ir
+        .find(&format!("@{name}("))
+        .unwrap_or_else(|| panic!("no @{name} in\n{ir}"));
+    let end = ir[start..].find("\n}\n").map_or(ir.len(), |e| start + e);
+    &ir[start..end]
+}
+
+#[test]
+fn seed_model_uses_vector_loads_and_vector_accumulators() {
+    let w = backend().vector_width();
+    let ir = fused_ir("seed_model");
+    let f = function(&ir, "cpu_k0_buf0_buf1");
+    let vec = format!("<{w} x float>");
+    assert!(f.contains(&format!("load {vec}")), "no {vec} loads in\n{f}");
+    assert!(
+        f.contains(&format!("fadd {vec}")),
+        "no vector fadd (accumulator) in\n{f}"
+    );
+    assert!(
+        f.contains(&format!("store {vec}")),
+        "no vector stores in\n{f}"
+    );
+    // The mean's accumulator keeps its name through O3.
+    assert!(f.contains("%acc0"), "accumulator not named in\n{f}");
+}
+
+#[test]
+fn softmax_exp_is_vector_code_without_libm_calls() {
+    let w = backend().vector_width();
+    let ir = fused_ir("softmax");
+    for libm in ["@expf", "@exp(", "@llvm.exp", "@coil_rt_"] {
+        assert!(!ir.contains(libm), "softmax calls {libm}:\n{ir}");
+    }
+    assert!(ir.contains(&format!("<{w} x float>")));
+    // Only intrinsics (fma, rint, min/max) are called.
+    for line in ir.lines().filter(|l| l.contains("call ")) {
+        assert!(line.contains("@llvm."), "softmax calls a function: {line}");
+    }
+}
+
+#[test]
+fn one_function_per_kernel_named_after_the_kernel() {
+    let case = coil_models::find("transformer_block")
+        .unwrap()
+        .tiny_case()
+        .unwrap();
+    let l = lower(&case.graph);
+    let groups = crate::driver::per_buffer(&l);
+    let r = run(backend(), &l, &groups, &case.inputs).unwrap();
+    assert_eq!(
+        r.source.matches("define void @cpu_").count(),
+        r.kernels,
+        "{}",
+        r.source
+    );
+}
+
+#[test]
+fn bad_launches_and_copies_are_errors() {
+    let case = coil_models::find("rowsum").unwrap().tiny_case().unwrap();
+    let l = lower(&case.graph);
+    let k = coil_codegen::build_kernel(
+        &l,
+        &[l.buffers()[0].id],
+        &|_| true,
+        "rowsum",
+        &coil_codegen::BuildOptions::default(),
+    )
+    .unwrap();
+    let b = backend();
+    let compiled: Box<dyn CompiledKernels> = b.compile(std::slice::from_ref(&k)).unwrap();
+    assert_eq!(compiled.source_file_name(), "output_code.ll");
+    let x = b.alloc(64 * 64 * 4).unwrap();
+    let small = b.alloc(4).unwrap();
+    let out = b.alloc(64 * 4).unwrap();
+    let err = |r: Result<(), BackendError>| r.unwrap_err().to_string();
+    assert!(err(compiled.launch(0, &[x])).contains("takes 2 buffers"));
+    assert!(err(compiled.launch(0, &[small, out])).contains("the kernel needs"));
+    assert!(err(compiled.launch(1, &[x, out])).contains("no kernel 1"));
+    assert!(err(compiled.launch(0, &[x, x])).contains("also passed"));
+    b.free(small);
+    assert!(err(compiled.launch(0, &[small, out])).contains("not a live buffer"));
+    assert!(err(b.write(out, &[0u8; 1000])).contains("writing 1000 bytes"));
+    compiled.launch(0, &[x, out]).unwrap();
+    let dup = b.compile(&[k.clone(), k]);
+    assert!(matches!(dup, Err(BackendError::Codegen { .. })));
+    b.free(x);
+    b.free(out);
+}

@@ -1,0 +1,359 @@
+//! Shapes and dtypes the zoo does not cover: odd sizes (vector tails), size-1 and zero-size
+//! dims, long rows split into blocks, strided (permuted) loads, i64/i32/bool/f16/f64 values,
+//! NaN and ties in max/argmax, pow's special exponents, and strided matmul operands; each run
+//! one kernel per buffer (and fused where the graph is one kernel) against coil-eager.
+
+use coil_graph::{DType, Data, Tensor};
+
+use crate::driver::{all_in_one, backend, check_close, eager, lower, per_buffer, run};
+
+/// Deterministic pseudo-random values: floats in [-2, 2), integers in [-5, 5], bools.
+fn random(dtype: DType, sizes: &[usize], seed: u64) -> Tensor {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let n: usize = sizes.iter().product();
+    let vals: Vec<f64> = (0..n)
+        .map(|_| match dtype {
+            DType::Bool => (next() < 0.5) as u8 as f64,
+            d if d.is_float() => next() * 4.0 - 2.0,
+            _ => (next() * 11.0).floor() - 5.0,
+        })
+        .collect();
+    Tensor::new(Data::from_f64(dtype, vals.into_iter()), sizes.to_vec()).unwrap()
+}
+
+/// Parses `text`, runs it per buffer (and fused when `fused`), and compares with eager.
+fn check(text: &str, inputs: &[Tensor], atol: f64, rtol: f64, fused: bool) {
+    let g = coil_graph::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let want = eager(&g, inputs);
+    let l = lower(&g);
+    let mut modes = vec![("per buffer", per_buffer(&l))];
+    if fused {
+        modes.push(("fused", all_in_one(&l)));
+    }
+    for (mode, groups) in modes {
+        let got = run(backend(), &l, &groups, inputs)
+            .unwrap_or_else(|e| panic!("{mode}: {e}\n{text}\n{}", l.ir_pre_fusion()));
+        assert_eq!(got.outputs.len(), want.len());
+        for (i, (a, b)) in got.outputs.iter().zip(&want).enumerate() {
+            check_close(a, b, atol, rtol).unwrap_or_else(|e| {
+                panic!("{mode} output {i}: {e}\n{text}\n{}", l.ir_pre_fusion())
+            });
+        }
+    }
+}
+
+fn graph(sig: &str, body: &str, ret: &str) -> String {
+    format!(
+        "class GraphModule(torch.nn.Module):\n    def forward(self, {sig}):\n{}        return ({ret},)\n",
+        body.lines()
+            .map(|l| format!("        {}\n", l.trim()))
+            .collect::<String>()
+    )
+}
+
+#[test]
+fn odd_sizes_run_vector_bodies_and_scalar_tails() {
+    for (rows, cols) in [(3, 37), (5, 1003), (2, 7), (4, 8), (1, 9)] {
+        let text = graph(
+            &format!("x: \"f32[{rows}, {cols}]\", y: \"f32[{cols}]\""),
+            "add = torch.ops.aten.add.Tensor(x, y)
+             exp = torch.ops.aten.exp.default(add)
+             sum_1 = torch.ops.aten.sum.dim_IntList(exp, [1])
+             amax = torch.ops.aten.amax.default(add, [1])
+             argmax = torch.ops.aten.argmax.default(add, 1)
+             argmin = torch.ops.aten.argmin.default(add, 1)",
+            "exp, sum_1, amax, argmax, argmin",
+        );
+        let ins = [
+            random(DType::F32, &[rows, cols], 1),
+            random(DType::F32, &[cols], 2),
+        ];
+        check(&text, &ins, 1e-5, 1e-5, false);
+    }
+}
+
+#[test]
+fn fused_row_kernels_with_odd_rows() {
+    for cols in [1, 5, 8, 13, 100] {
+        let text = graph(
+            &format!("x: \"f32[6, {cols}]\", w: \"f32[{cols}]\""),
+            "mul = torch.ops.aten.mul.Tensor(x, x)
+             mean = torch.ops.aten.mean.dim(mul, [-1], True)
+             add = torch.ops.aten.add.Tensor(mean, 1e-06)
+             rsqrt = torch.ops.aten.rsqrt.default(add)
+             mul_1 = torch.ops.aten.mul.Tensor(x, rsqrt)
+             mul_2 = torch.ops.aten.mul.Tensor(mul_1, w)",
+            "mul_2",
+        );
+        let ins = [
+            random(DType::F32, &[6, cols], 3),
+            random(DType::F32, &[cols], 4),
+        ];
+        check(&text, &ins, 1e-5, 1e-5, true);
+    }
+}
+
+#[test]
+fn size_one_and_zero_size_dims() {
+    let text = graph(
+        "x: \"f32[1, 37]\", y: \"f32[37, 1]\"",
+        "sum_1 = torch.ops.aten.sum.dim_IntList(x, [0])
+         sum_2 = torch.ops.aten.sum.dim_IntList(x, [1], True)
+         amax = torch.ops.aten.amax.default(y, [1])
+         add = torch.ops.aten.add.Tensor(x, y)",
+        "sum_1, sum_2, amax, add",
+    );
+    let ins = [
+        random(DType::F32, &[1, 37], 5),
+        random(DType::F32, &[37, 1], 6),
+    ];
+    check(&text, &ins, 1e-5, 1e-5, false);
+    let text = graph(
+        "x: \"f32[0, 5]\", y: \"f32[4, 0]\"",
+        "add = torch.ops.aten.add.Tensor(x, 1.0)
+         sum_1 = torch.ops.aten.sum.dim_IntList(y, [1])
+         sum_2 = torch.ops.aten.sum.dim_IntList(x, [0])",
+        "add, sum_1, sum_2",
+    );
+    let ins = [
+        random(DType::F32, &[0, 5], 7),
+        random(DType::F32, &[4, 0], 8),
+    ];
+    check(&text, &ins, 0.0, 0.0, false);
+}
+
+#[test]
+fn long_rows_split_into_blocks() {
+    let text = graph(
+        "x: \"f32[100003]\"",
+        "sigmoid = torch.ops.aten.sigmoid.default(x)
+         mul = torch.ops.aten.mul.Tensor(sigmoid, 3.0)",
+        "mul",
+    );
+    check(&text, &[random(DType::F32, &[100003], 9)], 1e-6, 1e-5, true);
+    let text = graph(
+        "x: \"f32[3, 50001]\"",
+        "tanh = torch.ops.aten.tanh.default(x)",
+        "tanh",
+    );
+    check(
+        &text,
+        &[random(DType::F32, &[3, 50001], 10)],
+        1e-6,
+        1e-5,
+        true,
+    );
+}
+
+#[test]
+fn permuted_inputs_and_column_reductions_use_strided_loads() {
+    let text = graph(
+        "x: \"f32[16, 24]\", y: \"f32[24, 16]\"",
+        "permute = torch.ops.aten.permute.default(x, [1, 0])
+         add = torch.ops.aten.add.Tensor(permute, y)
+         sum_1 = torch.ops.aten.sum.dim_IntList(x, [0])
+         amax = torch.ops.aten.amax.default(x, [0, 1])",
+        "add, sum_1, amax",
+    );
+    let ins = [
+        random(DType::F32, &[16, 24], 11),
+        random(DType::F32, &[24, 16], 12),
+    ];
+    check(&text, &ins, 1e-5, 1e-5, false);
+}
+
+#[test]
+fn integer_ops_and_reductions() {
+    let text = graph(
+        "a: \"i64[6, 13]\", b: \"i64[6, 13]\"",
+        "add = torch.ops.aten.add.Tensor(a, b)
+         mul = torch.ops.aten.mul.Tensor(add, a)
+         div = torch.ops.aten.div.Tensor_mode(mul, b, rounding_mode = 'floor')
+         div_1 = torch.ops.aten.div.Tensor_mode(mul, b, rounding_mode = 'trunc')
+         sum_1 = torch.ops.aten.sum.dim_IntList(mul, [1])
+         argmax = torch.ops.aten.argmax.default(a, 1)
+         amin = torch.ops.aten.amin.default(b, [1])
+         gt = torch.ops.aten.gt.Tensor(a, b)
+         where = torch.ops.aten.where.self(gt, a, b)
+         neg = torch.ops.aten.neg.default(a)
+         abs_1 = torch.ops.aten.abs.default(a)",
+        "div, div_1, sum_1, argmax, amin, where, neg, abs_1",
+    );
+    let a = random(DType::I64, &[6, 13], 13);
+    // Nonzero divisors.
+    let b: Vec<f64> = random(DType::I64, &[6, 13], 14)
+        .to_f64_vec()
+        .into_iter()
+        .map(|x| if x == 0.0 { 3.0 } else { x })
+        .collect();
+    let b = Tensor::new(Data::from_f64(DType::I64, b.into_iter()), vec![6, 13]).unwrap();
+    check(&text, &[a, b], 0.0, 0.0, false);
+    let text = graph(
+        "a: \"i32[5, 9]\"",
+        "add = torch.ops.aten.add.Tensor(a, 7)
+         to = torch.ops.aten._to_copy.default(add, dtype = torch.float32)
+         mul = torch.ops.aten.mul.Tensor(to, 0.5)
+         to_1 = torch.ops.aten._to_copy.default(mul, dtype = torch.int64)",
+        "add, to_1",
+    );
+    check(&text, &[random(DType::I32, &[5, 9], 15)], 0.0, 0.0, false);
+}
+
+#[test]
+fn bool_values_are_bytes() {
+    let text = graph(
+        "x: \"f32[7, 19]\", m: \"b8[7, 19]\"",
+        "gt = torch.ops.aten.gt.Scalar(x, 0.0)
+         and_1 = torch.ops.aten.logical_and.default(gt, m)
+         not_1 = torch.ops.aten.logical_not.default(and_1)
+         or_1 = torch.ops.aten.logical_or.default(not_1, m)
+         sum_1 = torch.ops.aten.sum.dim_IntList(or_1, [1])
+         where = torch.ops.aten.where.self(m, x, 0.0)
+         to = torch.ops.aten._to_copy.default(m, dtype = torch.float32)",
+        "and_1, or_1, sum_1, where, to",
+    );
+    let ins = [
+        random(DType::F32, &[7, 19], 16),
+        random(DType::Bool, &[7, 19], 17),
+    ];
+    check(&text, &ins, 0.0, 0.0, false);
+}
+
+#[test]
+fn f16_loads_and_stores_compute_in_f32() {
+    let text = graph(
+        "x: \"f16[4, 33]\", y: \"f16[33]\"",
+        "add = torch.ops.aten.add.Tensor(x, y)
+         exp = torch.ops.aten.exp.default(add)
+         sum_1 = torch.ops.aten.sum.dim_IntList(exp, [1])
+         to = torch.ops.aten._to_copy.default(exp, dtype = torch.float32)",
+        "exp, sum_1, to",
+    );
+    let ins = [
+        random(DType::F16, &[4, 33], 18),
+        random(DType::F16, &[33], 19),
+    ];
+    // coil-eager rounds to f16 after every op; the kernels keep f32 until the store.
+    check(&text, &ins, 1e-2, 1e-2, true);
+    // Exact round trip of representable values, bf16 too.
+    let text = graph(
+        "x: \"f16[3, 17]\", z: \"bf16[3, 17]\"",
+        "to = torch.ops.aten._to_copy.default(x, dtype = torch.float32)
+         to_1 = torch.ops.aten._to_copy.default(z, dtype = torch.float32)
+         to_2 = torch.ops.aten._to_copy.default(to, dtype = torch.bfloat16)
+         to_3 = torch.ops.aten._to_copy.default(to_1, dtype = torch.float16)",
+        "to, to_1, to_2, to_3",
+    );
+    let ins = [
+        random(DType::F16, &[3, 17], 20),
+        random(DType::BF16, &[3, 17], 21),
+    ];
+    check(&text, &ins, 0.0, 0.0, false);
+}
+
+#[test]
+fn f64_values() {
+    let text = graph(
+        "x: \"f64[3, 29]\"",
+        "exp = torch.ops.aten.exp.default(x)
+         sin = torch.ops.aten.sin.default(x)
+         sum_1 = torch.ops.aten.sum.dim_IntList(exp, [1])
+         prod = torch.ops.aten.prod.dim_int(x, 1)",
+        "exp, sin, sum_1, prod",
+    );
+    check(
+        &text,
+        &[random(DType::F64, &[3, 29], 22)],
+        1e-12,
+        1e-12,
+        false,
+    );
+}
+
+#[test]
+fn nan_and_ties_in_max_and_argmax() {
+    let nan = f32::NAN;
+    // Rows of 19: the vector part (16) and the tail (3) each get NaNs and ties.
+    let mut rows: Vec<Vec<f32>> = vec![(0..19).map(|i| (i % 5) as f32).collect(); 6];
+    rows[1][3] = nan;
+    rows[2][17] = nan;
+    rows[3][2] = nan;
+    rows[3][18] = nan;
+    rows[4] = vec![1.0; 19];
+    rows[5] = vec![f32::NEG_INFINITY; 19];
+    let x = Tensor::from_f32(rows.concat(), vec![6, 19]).unwrap();
+    let text = graph(
+        "x: \"f32[6, 19]\"",
+        "amax = torch.ops.aten.amax.default(x, [1])
+         amin = torch.ops.aten.amin.default(x, [1])
+         argmax = torch.ops.aten.argmax.default(x, 1)
+         argmin = torch.ops.aten.argmin.default(x, 1)
+         relu = torch.ops.aten.relu.default(x)",
+        "amax, amin, argmax, argmin, relu",
+    );
+    check(&text, &[x], 0.0, 0.0, false);
+}
+
+#[test]
+fn pow_special_and_general_exponents() {
+    let text = graph(
+        "x: \"f32[3, 21]\", y: \"f32[3, 21]\"",
+        "pow_1 = torch.ops.aten.pow.Tensor_Scalar(x, 2)
+         pow_2 = torch.ops.aten.pow.Tensor_Scalar(x, 3)
+         abs_1 = torch.ops.aten.abs.default(x)
+         pow_3 = torch.ops.aten.pow.Tensor_Scalar(abs_1, 0.5)
+         pow_4 = torch.ops.aten.pow.Tensor_Scalar(abs_1, 2.5)
+         pow_5 = torch.ops.aten.pow.Tensor_Scalar(x, -1)
+         pow_6 = torch.ops.aten.pow.Tensor_Tensor(x, y)",
+        "pow_1, pow_2, pow_3, pow_4, pow_5, pow_6",
+    );
+    let mut y = random(DType::F32, &[3, 21], 24).to_f64_vec();
+    // Integer exponents of negative bases, and 0.
+    for (i, v) in y.iter_mut().enumerate() {
+        if i % 3 == 0 {
+            *v = v.round();
+        }
+    }
+    let y = Tensor::new(Data::from_f64(DType::F32, y.into_iter()), vec![3, 21]).unwrap();
+    check(
+        &text,
+        &[random(DType::F32, &[3, 21], 23), y],
+        1e-6,
+        1e-5,
+        false,
+    );
+}
+
+#[test]
+fn matmuls_take_strided_operands() {
+    let text = graph(
+        "x: \"f32[8, 12]\", w: \"f32[10, 12]\", b: \"f32[10]\"",
+        "t = torch.ops.aten.permute.default(w, [1, 0])
+         mm = torch.ops.aten.mm.default(x, t)
+         addmm = torch.ops.aten.addmm.default(b, x, t)",
+        "mm, addmm",
+    );
+    let ins = [
+        random(DType::F32, &[8, 12], 25),
+        random(DType::F32, &[10, 12], 26),
+        random(DType::F32, &[10], 27),
+    ];
+    check(&text, &ins, 1e-5, 1e-5, false);
+    let text = graph(
+        "a: \"f64[3, 5, 7]\", b: \"f64[3, 4, 7]\"",
+        "permute = torch.ops.aten.permute.default(b, [0, 2, 1])
+         bmm = torch.ops.aten.bmm.default(a, permute)",
+        "bmm",
+    );
+    let ins = [
+        random(DType::F64, &[3, 5, 7], 28),
+        random(DType::F64, &[3, 4, 7], 29),
+    ];
+    check(&text, &ins, 1e-12, 1e-12, false);
+}
