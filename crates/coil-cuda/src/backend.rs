@@ -127,8 +127,9 @@ impl CudaBackend {
         })
     }
 
-    /// No device: renders PTX for an H200 (`sm_90`, 132 SMs) and nothing else; memory,
-    /// launches and matmuls fail with [`CudaError::Offline`].
+    /// No device: renders PTX for an H200 (`sm_90`, 132 SMs) and nothing else. Allocations
+    /// succeed as names without memory (so a model compiles end to end); copies, launches and
+    /// matmuls fail with [`CudaError::Offline`].
     pub fn offline() -> CudaBackend {
         CudaBackend::offline_for(GpuCaps::h200())
     }
@@ -498,6 +499,20 @@ impl Backend for CudaBackend {
         LowerConfig::gpu()
     }
 
+    fn loop_compat(&self) -> &dyn coil_sched::LoopCompat {
+        &coil_sched::SimdLoops
+    }
+
+    fn sched_config(&self) -> coil_sched::SchedConfig {
+        coil_sched::SchedConfig::gpu()
+    }
+
+    /// Inductor's naming limit (rows up to 1024 are `per`); the translator still holds
+    /// longer rows in registers when they fit (see [`crate::render::plan_kernel`]).
+    fn build_options(&self) -> coil_codegen::BuildOptions {
+        coil_codegen::BuildOptions::default()
+    }
+
     fn compile(&self, kernels: &[Kernel]) -> Result<Box<dyn CompiledKernels>, BackendError> {
         Ok(Box::new(self.compile_cuda(kernels).map_err(err)?))
     }
@@ -507,7 +522,9 @@ impl Backend for CudaBackend {
         mem.next += 1;
         let h = mem.next;
         match &self.shared.runtime {
-            Runtime::Offline => return Err(err(CudaError::Offline("allocate memory"))),
+            // Offline, memory is a name only: `coil::compile` plans and "allocates" so that
+            // `--compile-only` renders the PTX; copies and launches fail.
+            Runtime::Offline => {}
             Runtime::Gpu(dev) => {
                 // Zeroed: kernels may read padding a view never wrote.
                 let b = dev.alloc_zeroed(bytes).map_err(err)?;

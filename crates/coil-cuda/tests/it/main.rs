@@ -3,6 +3,7 @@
 mod builder;
 mod driver;
 mod emulate;
+mod facade;
 mod golden;
 mod math_accuracy;
 mod ptxas;
