@@ -295,12 +295,6 @@ impl Block<'_> {
         }
         let ops = &inst.ops;
         let v = |k: usize| self.val(th, tid, &ops[k]);
-        let dst = |k: usize| match &ops[k] {
-            Src::Reg(r) => Some(*r as usize),
-            _ => None,
-        };
-        let entry_name = self.entry.name.clone();
-        let block = self.ctaid;
         let set = |th: &mut Thread, k: usize, x: u64| -> Result<(), EmuError> {
             match &ops[k] {
                 Src::Reg(r) => {
@@ -308,14 +302,13 @@ impl Block<'_> {
                     Ok(())
                 }
                 _ => Err(EmuError::Fault {
-                    entry: entry_name.clone(),
-                    block,
+                    entry: String::new(),
+                    block: 0,
                     inst: inst.text.clone(),
                     msg: "destination is not a register".into(),
                 }),
             }
         };
-        let _ = dst;
         let result: u64 = match &inst.kind {
             Kind::Bra => {
                 return match &ops[0] {
@@ -400,32 +393,33 @@ impl Block<'_> {
                 let size = (ty.bits() / 8).max(1) as usize;
                 let total = size * *width as usize;
                 let addr = v(1);
-                let raw: Vec<u64> = match space {
-                    Space::Param => vec![addr],
-                    Space::Const => (0..*width as usize)
-                        .map(|i| self.read_const(addr + (i * size) as u64, size))
-                        .collect::<Result<_, _>>()
-                        .map_err(|m| self.fail(inst, m))?,
-                    _ => {
-                        let bytes = self
-                            .mem(memory, *space, addr, total)
-                            .map_err(|m| EmuError::Fault {
-                                entry: String::new(),
-                                block: 0,
-                                inst: inst.text.clone(),
-                                msg: m,
-                            })?
-                            .to_vec();
-                        bytes
-                            .chunks(size)
-                            .map(|c| {
-                                let mut x = [0u8; 8];
-                                x[..size].copy_from_slice(c);
-                                u64::from_le_bytes(x)
-                            })
-                            .collect()
+                let mut raw = [0u64; 4];
+                let n = (*width as usize).min(4);
+                match space {
+                    Space::Param => raw[0] = addr,
+                    Space::Const => {
+                        for (i, slot) in raw.iter_mut().enumerate().take(n) {
+                            *slot = self
+                                .read_const(addr + (i * size) as u64, size)
+                                .map_err(|m| self.fail(inst, m))?;
+                        }
                     }
-                };
+                    _ => {
+                        let bytes =
+                            self.mem(memory, *space, addr, total)
+                                .map_err(|m| EmuError::Fault {
+                                    entry: String::new(),
+                                    block: 0,
+                                    inst: inst.text.clone(),
+                                    msg: m,
+                                })?;
+                        for (slot, c) in raw.iter_mut().zip(bytes.chunks(size)) {
+                            let mut x = [0u8; 8];
+                            x[..size].copy_from_slice(c);
+                            *slot = u64::from_le_bytes(x);
+                        }
+                    }
+                }
                 let ext = |x: u64| {
                     if ty.signed() {
                         (sext(x, ty.bits()) as u64) & mask(if ty.bits() < 32 { 32 } else { 64 })
@@ -435,7 +429,7 @@ impl Block<'_> {
                 };
                 match &ops[0] {
                     Src::Vec(regs) => {
-                        for (r, x) in regs.iter().zip(raw) {
+                        for (r, &x) in regs.iter().zip(&raw) {
                             th.regs[*r as usize] = ext(x);
                         }
                     }
@@ -446,23 +440,36 @@ impl Block<'_> {
             Kind::St { space, ty, width } => {
                 let size = (ty.bits() / 8).max(1) as usize;
                 let addr = v(0);
-                let values: Vec<u64> = match &ops[1] {
-                    Src::Vec(regs) => regs.iter().map(|r| th.regs[*r as usize]).collect(),
-                    _ => vec![v(1)],
+                let mut values = [0u64; 4];
+                let n = match &ops[1] {
+                    Src::Vec(regs) => {
+                        for (slot, r) in values.iter_mut().zip(regs) {
+                            *slot = th.regs[*r as usize];
+                        }
+                        regs.len().min(4)
+                    }
+                    _ => {
+                        values[0] = v(1);
+                        1
+                    }
                 };
-                let mut bytes = Vec::with_capacity(size * *width as usize);
-                for x in values {
-                    bytes.extend_from_slice(&x.to_le_bytes()[..size]);
+                let _ = width;
+                let mut bytes = [0u8; 32];
+                for (i, x) in values.iter().take(n).enumerate() {
+                    bytes[i * size..(i + 1) * size].copy_from_slice(&x.to_le_bytes()[..size]);
                 }
-                let text = inst.text.clone();
-                self.mem(memory, *space, addr, bytes.len())
-                    .map_err(|m| EmuError::Fault {
-                        entry: String::new(),
-                        block: 0,
-                        inst: text,
-                        msg: m,
-                    })?
-                    .copy_from_slice(&bytes);
+                let len = n * size;
+                match self.mem(memory, *space, addr, len) {
+                    Ok(dst) => dst.copy_from_slice(&bytes[..len]),
+                    Err(m) => {
+                        return Err(EmuError::Fault {
+                            entry: String::new(),
+                            block: 0,
+                            inst: inst.text.clone(),
+                            msg: m,
+                        });
+                    }
+                }
                 return Ok(Flow::Next);
             }
             Kind::Add(t) | Kind::Sub(t) | Kind::MulLo(t) | Kind::Div(t) | Kind::Rem(t) => {

@@ -49,7 +49,7 @@ pub const LOOPED_BLOCK: u32 = 512;
 /// Rows up to this length are held by one warp.
 pub const WARP_ROW_LIMIT: usize = 512;
 /// Values (registers) per thread a persistent reduction may hold across its stages.
-pub const HELD_REGISTER_BUDGET: usize = 64;
+pub const HELD_REGISTER_BUDGET: usize = 48;
 /// Longest row a persistent reduction holds (1024 threads x 16 values).
 pub const PERSISTENT_RNUMEL_LIMIT: usize = 16384;
 
@@ -170,7 +170,14 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
         }
     }
     if rnumel > 0 && rnumel <= PERSISTENT_RNUMEL_LIMIT {
-        let threads = rnumel.div_ceil(8).next_multiple_of(32).clamp(64, 1024);
+        // 8 values per thread for short rows, 16 for long ones: blocks of at most 512 threads
+        // up to rows of 8192, so that two or more blocks share an SM and one block's loads
+        // overlap another's reduction.
+        let per_thread = if rnumel >= 4096 { 16 } else { 8 };
+        let threads = rnumel
+            .div_ceil(per_thread)
+            .next_multiple_of(32)
+            .clamp(64, 1024);
         let chunks = rnumel.div_ceil(threads * lanes as usize);
         if fits(threads, chunks) {
             return (
@@ -207,16 +214,18 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
     (Strategy::Looped { lanes, unroll }, LOOPED_BLOCK)
 }
 
-/// Distinct loads (buffer, index) of reduction stages that move along the row: what a
-/// persistent reduction holds per element.
+/// Distinct loads (buffer, index) of reduction stages that move along the row and differ
+/// between rows: what a persistent reduction holds per element.
 fn held_loads(k: &Kernel) -> usize {
     let r = reduction_var();
+    let o = outer_var();
     let mut seen: Vec<(ArgId, IndexExpr)> = Vec::new();
     for s in k.stages.iter().filter(|s| s.kind == StageKind::Reduction) {
         for &v in &s.values {
             if let KExpr::Load { arg, index, .. } = k.expr(v) {
                 let flat = flatten(k, index);
-                if flat.contains_var(r) && !seen.iter().any(|(a, e)| a == arg && *e == flat) {
+                let moves = flat.contains_var(r) && flat.contains_var(o);
+                if moves && !seen.iter().any(|(a, e)| a == arg && *e == flat) {
                     seen.push((*arg, flat));
                 }
             }
@@ -258,6 +267,64 @@ pub fn render_kernel(
     target: PtxTarget,
 ) -> Result<RenderedKernel, CudaError> {
     let (strategy, block) = plan_kernel(k, caps);
+    render_planned(k, caps, target, strategy, block)
+}
+
+/// Renders `k` with a given strategy and block size (what [`plan_kernel`] would choose, or
+/// another one to compare: a looped reduction where a persistent one fits). The strategy
+/// must suit the kernel: pointwise for kernels without reduction ranges, a reduction
+/// strategy otherwise (and `Split` only for one reduction stage followed by outer stages);
+/// `block` a multiple of 32 up to 1024 (for `Persistent` with `row_threads` 32, a multiple
+/// of 32 rows; else `row_threads` itself).
+pub fn render_planned(
+    k: &Kernel,
+    caps: &GpuCaps,
+    target: PtxTarget,
+    strategy: Strategy,
+    block: u32,
+) -> Result<RenderedKernel, CudaError> {
+    let bad = |reason: String| CudaError::Codegen {
+        kernel: k.name.clone(),
+        reason,
+    };
+    let pointwise = k.reduction_ranges.is_empty();
+    if pointwise != matches!(strategy, Strategy::Pointwise { .. }) {
+        return Err(bad(format!("{strategy:?} does not suit this kernel")));
+    }
+    if block == 0 || !block.is_multiple_of(32) || block > 1024 {
+        return Err(bad(format!("{block} threads per block")));
+    }
+    let lanes = match strategy {
+        Strategy::Pointwise { lanes }
+        | Strategy::Persistent { lanes, .. }
+        | Strategy::Looped { lanes, .. }
+        | Strategy::Split { lanes, .. } => lanes,
+    };
+    let extent = if pointwise { k.numel() } else { k.rnumel() };
+    if !(lanes == 1 || (lanes == 4 && extent.is_multiple_of(4))) {
+        return Err(bad(format!("{lanes} lanes for an extent of {extent}")));
+    }
+    if let Strategy::Persistent {
+        row_threads,
+        chunks,
+        ..
+    } = strategy
+        && ((row_threads != 32 && row_threads != block)
+            || ((row_threads * lanes * chunks) as usize) < k.rnumel())
+    {
+        return Err(bad(format!(
+            "{strategy:?} with {block} threads does not cover the row"
+        )));
+    }
+    if let Strategy::Split { parts, .. } = strategy {
+        let splittable = matches!(k.stages.first(), Some(s) if s.kind == StageKind::Reduction)
+            && k.stages[1..].iter().all(|s| s.kind == StageKind::Outer);
+        if !splittable || parts < 2 {
+            return Err(bad(
+                "a split reduction needs one reduction stage, then outer stages".into(),
+            ));
+        }
+    }
     let name = format!("cuda_{}", k.name);
     let wide = needs_wide_indices(k);
     let all_args: Vec<LaunchArg> = (0..k.args.len()).map(LaunchArg::Arg).collect();
@@ -615,6 +682,13 @@ impl<'k> Emitter<'k> {
                 && let Some(lv) = self.vals.get(&earlier).cloned()
             {
                 self.canon.insert(v, earlier);
+                // Loads and costly results are held; cheap arithmetic is recomputed from
+                // them, which keeps fewer values alive across the reduction.
+                let lv = if self.worth_holding(v) {
+                    lv
+                } else {
+                    self.emit_value(v, cx)
+                };
                 self.vals.insert(v, lv);
                 continue;
             }
@@ -636,9 +710,42 @@ impl<'k> Emitter<'k> {
         }
     }
 
-    /// `v`'s expression with canonical operands, when cross-stage reuse is on.
-    fn cse_key(&self, v: ValueId) -> Option<(KExpr, DType)> {
+    /// Loads and transcendental functions and divisions: worth registers across stages.
+    fn worth_holding(&self, v: ValueId) -> bool {
+        use coil_lower::Op;
+        match self.k.expr(v) {
+            KExpr::Load { .. } => true,
+            KExpr::Unary(op, _) => matches!(
+                op,
+                Op::Exp
+                    | Op::Log
+                    | Op::Log1p
+                    | Op::Sin
+                    | Op::Cos
+                    | Op::Tanh
+                    | Op::Erf
+                    | Op::Sigmoid
+                    | Op::Sqrt
+                    | Op::Rsqrt
+                    | Op::Reciprocal
+            ),
+            KExpr::Binary(op, _, _) => {
+                matches!(op, Op::Pow | Op::TrueDiv | Op::FloorDiv | Op::TruncDiv)
+            }
+            _ => false,
+        }
+    }
+
+    /// `v`'s expression with canonical operands, when cross-stage reuse is on. Loads the
+    /// same for every row (weights such as a layer norm's gamma) are not held: reloading
+    /// them hits L1 and spares registers.
+    fn cse_key(&mut self, v: ValueId) -> Option<(KExpr, DType)> {
         self.cse.as_ref()?;
+        if let KExpr::Load { index, .. } = self.k.expr(v)
+            && !self.flat(index).contains_var(outer_var())
+        {
+            return None;
+        }
         let c = |x: &ValueId| *self.canon.get(x).unwrap_or(x);
         let e = match self.k.expr(v).clone() {
             KExpr::Load { arg, index, mask } => KExpr::Load {
@@ -1020,6 +1127,8 @@ impl<'k> Emitter<'k> {
     ) -> Result<PtxKernel, CudaError> {
         let k = self.k;
         self.cse = Some(HashMap::new());
+        // Half the SM's threads at least: at most 64 registers a thread.
+        self.b.min_blocks_per_sm((1024 / self.block).max(1));
         let block = self.b.sreg(Sreg::CtaidX);
         let grid = self.b.sreg(Sreg::NctaidX);
         let tid = self.b.sreg(Sreg::TidX);

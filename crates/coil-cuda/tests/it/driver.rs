@@ -1,7 +1,7 @@
 //! A minimal execution driver over any `dyn Backend`, standing in for the facade in tests and
 //! the GPU example: the lowering's buffers in creation order, runs of consecutive computed
 //! buffers fused into one kernel where the kernel builder accepts them (and the result is not
-//! a single-block reduction), the rest one kernel per buffer, matmuls as library calls; one
+//! a one-row looped reduction, which would run on one block), the rest one kernel per buffer, matmuls as library calls; one
 //! allocation per buffer.
 
 use std::collections::HashMap;
@@ -81,7 +81,7 @@ pub(crate) fn program(l: &LoweredGraph, fuse: bool, sm_count: u32) -> Program {
                 !matches!(
                     coil_cuda::render::plan_kernel(k, &caps).0,
                     coil_cuda::render::Strategy::Looped { .. }
-                ) || k.numel() >= sm_count as usize
+                ) || k.numel() > 1
             });
         let ks: Vec<Kernel> = match fused {
             Some(k) => vec![k],

@@ -61,3 +61,57 @@ tiny!(
     attention,
     transformer_block
 );
+
+/// Article sizes exercise the strategies the GPU runs there: block-per-row persistent rows of
+/// 1024, and wall's global mean as a split reduction.
+fn check_article(name: &str) {
+    let m = coil_models::find(name).unwrap();
+    let g = m.graph(Size::Article).unwrap();
+    let inputs: Vec<coil_graph::Tensor> = g
+        .inputs()
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| {
+            let meta = g.node(id).meta().clone();
+            crate::strategies::random_input(meta.dtype, &meta.sizes, 100 + i as u64)
+        })
+        .collect();
+    let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+    let l = lowered(name, Size::Article).unwrap();
+    let backend = CudaBackend::emulated();
+    let got = run(&backend, &l, &inputs, true).unwrap_or_else(|e| panic!("{name}: {e}"));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        let (abs, rel) = compare(g, w).unwrap_or_else(|e| panic!("{name} output {i}: {e}"));
+        // Matmuls over k up to 1024 accumulate in a different order than coil-eager's gemm:
+        // measure errors against the output's scale.
+        let scale = w.to_f64_vec().iter().fold(1f64, |m, x| m.max(x.abs()));
+        assert!(
+            abs <= 1e-4 * scale || rel <= 1e-4,
+            "{name} output {i}: abs {abs} rel {rel} (scale {scale})"
+        );
+    }
+}
+
+macro_rules! article {
+    ($($test:ident: $name:literal),*) => {$(
+        #[test]
+        fn $test() {
+            check_article($name);
+        }
+    )*};
+}
+
+article!(
+    seed_model_article: "seed_model",
+    chain_article: "chain",
+    rowsum_article: "rowsum",
+    siblings_article: "siblings",
+    wall_article: "wall",
+    softmax_article: "softmax",
+    layernorm_article: "layernorm",
+    rmsnorm_article: "rmsnorm",
+    mm_epilogue_article: "mm_epilogue",
+    gelu_mlp_article: "gelu_mlp",
+    attention_article: "attention",
+    transformer_block_article: "transformer_block"
+);
