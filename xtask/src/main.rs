@@ -17,7 +17,9 @@ cargo xtask <command>
 
 commands:
   setup                 install what coil needs to build (LLVM 19 from Debian) when missing
-  test [ARGS...]        set up, then run every test of the workspace (ARGS go to cargo test)
+  test [ARGS...]        set up, then run every test of the workspace (ARGS go to cargo test);
+                        installs NVIDIA's ptxas (PyPI nvidia-cuda-nvcc) into .venv so the
+                        CUDA backend's PTX is assembled (best effort; COIL_PTXAS overrides)
   run-model ARGS...     set up, then build (release) and run `coil run-model ARGS...`;
                         `cargo xtask run-model --help` lists the options
   bless                 rewrite golden files (expect-test) from the current output, then test
@@ -121,11 +123,82 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// Runs every test of the workspace (unit, integration, doc tests).
+/// Runs every test of the workspace (unit, integration, doc tests). First makes NVIDIA's
+/// `ptxas` available to coil-cuda's tests (best effort, see [`ensure_ptxas`]).
 fn test(extra: &[String]) -> Result<(), String> {
     let mut args = vec!["test", "--workspace"];
     args.extend(extra.iter().map(String::as_str));
-    run(cargo(&args))
+    let mut cmd = cargo(&args);
+    if std::env::var_os("COIL_PTXAS").is_none()
+        && let Some(ptxas) = ensure_ptxas()
+    {
+        cmd.env("COIL_PTXAS", ptxas);
+    }
+    run(cmd)
+}
+
+/// The PyPI package that ships `ptxas` for CUDA 13 (as `nvidia/cu13/bin/ptxas`).
+const NVCC_REQUIREMENT: &str = "nvidia-cuda-nvcc>=13,<14";
+
+/// Best effort: NVIDIA's `ptxas` in a repo-local, git-ignored `.venv` (PyPI `nvidia-cuda-nvcc`),
+/// so coil-cuda's tests assemble the PTX they render. Creates the virtualenv and installs the
+/// package on first use; when Python, venv or pip fails it says so and returns None (the
+/// tests then skip assembling), never failing the test command.
+fn ensure_ptxas() -> Option<PathBuf> {
+    let venv = workspace_root().join(".venv");
+    if let Some(p) = venv_ptxas(&venv) {
+        return Some(p);
+    }
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        eprintln!("xtask: creating .venv for ptxas ({NVCC_REQUIREMENT})");
+        let created = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !created {
+            eprintln!(
+                "xtask: `python3 -m venv .venv` failed; coil-cuda's tests will not assemble PTX"
+            );
+            return None;
+        }
+    }
+    eprintln!("xtask: installing {NVCC_REQUIREMENT} into .venv (one time, ~100 MB)");
+    let installed = Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(["--retries", "1", "--timeout", "30", NVCC_REQUIREMENT])
+        .status()
+        .is_ok_and(|s| s.success());
+    let found = venv_ptxas(&venv);
+    if !installed || found.is_none() {
+        eprintln!(
+            "xtask: could not install {NVCC_REQUIREMENT}; coil-cuda's tests will not assemble PTX"
+        );
+    }
+    found
+}
+
+/// `ptxas` inside `.venv/lib/python*/site-packages/nvidia/{cu13,cuda_nvcc}/bin`.
+fn venv_ptxas(venv: &Path) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(venv.join("lib")).ok()?;
+    entries.flatten().find_map(|e| {
+        ["cu13", "cuda_nvcc"]
+            .iter()
+            .map(|d| {
+                e.path()
+                    .join("site-packages/nvidia")
+                    .join(d)
+                    .join("bin/ptxas")
+            })
+            .find(|p| p.is_file())
+    })
 }
 
 /// Builds the `coil` binary in release mode and runs `coil run-model ...`.

@@ -4,6 +4,8 @@ use coil_graph::{DType, Dims, Tensor};
 use coil_models::Size;
 use serde_json::{Value, json};
 
+use crate::run_model::ScheduleSummary;
+
 /// Outputs against reference outputs.
 #[derive(Debug)]
 pub(crate) struct Comparison {
@@ -89,18 +91,27 @@ pub(crate) struct Report {
     pub(crate) graph_nodes: usize,
     pub(crate) ok: bool,
     pub(crate) comparison: Comparison,
-    pub(crate) num_ops: usize,
-    pub(crate) num_kernels: usize,
-    pub(crate) eager_bytes_read: usize,
-    pub(crate) eager_bytes_written: usize,
+    /// Eager's counts (`None` with `--compile-only`, which runs nothing).
+    pub(crate) num_ops: Option<usize>,
+    pub(crate) num_kernels: Option<usize>,
+    pub(crate) eager_bytes_read: Option<usize>,
+    pub(crate) eager_bytes_written: Option<usize>,
     pub(crate) outputs: Vec<(Vec<usize>, DType)>,
     pub(crate) run_ms: f64,
+    pub(crate) compile_only: bool,
+    pub(crate) schedule: ScheduleSummary,
     pub(crate) passes: coil_passes::PassStats,
     pub(crate) lowered_buffers: usize,
     pub(crate) lowered_reductions: usize,
     pub(crate) lower_ms: f64,
     /// The transformed graph's outputs against the input graph's (eager both).
     pub(crate) passes_check: Comparison,
+    /// The compiled model's outputs against eager's.
+    pub(crate) compiled_check: Comparison,
+    /// The compiled model's report (compiled backends only).
+    pub(crate) compile: Option<coil::CompileReport>,
+    /// Timings with `--bench`.
+    pub(crate) bench: Option<crate::bench::Bench>,
 }
 
 fn size_name(s: Size) -> &'static str {
@@ -124,13 +135,46 @@ impl Report {
             "max_abs_err": c.max_abs_err,
             "max_rel_err": c.max_rel_err,
             "graph_nodes": self.graph_nodes,
+            "compile_only": self.compile_only,
             "num_ops": self.num_ops,
             "eager_kernels": self.num_kernels,
-            "eager_bytes": self.eager_bytes_read + self.eager_bytes_written,
+            "eager_bytes": self.eager_bytes_read.zip(self.eager_bytes_written).map(|(r, w)| r + w),
             "eager_bytes_read": self.eager_bytes_read,
             "eager_bytes_written": self.eager_bytes_written,
+            "num_kernels": self.schedule.num_kernels,
+            "num_extern_calls": self.schedule.num_extern_calls,
+            "bytes_accessed": self.schedule.bytes_accessed,
+            "kernels": self.schedule.kernels.iter().map(|k| json!({
+                "name": k.name,
+                "kind": k.kind,
+                "numel": k.numel,
+                "rnumel": k.rnumel,
+                "bytes": k.bytes,
+            })).collect::<Vec<_>>(),
+            "schedule": {
+                "policy": self.schedule.policy.name(),
+                "loops": self.schedule.loops,
+                "nodes_before_fusion": self.schedule.nodes_before,
+                "ms": self.schedule.ms,
+            },
             "outputs": self.outputs.iter().map(|(s, d)| json!({ "shape": s, "dtype": d.short_name() })).collect::<Vec<_>>(),
             "run_ms": self.run_ms,
+            "compiled_vs_eager": {
+                "checked": self.compiled_check.checked,
+                "ok": self.compiled_check.ok,
+                "max_abs_err": self.compiled_check.max_abs_err,
+                "max_rel_err": self.compiled_check.max_rel_err,
+            },
+            "compile": self.compile.as_ref().map(|c| json!({
+                "passes_ms": c.times.passes_ms,
+                "lower_ms": c.times.lower_ms,
+                "schedule_ms": c.times.schedule_ms,
+                "codegen_ms": c.times.codegen_ms,
+                "backend_ms": c.times.backend_ms,
+                "total_ms": c.times.total_ms(),
+                "planned_bytes": c.planned_bytes,
+            })),
+            "bench": self.bench.as_ref().map(|b| b.to_json()),
             "lowering": {
                 "buffers": self.lowered_buffers,
                 "reductions": self.lowered_reductions,
@@ -162,23 +206,36 @@ impl Report {
             ),
             ("backend".into(), self.backend.into()),
             ("inputs".into(), self.input_source.clone()),
-            (
-                "graph".into(),
-                format!(
-                    "{} nodes, {} ops ran, {} moved data",
-                    self.graph_nodes, self.num_ops, self.num_kernels
-                ),
-            ),
-            (
-                "eager bytes".into(),
-                format!(
-                    "{} ({} read, {} written)",
-                    human_bytes(self.eager_bytes_read + self.eager_bytes_written),
-                    human_bytes(self.eager_bytes_read),
-                    human_bytes(self.eager_bytes_written)
-                ),
-            ),
         ];
+        match (
+            self.num_ops,
+            self.num_kernels,
+            self.eager_bytes_read,
+            self.eager_bytes_written,
+        ) {
+            (Some(ops), Some(kernels), Some(read), Some(written)) => {
+                rows.push((
+                    "graph".into(),
+                    format!(
+                        "{} nodes, {ops} ops ran, {kernels} moved data",
+                        self.graph_nodes
+                    ),
+                ));
+                rows.push((
+                    "eager bytes".into(),
+                    format!(
+                        "{} ({} read, {} written)",
+                        human_bytes(read + written),
+                        human_bytes(read),
+                        human_bytes(written)
+                    ),
+                ));
+            }
+            _ => rows.push((
+                "graph".into(),
+                format!("{} nodes (compile only: nothing ran)", self.graph_nodes),
+            )),
+        }
         for (i, (s, d)) in self.outputs.iter().enumerate() {
             rows.push((format!("output {i}"), format!("{d}{}", Dims(s))));
         }
@@ -213,7 +270,69 @@ impl Report {
                 self.lowered_buffers, self.lowered_reductions, self.lower_ms
             ),
         ));
-        rows.push(("time".into(), format!("{:.3} ms", self.run_ms)));
+        let s = &self.schedule;
+        rows.push((
+            "schedule".into(),
+            format!(
+                "{} ({} loops): {} nodes -> {} kernels + {} extern calls, {} accessed, in {:.2} ms",
+                s.policy.name(),
+                s.loops,
+                s.nodes_before,
+                s.num_kernels,
+                s.num_extern_calls,
+                human_bytes(s.bytes_accessed),
+                s.ms
+            ),
+        ));
+        for k in &s.kernels {
+            rows.push((
+                "  kernel".into(),
+                format!(
+                    "{} ({}, {} x {}, {})",
+                    k.name,
+                    k.kind,
+                    k.numel,
+                    k.rnumel,
+                    human_bytes(k.bytes)
+                ),
+            ));
+        }
+        if let Some(c) = &self.compile {
+            let t = &c.times;
+            rows.push((
+                "compile".into(),
+                format!(
+                    "{:.1} ms: passes {:.1}, lowering {:.1}, scheduling {:.1}, kernels {:.1}, backend {:.1}",
+                    t.total_ms(),
+                    t.passes_ms,
+                    t.lower_ms,
+                    t.schedule_ms,
+                    t.codegen_ms,
+                    t.backend_ms
+                ),
+            ));
+        }
+        if !self.compile_only {
+            rows.push((
+                "time".into(),
+                format!("{:.3} ms (first run, host copies included)", self.run_ms),
+            ));
+        }
+        if self.compiled_check.checked {
+            let cc = &self.compiled_check;
+            rows.push((
+                "vs eager".into(),
+                format!(
+                    "{} (max abs err {:.3e}, max rel err {:.3e})",
+                    if cc.ok { "ok" } else { "MISMATCH" },
+                    cc.max_abs_err,
+                    cc.max_rel_err
+                ),
+            ));
+        }
+        if let Some(b) = &self.bench {
+            rows.extend(b.rows());
+        }
         rows.push((
             "check".into(),
             if c.checked {

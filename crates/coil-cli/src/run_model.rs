@@ -23,17 +23,110 @@ struct Options {
     atol: f64,
     passes: coil_passes::PassConfig,
     debug_dir: Option<PathBuf>,
+    policy: Policy,
+    loops: Loops,
+    compile_only: bool,
+    bench: bool,
+}
+
+/// Which fusion strategy schedules the lowered graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Policy {
+    /// Inductor's greedy fusion with its own scores.
+    Inductor,
+    /// Inductor's greedy fusion, refusing fusions over a live-value budget.
+    InductorRegPressure,
+    /// TVM's FuseOps (on a lowering that realizes every op).
+    Tvm,
+    /// No scheduler fusion (the lowering still inlines).
+    None,
+}
+
+impl Policy {
+    fn parse(s: &str) -> Result<Policy, String> {
+        Ok(match s {
+            "inductor" => Policy::Inductor,
+            "inductor-regpressure" => Policy::InductorRegPressure,
+            "tvm" => Policy::Tvm,
+            "none" => Policy::None,
+            p => {
+                return Err(format!(
+                    "unknown policy '{p}' (inductor, inductor-regpressure, tvm, none)"
+                ));
+            }
+        })
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Policy::Inductor => "inductor",
+            Policy::InductorRegPressure => "inductor-regpressure",
+            Policy::Tvm => "tvm",
+            Policy::None => "none",
+        }
+    }
+
+    fn strategy(self) -> Box<dyn coil_sched::FusionStrategy> {
+        match self {
+            Policy::Inductor => {
+                Box::new(coil_sched::InductorGreedy::new(coil_sched::InductorScorer))
+            }
+            Policy::InductorRegPressure => Box::new(coil_sched::InductorGreedy::new(
+                coil_sched::RegisterPressureScorer::default(),
+            )),
+            Policy::Tvm => Box::new(coil_sched::TvmFuseOps::default()),
+            Policy::None => Box::new(coil_sched::NoFusion),
+        }
+    }
+}
+
+/// Whose loop rules decide which loops can be stitched: the CPU's until the CPU backend
+/// exists and answers for itself, or the SIMD (GPU) rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Loops {
+    Cpp,
+    Simd,
+}
+
+impl Loops {
+    fn rules(self) -> &'static dyn coil_sched::LoopCompat {
+        match self {
+            Loops::Cpp => &coil_sched::CppLoops,
+            Loops::Simd => &coil_sched::SimdLoops,
+        }
+    }
+
+    /// The lowering's realize rules and the scheduler's config that go with these loops.
+    fn configs(self) -> (coil_lower::LowerConfig, coil_sched::SchedConfig) {
+        match self {
+            Loops::Cpp => (
+                coil_lower::LowerConfig::cpu(),
+                coil_sched::SchedConfig::cpu(),
+            ),
+            Loops::Simd => (
+                coil_lower::LowerConfig::gpu(),
+                coil_sched::SchedConfig::gpu(),
+            ),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Backend {
+    /// The reference interpreter.
     Eager,
+    /// LLVM on the host CPU.
+    Cpu,
+    /// PTX on an NVIDIA GPU (with `--compile-only`, no GPU needed).
+    Cuda,
 }
 
 impl Backend {
     fn name(self) -> &'static str {
         match self {
             Backend::Eager => "eager",
+            Backend::Cpu => "cpu",
+            Backend::Cuda => "cuda",
         }
     }
 }
@@ -44,12 +137,16 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         size: Size::Article,
         inputs: None,
         seed: 0,
-        backend: Backend::Eager,
+        backend: Backend::Cpu,
         json: false,
         rtol: 1e-4,
         atol: 1e-5,
         passes: coil_passes::PassConfig::default(),
         debug_dir: None,
+        policy: Policy::Inductor,
+        loops: Loops::Cpp,
+        compile_only: false,
+        bench: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -76,15 +173,25 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--backend" => {
                 opts.backend = match value("--backend")?.as_str() {
                     "eager" => Backend::Eager,
-                    b @ ("cpu" | "cuda") => {
-                        return Err(format!(
-                            "backend '{b}' is not built yet; the only backend today is eager"
-                        ));
-                    }
-                    b => return Err(format!("unknown backend '{b}' (eager)")),
+                    "cpu" => Backend::Cpu,
+                    "cuda" => Backend::Cuda,
+                    b => return Err(format!("unknown backend '{b}' (cpu, cuda, eager)")),
                 }
             }
             "--json" => opts.json = true,
+            "--compile-only" => opts.compile_only = true,
+            "--bench" => opts.bench = true,
+            "--policy" => opts.policy = Policy::parse(&value("--policy")?)?,
+            s if s.starts_with("--policy=") => {
+                opts.policy = Policy::parse(&s["--policy=".len()..])?
+            }
+            "--loops" => {
+                opts.loops = match value("--loops")?.as_str() {
+                    "cpp" => Loops::Cpp,
+                    "simd" => Loops::Simd,
+                    l => return Err(format!("unknown loop rules '{l}' (cpp, simd)")),
+                }
+            }
             "--debug-dir" => opts.debug_dir = Some(PathBuf::from(value("--debug-dir")?)),
             s if s.starts_with("--passes=") => opts
                 .passes
@@ -113,6 +220,10 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 ));
             }
         }
+    }
+    // The report's schedule follows the backend's loop rules unless asked otherwise.
+    if opts.backend == Backend::Cuda && !args.iter().any(|a| a == "--loops") {
+        opts.loops = Loops::Simd;
     }
     if opts.model.is_empty() {
         return Err("which model? give a zoo name or a readable-FX .py file".into());
@@ -206,6 +317,14 @@ fn random_inputs(graph: &Graph, seed: u64) -> Vec<Tensor> {
         .collect()
 }
 
+/// A progress line on stderr for steps that can take more than a second (not in JSON mode).
+fn progress(opts: &Options, what: &str) {
+    let big = matches!(opts.size, Size::Large) || opts.model.ends_with(".py");
+    if big && !opts.json {
+        eprintln!("coil run-model: {what} ...");
+    }
+}
+
 pub(crate) fn main(args: &[String]) -> ExitCode {
     let opts = match parse_options(args) {
         Ok(o) => o,
@@ -249,36 +368,113 @@ fn execute(opts: &Options) -> Result<Report, String> {
     let loaded = load(opts)?;
     let (transformed, pass_stats) =
         coil_passes::run_passes(&loaded.graph, &opts.passes).map_err(|e| format!("passes: {e}"))?;
+    // The CPU's realize rules and loop rules by default: the CPU backend is the one to come.
+    let strategy = opts.policy.strategy();
+    let (base_lowering, sched_config) = opts.loops.configs();
+    let lower_config = strategy.lower_config(&base_lowering);
     let lower_start = Instant::now();
-    // The CPU's realize rules: the CPU backend is the default one to come.
-    let lowered = coil_lower::lower(&transformed, &coil_lower::LowerConfig::cpu())
-        .map_err(|e| format!("lowering: {e}"))?;
+    let lowered =
+        coil_lower::lower(&transformed, &lower_config).map_err(|e| format!("lowering: {e}"))?;
     let lower_ms = lower_start.elapsed().as_secs_f64() * 1e3;
+    let sched_start = Instant::now();
+    let schedule = coil_sched::schedule(
+        &lowered,
+        sched_config,
+        opts.loops.rules(),
+        strategy.as_ref(),
+    )
+    .map_err(|e| format!("scheduling: {e}"))?;
+    let sched_ms = sched_start.elapsed().as_secs_f64() * 1e3;
+    let sched = ScheduleSummary::of(&schedule, opts.policy, opts.loops.rules().name(), sched_ms);
     if let Some(dir) = &opts.debug_dir {
-        write_debug(dir, &loaded.graph, &transformed, &lowered)?;
+        write_debug(dir, &loaded.graph, &transformed, &lowered, &schedule)?;
     }
-    let start = Instant::now();
-    let run = match opts.backend {
-        Backend::Eager => {
-            coil_eager::run(&loaded.graph, &loaded.inputs).map_err(|e| e.to_string())?
+    let compiled = match opts.backend {
+        Backend::Eager => None,
+        Backend::Cpu | Backend::Cuda => {
+            progress(opts, &format!("compiling for {}", opts.backend.name()));
+            let backend: std::sync::Arc<dyn coil_codegen::Backend> = match opts.backend {
+                Backend::Cuda if opts.compile_only => {
+                    std::sync::Arc::new(coil_cuda::CudaBackend::offline())
+                }
+                Backend::Cuda => std::sync::Arc::new(
+                    coil_cuda::CudaBackend::new().map_err(|e| format!("cuda backend: {e}"))?,
+                ),
+                _ => std::sync::Arc::new(
+                    coil_cpu::CpuBackend::new().map_err(|e| format!("cpu backend: {e}"))?,
+                ),
+            };
+            let options = coil::Options {
+                passes: opts.passes.clone(),
+                policy: coil::Policy::parse(opts.policy.name()).expect("same names"),
+                lower: None,
+                sched: None,
+                debug_dir: opts.debug_dir.clone(),
+            };
+            Some(coil::compile(&loaded.graph, backend, &options).map_err(|e| e.to_string())?)
         }
     };
-    let run_ms = start.elapsed().as_secs_f64() * 1e3;
-    // The transformed graph must compute what the input graph computes.
-    let after = coil_eager::run(&transformed, &loaded.inputs)
-        .map_err(|e| format!("transformed graph: {e}"))?;
-    let passes_check = compare(&after.outputs, &run.outputs, 1e-5, 1e-6)?;
-    let comparison = match &loaded.expected {
-        Some(expected) => compare(&run.outputs, expected, opts.rtol, opts.atol)?,
-        None => Comparison::none(),
+    let mut compiled_check = Comparison::none();
+    let mut bench = None;
+    let (run, run_ms, passes_check, comparison) = if opts.compile_only {
+        (None, 0.0, Comparison::none(), Comparison::none())
+    } else {
+        let start = Instant::now();
+        let run = coil_eager::run(&loaded.graph, &loaded.inputs).map_err(|e| e.to_string())?;
+        let mut run_ms = start.elapsed().as_secs_f64() * 1e3;
+        if let Some(model) = &compiled {
+            progress(opts, "running the compiled model");
+            let start = Instant::now();
+            let outputs = model.run(&loaded.inputs).map_err(|e| e.to_string())?;
+            run_ms = start.elapsed().as_secs_f64() * 1e3;
+            compiled_check = compare(&outputs, &run.outputs, 1e-4, 1e-5)?;
+            if opts.bench {
+                bench = Some(crate::bench::measure(
+                    model,
+                    &loaded.graph,
+                    &loaded.inputs,
+                    opts.json,
+                )?);
+            }
+        }
+        // The transformed graph must compute what the input graph computes.
+        let after = coil_eager::run(&transformed, &loaded.inputs)
+            .map_err(|e| format!("transformed graph: {e}"))?;
+        let passes_check = compare(&after.outputs, &run.outputs, 1e-5, 1e-6)?;
+        let comparison = match &loaded.expected {
+            Some(expected) => compare(&run.outputs, expected, opts.rtol, opts.atol)?,
+            None => Comparison::none(),
+        };
+        // The compiled model against PyTorch's outputs when given, else against eager.
+        let comparison = match (&compiled, &loaded.expected) {
+            (Some(model), Some(expected)) => {
+                let outputs = model.run(&loaded.inputs).map_err(|e| e.to_string())?;
+                compare(&outputs, expected, opts.rtol, opts.atol)?
+            }
+            _ => comparison,
+        };
+        (Some(run), run_ms, passes_check, comparison)
     };
+    let outputs = loaded
+        .graph
+        .outputs()
+        .iter()
+        .map(|&o| {
+            let m = loaded.graph.node(o).meta();
+            (m.sizes.clone(), m.dtype)
+        })
+        .collect();
+    let stats = run.as_ref().map(|r| &r.stats);
     Ok(Report {
         model: loaded.name,
         backend: opts.backend.name(),
         size: opts.size,
         input_source: loaded.input_source,
         graph_nodes: loaded.graph.len(),
-        ok: comparison.ok && passes_check.ok,
+        ok: comparison.ok && passes_check.ok && compiled_check.ok,
+        compiled_check,
+        compile: compiled.as_ref().map(|m| m.report.clone()),
+        bench,
         passes: pass_stats,
         lowered_buffers: lowered.buffers().len(),
         lowered_reductions: lowered
@@ -289,25 +485,73 @@ fn execute(opts: &Options) -> Result<Report, String> {
         lower_ms,
         passes_check,
         comparison,
-        num_ops: run.stats.num_ops(),
-        num_kernels: run.stats.num_kernels(),
-        eager_bytes_read: run.stats.bytes_read(),
-        eager_bytes_written: run.stats.bytes_written(),
-        outputs: run
-            .outputs
-            .iter()
-            .map(|t| (t.sizes().to_vec(), t.dtype()))
-            .collect(),
+        num_ops: stats.map(|s| s.num_ops()),
+        num_kernels: stats.map(|s| s.num_kernels()),
+        eager_bytes_read: stats.map(|s| s.bytes_read()),
+        eager_bytes_written: stats.map(|s| s.bytes_written()),
+        outputs,
         run_ms,
+        compile_only: opts.compile_only,
+        schedule: sched,
     })
 }
 
-/// Writes the debug artifacts the stages that exist produce.
+/// What the schedule says, for the report.
+#[derive(Debug)]
+pub(crate) struct ScheduleSummary {
+    pub(crate) policy: Policy,
+    pub(crate) loops: &'static str,
+    pub(crate) nodes_before: usize,
+    pub(crate) num_kernels: usize,
+    pub(crate) num_extern_calls: usize,
+    pub(crate) bytes_accessed: usize,
+    pub(crate) kernels: Vec<KernelSummary>,
+    pub(crate) ms: f64,
+}
+
+/// One kernel or extern call.
+#[derive(Debug)]
+pub(crate) struct KernelSummary {
+    pub(crate) name: String,
+    pub(crate) kind: &'static str,
+    pub(crate) numel: usize,
+    pub(crate) rnumel: usize,
+    pub(crate) bytes: usize,
+}
+
+impl ScheduleSummary {
+    fn of(s: &coil_sched::Schedule<'_>, policy: Policy, loops: &'static str, ms: f64) -> Self {
+        ScheduleSummary {
+            policy,
+            loops,
+            nodes_before: s.graph().buffers().len() - s.removed().len(),
+            num_kernels: s.num_kernels(),
+            num_extern_calls: s.num_extern_calls(),
+            bytes_accessed: s.bytes_accessed(),
+            kernels: s
+                .kernels()
+                .iter()
+                .map(|k| KernelSummary {
+                    name: k.name.clone(),
+                    kind: k.kind.short_name(),
+                    numel: k.numel,
+                    rnumel: k.rnumel,
+                    bytes: k.bytes(),
+                })
+                .collect(),
+            ms,
+        }
+    }
+}
+
+/// Writes the debug artifacts the stages that exist produce (`graph.svg` too when Graphviz's
+/// `dot` can be started).
 fn write_debug(
     dir: &std::path::Path,
     input: &Graph,
     transformed: &Graph,
     lowered: &coil_lower::LoweredGraph,
+    schedule: &coil_sched::Schedule<'_>,
 ) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let write = |name: &str, text: String| {
@@ -319,5 +563,34 @@ fn write_debug(
         "fx_graph_transformed.py",
         coil_graph::print_graph(transformed),
     )?;
-    write("ir_pre_fusion.txt", lowered.ir_pre_fusion())
+    write("ir_pre_fusion.txt", lowered.ir_pre_fusion())?;
+    write("ir_post_fusion.txt", schedule.ir_post_fusion())?;
+    let mut log = schedule.fusion_log().join("\n");
+    log.push('\n');
+    write("fusion.log", log)?;
+    let dot = schedule.graph_dot();
+    write("graph.dot", dot.clone())?;
+    write_svg(&dir.join("graph.svg"), &dot);
+    Ok(())
+}
+
+/// Renders `dot` text to SVG with Graphviz, if it is installed; silently nothing otherwise.
+fn write_svg(path: &std::path::Path, dot: &str) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let Ok(mut child) = Command::new("dot")
+        .arg("-Tsvg")
+        .arg("-o")
+        .arg(path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return;
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(dot.as_bytes());
+    }
+    let _ = child.wait();
 }

@@ -8,6 +8,7 @@ use coil_graph::DType;
 use coil_lower::LowerConfig;
 use thiserror::Error;
 
+use crate::build::BuildOptions;
 use crate::kernel::Kernel;
 
 /// An opaque handle to memory a backend allocated.
@@ -84,6 +85,13 @@ pub trait Backend: Send + Sync {
     fn device(&self) -> String;
     /// The lowering's realize rules this backend wants.
     fn lower_config(&self) -> LowerConfig;
+    /// The loop rules the scheduler asks about fusions (`SimdLoops`, `CppLoops`, or the
+    /// backend's own).
+    fn loop_compat(&self) -> &dyn coil_sched::LoopCompat;
+    /// The scheduler's knobs (device, kernel-name prefix, fusion brakes).
+    fn sched_config(&self) -> coil_sched::SchedConfig;
+    /// How kernels are built (the persistent-reduction limit).
+    fn build_options(&self) -> BuildOptions;
     /// Compiles every kernel of a model at once.
     fn compile(&self, kernels: &[Kernel]) -> Result<Box<dyn CompiledKernels>, BackendError>;
     /// Allocates `bytes` of device memory.

@@ -101,8 +101,35 @@ pub fn build_kernel(
             .filter(|&s| s != 1)
             .collect::<Vec<usize>>()
     };
-    let ranges = squeeze(&shape.ranges);
-    let reduction_ranges = squeeze(&shape.reduction_ranges);
+    let mut ranges = squeeze(&shape.ranges);
+    let mut reduction_ranges = squeeze(&shape.reduction_ranges);
+    // Pointwise members of different sizes (a TVM group of a broadcast and its consumer):
+    // loop over the smallest member's elements outside and the rest inside, so each small
+    // member is computed once per outer point and each large one in the inner loop.
+    if shape.reduction_type.is_none() {
+        let numels: Vec<usize> = computed
+            .iter()
+            .map(|(_, c)| c.ranges.iter().product())
+            .collect();
+        let (small, large) = (
+            numels.iter().min().copied().unwrap_or(1),
+            numels.iter().max().copied().unwrap_or(1),
+        );
+        if small != large {
+            if numels.iter().any(|&n| n != small && n != large) || small == 0 || large % small != 0
+            {
+                return Err(err(format!(
+                    "pointwise members of {numels:?} elements do not share a loop nest"
+                )));
+            }
+            let smallest = computed
+                .iter()
+                .find(|(_, c)| c.ranges.iter().product::<usize>() == small)
+                .map(|(_, c)| c);
+            ranges = squeeze(&smallest.map(|c| c.ranges.clone()).unwrap_or_default());
+            reduction_ranges = squeeze(&[large / small]);
+        }
+    }
     let n = ranges.len();
     let kernel_ranges = VarRanges::new(
         ranges
@@ -163,6 +190,8 @@ pub fn build_kernel(
         }
     }
     cx.flush_acc_stores(&mut acc_stores, needed_outside);
+    // The kind describes the loop nest: an inner loop makes it a "reduction" nest even when
+    // only pointwise members of two sizes use it.
     let kind = if reduction_ranges.is_empty() {
         KernelKind::Pointwise
     } else {

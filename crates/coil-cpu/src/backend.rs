@@ -242,6 +242,18 @@ impl Backend for CpuBackend {
         LowerConfig::cpu()
     }
 
+    fn loop_compat(&self) -> &dyn coil_sched::LoopCompat {
+        &coil_sched::CppLoops
+    }
+
+    fn sched_config(&self) -> coil_sched::SchedConfig {
+        coil_sched::SchedConfig::cpu()
+    }
+
+    fn build_options(&self) -> coil_codegen::BuildOptions {
+        coil_codegen::BuildOptions::default()
+    }
+
     fn compile(&self, kernels: &[Kernel]) -> Result<Box<dyn CompiledKernels>, BackendError> {
         Ok(Box::new(
             self.compile_kernels(kernels).map_err(backend_err)?,

@@ -1,10 +1,11 @@
 //! The graph: nodes in an arena with typed ids, in program order, with inputs and outputs.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use id_arena::{Arena, Id};
 
-use crate::{DType, OpRef, TensorMeta};
+use crate::{DType, OpKind, OpRef, TensorMeta};
 
 /// A node's id. Ids are only meaningful for the graph that made them.
 pub type NodeId = Id<Node>;
@@ -191,6 +192,10 @@ pub struct Graph {
     order: Vec<NodeId>,
     inputs: Vec<NodeId>,
     outputs: Vec<NodeId>,
+    /// Inductor's `node.meta["original_aten"]`: for nodes a pass created or rewrote, the op of
+    /// the input-graph node they came from (a decomposed `mean`'s `sum` and scaling `mul`
+    /// remember `mean`). Not part of the text form or of equality.
+    original_ops: HashMap<NodeId, OpKind>,
 }
 
 impl Graph {
@@ -254,6 +259,25 @@ impl Graph {
     /// True when the graph has no nodes.
     pub fn is_empty(&self) -> bool {
         self.order.is_empty()
+    }
+
+    /// The op the node stood for before a pass rewrote it (Inductor's `original_aten`): the
+    /// annotation [`Graph::set_original_op`] left, else the node's own op kind (`None` for
+    /// inputs and `getitem`). Kernel names are made of these.
+    pub fn original_op(&self, id: NodeId) -> Option<OpKind> {
+        self.original_ops
+            .get(&id)
+            .copied()
+            .or_else(|| match &self.arena[id].kind {
+                NodeKind::Call(c) => Some(c.op.kind()),
+                _ => None,
+            })
+    }
+
+    /// Records that `id` computes (part of) what an op of kind `op` computed before a pass
+    /// rewrote it. Passes call this for the nodes a decomposition or rewrite creates.
+    pub fn set_original_op(&mut self, id: NodeId, op: OpKind) {
+        self.original_ops.insert(id, op);
     }
 
     /// Finds a node by name.
@@ -334,6 +358,11 @@ impl Graph {
             });
             map[id.index()] = Some(new);
         }
+        g.original_ops = self
+            .original_ops
+            .iter()
+            .filter_map(|(n, k)| map[n.index()].map(|n| (n, *k)))
+            .collect();
         g.outputs = self
             .outputs
             .iter()

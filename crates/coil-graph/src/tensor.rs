@@ -284,6 +284,24 @@ impl Tensor {
         }
     }
 
+    /// The elements in logical (row-major) order as little-endian bytes (bools as one byte).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.contiguous().data.to_le_bytes()
+    }
+
+    /// A contiguous tensor from little-endian bytes.
+    pub fn from_bytes(dtype: DType, sizes: Vec<usize>, bytes: &[u8]) -> Result<Tensor, GraphError> {
+        let numel: usize = sizes.iter().product();
+        if bytes.len() != numel * dtype.itemsize() {
+            return Err(GraphError::TensorIo(format!(
+                "{} bytes cannot fill a {dtype} tensor of shape {}",
+                bytes.len(),
+                Dims(&sizes)
+            )));
+        }
+        Tensor::new(Data::from_le_bytes(dtype, bytes), sizes)
+    }
+
     /// Reads every tensor of a safetensors file, by name.
     pub fn load_safetensors(path: &Path) -> Result<BTreeMap<String, Tensor>, GraphError> {
         let bytes = std::fs::read(path)

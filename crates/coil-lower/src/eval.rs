@@ -8,13 +8,18 @@ use half::{bf16, f16};
 use crate::LoweredGraph;
 use crate::body::{Expr, LoopBody, Op, ReductionType};
 use crate::error::LowerError;
-use crate::ir::{BufRef, BufferKind, ComputedBuffer, ExternKernel, ExternOp, FixedLayout};
+use crate::ir::{
+    BufRef, BufferId, BufferKind, ComputedBuffer, ExternKernel, ExternOp, FixedLayout,
+};
 
 /// One element: floats as f64 (rounded to their dtype after every op), integers as i64.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum V {
+pub enum Scalar {
+    /// A float, rounded to its dtype.
     F(f64),
+    /// An integer.
     I(i64),
+    /// A bool.
     B(bool),
 }
 
@@ -40,46 +45,49 @@ fn wrap_int(i: i64, dtype: DType) -> i64 {
     }
 }
 
-impl V {
-    fn zero(dtype: DType) -> V {
+impl Scalar {
+    /// Zero of `dtype`.
+    pub fn zero(dtype: DType) -> Scalar {
         match dtype {
-            DType::Bool => V::B(false),
-            d if d.is_float() => V::F(0.0),
-            _ => V::I(0),
+            DType::Bool => Scalar::B(false),
+            d if d.is_float() => Scalar::F(0.0),
+            _ => Scalar::I(0),
         }
     }
 
-    fn as_f64(self) -> f64 {
+    /// The value as f64.
+    pub fn as_f64(self) -> f64 {
         match self {
-            V::F(x) => x,
-            V::I(i) => i as f64,
-            V::B(b) => b as u8 as f64,
+            Scalar::F(x) => x,
+            Scalar::I(i) => i as f64,
+            Scalar::B(b) => b as u8 as f64,
         }
     }
 
     fn truthy(self) -> bool {
         match self {
-            V::F(x) => x != 0.0,
-            V::I(i) => i != 0,
-            V::B(b) => b,
+            Scalar::F(x) => x != 0.0,
+            Scalar::I(i) => i != 0,
+            Scalar::B(b) => b,
         }
     }
 
     /// PyTorch's conversions: floats to ints truncate, nonzero is true.
-    fn cast(self, to: DType) -> V {
+    pub fn cast(self, to: DType) -> Scalar {
         match (self, to) {
-            (v, DType::Bool) => V::B(v.truthy()),
-            (v, d) if d.is_float() => V::F(round_float(v.as_f64(), d)),
-            (V::F(x), d) => V::I(wrap_int(x as i64, d)),
-            (V::I(i), d) => V::I(wrap_int(i, d)),
-            (V::B(b), d) => V::I(wrap_int(b as i64, d)),
+            (v, DType::Bool) => Scalar::B(v.truthy()),
+            (v, d) if d.is_float() => Scalar::F(round_float(v.as_f64(), d)),
+            (Scalar::F(x), d) => Scalar::I(wrap_int(x as i64, d)),
+            (Scalar::I(i), d) => Scalar::I(wrap_int(i, d)),
+            (Scalar::B(b), d) => Scalar::I(wrap_int(b as i64, d)),
         }
     }
 }
 
-fn unary(op: Op, a: V, dtype: DType) -> R<V> {
+/// The reference semantics of a one-operand op on one element (PyTorch's), producing `dtype`.
+pub fn unary(op: Op, a: Scalar, dtype: DType) -> R<Scalar> {
     Ok(match a {
-        V::F(x) => {
+        Scalar::F(x) => {
             let y = match op {
                 Op::Neg => -x,
                 Op::Abs => x.abs(),
@@ -101,26 +109,26 @@ fn unary(op: Op, a: V, dtype: DType) -> R<V> {
                     }
                 }
                 Op::Reciprocal => 1.0 / x,
-                Op::LogicalNot => return Ok(V::B(x == 0.0)),
+                Op::LogicalNot => return Ok(Scalar::B(x == 0.0)),
                 _ => return eval_err(format!("{op} of a float")),
             };
-            V::F(round_float(y, dtype))
+            Scalar::F(round_float(y, dtype))
         }
-        V::I(i) => {
+        Scalar::I(i) => {
             let y = match op {
                 Op::Neg => i.wrapping_neg(),
                 Op::Abs => i.wrapping_abs(),
                 Op::Relu => i.max(0),
                 Op::BitwiseNot => !i,
-                Op::LogicalNot => return Ok(V::B(i == 0)),
-                _ => return unary(op, V::F(i as f64), DType::F64).map(|v| v.cast(dtype)),
+                Op::LogicalNot => return Ok(Scalar::B(i == 0)),
+                _ => return unary(op, Scalar::F(i as f64), DType::F64).map(|v| v.cast(dtype)),
             };
-            V::I(wrap_int(y, dtype))
+            Scalar::I(wrap_int(y, dtype))
         }
-        V::B(b) => match op {
-            Op::LogicalNot | Op::BitwiseNot => V::B(!b),
-            Op::Abs | Op::Relu => V::B(b),
-            _ => return unary(op, V::I(b as i64), DType::I64).map(|v| v.cast(dtype)),
+        Scalar::B(b) => match op {
+            Op::LogicalNot | Op::BitwiseNot => Scalar::B(!b),
+            Op::Abs | Op::Relu => Scalar::B(b),
+            _ => return unary(op, Scalar::I(b as i64), DType::I64).map(|v| v.cast(dtype)),
         },
     })
 }
@@ -135,14 +143,15 @@ fn nan_max(a: f64, b: f64, max: bool) -> f64 {
     }
 }
 
-fn binary(op: Op, a: V, b: V, dtype: DType) -> R<V> {
+/// The reference semantics of a two-operand op on one element, producing `dtype`.
+pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
     use Op::*;
     if matches!(op, LogicalAnd | LogicalOr) {
         let (x, y) = (a.truthy(), b.truthy());
-        return Ok(V::B(if op == LogicalAnd { x && y } else { x || y }));
+        return Ok(Scalar::B(if op == LogicalAnd { x && y } else { x || y }));
     }
     Ok(match (a, b) {
-        (V::F(x), V::F(y)) => {
+        (Scalar::F(x), Scalar::F(y)) => {
             let z = match op {
                 Add => x + y,
                 Sub => x - y,
@@ -153,17 +162,17 @@ fn binary(op: Op, a: V, b: V, dtype: DType) -> R<V> {
                 Pow => x.powf(y),
                 Maximum => nan_max(x, y, true),
                 Minimum => nan_max(x, y, false),
-                Eq => return Ok(V::B(x == y)),
-                Ne => return Ok(V::B(x != y)),
-                Lt => return Ok(V::B(x < y)),
-                Le => return Ok(V::B(x <= y)),
-                Gt => return Ok(V::B(x > y)),
-                Ge => return Ok(V::B(x >= y)),
+                Eq => return Ok(Scalar::B(x == y)),
+                Ne => return Ok(Scalar::B(x != y)),
+                Lt => return Ok(Scalar::B(x < y)),
+                Le => return Ok(Scalar::B(x <= y)),
+                Gt => return Ok(Scalar::B(x > y)),
+                Ge => return Ok(Scalar::B(x >= y)),
                 _ => return eval_err(format!("{op} of two floats")),
             };
-            V::F(round_float(z, dtype))
+            Scalar::F(round_float(z, dtype))
         }
-        (V::I(x), V::I(y)) => {
+        (Scalar::I(x), Scalar::I(y)) => {
             let z = match op {
                 Add => x.wrapping_add(y),
                 Sub => x.wrapping_sub(y),
@@ -188,27 +197,27 @@ fn binary(op: Op, a: V, b: V, dtype: DType) -> R<V> {
                 }
                 Maximum => x.max(y),
                 Minimum => x.min(y),
-                Eq => return Ok(V::B(x == y)),
-                Ne => return Ok(V::B(x != y)),
-                Lt => return Ok(V::B(x < y)),
-                Le => return Ok(V::B(x <= y)),
-                Gt => return Ok(V::B(x > y)),
-                Ge => return Ok(V::B(x >= y)),
+                Eq => return Ok(Scalar::B(x == y)),
+                Ne => return Ok(Scalar::B(x != y)),
+                Lt => return Ok(Scalar::B(x < y)),
+                Le => return Ok(Scalar::B(x <= y)),
+                Gt => return Ok(Scalar::B(x > y)),
+                Ge => return Ok(Scalar::B(x >= y)),
                 _ => return eval_err(format!("{op} of two integers")),
             };
-            V::I(wrap_int(z, dtype))
+            Scalar::I(wrap_int(z, dtype))
         }
-        (V::B(x), V::B(y)) => match op {
-            Add | Maximum => V::B(x || y),
-            Mul | Minimum => V::B(x && y),
-            Eq => V::B(x == y),
-            Ne => V::B(x != y),
-            Lt => V::B(!x & y),
-            Le => V::B(x <= y),
-            Gt => V::B(x & !y),
-            Ge => V::B(x >= y),
+        (Scalar::B(x), Scalar::B(y)) => match op {
+            Add | Maximum => Scalar::B(x || y),
+            Mul | Minimum => Scalar::B(x && y),
+            Eq => Scalar::B(x == y),
+            Ne => Scalar::B(x != y),
+            Lt => Scalar::B(!x & y),
+            Le => Scalar::B(x <= y),
+            Gt => Scalar::B(x & !y),
+            Ge => Scalar::B(x >= y),
             _ => {
-                return binary(op, V::I(x as i64), V::I(y as i64), DType::I64)
+                return binary(op, Scalar::I(x as i64), Scalar::I(y as i64), DType::I64)
                     .map(|v| v.cast(dtype));
             }
         },
@@ -217,17 +226,20 @@ fn binary(op: Op, a: V, b: V, dtype: DType) -> R<V> {
 }
 
 /// A running reduction.
-enum Acc {
+/// A reduction in progress, with PyTorch's rules (NaN-propagating max/min, first index for
+/// argmax/argmin with NaN winning).
+#[allow(missing_docs)]
+pub enum Acc {
     Sum(f64, i64),
     Prod(f64, i64),
-    Extreme(Option<V>),
-    Arg(Option<(V, i64)>),
+    Extreme(Option<Scalar>),
+    Arg(Option<(Scalar, i64)>),
 }
 
 /// True when `a` beats `b` for max (or min): NaN wins, ties keep the first.
-fn beats(a: V, b: V, max: bool) -> bool {
+fn beats(a: Scalar, b: Scalar, max: bool) -> bool {
     match (a, b) {
-        (V::I(x), V::I(y)) => {
+        (Scalar::I(x), Scalar::I(y)) => {
             if max {
                 x > y
             } else {
@@ -250,7 +262,8 @@ fn beats(a: V, b: V, max: bool) -> bool {
 }
 
 impl Acc {
-    fn new(rt: ReductionType) -> Acc {
+    /// The identity of `rt`.
+    pub fn new(rt: ReductionType) -> Acc {
         match rt {
             ReductionType::Sum => Acc::Sum(0.0, 0),
             ReductionType::Prod => Acc::Prod(1.0, 1),
@@ -259,15 +272,16 @@ impl Acc {
         }
     }
 
-    fn combine(&mut self, rt: ReductionType, v: V, pos: i64) {
+    /// Folds in the element at flat reduction position `pos`.
+    pub fn combine(&mut self, rt: ReductionType, v: Scalar, pos: i64) {
         let max = matches!(rt, ReductionType::Max | ReductionType::Argmax);
         match self {
             Acc::Sum(f, i) => match v {
-                V::F(x) => *f += x,
+                Scalar::F(x) => *f += x,
                 other => *i = i.wrapping_add(other.cast(DType::I64).as_i64()),
             },
             Acc::Prod(f, i) => match v {
-                V::F(x) => *f *= x,
+                Scalar::F(x) => *f *= x,
                 other => *i = i.wrapping_mul(other.cast(DType::I64).as_i64()),
             },
             Acc::Extreme(best) => {
@@ -283,50 +297,51 @@ impl Acc {
         }
     }
 
-    fn finish(self, dtype: DType) -> V {
+    /// The result, as `dtype`.
+    pub fn finish(self, dtype: DType) -> Scalar {
         match self {
             Acc::Sum(f, i) | Acc::Prod(f, i) => {
                 if dtype.is_float() {
-                    V::F(round_float(f, dtype))
+                    Scalar::F(round_float(f, dtype))
                 } else {
-                    V::I(i).cast(dtype)
+                    Scalar::I(i).cast(dtype)
                 }
             }
             Acc::Extreme(best) => match best {
                 Some(v) => v.cast(dtype),
                 // Max of nothing: PyTorch raises; the identity is what a kernel would leave.
-                None if dtype.is_float() => V::F(f64::NAN),
-                None => V::zero(dtype),
+                None if dtype.is_float() => Scalar::F(f64::NAN),
+                None => Scalar::zero(dtype),
             },
-            Acc::Arg(best) => V::I(best.map_or(0, |(_, p)| p)),
+            Acc::Arg(best) => Scalar::I(best.map_or(0, |(_, p)| p)),
         }
     }
 }
 
-impl V {
+impl Scalar {
     fn as_i64(self) -> i64 {
         match self {
-            V::I(i) => i,
-            V::F(x) => x as i64,
-            V::B(b) => b as i64,
+            Scalar::I(i) => i,
+            Scalar::F(x) => x as i64,
+            Scalar::B(b) => b as i64,
         }
     }
 }
 
-fn tensor_values(t: &Tensor) -> Vec<V> {
+fn tensor_values(t: &Tensor) -> Vec<Scalar> {
     let offs = t.offsets();
     match &**t.storage() {
-        Data::Bool(v) => offs.iter().map(|&o| V::B(v[o])).collect(),
-        Data::I32(v) => offs.iter().map(|&o| V::I(v[o] as i64)).collect(),
-        Data::I64(v) => offs.iter().map(|&o| V::I(v[o])).collect(),
-        Data::F16(v) => offs.iter().map(|&o| V::F(v[o].to_f64())).collect(),
-        Data::BF16(v) => offs.iter().map(|&o| V::F(v[o].to_f64())).collect(),
-        Data::F32(v) => offs.iter().map(|&o| V::F(v[o] as f64)).collect(),
-        Data::F64(v) => offs.iter().map(|&o| V::F(v[o])).collect(),
+        Data::Bool(v) => offs.iter().map(|&o| Scalar::B(v[o])).collect(),
+        Data::I32(v) => offs.iter().map(|&o| Scalar::I(v[o] as i64)).collect(),
+        Data::I64(v) => offs.iter().map(|&o| Scalar::I(v[o])).collect(),
+        Data::F16(v) => offs.iter().map(|&o| Scalar::F(v[o].to_f64())).collect(),
+        Data::BF16(v) => offs.iter().map(|&o| Scalar::F(v[o].to_f64())).collect(),
+        Data::F32(v) => offs.iter().map(|&o| Scalar::F(v[o] as f64)).collect(),
+        Data::F64(v) => offs.iter().map(|&o| Scalar::F(v[o])).collect(),
     }
 }
 
-fn make_tensor(vals: &[V], dtype: DType, sizes: Vec<usize>) -> R<Tensor> {
+fn make_tensor(vals: &[Scalar], dtype: DType, sizes: Vec<usize>) -> R<Tensor> {
     let data = match dtype {
         DType::Bool => Data::Bool(vals.iter().map(|v| v.truthy()).collect()),
         DType::I32 => Data::I32(vals.iter().map(|v| v.as_i64() as i32).collect()),
@@ -364,20 +379,23 @@ fn for_each_point(ranges: &[usize], mut f: impl FnMut(&[i64]) -> R<()>) -> R<()>
 
 struct Memory<'a> {
     graph: &'a LoweredGraph,
-    inputs: Vec<Vec<V>>,
-    buffers: Vec<Vec<V>>,
+    inputs: Vec<Vec<Scalar>>,
+    /// `None` until the buffer is computed.
+    buffers: Vec<Option<Vec<Scalar>>>,
 }
 
 impl Memory<'_> {
-    fn storage(&self, b: BufRef) -> &[V] {
+    fn storage(&self, b: BufRef) -> R<&[Scalar]> {
         match b {
-            BufRef::Input(i) => &self.inputs[i.index()],
-            BufRef::Buffer(b) => &self.buffers[b.index()],
+            BufRef::Input(i) => Ok(&self.inputs[i.index()]),
+            BufRef::Buffer(id) => self.buffers[id.index()]
+                .as_deref()
+                .ok_or_else(|| LowerError::Eval(format!("{id} is read before it is computed"))),
         }
     }
 
-    fn read(&self, b: BufRef, at: i64) -> R<V> {
-        let s = self.storage(b);
+    fn read(&self, b: BufRef, at: i64) -> R<Scalar> {
+        let s = self.storage(b)?;
         usize::try_from(at)
             .ok()
             .and_then(|i| s.get(i))
@@ -391,7 +409,7 @@ impl Memory<'_> {
             })
     }
 
-    fn strided(&self, b: BufRef, layout: &FixedLayout) -> R<Vec<V>> {
+    fn strided(&self, b: BufRef, layout: &FixedLayout) -> R<Vec<Scalar>> {
         let mut out = Vec::with_capacity(layout.numel());
         for_each_point(&layout.sizes, |p| {
             let at = layout.offset as i64
@@ -405,11 +423,11 @@ impl Memory<'_> {
         Ok(out)
     }
 
-    fn computed(&self, c: &ComputedBuffer, dtype: DType, numel: usize) -> R<Vec<V>> {
+    fn computed(&self, c: &ComputedBuffer, dtype: DType, numel: usize) -> R<Vec<Scalar>> {
         let body: &LoopBody = &c.body;
         let n = body.exprs.len();
-        let mut vals = vec![V::I(0); n];
-        let mut out = vec![V::zero(dtype); numel];
+        let mut vals = vec![Scalar::I(0); n];
+        let mut out = vec![Scalar::zero(dtype); numel];
         let it_ranges: Vec<usize> = body.iter_vars().iter().map(|(_, r)| *r).collect();
         let red_ranges: Vec<usize> = body.reduction_vars().iter().map(|(_, r)| *r).collect();
         let nit = it_ranges.len();
@@ -447,7 +465,7 @@ impl Memory<'_> {
     }
 
     /// Evaluates nodes `0..upto` at the point `env`.
-    fn eval_nodes(&self, body: &LoopBody, env: &[i64], vals: &mut [V], upto: usize) -> R<()> {
+    fn eval_nodes(&self, body: &LoopBody, env: &[i64], vals: &mut [Scalar], upto: usize) -> R<()> {
         let point = |v: crate::Var| env.get(v.n as usize).copied().unwrap_or(0);
         for (id, e) in body.exprs.iter().take(upto) {
             let dtype = body.exprs.dtype(id);
@@ -458,18 +476,18 @@ impl Memory<'_> {
                     mask,
                 } => {
                     if mask.is_some_and(|m| !vals[m.index()].truthy()) {
-                        V::zero(dtype)
+                        Scalar::zero(dtype)
                     } else {
                         self.read(*buffer, index.eval(&point))?
                     }
                 }
                 Expr::Constant { value, dtype } => match value {
-                    crate::Const::Float(x) => V::F(*x),
-                    crate::Const::Int(i) => V::I(*i),
-                    crate::Const::Bool(b) => V::B(*b),
+                    crate::Const::Float(x) => Scalar::F(*x),
+                    crate::Const::Int(i) => Scalar::I(*i),
+                    crate::Const::Bool(b) => Scalar::B(*b),
                 }
                 .cast(*dtype),
-                Expr::IndexExpr { index, dtype } => V::I(index.eval(&point)).cast(*dtype),
+                Expr::IndexExpr { index, dtype } => Scalar::I(index.eval(&point)).cast(*dtype),
                 Expr::ToDtype { value, dtype } => vals[value.index()].cast(*dtype),
                 Expr::Unary(op, a) => unary(*op, vals[a.index()], dtype)?,
                 Expr::Binary(op, a, b) => binary(*op, vals[a.index()], vals[b.index()], dtype)?,
@@ -489,7 +507,7 @@ impl Memory<'_> {
         Ok(())
     }
 
-    fn extern_kernel(&self, e: &ExternKernel, dtype: DType, sizes: &[usize]) -> R<Vec<V>> {
+    fn extern_kernel(&self, e: &ExternKernel, dtype: DType, sizes: &[usize]) -> R<Vec<Scalar>> {
         let [a, b] = e.inputs.as_slice() else {
             return eval_err("a matmul takes two operands");
         };
@@ -514,7 +532,7 @@ impl Memory<'_> {
                         acc += av[bi * m * k + i * k + kk].as_f64()
                             * bv[bi * k * n + kk * n + j].as_f64();
                     }
-                    out.push(V::F(round_float(acc, dtype)));
+                    out.push(Scalar::F(round_float(acc, dtype)));
                 }
             }
         }
@@ -526,6 +544,19 @@ impl LoweredGraph {
     /// Runs the lowered program on `inputs` (in signature order) and returns the outputs as
     /// contiguous tensors.
     pub fn evaluate(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, LowerError> {
+        let order: Vec<BufferId> = self.buffers.ids().collect();
+        self.evaluate_in_order(inputs, &order)
+    }
+
+    /// Like [`LoweredGraph::evaluate`], computing the buffers in `order` (a scheduler's
+    /// execution order): reading a buffer that `order` has not computed yet is an error, and
+    /// so is computing one twice. Buffers `order` leaves out are never computed (an output
+    /// among them is an error).
+    pub fn evaluate_in_order(
+        &self,
+        inputs: &[Tensor],
+        order: &[BufferId],
+    ) -> Result<Vec<Tensor>, LowerError> {
         if inputs.len() != self.inputs.len() {
             return eval_err(format!(
                 "the graph takes {} inputs, {} were given",
@@ -536,7 +567,7 @@ impl LoweredGraph {
         let mut mem = Memory {
             graph: self,
             inputs: Vec::new(),
-            buffers: Vec::new(),
+            buffers: vec![None; self.buffers.len()],
         };
         for (i, (t, (_, ib))) in inputs.iter().zip(self.inputs.iter_enumerated()).enumerate() {
             let err = |msg: String| LowerError::Input {
@@ -560,7 +591,14 @@ impl LoweredGraph {
             }
             mem.inputs.push(tensor_values(t));
         }
-        for buf in self.buffers.iter() {
+        for &id in order {
+            let buf = self
+                .buffers
+                .get(id)
+                .ok_or_else(|| LowerError::Eval(format!("{id} is not a buffer of this graph")))?;
+            if mem.buffers[id.index()].is_some() {
+                return eval_err(format!("{id} is computed twice"));
+            }
             let numel = buf.layout.storage_len();
             let vals = match &buf.kind {
                 BufferKind::Computed(c) => mem.computed(c, buf.layout.dtype, numel)?,
@@ -568,7 +606,7 @@ impl LoweredGraph {
                     mem.extern_kernel(e, buf.layout.dtype, &buf.layout.sizes)?
                 }
             };
-            mem.buffers.push(vals);
+            mem.buffers[id.index()] = Some(vals);
         }
         self.outputs
             .iter()

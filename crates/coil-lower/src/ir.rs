@@ -123,6 +123,11 @@ pub struct Origin {
     pub node: String,
     /// What the node does.
     pub op: OpKind,
+    /// The op the node stands for in the graph before the passes (Inductor's
+    /// `original_aten`; [`coil_graph::Graph::original_op`]): `mean` for the `sum` and the
+    /// scaling `mul` a decomposed `mean` became. Equal to `op` for nodes no pass rewrote.
+    /// Kernel names are made of these.
+    pub original_op: OpKind,
 }
 
 impl fmt::Display for Origin {

@@ -50,6 +50,7 @@ pub use body::{BodyStats, Const, Expr, ExprGraph, ExprId, LoopBody, Op, Reductio
 pub use config::LowerConfig;
 pub use deps::{Dep, MemoryDep, StarDep, WeakDep};
 pub use error::LowerError;
+pub use eval::{Acc, Scalar, binary as eval_binary, unary as eval_unary};
 pub use idx::{Idx, IndexVec};
 pub use index::{IndexExpr, Term, Var, VarPrefix, VarRanges};
 pub use ir::{

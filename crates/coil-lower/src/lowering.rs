@@ -28,6 +28,10 @@ pub fn lower(graph: &Graph, config: &LowerConfig) -> Result<LoweredGraph> {
     let mut l = Lowerer {
         graph,
         config,
+        original_ops: graph
+            .nodes()
+            .filter_map(|(id, n)| Some((n.name.as_str(), graph.original_op(id)?)))
+            .collect(),
         g: LoweredGraph::default(),
         values: vec![
             None;
@@ -77,6 +81,8 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) config: &'a LowerConfig,
     pub(crate) g: LoweredGraph,
     values: Vec<Option<Vec<TensorId>>>,
+    /// Each call node's original op ([`Graph::original_op`]), by node name.
+    original_ops: std::collections::HashMap<&'a str, coil_graph::OpKind>,
 }
 
 /// A body under construction over a value's positional variables.
@@ -180,7 +186,7 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    pub(crate) fn origin(node: &Node) -> Origin {
+    pub(crate) fn origin(&self, node: &Node) -> Origin {
         let op = match &node.kind {
             NodeKind::Call(c) => c.op.kind(),
             _ => coil_graph::OpKind::Alias,
@@ -188,12 +194,17 @@ impl<'a> Lowerer<'a> {
         Origin {
             node: node.name.clone(),
             op,
+            original_op: self
+                .original_ops
+                .get(node.name.as_str())
+                .copied()
+                .unwrap_or(op),
         }
     }
 
     /// `[node] + origins of the lazy values read`, without repeats.
     pub(crate) fn gather_origins(&self, node: &Node, reads: &[TensorId]) -> Vec<Origin> {
-        let mut out = vec![Self::origin(node)];
+        let mut out = vec![self.origin(node)];
         for &t in reads {
             let tb = &self.g.tensors[t];
             let st = &self.g.storages[tb.storage];
@@ -342,7 +353,7 @@ impl<'a> Lowerer<'a> {
         let storage_sizes = &self.g.storages[tb.storage].sizes;
         let identity = *storage_sizes == sizes && reindex == positional_index(&sizes);
         let mut view_origins = tb.view_origins.clone();
-        view_origins.push(Self::origin(node));
+        view_origins.push(self.origin(node));
         self.g.tensors.push(TensorBox {
             storage: tb.storage,
             view: (!identity).then_some(View { reindex }),
@@ -495,7 +506,7 @@ impl<'a> Lowerer<'a> {
         self.g.buffers.push(Buffer {
             id,
             layout,
-            origins: vec![Self::origin(node)],
+            origins: vec![self.origin(node)],
             kind: BufferKind::Extern(ExternKernel { op, inputs }),
             reads,
             writes,
@@ -504,7 +515,7 @@ impl<'a> Lowerer<'a> {
             sizes: sizes.clone(),
             dtype,
             data: StorageData::Extern(id),
-            origins: vec![Self::origin(node)],
+            origins: vec![self.origin(node)],
         });
         self.g.tensors.push(TensorBox {
             storage: s,

@@ -15,8 +15,10 @@ pub(crate) struct Loaded {
     pub egraph: AtenGraph,
     /// The e-class of each graph output.
     pub outputs: Vec<Id>,
-    /// The original e-node of every call, with its node's name, for name reuse.
-    pub original: Vec<(Aten, String)>,
+    /// The original e-node of every call, with its node's name (for name reuse) and the op it
+    /// stands for (its own, or the one a previous pass recorded; see
+    /// [`Graph::original_op`]).
+    pub original: Vec<(Aten, String, Option<coil_graph::OpKind>)>,
 }
 
 /// Adds every node of `graph` to a fresh e-graph.
@@ -56,7 +58,12 @@ pub(crate) fn to_egraph(
             }
         };
         if !matches!(node.kind, NodeKind::Input) {
-            original.push((enode.clone(), node.name.clone()));
+            // A `getitem` stands for the multi-output op it reads (`native_layer_norm`).
+            let op = graph.original_op(id).or_else(|| match node.kind {
+                NodeKind::GetItem { source, .. } => graph.original_op(source),
+                _ => None,
+            });
+            original.push((enode.clone(), node.name.clone(), op));
         }
         class.insert(id, egraph.add(enode));
     }
@@ -83,12 +90,17 @@ fn add_arg(egraph: &mut AtenGraph, class: &HashMap<NodeId, Id>, arg: &Arg) -> Id
 }
 
 /// Builds a graph from a choice of one e-node per needed e-class.
+///
+/// Every emitted call remembers the op it stands for (Inductor's `original_aten`): a class
+/// that held a call of the input graph stands for that call's op, and a class the rewrites
+/// created (the `sum` inside a decomposed `mean`) stands for the op of the input-graph class
+/// whose emission needed it first.
 pub(crate) fn from_choice(
     egraph: &AtenGraph,
     choice: &HashMap<Id, Aten>,
     outputs: &[Id],
     input_names: &[(String, coil_graph::TensorMeta)],
-    original: &[(Aten, String)],
+    original: &[(Aten, String, Option<coil_graph::OpKind>)],
 ) -> Result<Graph, GraphError> {
     let mut b = Emitter {
         egraph,
@@ -99,10 +111,17 @@ pub(crate) fn from_choice(
         reuse: HashMap::new(),
         counters: HashMap::new(),
         visiting: HashSet::new(),
+        class_op: HashMap::new(),
+        stands_for: Vec::new(),
     };
+    for (enode, _, op) in original {
+        if let (Some(id), Some(op)) = (egraph.lookup(enode.clone()), op) {
+            b.class_op.entry(egraph.find(id)).or_insert(*op);
+        }
+    }
     // A value the extraction kept exactly as it was keeps its name; reserve those names first
     // so that new values cannot take them.
-    for (enode, name) in original {
+    for (enode, name, _) in original {
         let canon = enode.clone().map_children(|c| egraph.find(c));
         let kept = egraph
             .lookup(enode.clone())
@@ -144,6 +163,10 @@ struct Emitter<'a> {
     reuse: HashMap<Aten, String>,
     counters: HashMap<String, usize>,
     visiting: HashSet<Id>,
+    /// The op each class of the input graph stands for.
+    class_op: HashMap<Id, coil_graph::OpKind>,
+    /// The ops of the input-graph classes being emitted, innermost last.
+    stands_for: Vec<coil_graph::OpKind>,
 }
 
 impl Emitter<'_> {
@@ -180,6 +203,11 @@ impl Emitter<'_> {
         }
         let enode = self.chosen(class)?.clone();
         let canon = enode.clone().map_children(|c| self.egraph.find(c));
+        let own = self.class_op.get(&class).copied();
+        let stands_for = own.or_else(|| self.stands_for.last().copied());
+        if let Some(op) = own {
+            self.stands_for.push(op);
+        }
         let id = match &enode {
             Aten::Input(i) => self.emitted[&InputKey::Input(*i)],
             Aten::GetItem(i, [src]) => {
@@ -212,12 +240,16 @@ impl Emitter<'_> {
                 let outputs = coil_graph::infer_call(&self.graph, &call)?;
                 let name = self.name_for(&canon, &op.schema().name);
                 let multi_output = op.schema().returns != coil_graph::Returns::Tensor;
-                self.graph.push(Node {
+                let id = self.graph.push(Node {
                     name,
                     kind: NodeKind::Call(call),
                     outputs,
                     multi_output,
-                })
+                });
+                if let Some(orig) = stands_for.filter(|o| *o != op.kind()) {
+                    self.graph.set_original_op(id, orig);
+                }
+                id
             }
             Aten::Lit(_) | Aten::List(_) => {
                 return Err(GraphError::Invalid(format!(
@@ -225,6 +257,9 @@ impl Emitter<'_> {
                 )));
             }
         };
+        if own.is_some() {
+            self.stands_for.pop();
+        }
         self.visiting.remove(&class);
         self.emitted.insert(InputKey::Class(class), id);
         Ok(id)

@@ -296,7 +296,7 @@ fn rewrite(
 fn original_choice(loaded: &convert::Loaded) -> std::collections::HashMap<egg::Id, Aten> {
     let eg = &loaded.egraph;
     let mut choice = std::collections::HashMap::new();
-    for (node, _) in &loaded.original {
+    for (node, _, _) in &loaded.original {
         let id = eg
             .lookup(node.clone())
             .expect("original nodes are in the e-graph");

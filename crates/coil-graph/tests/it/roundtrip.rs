@@ -272,3 +272,35 @@ fn dead_values_unused_inputs_and_returned_inputs_round_trip() {
     "#]]
     .assert_eq(&text);
 }
+
+/// The `original_op` annotation is metadata: not printed, not part of equality, and carried
+/// through dead-code removal to the surviving nodes.
+#[test]
+fn original_op_annotation_survives_dce_and_is_not_printed() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4]"):
+        relu: "f32[4]" = torch.ops.aten.relu.default(x)
+        dead: "f32[4]" = torch.ops.aten.neg.default(x)
+        sum_1: "f32[]" = torch.ops.aten.sum.default(relu)
+        return (sum_1,)
+"#;
+    let mut g = coil_graph::parse(text).unwrap();
+    let sum = g.find("sum_1").unwrap();
+    let dead = g.find("dead").unwrap();
+    assert_eq!(g.original_op(sum), Some(coil_graph::OpKind::Sum));
+    assert_eq!(g.original_op(g.inputs()[0]), None);
+    g.set_original_op(sum, coil_graph::OpKind::Mean);
+    g.set_original_op(dead, coil_graph::OpKind::Mean);
+    assert_eq!(g.original_op(sum), Some(coil_graph::OpKind::Mean));
+    assert_eq!(
+        coil_graph::print_graph(&g),
+        coil_graph::print_graph(&coil_graph::parse(text).unwrap())
+    );
+    let live = g.without_dead_code();
+    assert_eq!(live.len(), 3);
+    let sum = live.find("sum_1").unwrap();
+    assert_eq!(live.original_op(sum), Some(coil_graph::OpKind::Mean));
+    let relu = live.find("relu").unwrap();
+    assert_eq!(live.original_op(relu), Some(coil_graph::OpKind::Relu));
+}

@@ -109,3 +109,43 @@ class GraphModule(torch.nn.Module):
     let out = l.evaluate(&[x, y]).unwrap();
     assert_eq!(out[0].to_f64_vec(), vec![3.0, -4.0, 1.0]);
 }
+
+/// `evaluate_in_order` computes buffers in a scheduler's order and refuses orders that read a
+/// buffer before computing it, compute one twice, or never compute an output.
+#[test]
+fn evaluating_in_a_bad_order_is_an_error() {
+    use coil_lower::{BufferId, Idx};
+    let g = coil_models::find("seed_model")
+        .unwrap()
+        .graph(coil_models::Size::Tiny)
+        .unwrap();
+    let l = lower(&g);
+    let inputs: Vec<Tensor> = g
+        .inputs()
+        .iter()
+        .map(|&i| {
+            let m = g.node(i).meta();
+            Tensor::new(
+                coil_graph::Data::F32((0..m.numel()).map(|k| (k % 7) as f32 * 0.25).collect()),
+                m.sizes.clone(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let (b0, b1) = (BufferId::new(0), BufferId::new(1));
+    let good = l.evaluate_in_order(&inputs, &[b0, b1]).unwrap();
+    let plain = l.evaluate(&inputs).unwrap();
+    assert_eq!(good[0].to_f64_vec(), plain[0].to_f64_vec());
+    let e = l.evaluate_in_order(&inputs, &[b1, b0]).unwrap_err();
+    assert!(
+        e.to_string().contains("buf0 is read before it is computed"),
+        "{e}"
+    );
+    let e = l.evaluate_in_order(&inputs, &[b0, b0, b1]).unwrap_err();
+    assert!(e.to_string().contains("buf0 is computed twice"), "{e}");
+    let e = l.evaluate_in_order(&inputs, &[b0]).unwrap_err();
+    assert!(
+        e.to_string().contains("buf1 is read before it is computed"),
+        "{e}"
+    );
+}

@@ -343,3 +343,35 @@ class GraphModule(torch.nn.Module):
         "#]],
     );
 }
+
+/// Origins carry the op each node stood for before the passes: the decomposed `mean`'s `sum`
+/// and scaling `mul` read as `mean`, the rest as themselves.
+#[test]
+fn origins_remember_the_op_before_decomposition() {
+    let g = coil_models::find("seed_model")
+        .unwrap()
+        .graph(coil_models::Size::Article)
+        .unwrap();
+    let l = lower(&crate::zoo::decomposed(&g));
+    let names = |b: usize| -> Vec<String> {
+        let mut v: Vec<String> = l.buffers()[b]
+            .origins
+            .iter()
+            .map(|o| format!("{:?}", o.original_op).to_lowercase())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    assert_eq!(names(0), ["add", "mean", "mul", "relu"]);
+    assert_eq!(names(1), ["add", "mean", "mul", "relu", "sub"]);
+    // Without the passes every origin stands for its own op.
+    let plain = lower(&graph(SEED_DECOMPOSED));
+    assert!(
+        plain
+            .buffers()
+            .iter()
+            .flat_map(|b| &b.origins)
+            .all(|o| o.op == o.original_op)
+    );
+}

@@ -114,3 +114,59 @@ fn softmax_after_passes() {
     "#]]
     .assert_eq(&coil_graph::print_graph(&out));
 }
+
+/// Decomposed nodes remember the op they came from (Inductor's `original_aten`), so kernel
+/// names can still say `mean` and `_softmax`; nodes no pass touched stand for themselves.
+#[test]
+fn decomposed_nodes_remember_their_original_op() {
+    use coil_graph::OpKind;
+    let stands_for = |name: &str| -> Vec<(String, OpKind, OpKind)> {
+        let g = coil_models::find(name)
+            .unwrap()
+            .graph(Size::Article)
+            .unwrap();
+        let (out, _) = run_passes(&g, &PassConfig::default()).unwrap();
+        out.nodes()
+            .filter_map(|(id, n)| match &n.kind {
+                coil_graph::NodeKind::Call(c) => {
+                    Some((n.name.clone(), c.op.kind(), out.original_op(id).unwrap()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let seed = stands_for("seed_model");
+    let changed: Vec<_> = seed.iter().filter(|(_, op, orig)| op != orig).collect();
+    assert_eq!(
+        changed
+            .iter()
+            .map(|(_, op, orig)| (*op, *orig))
+            .collect::<Vec<_>>(),
+        [(OpKind::Sum, OpKind::Mean), (OpKind::Mul, OpKind::Mean)]
+    );
+    assert_eq!(seed.len(), 11);
+    // softmax: every node of the decomposition stands for `_softmax`.
+    let softmax = stands_for("softmax");
+    assert!(softmax.len() >= 5);
+    assert!(softmax.iter().all(|(_, _, orig)| *orig == OpKind::Softmax));
+    // A multi-output op's decomposition stands for it through the `getitem`s.
+    let ln = stands_for("layernorm");
+    assert!(
+        ln.iter()
+            .all(|(_, _, orig)| *orig == OpKind::NativeLayerNorm),
+        "{ln:?}"
+    );
+    // Running the passes again keeps the annotation.
+    let g = coil_models::find("softmax")
+        .unwrap()
+        .graph(Size::Article)
+        .unwrap();
+    let once = run_passes(&g, &PassConfig::default()).unwrap().0;
+    let twice = run_passes(&once, &PassConfig::default()).unwrap().0;
+    assert!(
+        twice
+            .nodes()
+            .filter(|(_, n)| matches!(n.kind, coil_graph::NodeKind::Call(_)))
+            .all(|(id, _)| twice.original_op(id) == Some(OpKind::Softmax))
+    );
+}

@@ -1,0 +1,127 @@
+//! `coil run-model`: the scheduling report (kernels, extern calls, bytes) per policy, the
+//! debug directory, and option errors.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn coil(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_coil"))
+        .arg("run-model")
+        .args(args)
+        .output()
+        .expect("coil runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn report(args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let (code, out, err) = coil(&all);
+    assert_eq!(code, 0, "{out}\n{err}");
+    serde_json::from_str(&out).expect("one JSON object")
+}
+
+fn names(r: &Value) -> Vec<String> {
+    r["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn seed_model_compiles_to_one_kernel_moving_8_mib() {
+    let r = report(&["seed_model", "--compile-only"]);
+    assert_eq!(r["compile_only"], true);
+    assert_eq!(r["num_kernels"], 1);
+    assert_eq!(r["num_extern_calls"], 0);
+    assert_eq!(names(&r), ["cpu_per_fused_add_mean_mul_relu_sub_0"]);
+    let k = &r["kernels"][0];
+    assert_eq!(
+        (
+            k["kind"].as_str(),
+            k["numel"].as_u64(),
+            k["rnumel"].as_u64()
+        ),
+        (Some("per"), Some(1024), Some(1024))
+    );
+    assert_eq!(r["bytes_accessed"], (8 << 20) + 12 * 1024);
+    // Nothing ran.
+    assert!(r["eager_bytes"].is_null());
+    assert_eq!(r["schedule"]["policy"], "inductor");
+    assert_eq!(r["schedule"]["nodes_before_fusion"], 2);
+}
+
+#[test]
+fn policies_give_their_kernel_counts() {
+    let count = |policy: &str, model: &str| {
+        let r = report(&[model, "--compile-only", "--policy", policy]);
+        (
+            r["num_kernels"].as_u64().unwrap(),
+            r["num_extern_calls"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(count("tvm", "seed_model"), (3, 0));
+    assert_eq!(count("none", "softmax"), (4, 0));
+    assert_eq!(count("inductor", "softmax"), (1, 0));
+    assert_eq!(count("inductor-regpressure", "seed_model"), (1, 0));
+    assert_eq!(count("inductor", "mm_epilogue"), (2, 1));
+    assert_eq!(count("inductor", "wall"), (2, 0));
+    let r = report(&["wall", "--compile-only", "--loops", "simd"]);
+    assert_eq!(
+        names(&r),
+        ["cuda_red_fused_mean_0", "cuda_poi_fused_mean_relu_sub_1"]
+    );
+}
+
+#[test]
+fn a_full_run_still_checks_against_pytorch() {
+    let r = report(&["softmax", "--size", "tiny", "--policy", "tvm"]);
+    assert_eq!(r["ok"], true);
+    assert_eq!(r["checked"], true);
+    assert!(r["eager_bytes"].as_u64().unwrap() > 0);
+    assert!(r["num_kernels"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn the_debug_dir_gets_the_schedule_dumps() {
+    let dir = std::env::temp_dir().join(format!("coil-cli-debug-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, out, err) = coil(&[
+        "softmax",
+        "--compile-only",
+        "--debug-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let read =
+        |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    assert!(
+        read("ir_post_fusion.txt").starts_with("op0_op1_op2_op3: OuterLoopFusedSchedulerNode(")
+    );
+    let log = read("fusion.log");
+    assert!(log.contains("completed fusion round (2/10): fused 3 nodes into 1 nodes\n"));
+    assert!(read("graph.dot").starts_with("digraph coil {"));
+    assert!(read("ir_pre_fusion.txt").contains("buf3"));
+    assert!(out.contains("cpu_per_fused__softmax_0"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_unknown_policy_is_an_option_error() {
+    let (code, _, err) = coil(&["seed_model", "--policy", "greedy"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown policy 'greedy' (inductor, inductor-regpressure, tvm, none)"),
+        "{err}"
+    );
+    let (code, _, err) = coil(&["seed_model", "--loops", "avx"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown loop rules 'avx'"), "{err}");
+}

@@ -1,0 +1,246 @@
+//! Matrix multiplication through cuBLAS: row-major `C = alpha op(A) op(B) + beta C` (mm, bmm,
+//! addmm) as column-major `C^T = op(B)^T op(A)^T`, the usual transpose trick, with every
+//! operand's extent checked against its buffer first.
+
+use cudarc::cublas::CudaBlas;
+use cudarc::cublas::result as br;
+use cudarc::cublas::sys::cublasOperation_t;
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+
+use crate::error::CudaError;
+use crate::runtime::{Device, DeviceBuffer, cublas_present};
+
+/// How a row-major f32 matrix lies in its buffer (all counts in elements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatLayout {
+    /// Where matrix 0 starts.
+    pub offset: usize,
+    /// Elements between consecutive rows of the stored matrix.
+    pub row_stride: usize,
+    /// The stored matrix is the transpose of the operand (`x.t()` without a copy).
+    pub transposed: bool,
+    /// Elements between consecutive matrices of a batch (unused when the batch is 1).
+    pub batch_stride: usize,
+}
+
+impl MatLayout {
+    /// A contiguous `rows x cols` matrix (batches packed one after another).
+    pub fn contiguous(rows: usize, cols: usize) -> MatLayout {
+        MatLayout {
+            offset: 0,
+            row_stride: cols,
+            transposed: false,
+            batch_stride: rows * cols,
+        }
+    }
+
+    /// Stored as the contiguous transpose: the operand is `rows x cols`, memory holds
+    /// `cols x rows`.
+    pub fn contiguous_transposed(rows: usize, cols: usize) -> MatLayout {
+        MatLayout {
+            offset: 0,
+            row_stride: rows,
+            transposed: true,
+            batch_stride: rows * cols,
+        }
+    }
+}
+
+/// The sizes and scalars of a (batched) matmul: `C[b] = alpha A[b] B[b] + beta C[b]` with
+/// `A[b]` `m x k`, `B[b]` `k x n`, `C[b]` `m x n`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gemm {
+    /// Batch count (1 for mm/addmm).
+    pub batch: usize,
+    /// Rows of A and C.
+    pub m: usize,
+    /// Columns of B and C.
+    pub n: usize,
+    /// Columns of A, rows of B.
+    pub k: usize,
+    /// Scales the product.
+    pub alpha: f32,
+    /// Scales C's old contents (0: C is only written; 1: addmm after C holds the bias).
+    pub beta: f32,
+}
+
+fn to_int(v: usize, what: &str) -> Result<i32, CudaError> {
+    i32::try_from(v).map_err(|_| CudaError::Size {
+        op: "sgemm",
+        reason: format!("{what} = {v} exceeds cuBLAS's 32-bit sizes"),
+    })
+}
+
+/// Checks that a `rows x cols` operand with `layout` fits `buf` for `batch` matrices; returns
+/// (column-major leading dimension, cuBLAS op).
+fn check_operand(
+    name: &str,
+    buf: &DeviceBuffer,
+    layout: &MatLayout,
+    rows: usize,
+    cols: usize,
+    batch: usize,
+) -> Result<(i32, cublasOperation_t), CudaError> {
+    let (stored_rows, stored_cols) = if layout.transposed {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    let bad = |reason: String| CudaError::Size {
+        op: "sgemm",
+        reason: format!("operand {name}: {reason}"),
+    };
+    if layout.row_stride < stored_cols.max(1) {
+        return Err(bad(format!(
+            "row stride {} is less than its {stored_cols} stored columns",
+            layout.row_stride
+        )));
+    }
+    let last = layout.offset
+        + (batch - 1) * layout.batch_stride
+        + (stored_rows - 1) * layout.row_stride
+        + (stored_cols - 1);
+    let elems = buf.len() / 4;
+    if last >= elems {
+        return Err(bad(format!(
+            "reaches element {last} of a buffer of {elems} f32s"
+        )));
+    }
+    let op = if layout.transposed {
+        cublasOperation_t::CUBLAS_OP_T
+    } else {
+        cublasOperation_t::CUBLAS_OP_N
+    };
+    Ok((to_int(layout.row_stride, "row stride")?, op))
+}
+
+impl Device {
+    fn with_blas<T>(
+        &self,
+        f: impl FnOnce(&CudaBlas) -> Result<T, CudaError>,
+    ) -> Result<T, CudaError> {
+        let mut guard = self
+            .blas
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if guard.is_none() {
+            if !cublas_present() {
+                return Err(CudaError::NoCublas);
+            }
+            let handle =
+                CudaBlas::new(self.stream().clone()).map_err(|source| CudaError::Cublas {
+                    call: "cublasCreate_v2",
+                    source,
+                })?;
+            *guard = Some(handle);
+        }
+        match guard.as_ref() {
+            Some(blas) => f(blas),
+            None => Err(CudaError::NoCublas),
+        }
+    }
+
+    /// Whether cuBLAS can be used (loads it and creates the handle on first call).
+    pub fn blas_available(&self) -> Result<(), CudaError> {
+        self.with_blas(|_| Ok(()))
+    }
+
+    /// `C = alpha op(A) op(B) + beta C` for row-major f32 matrices, batched when
+    /// `gemm.batch > 1` (strided-batched cuBLAS). Asynchronous, ordered with launches.
+    pub fn sgemm(
+        &self,
+        gemm: Gemm,
+        a: (&DeviceBuffer, MatLayout),
+        b: (&DeviceBuffer, MatLayout),
+        c: (&mut DeviceBuffer, MatLayout),
+    ) -> Result<(), CudaError> {
+        let Gemm {
+            batch,
+            m,
+            n,
+            k,
+            alpha,
+            beta,
+        } = gemm;
+        if batch == 0 || m == 0 || n == 0 {
+            return Ok(());
+        }
+        if k == 0 {
+            return Err(CudaError::Size {
+                op: "sgemm",
+                reason: "k = 0: the product is empty; fill C with beta * C instead".into(),
+            });
+        }
+        if c.1.transposed {
+            return Err(CudaError::Size {
+                op: "sgemm",
+                reason: "the output C cannot be a transposed view".into(),
+            });
+        }
+        let (lda, op_a) = check_operand("A", a.0, &a.1, m, k, batch)?;
+        let (ldb, op_b) = check_operand("B", b.0, &b.1, k, n, batch)?;
+        let (ldc, _) = check_operand("C", c.0, &c.1, m, n, batch)?;
+        let (mi, ni, ki) = (to_int(m, "m")?, to_int(n, "n")?, to_int(k, "k")?);
+        let bi = to_int(batch, "batch")?;
+        let stream = self.stream().clone();
+        self.with_blas(|blas| {
+            let (pa, _ra) = a.0.slice_ref().device_ptr(&stream);
+            let (pb, _rb) = b.0.slice_ref().device_ptr(&stream);
+            let (pc, _rc) = c.0.slice_mut_ref().device_ptr_mut(&stream);
+            let pa = (pa + 4 * a.1.offset as u64) as *const f32;
+            let pb = (pb + 4 * b.1.offset as u64) as *const f32;
+            let pc = (pc + 4 * c.1.offset as u64) as *mut f32;
+            // Column-major: C^T (n x m) = op(B)^T (n x k) op(A)^T (k x m).
+            // SAFETY: every operand's extent was checked against its buffer above.
+            let status = unsafe {
+                if batch == 1 {
+                    br::sgemm(
+                        *blas.handle(),
+                        op_b,
+                        op_a,
+                        ni,
+                        mi,
+                        ki,
+                        &alpha,
+                        pb,
+                        ldb,
+                        pa,
+                        lda,
+                        &beta,
+                        pc,
+                        ldc,
+                    )
+                } else {
+                    br::sgemm_strided_batched(
+                        *blas.handle(),
+                        op_b,
+                        op_a,
+                        ni,
+                        mi,
+                        ki,
+                        &alpha,
+                        pb,
+                        ldb,
+                        b.1.batch_stride as i64,
+                        pa,
+                        lda,
+                        a.1.batch_stride as i64,
+                        &beta,
+                        pc,
+                        ldc,
+                        c.1.batch_stride as i64,
+                        bi,
+                    )
+                }
+            };
+            status.map_err(|source| CudaError::Cublas {
+                call: if batch == 1 {
+                    "cublasSgemm_v2"
+                } else {
+                    "cublasSgemmStridedBatched"
+                },
+                source,
+            })
+        })
+    }
+}

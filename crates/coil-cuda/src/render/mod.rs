@@ -1,0 +1,1418 @@
+//! The kernel IR translated to PTX text: each [`Kernel`] becomes one or two `.entry`s with the
+//! launch configuration they need, chosen by [`plan_kernel`] from the kernel's shape and the
+//! device's capability flags:
+//!
+//! - **pointwise**: a grid-stride loop over the flattened outer range, 4 elements per thread
+//!   and iteration when `numel % 4 == 0`; each access is one 128-bit `ld.global.nc.v4` /
+//!   `st.global.v4` when its index is contiguous and 16-byte aligned across the 4 lanes (proved
+//!   on the index expression), one load shared by the lanes when it does not move with them,
+//!   one per lane otherwise; values that do not depend on the loop are hoisted out of it.
+//! - **persistent reduction** (the row fits in registers): one warp (short rows) or one block
+//!   per row; each thread holds its slice of the row (4-wide chunks) in registers across every
+//!   stage, so inputs are read from memory once; accumulators combine across slots, then warp
+//!   shuffles, then shared memory, and every thread gets the results for later stages.
+//! - **looped reduction**: one block per row, each stage a loop over the row with per-thread
+//!   accumulators (two chunks per iteration), then the block all-reduce.
+//! - **split reduction** (too few rows to fill the GPU, one reduction stage): a first kernel
+//!   reduces `parts` slices of each row into a scratch buffer, a second combines the partials
+//!   and runs the outer stages.
+//!
+//! Sizes are compile-time constants in the PTX (kernels take only pointers), so divisions by
+//! them are strength-reduced by ptxas. Index arithmetic is 32-bit when every index of the
+//! kernel fits, else 64-bit.
+
+mod index;
+mod reduce;
+mod values;
+
+use std::collections::HashMap;
+
+use coil_codegen::{
+    AccId, Accumulator, ArgId, ArgRole, KExpr, Kernel, Stage, StageKind, Store, ValueId,
+};
+use coil_graph::DType;
+use coil_lower::{IndexExpr, Var, VarRanges};
+
+use crate::error::CudaError;
+use crate::launch::LaunchConfig;
+use crate::ptx::{Cmp, KernelBuilder, PtxKernel, Reg, Sreg, Ty, Val};
+use crate::target::{GpuCaps, PtxTarget};
+
+use index::{IndexEnv, address, flatten, lane_shape, outer_var, reduction_var};
+use reduce::{AccRegs, AccSpec};
+use values::Repr;
+
+/// Threads per block of pointwise kernels.
+pub const POINTWISE_BLOCK: u32 = 256;
+/// Threads per block of looped and split reductions.
+pub const LOOPED_BLOCK: u32 = 512;
+/// Rows up to this length are held by one warp.
+pub const WARP_ROW_LIMIT: usize = 512;
+/// Values (registers) per thread a persistent reduction may hold across its stages.
+pub const HELD_REGISTER_BUDGET: usize = 48;
+/// Longest row a persistent reduction holds (1024 threads x 16 values).
+pub const PERSISTENT_RNUMEL_LIMIT: usize = 16384;
+
+/// How a kernel runs on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// A grid-stride loop over `numel`, `lanes` (4 or 1) elements per thread and iteration.
+    Pointwise {
+        /// Elements per thread and iteration.
+        lanes: u32,
+    },
+    /// The row held in registers: `row_threads` threads per row (32: a warp), each holding
+    /// `chunks` chunks of `lanes` elements.
+    Persistent {
+        /// Elements per chunk (4 when rows are 16-byte aligned, else 1).
+        lanes: u32,
+        /// Threads per row: 32 (a warp per row, several rows per block) or the block.
+        row_threads: u32,
+        /// Chunks per thread.
+        chunks: u32,
+    },
+    /// One block per row, each stage a loop over the row.
+    Looped {
+        /// Elements per chunk.
+        lanes: u32,
+        /// Chunks per loop iteration.
+        unroll: u32,
+    },
+    /// `parts` blocks per row write partial accumulators; a second kernel finishes.
+    Split {
+        /// Elements per chunk.
+        lanes: u32,
+        /// Chunks per loop iteration.
+        unroll: u32,
+        /// Blocks (slices) per row.
+        parts: u32,
+    },
+}
+
+impl Strategy {
+    /// A short name for reports: `pointwise`, `persistent`, `looped`, `split`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Strategy::Pointwise { .. } => "pointwise",
+            Strategy::Persistent { .. } => "persistent",
+            Strategy::Looped { .. } => "looped",
+            Strategy::Split { .. } => "split",
+        }
+    }
+}
+
+/// Where a launch argument comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchArg {
+    /// The kernel's argument `i` (a buffer, in [`Kernel::args`] order).
+    Arg(usize),
+    /// Scratch buffer `j` of the [`RenderedKernel`].
+    Scratch(usize),
+}
+
+/// One `.entry` and how to launch it.
+#[derive(Clone, Debug)]
+pub struct KernelLaunch {
+    /// The rendered entry.
+    pub kernel: PtxKernel,
+    /// Grid and block.
+    pub config: LaunchConfig,
+    /// Its parameters, in order.
+    pub args: Vec<LaunchArg>,
+}
+
+/// A kernel of the IR as PTX: the entries to launch in order, and the scratch memory they
+/// share (split reductions' partials).
+#[derive(Clone, Debug)]
+pub struct RenderedKernel {
+    /// The IR kernel's name with the backend prefix (`cuda_per_fused_..._0`).
+    pub name: String,
+    /// How it runs.
+    pub strategy: Strategy,
+    /// Threads per block of its (first) entry.
+    pub block: u32,
+    /// 64-bit index arithmetic.
+    pub wide_indices: bool,
+    /// Entries, launched in order.
+    pub launches: Vec<KernelLaunch>,
+    /// Bytes of each scratch buffer.
+    pub scratch_bytes: Vec<usize>,
+    /// Bytes each kernel argument spans (its buffer must be at least this long).
+    pub arg_bytes: Vec<usize>,
+}
+
+/// The strategy and block size for `k` on a device with `caps`.
+pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
+    let numel = k.numel();
+    let rnumel = k.rnumel();
+    if k.reduction_ranges.is_empty() {
+        let lanes = if numel.is_multiple_of(4) { 4 } else { 1 };
+        return (Strategy::Pointwise { lanes }, POINTWISE_BLOCK);
+    }
+    let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
+    let held = held_loads(k);
+    let fits = |threads: usize, chunks: usize| {
+        held * chunks * lanes as usize <= HELD_REGISTER_BUDGET
+            && threads * chunks * (lanes as usize) >= rnumel
+    };
+    if rnumel > 0 && rnumel <= WARP_ROW_LIMIT {
+        let chunks = rnumel.div_ceil(32 * lanes as usize);
+        if fits(32, chunks) {
+            let rows_per_block = numel.clamp(1, 8) as u32;
+            return (
+                Strategy::Persistent {
+                    lanes,
+                    row_threads: 32,
+                    chunks: chunks as u32,
+                },
+                32 * rows_per_block,
+            );
+        }
+    }
+    if rnumel > 0 && rnumel <= PERSISTENT_RNUMEL_LIMIT {
+        // 8 values per thread for short rows, 16 for long ones: blocks of at most 512 threads
+        // up to rows of 8192, so that two or more blocks share an SM and one block's loads
+        // overlap another's reduction.
+        let per_thread = if rnumel >= 4096 { 16 } else { 8 };
+        let threads = rnumel
+            .div_ceil(per_thread)
+            .next_multiple_of(32)
+            .clamp(64, 1024);
+        let chunks = rnumel.div_ceil(threads * lanes as usize);
+        if fits(threads, chunks) {
+            return (
+                Strategy::Persistent {
+                    lanes,
+                    row_threads: threads as u32,
+                    chunks: chunks as u32,
+                },
+                threads as u32,
+            );
+        }
+    }
+    let unroll = 2;
+    let step = (LOOPED_BLOCK * lanes * unroll) as usize;
+    let splittable = matches!(k.stages.first(), Some(s) if s.kind == StageKind::Reduction)
+        && k.stages[1..].iter().all(|s| s.kind == StageKind::Outer);
+    if splittable && numel < caps.sm_count as usize && rnumel >= 4 * step {
+        let want = (4 * caps.sm_count as usize).div_ceil(numel.max(1));
+        let most = rnumel / (2 * step);
+        let parts = want.clamp(2, most.max(2));
+        let span = rnumel.div_ceil(parts).next_multiple_of(step);
+        let parts = rnumel.div_ceil(span) as u32;
+        if parts >= 2 {
+            return (
+                Strategy::Split {
+                    lanes,
+                    unroll,
+                    parts,
+                },
+                LOOPED_BLOCK,
+            );
+        }
+    }
+    (Strategy::Looped { lanes, unroll }, LOOPED_BLOCK)
+}
+
+/// Distinct loads (buffer, index) of reduction stages that move along the row and differ
+/// between rows: what a persistent reduction holds per element.
+fn held_loads(k: &Kernel) -> usize {
+    let r = reduction_var();
+    let o = outer_var();
+    let mut seen: Vec<(ArgId, IndexExpr)> = Vec::new();
+    for s in k.stages.iter().filter(|s| s.kind == StageKind::Reduction) {
+        for &v in &s.values {
+            if let KExpr::Load { arg, index, .. } = k.expr(v) {
+                let flat = flatten(k, index);
+                let moves = flat.contains_var(r) && flat.contains_var(o);
+                if moves && !seen.iter().any(|(a, e)| a == arg && *e == flat) {
+                    seen.push((*arg, flat));
+                }
+            }
+        }
+    }
+    seen.len().max(1)
+}
+
+/// Whether 32-bit index arithmetic is exact for every index of `k`.
+fn needs_wide_indices(k: &Kernel) -> bool {
+    let limit = (1usize << 31) - (1 << 22);
+    let total = k.numel().saturating_mul(k.rnumel().max(1));
+    if total >= limit || k.args.iter().any(|a| a.len >= limit) {
+        return true;
+    }
+    let ranges = index::flat_ranges(k);
+    let fits = |e: &IndexExpr| index::fits_i32(&flatten(k, e), &ranges);
+    for s in &k.stages {
+        for &v in &s.values {
+            let ok = match k.expr(v) {
+                KExpr::Load { index, .. } | KExpr::Index(index) => fits(index),
+                _ => true,
+            };
+            if !ok {
+                return true;
+            }
+        }
+        if !s.stores.iter().all(|st| fits(&st.index)) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Renders `k` (named `cuda_<k.name>`) for `target`, planned for a device with `caps`.
+pub fn render_kernel(
+    k: &Kernel,
+    caps: &GpuCaps,
+    target: PtxTarget,
+) -> Result<RenderedKernel, CudaError> {
+    let (strategy, block) = plan_kernel(k, caps);
+    render_planned(k, caps, target, strategy, block)
+}
+
+/// Renders `k` with a given strategy and block size (what [`plan_kernel`] would choose, or
+/// another one to compare: a looped reduction where a persistent one fits). The strategy
+/// must suit the kernel: pointwise for kernels without reduction ranges, a reduction
+/// strategy otherwise (and `Split` only for one reduction stage followed by outer stages);
+/// `block` a multiple of 32 up to 1024 (for `Persistent` with `row_threads` 32, a multiple
+/// of 32 rows; else `row_threads` itself).
+pub fn render_planned(
+    k: &Kernel,
+    caps: &GpuCaps,
+    target: PtxTarget,
+    strategy: Strategy,
+    block: u32,
+) -> Result<RenderedKernel, CudaError> {
+    let bad = |reason: String| CudaError::Codegen {
+        kernel: k.name.clone(),
+        reason,
+    };
+    let pointwise = k.reduction_ranges.is_empty();
+    if pointwise != matches!(strategy, Strategy::Pointwise { .. }) {
+        return Err(bad(format!("{strategy:?} does not suit this kernel")));
+    }
+    if block == 0 || !block.is_multiple_of(32) || block > 1024 {
+        return Err(bad(format!("{block} threads per block")));
+    }
+    let lanes = match strategy {
+        Strategy::Pointwise { lanes }
+        | Strategy::Persistent { lanes, .. }
+        | Strategy::Looped { lanes, .. }
+        | Strategy::Split { lanes, .. } => lanes,
+    };
+    let extent = if pointwise { k.numel() } else { k.rnumel() };
+    if !(lanes == 1 || (lanes == 4 && extent.is_multiple_of(4))) {
+        return Err(bad(format!("{lanes} lanes for an extent of {extent}")));
+    }
+    if let Strategy::Persistent {
+        row_threads,
+        chunks,
+        ..
+    } = strategy
+        && ((row_threads != 32 && row_threads != block)
+            || ((row_threads * lanes * chunks) as usize) < k.rnumel())
+    {
+        return Err(bad(format!(
+            "{strategy:?} with {block} threads does not cover the row"
+        )));
+    }
+    if let Strategy::Split { parts, .. } = strategy {
+        let splittable = matches!(k.stages.first(), Some(s) if s.kind == StageKind::Reduction)
+            && k.stages[1..].iter().all(|s| s.kind == StageKind::Outer);
+        if !splittable || parts < 2 {
+            return Err(bad(
+                "a split reduction needs one reduction stage, then outer stages".into(),
+            ));
+        }
+    }
+    let name = format!("cuda_{}", k.name);
+    let wide = needs_wide_indices(k);
+    let all_args: Vec<LaunchArg> = (0..k.args.len()).map(LaunchArg::Arg).collect();
+    let mut launches = Vec::new();
+    let mut scratch_bytes = Vec::new();
+    match strategy {
+        Strategy::Pointwise { lanes } => {
+            let kernel = Emitter::new(k, &name, target, block, wide, 0).pointwise(lanes)?;
+            let items = (k.numel() / lanes as usize) as u64;
+            launches.push(KernelLaunch {
+                kernel,
+                config: LaunchConfig::grid_stride(items, block, caps),
+                args: all_args,
+            });
+        }
+        Strategy::Persistent {
+            lanes,
+            row_threads,
+            chunks,
+        } => {
+            let kernel = Emitter::new(k, &name, target, block, wide, 0).persistent(
+                lanes,
+                row_threads,
+                chunks,
+            )?;
+            let rows_per_block = (block / row_threads).max(1) as usize;
+            let blocks = k.numel().div_ceil(rows_per_block).clamp(1, (1 << 31) - 1);
+            launches.push(KernelLaunch {
+                kernel,
+                config: LaunchConfig::linear(blocks as u32, block),
+                args: all_args,
+            });
+        }
+        Strategy::Looped { lanes, unroll } => {
+            let kernel = Emitter::new(k, &name, target, block, wide, 0).looped(lanes, unroll)?;
+            launches.push(KernelLaunch {
+                kernel,
+                config: LaunchConfig::per_row(k.numel() as u64, block),
+                args: all_args,
+            });
+        }
+        Strategy::Split {
+            lanes,
+            unroll,
+            parts,
+        } => {
+            let components = split_components(k, wide);
+            let slots = k.numel() * parts as usize;
+            scratch_bytes = components
+                .iter()
+                .map(|r| slots * r.bytes() as usize)
+                .collect();
+            let mut args = all_args.clone();
+            args.extend((0..components.len()).map(LaunchArg::Scratch));
+            let first = Emitter::new(k, &name, target, block, wide, components.len())
+                .split_partials(lanes, unroll, parts)?;
+            launches.push(KernelLaunch {
+                kernel: first,
+                config: LaunchConfig::linear((k.numel() * parts as usize) as u32, block),
+                args: args.clone(),
+            });
+            let finish_block = (parts.next_multiple_of(32)).min(256);
+            let second = Emitter::new(
+                k,
+                &format!("{name}_finish"),
+                target,
+                finish_block,
+                wide,
+                components.len(),
+            )
+            .split_finish(parts)?;
+            launches.push(KernelLaunch {
+                kernel: second,
+                config: LaunchConfig::per_row(k.numel() as u64, finish_block),
+                args,
+            });
+        }
+    }
+    Ok(RenderedKernel {
+        name,
+        strategy,
+        block,
+        wide_indices: wide,
+        launches,
+        scratch_bytes,
+        arg_bytes: k.args.iter().map(|a| a.len * a.dtype.itemsize()).collect(),
+    })
+}
+
+/// The register reprs of a split reduction's partials, one scratch buffer each.
+fn split_components(k: &Kernel, wide: bool) -> Vec<Repr> {
+    let index = if wide { Repr::I64 } else { Repr::I32 };
+    let mut out = Vec::new();
+    if let Some(stage) = k.stages.first() {
+        for acc in &stage.accumulators {
+            let spec = AccSpec::new(acc, k.dtype(acc.value), index);
+            out.push(spec.value);
+            out.extend(spec.index);
+        }
+    }
+    out
+}
+
+/// Values of one IR value across the slots of a lane context: one value for all, or one per
+/// slot.
+#[derive(Clone, Debug)]
+pub(crate) enum Lv {
+    One(Val),
+    Lanes(Vec<Val>),
+}
+
+impl Lv {
+    fn get(&self, slot: usize) -> Val {
+        match self {
+            Lv::One(v) => *v,
+            Lv::Lanes(vs) => vs[slot],
+        }
+    }
+
+    fn is_one(&self) -> bool {
+        matches!(self, Lv::One(_))
+    }
+}
+
+/// A chunk of `width` consecutive positions handled by one thread: the lane variable's value
+/// at its first lane, and whether it is inside the range.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Chunk {
+    base: Reg,
+    valid: Option<Reg>,
+}
+
+/// The slots a thread handles at once: `chunks x width` values of the lane variable.
+#[derive(Clone, Debug)]
+pub(crate) struct Lanes {
+    var: Var,
+    width: u32,
+    chunks: Vec<Chunk>,
+}
+
+impl Lanes {
+    fn slots(&self) -> usize {
+        self.chunks.len() * self.width as usize
+    }
+}
+
+/// The translator's state while rendering one entry.
+pub(crate) struct Emitter<'k> {
+    k: &'k Kernel,
+    pub(crate) b: KernelBuilder,
+    block: u32,
+    error: Option<String>,
+    ptrs: Vec<Reg>,
+    scratch: Vec<Reg>,
+    read_only: Vec<bool>,
+    env: IndexEnv,
+    ranges: VarRanges,
+    flat: HashMap<IndexExpr, IndexExpr>,
+    uniform: HashMap<ValueId, bool>,
+    vals: HashMap<ValueId, Lv>,
+    accs: HashMap<AccId, Val>,
+    acc_info: HashMap<AccId, Accumulator>,
+    /// Values computed earlier in the same straight-line scope, by expression (operands
+    /// canonical): a persistent reduction's later stages reuse the loads and arithmetic of
+    /// earlier ones instead of recomputing them.
+    cse: Option<HashMap<(KExpr, DType), ValueId>>,
+    canon: HashMap<ValueId, ValueId>,
+}
+
+fn param_name(i: usize, name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("arg{i}_{clean}")
+}
+
+impl<'k> Emitter<'k> {
+    fn new(
+        k: &'k Kernel,
+        name: &str,
+        target: PtxTarget,
+        block: u32,
+        wide: bool,
+        scratch: usize,
+    ) -> Emitter<'k> {
+        let mut b = KernelBuilder::new(name, target);
+        b.max_threads_per_block(block);
+        let ptrs = k
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| b.ptr_param(param_name(i, &a.name), 16))
+            .collect();
+        let scratch = (0..scratch)
+            .map(|j| b.ptr_param(format!("scratch{j}"), 16))
+            .collect();
+        let acc_info = k
+            .stages
+            .iter()
+            .flat_map(|s| s.accumulators.iter())
+            .map(|a| (a.id, a.clone()))
+            .collect();
+        Emitter {
+            k,
+            b,
+            block,
+            error: None,
+            ptrs,
+            scratch,
+            read_only: k.args.iter().map(|a| a.role == ArgRole::Input).collect(),
+            env: IndexEnv::new(wide),
+            ranges: index::flat_ranges(k),
+            flat: HashMap::new(),
+            uniform: HashMap::new(),
+            vals: HashMap::new(),
+            accs: HashMap::new(),
+            acc_info,
+            cse: None,
+            canon: HashMap::new(),
+        }
+    }
+
+    /// Records the first thing that cannot be rendered.
+    pub(crate) fn fail(&mut self, reason: String) {
+        if self.error.is_none() {
+            self.error = Some(reason);
+        }
+    }
+
+    fn finish(self) -> Result<PtxKernel, CudaError> {
+        if let Some(reason) = self.error {
+            return Err(CudaError::Codegen {
+                kernel: self.b.name().to_string(),
+                reason,
+            });
+        }
+        self.b.finish()
+    }
+
+    fn index_ty(&self) -> Ty {
+        self.env.ty()
+    }
+
+    fn index_repr(&self) -> Repr {
+        if self.env.wide { Repr::I64 } else { Repr::I32 }
+    }
+
+    fn flat(&mut self, e: &IndexExpr) -> IndexExpr {
+        if let Some(f) = self.flat.get(e) {
+            return f.clone();
+        }
+        let f = flatten(self.k, e);
+        self.flat.insert(e.clone(), f.clone());
+        f
+    }
+
+    /// A `.u32` register as an index register (widened when indices are 64-bit).
+    fn as_index(&mut self, r: Reg) -> Reg {
+        if self.env.wide {
+            self.b.cvt(Ty::S64, Ty::U32, None, r)
+        } else {
+            r
+        }
+    }
+
+    /// Whether `v` is the same for every value of the lane variable `x`.
+    fn is_uniform(&mut self, v: ValueId, x: Var) -> bool {
+        if let Some(&u) = self.uniform.get(&v) {
+            return u;
+        }
+        let u = match self.k.expr(v).clone() {
+            KExpr::Load { index, mask, .. } => {
+                !self.flat(&index).contains_var(x) && mask.is_none_or(|m| self.is_uniform(m, x))
+            }
+            KExpr::Const(_) | KExpr::Acc(_) => true,
+            KExpr::Index(e) => !self.flat(&e).contains_var(x),
+            other => other.operands().into_iter().all(|o| self.is_uniform(o, x)),
+        };
+        self.uniform.insert(v, u);
+        u
+    }
+
+    /// `a && b` for optional guards.
+    fn and_guard(&mut self, a: Option<Reg>, c: Option<Reg>) -> Option<Reg> {
+        match (a, c) {
+            (Some(x), Some(y)) => Some(self.b.and(Ty::Pred, x, y)),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+
+    /// The index environment with the lane variable at slot `slot` of `cx`.
+    fn slot_env(&mut self, cx: &Lanes, slot: usize) -> IndexEnv {
+        let chunk = cx.chunks[slot / cx.width as usize];
+        let k = (slot % cx.width as usize) as i64;
+        let at = if k == 0 {
+            chunk.base
+        } else {
+            let ty = self.index_ty();
+            self.b.add(ty, chunk.base, k)
+        };
+        let mut env = self.env.clone();
+        env.bind(cx.var, at);
+        env
+    }
+
+    fn eval_in(&mut self, env: &IndexEnv, e: &IndexExpr) -> Val {
+        let ranges = self.ranges.clone();
+        env.eval(&mut self.b, e, &ranges)
+    }
+
+    fn lv(&mut self, v: ValueId) -> Lv {
+        match self.vals.get(&v) {
+            Some(lv) => lv.clone(),
+            None => {
+                self.fail(format!("value {v} is used before it is computed"));
+                Lv::One(Val::Imm(crate::ptx::Imm::Int(0)))
+            }
+        }
+    }
+
+    fn map(&mut self, ops: &[Lv], mut f: impl FnMut(&mut Self, &[Val]) -> Val) -> Lv {
+        let slots = ops.iter().find_map(|o| match o {
+            Lv::Lanes(vs) => Some(vs.len()),
+            Lv::One(_) => None,
+        });
+        match slots {
+            None => {
+                let args: Vec<Val> = ops.iter().map(|o| o.get(0)).collect();
+                Lv::One(f(self, &args))
+            }
+            Some(n) => Lv::Lanes(
+                (0..n)
+                    .map(|s| {
+                        let args: Vec<Val> = ops.iter().map(|o| o.get(s)).collect();
+                        f(self, &args)
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    // ---- values -------------------------------------------------------------------------
+
+    /// Computes the values of `stage` not computed yet (only the lane-invariant ones when
+    /// `uniform_only`, as single values).
+    fn emit_values(&mut self, stage: &Stage, cx: Option<&Lanes>, uniform_only: bool) {
+        for &v in &stage.values {
+            if self.vals.contains_key(&v) {
+                continue;
+            }
+            if let Some(key) = self.cse_key(v)
+                && let Some(&earlier) = self.cse.as_ref().and_then(|c| c.get(&key))
+                && let Some(lv) = self.vals.get(&earlier).cloned()
+            {
+                self.canon.insert(v, earlier);
+                // Loads and costly results are held; cheap arithmetic is recomputed from
+                // them, which keeps fewer values alive across the reduction.
+                let lv = if self.worth_holding(v) {
+                    lv
+                } else {
+                    self.emit_value(v, cx)
+                };
+                self.vals.insert(v, lv);
+                continue;
+            }
+            let lv = if uniform_only {
+                let x = cx.map_or(reduction_var(), |c| c.var);
+                if !self.is_uniform(v, x) {
+                    continue;
+                }
+                self.emit_value(v, None)
+            } else {
+                self.emit_value(v, cx)
+            };
+            self.vals.insert(v, lv);
+            if let Some(key) = self.cse_key(v)
+                && let Some(cse) = self.cse.as_mut()
+            {
+                cse.insert(key, v);
+            }
+        }
+    }
+
+    /// Loads and transcendental functions and divisions: worth registers across stages.
+    fn worth_holding(&self, v: ValueId) -> bool {
+        use coil_lower::Op;
+        match self.k.expr(v) {
+            KExpr::Load { .. } => true,
+            KExpr::Unary(op, _) => matches!(
+                op,
+                Op::Exp
+                    | Op::Log
+                    | Op::Log1p
+                    | Op::Sin
+                    | Op::Cos
+                    | Op::Tanh
+                    | Op::Erf
+                    | Op::Sigmoid
+                    | Op::Sqrt
+                    | Op::Rsqrt
+                    | Op::Reciprocal
+            ),
+            KExpr::Binary(op, _, _) => {
+                matches!(op, Op::Pow | Op::TrueDiv | Op::FloorDiv | Op::TruncDiv)
+            }
+            _ => false,
+        }
+    }
+
+    /// `v`'s expression with canonical operands, when cross-stage reuse is on. Loads the
+    /// same for every row (weights such as a layer norm's gamma) are not held: reloading
+    /// them hits L1 and spares registers.
+    fn cse_key(&mut self, v: ValueId) -> Option<(KExpr, DType)> {
+        self.cse.as_ref()?;
+        if let KExpr::Load { index, .. } = self.k.expr(v)
+            && !self.flat(index).contains_var(outer_var())
+        {
+            return None;
+        }
+        let c = |x: &ValueId| *self.canon.get(x).unwrap_or(x);
+        let e = match self.k.expr(v).clone() {
+            KExpr::Load { arg, index, mask } => KExpr::Load {
+                arg,
+                index,
+                mask: mask.as_ref().map(c),
+            },
+            KExpr::Cast(a) => KExpr::Cast(c(&a)),
+            KExpr::Unary(op, a) => KExpr::Unary(op, c(&a)),
+            KExpr::Binary(op, a, b) => KExpr::Binary(op, c(&a), c(&b)),
+            KExpr::Where(p, a, b) => KExpr::Where(c(&p), c(&a), c(&b)),
+            other => other,
+        };
+        Some((e, self.k.dtype(v)))
+    }
+
+    fn emit_value(&mut self, v: ValueId, cx: Option<&Lanes>) -> Lv {
+        let dtype = self.k.dtype(v);
+        match self.k.expr(v).clone() {
+            KExpr::Load { arg, index, mask } => self.emit_load(arg, &index, mask, dtype, cx),
+            KExpr::Const(c) => Lv::One(self.constant(c, dtype)),
+            KExpr::Index(e) => {
+                let flat = self.flat(&e);
+                let from = self.index_repr().dtype();
+                match cx {
+                    Some(cx) if flat.contains_var(cx.var) => Lv::Lanes(
+                        (0..cx.slots())
+                            .map(|s| {
+                                let env = self.slot_env(cx, s);
+                                let i = self.eval_in(&env, &flat);
+                                self.cast(i, from, dtype)
+                            })
+                            .collect(),
+                    ),
+                    _ => {
+                        let env = self.env.clone();
+                        let i = self.eval_in(&env, &flat);
+                        Lv::One(self.cast(i, from, dtype))
+                    }
+                }
+            }
+            KExpr::Acc(a) => {
+                let (val, from) = match (self.accs.get(&a), self.acc_info.get(&a)) {
+                    (Some(v), Some(info)) => (*v, info.dtype),
+                    _ => {
+                        self.fail(format!("{a} is read before its reduction finished"));
+                        return Lv::One(Val::Imm(crate::ptx::Imm::Int(0)));
+                    }
+                };
+                Lv::One(self.cast(val, from, dtype))
+            }
+            KExpr::Cast(a) => {
+                let from = self.k.dtype(a);
+                let ops = [self.lv(a)];
+                self.map(&ops, |em, x| em.cast(x[0], from, dtype))
+            }
+            KExpr::Unary(op, a) => {
+                let din = self.k.dtype(a);
+                let ops = [self.lv(a)];
+                self.map(&ops, |em, x| em.unary(op, x[0], din, dtype))
+            }
+            KExpr::Binary(op, a, c) => {
+                let (da, dc) = (self.k.dtype(a), self.k.dtype(c));
+                let ops = [self.lv(a), self.lv(c)];
+                self.map(&ops, |em, x| {
+                    let y = em.cast(x[1], dc, da);
+                    em.binary(op, x[0], y, da, dtype)
+                })
+            }
+            KExpr::Where(c, a, e) => {
+                let (dc, da, de) = (self.k.dtype(c), self.k.dtype(a), self.k.dtype(e));
+                let ops = [self.lv(c), self.lv(a), self.lv(e)];
+                self.map(&ops, |em, x| {
+                    em.select((x[0], dc), (x[1], da), (x[2], de), dtype)
+                })
+            }
+        }
+    }
+
+    fn mask_guard(&mut self, mask: Option<&(Lv, DType)>, slot: usize) -> Option<Reg> {
+        mask.map(|(lv, d)| {
+            let v = lv.get(slot);
+            self.truthy(v, *d)
+        })
+    }
+
+    fn emit_load(
+        &mut self,
+        arg: ArgId,
+        index: &IndexExpr,
+        mask: Option<ValueId>,
+        dtype: DType,
+        cx: Option<&Lanes>,
+    ) -> Lv {
+        let flat = self.flat(index);
+        let a = arg.0 as usize;
+        let mem = self.k.args[a].dtype;
+        let (ptr, nc) = (self.ptrs[a], self.read_only[a]);
+        let size = mem.itemsize();
+        let mask = mask.map(|m| (self.lv(m), self.k.dtype(m)));
+        let mask_uniform = mask.as_ref().is_none_or(|(m, _)| m.is_one());
+        let lv = match cx {
+            Some(cx) if flat.contains_var(cx.var) || !mask_uniform => {
+                let w = cx.width as usize;
+                let shape = lane_shape(&flat, cx.var, w as i64);
+                let vector = shape.is_some_and(|s| s.is_vector(4))
+                    && w == 4
+                    && matches!(mem, DType::F32 | DType::I32);
+                let broadcast = shape.is_some_and(|s| s.stride == 0);
+                let mut out = Vec::with_capacity(cx.slots());
+                for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
+                    if (vector || broadcast) && mask_uniform {
+                        let m = self.mask_guard(mask.as_ref(), 0);
+                        let guard = self.and_guard(chunk.valid, m);
+                        let env = self.slot_env(cx, c * w);
+                        let i = self.eval_in(&env, &flat);
+                        let at = address(&mut self.b, &self.env, ptr, i, size);
+                        if vector {
+                            out.extend(self.load_vec4(at, mem, nc, guard));
+                        } else {
+                            let v = self.load_scalar(at, mem, nc, guard);
+                            out.extend(std::iter::repeat_n(v, w));
+                        }
+                        continue;
+                    }
+                    for lane in 0..w {
+                        let slot = c * w + lane;
+                        let m = self.mask_guard(mask.as_ref(), slot);
+                        let guard = self.and_guard(chunk.valid, m);
+                        let env = self.slot_env(cx, slot);
+                        let i = self.eval_in(&env, &flat);
+                        let at = address(&mut self.b, &self.env, ptr, i, size);
+                        out.push(self.load_scalar(at, mem, nc, guard));
+                    }
+                }
+                Lv::Lanes(out)
+            }
+            _ => {
+                let guard = self.mask_guard(mask.as_ref(), 0);
+                let env = self.env.clone();
+                let i = self.eval_in(&env, &flat);
+                let at = address(&mut self.b, &self.env, ptr, i, size);
+                Lv::One(self.load_scalar(at, mem, nc, guard))
+            }
+        };
+        if mem == dtype {
+            lv
+        } else {
+            self.map(&[lv], |em, x| em.cast(x[0], mem, dtype))
+        }
+    }
+
+    fn emit_store(&mut self, st: &Store, cx: Option<&Lanes>, guard: Option<Reg>) {
+        let a = st.arg.0 as usize;
+        let mem = self.k.args[a].dtype;
+        let from = self.k.dtype(st.value);
+        let lv = self.lv(st.value);
+        let lv = self.map(&[lv], |em, x| em.cast(x[0], from, mem));
+        let flat = self.flat(&st.index);
+        let ptr = self.ptrs[a];
+        let size = mem.itemsize();
+        match cx {
+            Some(cx) if flat.contains_var(cx.var) || !lv.is_one() => {
+                let w = cx.width as usize;
+                let shape = lane_shape(&flat, cx.var, w as i64);
+                let vector = shape.is_some_and(|s| s.is_vector(4))
+                    && w == 4
+                    && matches!(mem, DType::F32 | DType::I32);
+                for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
+                    let g = self.and_guard(guard, chunk.valid);
+                    if vector {
+                        let env = self.slot_env(cx, c * w);
+                        let i = self.eval_in(&env, &flat);
+                        let at = address(&mut self.b, &self.env, ptr, i, size);
+                        let vs: Vec<Val> = (0..w).map(|l| lv.get(c * w + l)).collect();
+                        self.store_vec4(at, mem, &vs, g);
+                        continue;
+                    }
+                    for lane in 0..w {
+                        let slot = c * w + lane;
+                        let env = self.slot_env(cx, slot);
+                        let i = self.eval_in(&env, &flat);
+                        let at = address(&mut self.b, &self.env, ptr, i, size);
+                        self.store_scalar(at, mem, lv.get(slot), g);
+                    }
+                }
+            }
+            _ => {
+                let env = self.env.clone();
+                let i = self.eval_in(&env, &flat);
+                let at = address(&mut self.b, &self.env, ptr, i, size);
+                self.store_scalar(at, mem, lv.get(0), guard);
+            }
+        }
+        // Later loads of this buffer must read memory again.
+        if let Some(cse) = self.cse.as_mut() {
+            cse.retain(|(e, _), _| !matches!(e, KExpr::Load { arg, .. } if *arg == st.arg));
+        }
+    }
+
+    fn emit_stores(&mut self, stage: &Stage, cx: Option<&Lanes>, guard: Option<Reg>) {
+        for st in &stage.stores {
+            self.emit_store(st, cx, guard);
+        }
+    }
+
+    // ---- accumulators -------------------------------------------------------------------
+
+    fn acc_regs(&mut self, stage: &Stage) -> Vec<AccRegs> {
+        let index = self.index_repr();
+        stage
+            .accumulators
+            .iter()
+            .map(|acc| {
+                let spec = AccSpec::new(acc, self.k.dtype(acc.value), index);
+                self.acc_init(spec)
+            })
+            .collect()
+    }
+
+    /// Folds every slot of `cx` into the stage's accumulators.
+    fn feed(&mut self, stage: &Stage, cx: &Lanes, regs: &[AccRegs]) {
+        for (acc, r) in stage.accumulators.iter().zip(regs) {
+            let lv = self.lv(acc.value);
+            let dtype = self.k.dtype(acc.value);
+            for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
+                for lane in 0..cx.width as usize {
+                    let slot = c * cx.width as usize + lane;
+                    let pos = r.spec.index.map(|_| {
+                        let ty = self.index_ty();
+                        if lane == 0 {
+                            Val::Reg(chunk.base)
+                        } else {
+                            Val::Reg(self.b.add(ty, chunk.base, lane as i64))
+                        }
+                    });
+                    self.acc_feed(r, lv.get(slot), dtype, pos, chunk.valid);
+                }
+            }
+        }
+    }
+
+    fn finish_accs(&mut self, stage: &Stage, regs: &[AccRegs]) {
+        for (acc, r) in stage.accumulators.iter().zip(regs) {
+            let v = self.acc_finish(r, acc.dtype);
+            self.accs.insert(acc.id, v);
+        }
+    }
+
+    // ---- loops --------------------------------------------------------------------------
+
+    /// `for i in (start..end).step_by(step)` over `ty`, tested at the top.
+    fn counted_loop(
+        &mut self,
+        ty: Ty,
+        start: Val,
+        end: Val,
+        step: Val,
+        body: impl FnOnce(&mut Self, Reg),
+    ) {
+        let i = self.b.mov(ty, start);
+        let top = self.b.label("loop");
+        let done = self.b.label("loop_end");
+        let exit = self.b.setp(Cmp::Ge, ty, i, end);
+        self.b.bra_if(exit, &done);
+        self.b.place(&top);
+        body(self, i);
+        let next = self.b.add(ty, i, step);
+        self.b.assign(ty, i, next);
+        let more = self.b.setp(Cmp::Lt, ty, i, end);
+        self.b.bra_if(more, &top);
+        self.b.place(&done);
+    }
+
+    /// Index-typed immediate.
+    fn imm(n: usize) -> Val {
+        Val::Imm(crate::ptx::Imm::Int(n as i64))
+    }
+
+    // ---- entries ------------------------------------------------------------------------
+
+    fn pointwise(mut self, lanes: u32) -> Result<PtxKernel, CudaError> {
+        let k = self.k;
+        let x = outer_var();
+        for stage in &k.stages {
+            self.emit_values(
+                stage,
+                Some(&Lanes {
+                    var: x,
+                    width: lanes,
+                    chunks: vec![],
+                }),
+                true,
+            );
+        }
+        let items = k.numel() / lanes as usize;
+        let ty = self.index_ty();
+        let block = self.b.sreg(Sreg::CtaidX);
+        let threads = self.b.sreg(Sreg::NtidX);
+        let tid = self.b.sreg(Sreg::TidX);
+        let grid = self.b.sreg(Sreg::NctaidX);
+        let (start, stride) = if self.env.wide {
+            let base = self.b.mul_wide(Ty::U32, block, threads);
+            let t = self.b.cvt(Ty::U64, Ty::U32, None, tid);
+            let start = self.b.add(Ty::U64, base, t);
+            (start, self.b.mul_wide(Ty::U32, grid, threads))
+        } else {
+            let start = self.b.fma(Ty::U32, block, threads, tid);
+            (start, self.b.mul(Ty::U32, grid, threads))
+        };
+        let _ = ty;
+        let loop_ty = if self.env.wide { Ty::U64 } else { Ty::U32 };
+        self.counted_loop(
+            loop_ty,
+            Val::Reg(start),
+            Self::imm(items),
+            Val::Reg(stride),
+            |em, i| {
+                let base = if lanes == 1 {
+                    i
+                } else {
+                    let ty = em.index_ty();
+                    em.b.mul(ty, i, i64::from(lanes))
+                };
+                let cx = Lanes {
+                    var: x,
+                    width: lanes,
+                    chunks: vec![Chunk { base, valid: None }],
+                };
+                for stage in &k.stages {
+                    em.emit_values(stage, Some(&cx), false);
+                    em.emit_stores(stage, Some(&cx), None);
+                }
+            },
+        );
+        self.finish()
+    }
+
+    /// Chunk bases `(t + c * threads) * lanes` for `chunks` chunks, with validity against
+    /// `end` where some chunk may fall outside.
+    fn chunks(
+        &mut self,
+        t: Reg,
+        threads: u32,
+        lanes: u32,
+        chunks: u32,
+        end: Option<Val>,
+    ) -> Vec<Chunk> {
+        let ty = self.index_ty();
+        let t = self.as_index(t);
+        let first = if lanes == 1 {
+            t
+        } else {
+            self.b.mul(ty, t, i64::from(lanes))
+        };
+        (0..chunks)
+            .map(|c| {
+                let base = if c == 0 {
+                    first
+                } else {
+                    self.b.add(ty, first, i64::from(c * threads * lanes))
+                };
+                let valid = end.map(|e| self.b.setp(Cmp::Lt, ty, base, e));
+                Chunk { base, valid }
+            })
+            .collect()
+    }
+
+    fn bind_row(&mut self, row: Reg) {
+        let o = self.as_index(row);
+        self.env.bind(outer_var(), o);
+    }
+
+    fn persistent(
+        mut self,
+        lanes: u32,
+        row_threads: u32,
+        chunks: u32,
+    ) -> Result<PtxKernel, CudaError> {
+        let k = self.k;
+        self.cse = Some(HashMap::new());
+        // Half the SM's threads at least: at most 64 registers a thread.
+        self.b.min_blocks_per_sm((1024 / self.block).max(1));
+        let block = self.b.sreg(Sreg::CtaidX);
+        let grid = self.b.sreg(Sreg::NctaidX);
+        let tid = self.b.sreg(Sreg::TidX);
+        let threads = self.b.sreg(Sreg::NtidX);
+        let (start, step, t) = if row_threads == 32 {
+            let warp = self.b.shr(Ty::U32, tid, 5u32);
+            let lane = self.b.and(Ty::B32, tid, 31u32);
+            let per_block = self.b.shr(Ty::U32, threads, 5u32);
+            let start = self.b.fma(Ty::U32, block, per_block, warp);
+            let step = self.b.mul(Ty::U32, grid, per_block);
+            (start, step, lane)
+        } else {
+            (block, grid, tid)
+        };
+        let leader = self.b.setp(Cmp::Eq, Ty::U32, t, 0u32);
+        let rnumel = k.rnumel();
+        let covered = (row_threads * lanes * chunks) as usize;
+        let end = (covered > rnumel).then(|| Self::imm(rnumel));
+        let cx = Lanes {
+            var: reduction_var(),
+            width: lanes,
+            chunks: self.chunks(t, row_threads, lanes, chunks, end),
+        };
+        self.counted_loop(
+            Ty::U32,
+            Val::Reg(start),
+            Self::imm(k.numel()),
+            Val::Reg(step),
+            |em, row| {
+                em.bind_row(row);
+                for stage in &k.stages {
+                    match stage.kind {
+                        StageKind::Outer => {
+                            em.emit_values(stage, None, false);
+                            em.emit_stores(stage, None, Some(leader));
+                        }
+                        StageKind::Reduction => {
+                            em.emit_values(stage, Some(&cx), false);
+                            em.emit_stores(stage, Some(&cx), None);
+                            let regs = em.acc_regs(stage);
+                            em.feed(stage, &cx, &regs);
+                            if row_threads == 32 {
+                                em.warp_allreduce(&regs);
+                            } else {
+                                em.block_allreduce(&regs, row_threads);
+                            }
+                            em.finish_accs(stage, &regs);
+                        }
+                    }
+                }
+            },
+        );
+        self.finish()
+    }
+
+    /// One reduction stage as a loop from `start` to `end` (index values) over chunks of
+    /// `lanes`, `unroll` chunks per iteration, `threads` threads striding together.
+    #[allow(clippy::too_many_arguments)]
+    fn looped_stage(
+        &mut self,
+        stage: &Stage,
+        t: Reg,
+        threads: u32,
+        lanes: u32,
+        unroll: u32,
+        start: Val,
+        end: Val,
+        exact: bool,
+    ) -> Vec<AccRegs> {
+        let ty = self.index_ty();
+        let x = reduction_var();
+        self.emit_values(
+            stage,
+            Some(&Lanes {
+                var: x,
+                width: lanes,
+                chunks: vec![],
+            }),
+            true,
+        );
+        let regs = self.acc_regs(stage);
+        let t = self.as_index(t);
+        let offset = if lanes == 1 {
+            t
+        } else {
+            self.b.mul(ty, t, i64::from(lanes))
+        };
+        let first = self.b.add(ty, offset, start);
+        let step = Self::imm((threads * lanes * unroll) as usize);
+        self.counted_loop(ty, Val::Reg(first), end, step, |em, j| {
+            let chunks = (0..unroll)
+                .map(|c| {
+                    let base = if c == 0 {
+                        j
+                    } else {
+                        em.b.add(ty, j, i64::from(c * threads * lanes))
+                    };
+                    let valid = (c > 0 && !exact).then(|| em.b.setp(Cmp::Lt, ty, base, end));
+                    Chunk { base, valid }
+                })
+                .collect();
+            let cx = Lanes {
+                var: x,
+                width: lanes,
+                chunks,
+            };
+            em.emit_values(stage, Some(&cx), false);
+            em.emit_stores(stage, Some(&cx), None);
+            em.feed(stage, &cx, &regs);
+        });
+        regs
+    }
+
+    fn looped(mut self, lanes: u32, unroll: u32) -> Result<PtxKernel, CudaError> {
+        let k = self.k;
+        let block = self.b.sreg(Sreg::CtaidX);
+        let grid = self.b.sreg(Sreg::NctaidX);
+        let tid = self.b.sreg(Sreg::TidX);
+        let threads = self.block;
+        let leader = self.b.setp(Cmp::Eq, Ty::U32, tid, 0u32);
+        let rnumel = k.rnumel();
+        let exact = rnumel.is_multiple_of((threads * lanes * unroll) as usize);
+        self.counted_loop(
+            Ty::U32,
+            Val::Reg(block),
+            Self::imm(k.numel()),
+            Val::Reg(grid),
+            |em, row| {
+                em.bind_row(row);
+                for stage in &k.stages {
+                    match stage.kind {
+                        StageKind::Outer => {
+                            em.emit_values(stage, None, false);
+                            em.emit_stores(stage, None, Some(leader));
+                        }
+                        StageKind::Reduction => {
+                            let regs = em.looped_stage(
+                                stage,
+                                tid,
+                                threads,
+                                lanes,
+                                unroll,
+                                Self::imm(0),
+                                Self::imm(rnumel),
+                                exact,
+                            );
+                            em.block_allreduce(&regs, threads);
+                            em.finish_accs(stage, &regs);
+                        }
+                    }
+                }
+            },
+        );
+        self.finish()
+    }
+
+    fn split_span(&self, lanes: u32, unroll: u32, parts: u32, threads: u32) -> usize {
+        let step = (threads * lanes * unroll) as usize;
+        self.k
+            .rnumel()
+            .div_ceil(parts as usize)
+            .next_multiple_of(step)
+    }
+
+    fn split_partials(
+        mut self,
+        lanes: u32,
+        unroll: u32,
+        parts: u32,
+    ) -> Result<PtxKernel, CudaError> {
+        let k = self.k;
+        let Some(stage) = k.stages.first() else {
+            return self.finish();
+        };
+        let ty = self.index_ty();
+        let threads = self.block;
+        let bid = self.b.sreg(Sreg::CtaidX);
+        let tid = self.b.sreg(Sreg::TidX);
+        let row = self.b.div(Ty::U32, bid, parts);
+        let part = self.b.rem(Ty::U32, bid, parts);
+        self.bind_row(row);
+        let span = self.split_span(lanes, unroll, parts, threads);
+        let rnumel = k.rnumel();
+        let step = (threads * lanes * unroll) as usize;
+        let exact = (rnumel - (parts as usize - 1) * span).is_multiple_of(step);
+        let part_i = self.as_index(part);
+        let start = self.b.mul(ty, part_i, span as i64);
+        let stop = self.b.add(ty, start, span as i64);
+        let end = self.b.min(ty, stop, rnumel as i64);
+        let regs = self.looped_stage(
+            stage,
+            tid,
+            threads,
+            lanes,
+            unroll,
+            Val::Reg(start),
+            Val::Reg(end),
+            exact,
+        );
+        self.block_allreduce(&regs, threads);
+        let leader = self.b.setp(Cmp::Eq, Ty::U32, tid, 0u32);
+        let slot = self.b.fma(Ty::U32, row, parts, part);
+        let mut j = 0;
+        for r in &regs {
+            let mut parts_of = vec![(r.value, r.spec.value)];
+            if let (Some(i), Some(repr)) = (r.index, r.spec.index) {
+                parts_of.push((i, repr));
+            }
+            for (reg, repr) in parts_of {
+                let at = self
+                    .b
+                    .mad_wide(Ty::U32, slot, repr.bytes(), self.scratch[j]);
+                self.b.guarded(leader, false, |b| {
+                    b.st(
+                        crate::ptx::Space::Global,
+                        repr.ty(),
+                        at.into(),
+                        reg,
+                        crate::ptx::Cache::DEFAULT,
+                    )
+                });
+                j += 1;
+            }
+        }
+        self.finish()
+    }
+
+    fn split_finish(mut self, parts: u32) -> Result<PtxKernel, CudaError> {
+        let k = self.k;
+        let Some(first) = k.stages.first() else {
+            return self.finish();
+        };
+        let threads = self.block;
+        let block = self.b.sreg(Sreg::CtaidX);
+        let grid = self.b.sreg(Sreg::NctaidX);
+        let tid = self.b.sreg(Sreg::TidX);
+        let leader = self.b.setp(Cmp::Eq, Ty::U32, tid, 0u32);
+        self.counted_loop(
+            Ty::U32,
+            Val::Reg(block),
+            Self::imm(k.numel()),
+            Val::Reg(grid),
+            |em, row| {
+                em.bind_row(row);
+                let regs = em.acc_regs(first);
+                let row_base = em.b.mul(Ty::U32, row, parts);
+                em.counted_loop(
+                    Ty::U32,
+                    Val::Reg(tid),
+                    Val::Imm(crate::ptx::Imm::Int(i64::from(parts))),
+                    Val::Imm(crate::ptx::Imm::Int(i64::from(threads))),
+                    |em, i| {
+                        let slot = em.b.add(Ty::U32, row_base, i);
+                        let mut j = 0;
+                        for r in &regs {
+                            let mut read = |em: &mut Self, repr: Repr| {
+                                let at = em.b.mad_wide(Ty::U32, slot, repr.bytes(), em.scratch[j]);
+                                j += 1;
+                                Val::Reg(em.b.ld(
+                                    crate::ptx::Space::Global,
+                                    repr.ty(),
+                                    at.into(),
+                                    crate::ptx::Cache::DEFAULT,
+                                ))
+                            };
+                            let v = read(em, r.spec.value);
+                            let idx = r.spec.index.map(|repr| read(em, repr));
+                            let cur = (Val::Reg(r.value), r.index.map(Val::Reg));
+                            let (nv, ni) = em.combine(r.spec, cur, (v, idx));
+                            em.b.assign(r.spec.value.ty(), r.value, nv);
+                            if let (Some(repr), Some(dst), Some(n)) = (r.spec.index, r.index, ni) {
+                                em.b.assign(repr.ty(), dst, n);
+                            }
+                        }
+                    },
+                );
+                em.block_allreduce(&regs, threads);
+                em.finish_accs(first, &regs);
+                for stage in &k.stages[1..] {
+                    em.emit_values(stage, None, false);
+                    em.emit_stores(stage, None, Some(leader));
+                }
+            },
+        );
+        self.finish()
+    }
+}

@@ -1,0 +1,743 @@
+//! Values of the kernel IR in PTX registers: how each dtype is held (bool as a predicate,
+//! f16/bf16 as f32 rounded after every op, as PyTorch's eager kernels round at every op),
+//! constants, PyTorch's casts, the pointwise ops with `coil_lower`'s evaluation semantics
+//! (NaN-propagating maximum/minimum, floor division, relu keeping NaN), and loads and stores of
+//! every dtype.
+
+use coil_graph::DType;
+use coil_lower::{Const, Op};
+use half::{bf16, f16};
+
+use super::Emitter;
+use crate::math;
+use crate::ptx::{Cmp, Imm, Operand, Reg, RegClass, Round, Ty, Val};
+
+/// How a dtype's values are held in registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Repr {
+    /// `bool`: a predicate.
+    Pred,
+    /// `int32`: `.s32`.
+    I32,
+    /// `int64`: `.s64`.
+    I64,
+    /// `float32`, and `float16`/`bfloat16` widened (rounded to their precision after each op).
+    F32,
+    /// `float64`.
+    F64,
+}
+
+impl Repr {
+    pub(crate) fn of(d: DType) -> Repr {
+        match d {
+            DType::Bool => Repr::Pred,
+            DType::I32 => Repr::I32,
+            DType::I64 => Repr::I64,
+            DType::F16 | DType::BF16 | DType::F32 => Repr::F32,
+            DType::F64 => Repr::F64,
+        }
+    }
+
+    pub(crate) fn ty(self) -> Ty {
+        match self {
+            Repr::Pred => Ty::Pred,
+            Repr::I32 => Ty::S32,
+            Repr::I64 => Ty::S64,
+            Repr::F32 => Ty::F32,
+            Repr::F64 => Ty::F64,
+        }
+    }
+
+    /// The dtype a register of this repr holds exactly.
+    pub(crate) fn dtype(self) -> DType {
+        match self {
+            Repr::Pred => DType::Bool,
+            Repr::I32 => DType::I32,
+            Repr::I64 => DType::I64,
+            Repr::F32 => DType::F32,
+            Repr::F64 => DType::F64,
+        }
+    }
+
+    pub(crate) fn is_float(self) -> bool {
+        matches!(self, Repr::F32 | Repr::F64)
+    }
+
+    /// Bytes of one value in shared memory or a scratch buffer.
+    pub(crate) fn bytes(self) -> u32 {
+        match self {
+            Repr::Pred | Repr::I32 | Repr::F32 => 4,
+            Repr::I64 | Repr::F64 => 8,
+        }
+    }
+
+    pub(crate) fn zero(self) -> Imm {
+        match self {
+            Repr::F32 => Imm::F32(0.0),
+            Repr::F64 => Imm::F64(0.0),
+            _ => Imm::Int(0),
+        }
+    }
+}
+
+fn round_host(x: f64, d: DType) -> f64 {
+    match d {
+        DType::F16 => f16::from_f64(x).to_f64(),
+        DType::BF16 => bf16::from_f64(x).to_f64(),
+        DType::F32 => f64::from(x as f32),
+        _ => x,
+    }
+}
+
+fn int_of(c: Const) -> i64 {
+    match c {
+        // Rust's `as` saturates and maps NaN to 0, as PTX's cvt.rzi does.
+        Const::Float(x) => x as i64,
+        Const::Int(i) => i,
+        Const::Bool(b) => i64::from(b),
+    }
+}
+
+fn truthy_const(c: Const) -> bool {
+    match c {
+        Const::Float(x) => x != 0.0,
+        Const::Int(i) => i != 0,
+        Const::Bool(b) => b,
+    }
+}
+
+/// A float value that PyTorch computes through the math library.
+fn math_fn(op: Op) -> Option<math::MathFn> {
+    Some(match op {
+        Op::Exp => math::MathFn::Exp,
+        Op::Log => math::MathFn::Log,
+        Op::Log1p => math::MathFn::Log1p,
+        Op::Sin => math::MathFn::Sin,
+        Op::Cos => math::MathFn::Cos,
+        Op::Tanh => math::MathFn::Tanh,
+        Op::Erf => math::MathFn::Erf,
+        Op::Sigmoid => math::MathFn::Sigmoid,
+        Op::Rsqrt => math::MathFn::Rsqrt,
+        _ => return None,
+    })
+}
+
+fn cmp_of(op: Op) -> Option<Cmp> {
+    Some(match op {
+        Op::Eq => Cmp::Eq,
+        Op::Ne => Cmp::Ne,
+        Op::Lt => Cmp::Lt,
+        Op::Le => Cmp::Le,
+        Op::Gt => Cmp::Gt,
+        Op::Ge => Cmp::Ge,
+        _ => return None,
+    })
+}
+
+impl Emitter<'_> {
+    /// `v` in a register of `repr` (immediates get a `mov`).
+    pub(crate) fn reg(&mut self, repr: Repr, v: Val) -> Reg {
+        match v {
+            Val::Reg(r) => r,
+            Val::Imm(_) if repr == Repr::Pred => {
+                self.fail("a predicate immediate".into());
+                self.pred_const(false)
+            }
+            Val::Imm(_) => self.b.materialize(repr.ty(), v),
+        }
+    }
+
+    fn reg_val(&mut self, repr: Repr, v: Val) -> Val {
+        Val::Reg(self.reg(repr, v))
+    }
+
+    /// A predicate register holding `value`.
+    pub(crate) fn pred_const(&mut self, value: bool) -> Reg {
+        let r = self.b.mov(Ty::U32, u32::from(value));
+        self.b.setp(Cmp::Ne, Ty::U32, r, 0u32)
+    }
+
+    /// A constant of `dtype` (floats rounded to its precision, as the eager kernels do).
+    pub(crate) fn constant(&mut self, c: Const, dtype: DType) -> Val {
+        match Repr::of(dtype) {
+            Repr::F32 => Val::Imm(Imm::F32(round_host(c.to_f64(), dtype) as f32)),
+            Repr::F64 => Val::Imm(Imm::F64(c.to_f64())),
+            Repr::I32 => Val::Imm(Imm::Int(i64::from(int_of(c) as i32))),
+            Repr::I64 => Val::Imm(Imm::Int(int_of(c))),
+            Repr::Pred => Val::Reg(self.pred_const(truthy_const(c))),
+        }
+    }
+
+    /// Rounds an f32-held value to `to`'s precision (f16, bf16; nothing for the others).
+    pub(crate) fn round_to(&mut self, v: Val, to: DType) -> Val {
+        if !matches!(to, DType::F16 | DType::BF16) {
+            return v;
+        }
+        if let Val::Imm(Imm::F32(x)) = v {
+            return Val::Imm(Imm::F32(round_host(f64::from(x), to) as f32));
+        }
+        let v = self.reg(Repr::F32, v);
+        if to == DType::F16 {
+            let h = self.b.cvt(Ty::F16, Ty::F32, Some(Round::Rn), v);
+            return Val::Reg(self.b.cvt(Ty::F32, Ty::F16, None, h));
+        }
+        let h = self.b.reg(RegClass::B16);
+        self.b
+            .emit("cvt.rn.bf16.f32", vec![Operand::Reg(h), Operand::Reg(v)]);
+        Val::Reg(self.bf16_to_f32(h))
+    }
+
+    /// Widens the bits of a bf16 (in a 16-bit register) to f32 (exact: a shift).
+    fn bf16_to_f32(&mut self, h: Reg) -> Reg {
+        let w = self.b.cvt(Ty::U32, Ty::U16, None, h);
+        let w = self.b.shl(Ty::B32, w, 16u32);
+        self.b.bitcast(Ty::F32, w)
+    }
+
+    /// `v != 0` (NaN is true), as PyTorch converts to bool.
+    pub(crate) fn truthy(&mut self, v: Val, from: DType) -> Reg {
+        let repr = Repr::of(from);
+        if repr == Repr::Pred {
+            return self.reg(repr, v);
+        }
+        let r = self.reg(repr, v);
+        let cmp = if repr.is_float() { Cmp::Neu } else { Cmp::Ne };
+        self.b.setp(cmp, repr.ty(), r, repr.zero())
+    }
+
+    /// PyTorch's conversion of `v` from `from` to `to`: floats to integers truncate
+    /// (saturating, NaN to 0), integers wrap, nonzero is true.
+    pub(crate) fn cast(&mut self, v: Val, from: DType, to: DType) -> Val {
+        if from == to {
+            return v;
+        }
+        let (rf, rt) = (Repr::of(from), Repr::of(to));
+        if rt == Repr::Pred {
+            return Val::Reg(self.truthy(v, from));
+        }
+        // Immediates convert on the host.
+        if let Val::Imm(imm) = v {
+            let c = match imm {
+                Imm::F32(x) => Const::Float(f64::from(x)),
+                Imm::F64(x) => Const::Float(x),
+                Imm::Int(i) => Const::Int(i),
+                Imm::Uint(u) => Const::Int(u as i64),
+            };
+            return self.constant(c, to);
+        }
+        let b = &mut self.b;
+        match (rf, rt) {
+            (Repr::Pred, _) => {
+                let p = self.reg(Repr::Pred, v);
+                let one = match rt {
+                    Repr::F32 => Imm::F32(1.0),
+                    Repr::F64 => Imm::F64(1.0),
+                    _ => Imm::Int(1),
+                };
+                Val::Reg(
+                    self.b
+                        .selp(rt.ty(), Operand::Imm(one), Operand::Imm(rt.zero()), p),
+                )
+            }
+            (Repr::I32, Repr::I64) => Val::Reg(b.cvt(Ty::S64, Ty::S32, None, v)),
+            (Repr::I64, Repr::I32) => Val::Reg(b.cvt(Ty::U32, Ty::U64, None, v)),
+            (Repr::I32 | Repr::I64, Repr::F32) => {
+                let r = b.cvt(Ty::F32, rf.ty(), Some(Round::Rn), v);
+                self.round_to(Val::Reg(r), to)
+            }
+            (Repr::I32 | Repr::I64, Repr::F64) => {
+                Val::Reg(b.cvt(Ty::F64, rf.ty(), Some(Round::Rn), v))
+            }
+            (Repr::F32 | Repr::F64, Repr::I32 | Repr::I64) => {
+                let wide = b.cvt(Ty::S64, rf.ty(), Some(Round::Rzi), v);
+                if rt == Repr::I32 {
+                    Val::Reg(b.cvt(Ty::U32, Ty::U64, None, wide))
+                } else {
+                    Val::Reg(wide)
+                }
+            }
+            (Repr::F32, Repr::F32) => self.round_to(v, to),
+            (Repr::F32, Repr::F64) => Val::Reg(b.cvt(Ty::F64, Ty::F32, None, v)),
+            (Repr::F64, Repr::F32) => {
+                if to == DType::F16 {
+                    let h = b.cvt(Ty::F16, Ty::F64, Some(Round::Rn), v);
+                    Val::Reg(self.b.cvt(Ty::F32, Ty::F16, None, h))
+                } else {
+                    let r = b.cvt(Ty::F32, Ty::F64, Some(Round::Rn), v);
+                    self.round_to(Val::Reg(r), to)
+                }
+            }
+            (Repr::I32, Repr::I32) | (Repr::I64, Repr::I64) | (Repr::F64, Repr::F64) => v,
+            (_, Repr::Pred) => unreachable_pred(),
+        }
+    }
+
+    /// A one-operand op on a value of `din`, giving `dout`.
+    pub(crate) fn unary(&mut self, op: Op, a: Val, din: DType, dout: DType) -> Val {
+        let repr = Repr::of(din);
+        match repr {
+            Repr::F32 => {
+                let a = self.reg(repr, a);
+                let b = &mut self.b;
+                let r: Val = match op {
+                    Op::Neg => b.neg(Ty::F32, a).into(),
+                    Op::Abs => b.abs(Ty::F32, a).into(),
+                    Op::Sqrt => b.sqrt(Ty::F32, a).into(),
+                    Op::Reciprocal => b.rcp(Ty::F32, a).into(),
+                    Op::Relu => {
+                        let keep = b.setp(Cmp::Gtu, Ty::F32, a, 0.0f32);
+                        b.selp(Ty::F32, a, 0.0f32, keep).into()
+                    }
+                    Op::LogicalNot => {
+                        let p = b.setp(Cmp::Eq, Ty::F32, a, 0.0f32);
+                        return self.cast(Val::Reg(p), DType::Bool, dout);
+                    }
+                    _ => match math_fn(op) {
+                        Some(f) => f.apply(b, Val::Reg(a), Val::Imm(Imm::F32(0.0))),
+                        None => {
+                            self.fail(format!("{op} of a float"));
+                            Val::Reg(a)
+                        }
+                    },
+                };
+                self.float_result(r, din, dout)
+            }
+            Repr::F64 => {
+                let a = self.reg(repr, a);
+                let b = &mut self.b;
+                let r: Val = match op {
+                    Op::Neg => b.neg(Ty::F64, a).into(),
+                    Op::Abs => b.abs(Ty::F64, a).into(),
+                    Op::Sqrt => b.sqrt(Ty::F64, a).into(),
+                    Op::Reciprocal => b.rcp(Ty::F64, a).into(),
+                    Op::Rsqrt => {
+                        let s = b.sqrt(Ty::F64, a);
+                        b.rcp(Ty::F64, s).into()
+                    }
+                    Op::Relu => {
+                        let keep = b.setp(Cmp::Gtu, Ty::F64, a, 0.0f64);
+                        b.selp(Ty::F64, a, 0.0f64, keep).into()
+                    }
+                    Op::LogicalNot => {
+                        let p = b.setp(Cmp::Eq, Ty::F64, a, 0.0f64);
+                        return self.cast(Val::Reg(p), DType::Bool, dout);
+                    }
+                    _ => {
+                        self.fail(format!(
+                            "float64 {op} is not supported by the CUDA backend (its math library is float32)"
+                        ));
+                        Val::Reg(a)
+                    }
+                };
+                self.float_result(r, din, dout)
+            }
+            Repr::I32 | Repr::I64 => {
+                let ty = repr.ty();
+                let a = self.reg(repr, a);
+                let b = &mut self.b;
+                let r: Val = match op {
+                    Op::Neg => b.neg(ty, a).into(),
+                    Op::Abs => b.abs(ty, a).into(),
+                    Op::Relu => b.max(ty, a, 0i64).into(),
+                    Op::BitwiseNot => {
+                        let bits = if repr == Repr::I32 { Ty::B32 } else { Ty::B64 };
+                        b.not(bits, a).into()
+                    }
+                    Op::LogicalNot => {
+                        let p = b.setp(Cmp::Eq, ty, a, 0i64);
+                        return self.cast(Val::Reg(p), DType::Bool, dout);
+                    }
+                    _ => {
+                        // exp of an integer and friends: in the result's float type.
+                        let f = if Repr::of(dout).is_float() {
+                            dout
+                        } else {
+                            DType::F32
+                        };
+                        let x = self.cast(Val::Reg(a), din, f);
+                        let r = self.unary(op, x, f, f);
+                        return self.cast(r, f, dout);
+                    }
+                };
+                self.cast(r, din, dout)
+            }
+            Repr::Pred => {
+                let p = self.reg(repr, a);
+                match op {
+                    Op::LogicalNot | Op::BitwiseNot => {
+                        let n = self.b.not(Ty::Pred, p);
+                        self.cast(Val::Reg(n), DType::Bool, dout)
+                    }
+                    Op::Abs | Op::Relu => self.cast(Val::Reg(p), DType::Bool, dout),
+                    _ => {
+                        let i = self.cast(Val::Reg(p), DType::Bool, DType::I64);
+                        self.unary(op, i, DType::I64, dout)
+                    }
+                }
+            }
+        }
+    }
+
+    /// An arithmetic float result of `din`'s repr, converted to `dout` (rounding f16/bf16).
+    fn float_result(&mut self, r: Val, din: DType, dout: DType) -> Val {
+        if Repr::of(dout) == Repr::of(din) {
+            self.round_to(r, dout)
+        } else {
+            self.cast(r, Repr::of(din).dtype(), dout)
+        }
+    }
+
+    /// A two-operand op on values of `din`, giving `dout`.
+    pub(crate) fn binary(&mut self, op: Op, a: Val, c: Val, din: DType, dout: DType) -> Val {
+        let repr = Repr::of(din);
+        if matches!(op, Op::LogicalAnd | Op::LogicalOr) {
+            let (x, y) = (self.truthy(a, din), self.truthy(c, din));
+            let p = if op == Op::LogicalAnd {
+                self.b.and(Ty::Pred, x, y)
+            } else {
+                self.b.or(Ty::Pred, x, y)
+            };
+            return self.cast(Val::Reg(p), DType::Bool, dout);
+        }
+        if let Some(cmp) = cmp_of(op) {
+            let p = match repr {
+                Repr::Pred => self.pred_compare(op, a, c),
+                _ => {
+                    let cmp = if repr.is_float() && cmp == Cmp::Ne {
+                        // NaN != x is true.
+                        Cmp::Neu
+                    } else {
+                        cmp
+                    };
+                    let a = self.reg(repr, a);
+                    self.b.setp(cmp, repr.ty(), a, c)
+                }
+            };
+            return self.cast(Val::Reg(p), DType::Bool, dout);
+        }
+        match repr {
+            Repr::F32 | Repr::F64 => {
+                let ty = repr.ty();
+                let a = self.reg_val(repr, a);
+                let r: Val = match op {
+                    Op::Add => self.b.add(ty, a, c).into(),
+                    Op::Sub => self.b.sub(ty, a, c).into(),
+                    Op::Mul => self.b.mul(ty, a, c).into(),
+                    Op::TrueDiv => self.b.div(ty, a, c).into(),
+                    Op::FloorDiv | Op::TruncDiv => {
+                        let q = self.b.div(ty, a, c);
+                        let rnd = if op == Op::FloorDiv {
+                            Round::Rmi
+                        } else {
+                            Round::Rzi
+                        };
+                        self.b.cvt(ty, ty, Some(rnd), q).into()
+                    }
+                    Op::Maximum | Op::Minimum if repr == Repr::F32 => {
+                        if op == Op::Maximum {
+                            self.b.max_nan(ty, a, c).into()
+                        } else {
+                            self.b.min_nan(ty, a, c).into()
+                        }
+                    }
+                    Op::Maximum | Op::Minimum => {
+                        let m = if op == Op::Maximum {
+                            self.b.max(ty, a, c)
+                        } else {
+                            self.b.min(ty, a, c)
+                        };
+                        let nan = self.b.setp(Cmp::Nan, ty, a, c);
+                        let sum = self.b.add(ty, a, c);
+                        self.b.selp(ty, sum, m, nan).into()
+                    }
+                    Op::Pow if repr == Repr::F32 => {
+                        let c = self.reg_val(repr, c);
+                        math::pow(&mut self.b, a, c)
+                    }
+                    _ => {
+                        self.fail(format!("{op} of {din} values"));
+                        a
+                    }
+                };
+                self.float_result(r, din, dout)
+            }
+            Repr::I32 | Repr::I64 => {
+                let ty = repr.ty();
+                let a = self.reg(repr, a);
+                let r: Val = match op {
+                    Op::Add => self.b.add(ty, a, c).into(),
+                    Op::Sub => self.b.sub(ty, a, c).into(),
+                    Op::Mul => self.b.mul(ty, a, c).into(),
+                    Op::TrueDiv | Op::TruncDiv => self.b.div(ty, a, c).into(),
+                    Op::FloorDiv => {
+                        let q = self.b.div(ty, a, c);
+                        let r = self.b.rem(ty, a, c);
+                        let nonzero = self.b.setp(Cmp::Ne, ty, r, 0i64);
+                        let bits = if repr == Repr::I32 { Ty::B32 } else { Ty::B64 };
+                        let signs = self.b.xor(bits, r, c);
+                        let differ = self.b.setp(Cmp::Lt, ty, signs, 0i64);
+                        let adjust = self.b.and(Ty::Pred, nonzero, differ);
+                        let less = self.b.sub(ty, q, 1i64);
+                        self.b.selp(ty, less, q, adjust).into()
+                    }
+                    Op::Maximum => self.b.max(ty, a, c).into(),
+                    Op::Minimum => self.b.min(ty, a, c).into(),
+                    Op::Pow => Val::Reg(self.int_pow(repr, a, c)),
+                    _ => {
+                        self.fail(format!("{op} of {din} values"));
+                        Val::Reg(a)
+                    }
+                };
+                self.cast(r, din, dout)
+            }
+            Repr::Pred => {
+                let (x, y) = (self.reg(repr, a), self.reg(repr, c));
+                let r = match op {
+                    Op::Add | Op::Maximum => Some(self.b.or(Ty::Pred, x, y)),
+                    Op::Mul | Op::Minimum => Some(self.b.and(Ty::Pred, x, y)),
+                    _ => None,
+                };
+                match r {
+                    Some(p) => self.cast(Val::Reg(p), DType::Bool, dout),
+                    None => {
+                        let xi = self.cast(Val::Reg(x), DType::Bool, DType::I64);
+                        let yi = self.cast(Val::Reg(y), DType::Bool, DType::I64);
+                        self.binary(op, xi, yi, DType::I64, dout)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Comparisons of two bools (`false < true`).
+    fn pred_compare(&mut self, op: Op, a: Val, c: Val) -> Reg {
+        let (x, y) = (self.reg(Repr::Pred, a), self.reg(Repr::Pred, c));
+        let b = &mut self.b;
+        match op {
+            Op::Eq => {
+                let d = b.xor(Ty::Pred, x, y);
+                b.not(Ty::Pred, d)
+            }
+            Op::Ne => b.xor(Ty::Pred, x, y),
+            Op::Lt => {
+                let nx = b.not(Ty::Pred, x);
+                b.and(Ty::Pred, nx, y)
+            }
+            Op::Le => {
+                let nx = b.not(Ty::Pred, x);
+                b.or(Ty::Pred, nx, y)
+            }
+            Op::Gt => {
+                let ny = b.not(Ty::Pred, y);
+                b.and(Ty::Pred, x, ny)
+            }
+            _ => {
+                let ny = b.not(Ty::Pred, y);
+                b.or(Ty::Pred, x, ny)
+            }
+        }
+    }
+
+    /// `a ** e` for integers by squaring (a negative exponent gives 1).
+    fn int_pow(&mut self, repr: Repr, a: Reg, e: Val) -> Reg {
+        let ty = repr.ty();
+        let bits = if repr == Repr::I32 { Ty::B32 } else { Ty::B64 };
+        let result = self.b.mov(ty, 1i64);
+        let base = self.b.mov(ty, a);
+        let exp = self.b.mov(ty, e);
+        let top = self.b.label("pow");
+        let done = self.b.label("pow_end");
+        self.b.place(&top);
+        let stop = self.b.setp(Cmp::Le, ty, exp, 0i64);
+        self.b.bra_if(stop, &done);
+        let low = self.b.and(bits, exp, 1i64);
+        let odd = self.b.setp(Cmp::Ne, ty, low, 0i64);
+        let times = self.b.mul(ty, result, base);
+        self.b.guarded(odd, false, |b| b.assign(ty, result, times));
+        let sq = self.b.mul(ty, base, base);
+        self.b.assign(ty, base, sq);
+        let half = self.b.shr(ty, exp, 1u32);
+        self.b.assign(ty, exp, half);
+        self.b.bra(&top);
+        self.b.place(&done);
+        result
+    }
+
+    /// `cond ? a : c` with `a`, `c` converted to `dout`.
+    pub(crate) fn select(
+        &mut self,
+        cond: (Val, DType),
+        a: (Val, DType),
+        c: (Val, DType),
+        dout: DType,
+    ) -> Val {
+        let p = self.truthy(cond.0, cond.1);
+        let x = self.cast(a.0, a.1, dout);
+        let y = self.cast(c.0, c.1, dout);
+        let repr = Repr::of(dout);
+        if repr == Repr::Pred {
+            let (x, y) = (self.reg(repr, x), self.reg(repr, y));
+            let t = self.b.and(Ty::Pred, p, x);
+            let np = self.b.not(Ty::Pred, p);
+            let f = self.b.and(Ty::Pred, np, y);
+            return Val::Reg(self.b.or(Ty::Pred, t, f));
+        }
+        let x = self.reg_val(repr, x);
+        Val::Reg(self.b.selp(repr.ty(), x, y, p))
+    }
+
+    // ---- memory -------------------------------------------------------------------------
+
+    fn mem_opcode(store: bool, non_coherent: bool, width: u32, ty: &str) -> String {
+        let mut op = String::from(if store { "st.global" } else { "ld.global" });
+        if non_coherent {
+            op.push_str(".nc");
+        }
+        if width > 1 {
+            op.push_str(&format!(".v{width}"));
+        }
+        op.push('.');
+        op.push_str(ty);
+        op
+    }
+
+    fn guarded_emit(&mut self, guard: Option<Reg>, opcode: String, args: Vec<Operand>) {
+        match guard {
+            Some(p) => self.b.guarded(p, false, |b| b.emit(opcode, args)),
+            None => self.b.emit(opcode, args),
+        }
+    }
+
+    /// Loads one `dtype` element at `addr` into its register repr; where `guard` is false no
+    /// memory is touched and the value is 0.
+    pub(crate) fn load_scalar(
+        &mut self,
+        addr: Reg,
+        dtype: DType,
+        non_coherent: bool,
+        guard: Option<Reg>,
+    ) -> Val {
+        let (class, ty) = match dtype {
+            DType::F32 => (RegClass::F32, "f32"),
+            DType::F64 => (RegClass::F64, "f64"),
+            DType::I32 => (RegClass::B32, "s32"),
+            DType::I64 => (RegClass::B64, "s64"),
+            DType::Bool => (RegClass::B32, "u8"),
+            DType::F16 => (RegClass::B16, "b16"),
+            DType::BF16 => (RegClass::B32, "u16"),
+        };
+        let dst = self.b.reg(class);
+        if guard.is_some() {
+            let zero = match class {
+                RegClass::F32 => Operand::Imm(Imm::F32(0.0)),
+                RegClass::F64 => Operand::Imm(Imm::F64(0.0)),
+                _ => Operand::Imm(Imm::Int(0)),
+            };
+            let mov = match class {
+                RegClass::F32 => "mov.f32",
+                RegClass::F64 => "mov.f64",
+                RegClass::B16 => "mov.b16",
+                RegClass::B32 => "mov.b32",
+                _ => "mov.b64",
+            };
+            self.b.emit(mov, vec![Operand::Reg(dst), zero]);
+        }
+        let op = Self::mem_opcode(false, non_coherent, 1, ty);
+        self.guarded_emit(
+            guard,
+            op,
+            vec![Operand::Reg(dst), Operand::Addr(addr.into())],
+        );
+        match dtype {
+            DType::Bool => Val::Reg(self.b.setp(Cmp::Ne, Ty::U32, dst, 0u32)),
+            DType::F16 => Val::Reg(self.b.cvt(Ty::F32, Ty::F16, None, dst)),
+            DType::BF16 => {
+                let w = self.b.shl(Ty::B32, dst, 16u32);
+                Val::Reg(self.b.bitcast(Ty::F32, w))
+            }
+            _ => Val::Reg(dst),
+        }
+    }
+
+    /// Loads 4 consecutive 4-byte elements (`f32` or `i32`) at a 16-byte-aligned `addr`.
+    pub(crate) fn load_vec4(
+        &mut self,
+        addr: Reg,
+        dtype: DType,
+        non_coherent: bool,
+        guard: Option<Reg>,
+    ) -> Vec<Val> {
+        let (class, ty, zero) = if dtype == DType::F32 {
+            (RegClass::F32, "f32", Imm::F32(0.0))
+        } else {
+            (RegClass::B32, "s32", Imm::Int(0))
+        };
+        let regs: Vec<Reg> = (0..4).map(|_| self.b.reg(class)).collect();
+        if guard.is_some() {
+            let mov = if dtype == DType::F32 {
+                "mov.f32"
+            } else {
+                "mov.b32"
+            };
+            for &r in &regs {
+                self.b.emit(mov, vec![Operand::Reg(r), Operand::Imm(zero)]);
+            }
+        }
+        let op = Self::mem_opcode(false, non_coherent, 4, ty);
+        self.guarded_emit(
+            guard,
+            op,
+            vec![Operand::Vec(regs.clone()), Operand::Addr(addr.into())],
+        );
+        regs.into_iter().map(Val::Reg).collect()
+    }
+
+    /// Stores `v` (already in `dtype`'s repr) as one `dtype` element at `addr`.
+    pub(crate) fn store_scalar(&mut self, addr: Reg, dtype: DType, v: Val, guard: Option<Reg>) {
+        let (value, ty) = match dtype {
+            DType::F32 => (self.reg(Repr::F32, v), "f32"),
+            DType::F64 => (self.reg(Repr::F64, v), "f64"),
+            DType::I32 => (self.reg(Repr::I32, v), "s32"),
+            DType::I64 => (self.reg(Repr::I64, v), "s64"),
+            DType::Bool => {
+                let p = self.reg(Repr::Pred, v);
+                (self.b.selp(Ty::U32, 1u32, 0u32, p), "u8")
+            }
+            DType::F16 => {
+                let f = self.reg(Repr::F32, v);
+                (self.b.cvt(Ty::F16, Ty::F32, Some(Round::Rn), f), "b16")
+            }
+            DType::BF16 => {
+                let f = self.reg(Repr::F32, v);
+                let h = self.b.reg(RegClass::B16);
+                self.b
+                    .emit("cvt.rn.bf16.f32", vec![Operand::Reg(h), Operand::Reg(f)]);
+                (h, "b16")
+            }
+        };
+        let op = Self::mem_opcode(true, false, 1, ty);
+        self.guarded_emit(
+            guard,
+            op,
+            vec![Operand::Addr(addr.into()), Operand::Reg(value)],
+        );
+    }
+
+    /// Stores 4 consecutive 4-byte elements at a 16-byte-aligned `addr`.
+    pub(crate) fn store_vec4(&mut self, addr: Reg, dtype: DType, vs: &[Val], guard: Option<Reg>) {
+        let repr = Repr::of(dtype);
+        let regs: Vec<Reg> = vs.iter().map(|&v| self.reg(repr, v)).collect();
+        let ty = if dtype == DType::F32 { "f32" } else { "s32" };
+        let op = Self::mem_opcode(true, false, 4, ty);
+        self.guarded_emit(
+            guard,
+            op,
+            vec![Operand::Addr(addr.into()), Operand::Vec(regs)],
+        );
+    }
+}
+
+fn unreachable_pred() -> Val {
+    // `cast` returns early for bool targets.
+    Val::Imm(Imm::Int(0))
+}

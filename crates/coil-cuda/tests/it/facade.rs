@@ -1,0 +1,100 @@
+//! The CUDA backend through the facade (`coil::compile`): every tiny zoo model under every
+//! fusion policy runs on the PTX emulator and matches PyTorch's outputs; the articles'
+//! kernel counts hold with the GPU's realize rules; offline, a model compiles to PTX.
+
+use std::sync::Arc;
+
+use coil::{Options, Policy};
+use coil_codegen::Backend;
+use coil_cuda::CudaBackend;
+use coil_models::Size;
+
+use crate::driver::compare;
+
+#[test]
+fn every_tiny_model_under_every_policy_matches_pytorch_on_the_emulator() {
+    let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
+    for m in coil_models::MODELS {
+        let case = m.tiny_case().expect("zoo");
+        for policy in [
+            Policy::Inductor,
+            Policy::InductorRegPressure,
+            Policy::Tvm,
+            Policy::None,
+        ] {
+            let options = Options {
+                policy,
+                ..Options::default()
+            };
+            let model = coil::compile(&case.graph, backend.clone(), &options)
+                .unwrap_or_else(|e| panic!("{} {policy:?}: {e}", m.name));
+            let out = model
+                .run(&case.inputs)
+                .unwrap_or_else(|e| panic!("{} {policy:?}: {e}", m.name));
+            for (i, (g, w)) in out.iter().zip(&case.outputs).enumerate() {
+                let (abs, rel) = compare(g, w)
+                    .unwrap_or_else(|e| panic!("{} {policy:?} output {i}: {e}", m.name));
+                assert!(
+                    abs <= 1e-4 || rel <= 1e-4,
+                    "{} {policy:?} output {i}: abs {abs} rel {rel}",
+                    m.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn kernel_counts_of_the_articles_hold_on_the_gpu() {
+    let backend: Arc<dyn Backend> = Arc::new(CudaBackend::offline());
+    for (name, kernels, externs) in [
+        ("seed_model", 1, 0),
+        ("chain", 1, 0),
+        ("rowsum", 1, 0),
+        ("siblings", 1, 0),
+        ("wall", 2, 0),
+        ("softmax", 1, 0),
+        ("layernorm", 1, 0),
+        ("rmsnorm", 1, 0),
+        ("mm_epilogue", 2, 1),
+    ] {
+        let g = coil_models::find(name)
+            .expect("zoo")
+            .graph(Size::Article)
+            .expect("parses");
+        let model = coil::compile(&g, backend.clone(), &Options::default()).expect("compiles");
+        assert_eq!(
+            (model.report.num_kernels, model.report.num_extern_calls),
+            (kernels, externs),
+            "{name}"
+        );
+        assert!(model.source().starts_with(".version 8.0\n.target sm_90\n"));
+        if name == "seed_model" {
+            assert_eq!(
+                model.report.kernels[0].name,
+                "cuda_per_fused_add_mean_mul_relu_sub_0"
+            );
+        }
+    }
+}
+
+#[test]
+fn offline_models_compile_but_do_not_run() {
+    let case = coil_models::find("seed_model")
+        .unwrap()
+        .tiny_case()
+        .unwrap();
+    let model = coil::compile(
+        &case.graph,
+        Arc::new(CudaBackend::offline()),
+        &Options::default(),
+    )
+    .expect("compiles without a GPU");
+    assert!(
+        model
+            .source()
+            .contains(".entry cuda_per_fused_add_mean_mul_relu_sub_0")
+    );
+    let err = model.run(&case.inputs).expect_err("no GPU");
+    assert!(err.to_string().contains("offline"), "{err}");
+}

@@ -1,0 +1,243 @@
+//! Every rendering strategy and dtype path on the PTX emulator against coil-eager: looped
+//! reductions (rows too long to hold), split reductions (too few rows: sum, mean, argmax with
+//! ties and NaN), persistent rows with a ragged end (1000 and 999 elements), warp-per-row
+//! rows, f16/bf16/int/bool loads, stores and casts, masked loads (`cat`), integer floor
+//! division and gather-like (permuted) accesses.
+
+use coil_codegen::Backend;
+use coil_cuda::render::{Strategy, plan_kernel};
+use coil_cuda::{CudaBackend, GpuCaps};
+use coil_graph::{DType, Data, Tensor};
+use coil_lower::LowerConfig;
+
+use crate::driver::{compare, program, run};
+
+/// Deterministic values in [-2, 2) (SplitMix64), with every `nan_every`-th a NaN.
+fn values(n: usize, seed: u64, nan_every: usize) -> Vec<f64> {
+    let mut s = seed;
+    (0..n)
+        .map(|i| {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            if nan_every > 0 && i % nan_every == nan_every - 1 {
+                f64::NAN
+            } else {
+                (z >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+            }
+        })
+        .collect()
+}
+
+/// A deterministic input of `dtype` and `sizes` (values in [-2, 2)).
+pub(crate) fn random_input(dtype: DType, sizes: &[usize], seed: u64) -> Tensor {
+    input(dtype, sizes, seed, 0)
+}
+
+fn input(dtype: DType, sizes: &[usize], seed: u64, nan_every: usize) -> Tensor {
+    let n: usize = sizes.iter().product();
+    let v = values(n, seed, nan_every);
+    let data = match dtype {
+        DType::Bool => Data::Bool(v.iter().map(|x| *x > 0.0).collect()),
+        DType::I32 => Data::I32(v.iter().map(|x| (x * 50.0) as i32).collect()),
+        DType::I64 => Data::I64(v.iter().map(|x| (x * 50.0) as i64).collect()),
+        d => Data::from_f64(d, v.into_iter()),
+    };
+    Tensor::new(data, sizes.to_vec()).expect("sizes match")
+}
+
+/// Runs `text` on the emulator (fused and per buffer) and checks it against coil-eager;
+/// returns the strategies of the kernels (fused run).
+fn check(text: &str, inputs: &[Tensor], tol: f64) -> Vec<Strategy> {
+    let g = coil_graph::parse(text).expect("parses");
+    let want = coil_eager::run(&g, inputs).expect("eager runs").outputs;
+    let (g2, _) = coil_passes::run_passes(&g, &coil_passes::PassConfig::default()).expect("passes");
+    let l = coil_lower::lower(&g2, &LowerConfig::gpu()).expect("lowers");
+    let backend = CudaBackend::emulated();
+    let mut strategies = Vec::new();
+    for fuse in [true, false] {
+        let got = run(&backend as &dyn Backend, &l, inputs, fuse)
+            .unwrap_or_else(|e| panic!("fuse {fuse}: {e}"));
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.dtype(), w.dtype(), "output {i}");
+            let (abs, rel) =
+                compare(g, w).unwrap_or_else(|e| panic!("output {i} (fuse {fuse}): {e}"));
+            assert!(
+                abs <= tol || rel <= tol,
+                "output {i} (fuse {fuse}): abs {abs} rel {rel}\n{text}"
+            );
+        }
+        if fuse {
+            strategies = program(&l, true, 132)
+                .kernels
+                .iter()
+                .map(|k| plan_kernel(k, &GpuCaps::h200()).0)
+                .collect();
+        }
+    }
+    strategies
+}
+
+#[test]
+fn long_rows_are_looped() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[3, 40000]"):
+        _softmax: "f32[3, 40000]" = torch.ops.aten._softmax.default(x, -1, False)
+        return (_softmax,)
+"#;
+    let s = check(text, &[input(DType::F32, &[3, 40000], 1, 0)], 1e-5);
+    assert!(matches!(s[..], [Strategy::Looped { .. }]), "{s:?}");
+}
+
+#[test]
+fn few_rows_are_split_for_sum_mean_and_argmax() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 50000]"):
+        sum_1: "f32[2]" = torch.ops.aten.sum.dim_IntList(x, [1])
+        mean: "f32[]" = torch.ops.aten.mean.default(x)
+        argmax: "i64[2]" = torch.ops.aten.argmax.default(x, 1)
+        amin: "f32[2]" = torch.ops.aten.amin.default(x, [1])
+        return (sum_1, mean, argmax, amin)
+"#;
+    let mut v: Vec<f32> = values(100_000, 2, 0)
+        .into_iter()
+        .map(|x| x as f32)
+        .collect();
+    // Ties: the maximum appears twice in row 0 (the first wins); row 1 has a NaN late.
+    v[30000] = 7.0;
+    v[40000] = 7.0;
+    v[50000 + 45000] = f32::NAN;
+    v[50000 + 100] = 9.0;
+    let x = Tensor::from_f32(v, vec![2, 50000]).expect("sizes match");
+    let s = check(text, &[x], 1e-4);
+    assert!(
+        s.iter().any(|s| matches!(s, Strategy::Split { .. })),
+        "{s:?}"
+    );
+}
+
+#[test]
+fn ragged_persistent_rows() {
+    for cols in [1000usize, 999, 300, 33] {
+        let text = format!(
+            r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[5, {cols}]", w: "f32[{cols}]", b: "f32[{cols}]"):
+        native_layer_norm = torch.ops.aten.native_layer_norm.default(x, [{cols}], w, b, 1e-05)
+        getitem: "f32[5, {cols}]" = native_layer_norm[0]
+        argmin: "i64[5]" = torch.ops.aten.argmin.default(x, 1)
+        return (getitem, argmin)
+"#
+        );
+        let inputs = [
+            input(DType::F32, &[5, cols], 3, 0),
+            input(DType::F32, &[cols], 4, 0),
+            input(DType::F32, &[cols], 5, 0),
+        ];
+        let s = check(&text, &inputs, 1e-4);
+        assert!(
+            s.iter()
+                .all(|s| matches!(s, Strategy::Persistent { .. } | Strategy::Pointwise { .. })),
+            "{cols}: {s:?}"
+        );
+    }
+}
+
+#[test]
+fn nan_propagates_through_max_and_relu() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[16, 64]", y: "f32[16, 64]"):
+        amax: "f32[16]" = torch.ops.aten.amax.default(x, [1])
+        maximum: "f32[16, 64]" = torch.ops.aten.maximum.default(x, y)
+        relu: "f32[16, 64]" = torch.ops.aten.relu.default(maximum)
+        argmax: "i64[16]" = torch.ops.aten.argmax.default(x, 1)
+        return (amax, relu, argmax)
+"#;
+    check(
+        text,
+        &[
+            input(DType::F32, &[16, 64], 6, 37),
+            input(DType::F32, &[16, 64], 7, 11),
+        ],
+        1e-6,
+    );
+}
+
+#[test]
+fn half_precision_and_integer_paths() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, h: "f16[8, 128]", bh: "bf16[8, 128]", i: "i32[8, 128]", l: "i64[8, 128]", m: "b8[8, 128]"):
+        exp: "f16[8, 128]" = torch.ops.aten.exp.default(h)
+        add: "bf16[8, 128]" = torch.ops.aten.add.Tensor(bh, 1.5)
+        sum_1: "f16[8]" = torch.ops.aten.sum.dim_IntList(h, [1])
+        mul: "i32[8, 128]" = torch.ops.aten.mul.Tensor(i, 3)
+        div: "i64[8, 128]" = torch.ops.aten.div.Tensor_mode(l, 7, rounding_mode = 'floor')
+        sum_2: "i64[8]" = torch.ops.aten.sum.dim_IntList(i, [1])
+        where: "f32[8, 128]" = torch.ops.aten.where.ScalarOther(m, 2.0, -1.0)
+        logical_not: "b8[8, 128]" = torch.ops.aten.logical_not.default(m)
+        _to_copy: "f32[8, 128]" = torch.ops.aten._to_copy.default(l, dtype = torch.float32)
+        _to_copy_1: "i32[8, 128]" = torch.ops.aten._to_copy.default(h, dtype = torch.int32)
+        amax: "i64[8]" = torch.ops.aten.amax.default(l, [1])
+        return (exp, add, sum_1, mul, div, sum_2, where, logical_not, _to_copy, _to_copy_1, amax)
+"#;
+    check(
+        text,
+        &[
+            input(DType::F16, &[8, 128], 8, 0),
+            input(DType::BF16, &[8, 128], 9, 0),
+            input(DType::I32, &[8, 128], 10, 0),
+            input(DType::I64, &[8, 128], 11, 0),
+            input(DType::Bool, &[8, 128], 12, 0),
+        ],
+        2e-3,
+    );
+}
+
+#[test]
+fn masked_loads_and_permuted_accesses() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[6, 10]", y: "f32[6, 6]", z: "f32[4, 6, 8]"):
+        cat: "f32[6, 16]" = torch.ops.aten.cat.default([x, y], 1)
+        exp: "f32[6, 16]" = torch.ops.aten.exp.default(cat)
+        permute: "f32[8, 4, 6]" = torch.ops.aten.permute.default(z, [2, 0, 1])
+        clone: "f32[8, 4, 6]" = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format)
+        sum_1: "f32[4, 8]" = torch.ops.aten.sum.dim_IntList(z, [1])
+        return (exp, clone, sum_1)
+"#;
+    check(
+        text,
+        &[
+            input(DType::F32, &[6, 10], 13, 0),
+            input(DType::F32, &[6, 6], 14, 0),
+            input(DType::F32, &[4, 6, 8], 15, 0),
+        ],
+        1e-6,
+    );
+}
+
+#[test]
+fn transcendental_functions_match_eager() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[33, 7]"):
+        sin: "f32[33, 7]" = torch.ops.aten.sin.default(x)
+        cos: "f32[33, 7]" = torch.ops.aten.cos.default(x)
+        tanh: "f32[33, 7]" = torch.ops.aten.tanh.default(x)
+        erf: "f32[33, 7]" = torch.ops.aten.erf.default(x)
+        sigmoid: "f32[33, 7]" = torch.ops.aten.sigmoid.default(x)
+        abs_1: "f32[33, 7]" = torch.ops.aten.abs.default(x)
+        log: "f32[33, 7]" = torch.ops.aten.log.default(abs_1)
+        log1p: "f32[33, 7]" = torch.ops.aten.log1p.default(abs_1)
+        rsqrt: "f32[33, 7]" = torch.ops.aten.rsqrt.default(abs_1)
+        pow_1: "f32[33, 7]" = torch.ops.aten.pow.Tensor_Scalar(abs_1, 2.5)
+        return (sin, cos, tanh, erf, sigmoid, log, log1p, rsqrt, pow_1)
+"#;
+    check(text, &[input(DType::F32, &[33, 7], 16, 0)], 1e-5);
+}

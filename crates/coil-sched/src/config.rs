@@ -1,0 +1,101 @@
+//! The scheduler's knobs: Inductor's fusion brakes (`max_fusion_size`,
+//! `score_fusion_memory_threshold`, the pairing window, proximity, peak memory), the device,
+//! and the kernel-naming settings.
+
+use std::fmt;
+
+/// Where the kernels run. Part of every node's group; nodes on different devices never fuse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Device {
+    /// The host CPU.
+    Cpu,
+    /// A CUDA device, by ordinal.
+    Cuda(u32),
+}
+
+/// `cpu`, `cuda:0`.
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Device::Cpu => f.write_str("cpu"),
+            Device::Cuda(i) => write!(f, "cuda:{i}"),
+        }
+    }
+}
+
+/// Everything the scheduler's fusion decisions depend on besides the graph, the loop rules
+/// ([`crate::LoopCompat`]) and the scorer ([`crate::FusionScorer`]). Defaults are Inductor's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedConfig {
+    /// The device every node runs on.
+    pub device: Device,
+    /// The backend's name, the first word of kernel names (`cpu`, `cuda`).
+    pub backend_name: String,
+    /// At most this many nodes in one fused node (Inductor's `max_fusion_size`, 64).
+    pub max_fusion_size: usize,
+    /// Horizontal fusion needs at least this many shared bytes
+    /// (`score_fusion_memory_threshold`, 10).
+    pub score_fusion_memory_threshold: usize,
+    /// Within a buffer group, each node is paired with at most this many following nodes
+    /// (`max_fusion_buffer_group_pairwise_attempts`, 64).
+    pub max_fusion_buffer_group_pairwise_attempts: usize,
+    /// Also pair nodes with the same group, and let pointwise nodes with no shared data fuse
+    /// (`aggressive_fusion`, false).
+    pub aggressive_fusion: bool,
+    /// Rounds of `fuse_nodes_once` (10).
+    pub max_fusion_rounds: usize,
+    /// Horizontal fusion refuses nodes further apart than this in the original order (the 64
+    /// hard-coded in Inductor's `are_long_distant_nodes`).
+    pub max_fusion_distance: usize,
+    /// A fusion is refused when the single-use buffers both nodes read, by storage size,
+    /// exceed this many times the shared bytes (the 32 in `can_fusion_increase_peak_memory`).
+    pub peak_memory_factor: usize,
+    /// Refuse fusions whose result reads and writes more distinct buffers than this
+    /// (`max_fusion_unique_io_buffers`; `None`, off, as in Inductor).
+    pub max_fusion_unique_io_buffers: Option<usize>,
+    /// The CPU loop rules refuse horizontal fusions of more nodes than this
+    /// (`cpp.max_horizontal_fusion_size`, 16).
+    pub cpp_max_horizontal_fusion_size: usize,
+    /// `buffer_overlap_score` counts only when the shared read bytes are at least this fraction
+    /// of the larger node's reads.
+    pub min_overlap_ratio: f64,
+    /// A reduction whose rows have at most this many elements is persistent (`per`: the whole
+    /// row at once), otherwise looped (`red`). Inductor's GPU limit is 1024.
+    pub persistent_reduction_max_rnumel: usize,
+}
+
+impl SchedConfig {
+    /// Inductor's defaults for the CPU backend (kernels named `cpu_...`).
+    pub fn cpu() -> SchedConfig {
+        SchedConfig {
+            device: Device::Cpu,
+            backend_name: "cpu".into(),
+            max_fusion_size: 64,
+            score_fusion_memory_threshold: 10,
+            max_fusion_buffer_group_pairwise_attempts: 64,
+            aggressive_fusion: false,
+            max_fusion_rounds: 10,
+            max_fusion_distance: 64,
+            peak_memory_factor: 32,
+            max_fusion_unique_io_buffers: None,
+            cpp_max_horizontal_fusion_size: 16,
+            min_overlap_ratio: 0.5,
+            persistent_reduction_max_rnumel: 1024,
+        }
+    }
+
+    /// Inductor's defaults for a CUDA device (kernels named `cuda_...`).
+    pub fn gpu() -> SchedConfig {
+        SchedConfig {
+            device: Device::Cuda(0),
+            backend_name: "cuda".into(),
+            ..SchedConfig::cpu()
+        }
+    }
+}
+
+impl Default for SchedConfig {
+    fn default() -> SchedConfig {
+        SchedConfig::cpu()
+    }
+}

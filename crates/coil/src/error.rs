@@ -1,0 +1,35 @@
+//! The facade's error type: every stage's error, with the stage named.
+
+use thiserror::Error;
+
+/// What can go wrong compiling or running a model.
+#[derive(Debug, Error)]
+pub enum CoilError {
+    /// The graph is invalid.
+    #[error("graph: {0}")]
+    Graph(#[from] coil_graph::GraphError),
+    /// The passes failed.
+    #[error("passes: {0}")]
+    Passes(#[from] coil_passes::PassError),
+    /// The lowering failed (e.g. an op without a lowering).
+    #[error("lowering: {0}")]
+    Lower(#[from] coil_lower::LowerError),
+    /// The scheduler failed.
+    #[error("scheduling: {0}")]
+    Sched(#[from] coil_sched::SchedError),
+    /// A kernel could not be built.
+    #[error("codegen: {0}")]
+    Build(#[from] coil_codegen::BuildError),
+    /// The backend failed.
+    #[error("backend: {0}")]
+    Backend(#[from] coil_codegen::BackendError),
+    /// The inputs given to `run` do not match the graph.
+    #[error("inputs: {0}")]
+    Inputs(String),
+    /// Writing a debug artifact failed.
+    #[error("debug dir: {0}")]
+    Debug(String),
+    /// Something in the plan is inconsistent (a bug).
+    #[error("plan: {0}")]
+    Plan(String),
+}

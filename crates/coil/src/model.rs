@@ -1,0 +1,262 @@
+//! A compiled model: its kernels, its plan with memory allocated once and reused across runs,
+//! and `run`.
+
+use std::sync::{Arc, Mutex};
+
+use coil_codegen::{
+    Backend, BufferHandle, BufferRole, CompiledKernels, MatmulCall, Plan, StridedOperand,
+};
+use coil_graph::{Dims, Graph, Tensor, TensorMeta};
+use coil_lower::{BufRef, FixedLayout, LoweredGraph};
+
+use crate::compile::CompileReport;
+use crate::error::CoilError;
+
+/// A library call of the plan, with the operands' layouts.
+#[derive(Clone, Debug)]
+pub(crate) struct ExternStep {
+    pub(crate) a: (String, FixedLayout),
+    pub(crate) b: (String, FixedLayout),
+    pub(crate) out: (String, FixedLayout),
+}
+
+/// What running one plan step needs.
+#[derive(Clone, Debug)]
+pub(crate) enum PlannedStep {
+    Kernel { index: usize, args: Vec<String> },
+    Extern(Box<ExternStep>),
+}
+
+/// Where a graph output comes from.
+#[derive(Clone, Debug)]
+enum OutputSource {
+    /// A planned buffer, viewed with this layout.
+    Buffer(String, FixedLayout),
+    /// Graph input number `n`, viewed with this layout.
+    Input(usize, FixedLayout),
+}
+
+/// A model compiled for a backend. `run` may be called many times; memory is allocated once.
+pub struct CompiledModel {
+    backend: Arc<dyn Backend>,
+    kernels: Box<dyn CompiledKernels>,
+    plan: Plan,
+    steps: Vec<PlannedStep>,
+    inputs: Vec<(String, TensorMeta)>,
+    outputs: Vec<OutputSource>,
+    /// One allocation per plan slot; the lock serializes runs that share them.
+    memory: Mutex<Vec<BufferHandle>>,
+    /// What compiling learned.
+    pub report: CompileReport,
+}
+
+impl CompiledModel {
+    pub(crate) fn new(
+        backend: Arc<dyn Backend>,
+        kernels: Box<dyn CompiledKernels>,
+        graph: &Graph,
+        lowered: &LoweredGraph,
+        plan: Plan,
+        steps: Vec<PlannedStep>,
+        report: CompileReport,
+    ) -> Result<CompiledModel, CoilError> {
+        let inputs = graph
+            .inputs()
+            .iter()
+            .map(|&i| (graph.node(i).name.clone(), graph.node(i).meta().clone()))
+            .collect();
+        let outputs = lowered
+            .outputs()
+            .iter()
+            .map(|o| match o.buffer {
+                BufRef::Input(i) => OutputSource::Input(i.index(), o.layout.clone()),
+                BufRef::Buffer(_) => OutputSource::Buffer(lowered.name(o.buffer), o.layout.clone()),
+            })
+            .collect();
+        Ok(CompiledModel {
+            backend,
+            kernels,
+            plan,
+            steps,
+            inputs,
+            outputs,
+            memory: Mutex::new(Vec::new()),
+            report,
+        })
+    }
+
+    /// The generated code (optimized LLVM IR, PTX).
+    pub fn source(&self) -> String {
+        self.kernels.source()
+    }
+
+    /// The graph inputs the model expects: names and metas.
+    pub fn inputs(&self) -> &[(String, TensorMeta)] {
+        &self.inputs
+    }
+
+    /// The model's memory, allocated on the first run (so that compiling needs no device
+    /// memory: `--compile-only` works with no GPU).
+    fn memory(&self) -> Result<std::sync::MutexGuard<'_, Vec<BufferHandle>>, CoilError> {
+        let mut memory = self
+            .memory
+            .lock()
+            .map_err(|_| CoilError::Plan("a previous run panicked".into()))?;
+        if memory.is_empty() {
+            for &bytes in &self.plan.slots {
+                memory.push(self.backend.alloc(bytes.max(1))?);
+            }
+        }
+        Ok(memory)
+    }
+
+    fn handle(&self, memory: &[BufferHandle], name: &str) -> Result<BufferHandle, CoilError> {
+        let slot = self
+            .plan
+            .placement
+            .get(name)
+            .ok_or_else(|| CoilError::Plan(format!("{name} has no memory")))?;
+        Ok(memory[slot.0 as usize])
+    }
+
+    /// Runs the model: copies the inputs in, launches every step, copies the outputs out.
+    pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, CoilError> {
+        self.write_inputs(inputs)?;
+        self.run_resident()?;
+        self.read_outputs(inputs)
+    }
+
+    /// Checks the inputs against the graph's signature and copies them into the model's memory.
+    pub fn write_inputs(&self, inputs: &[Tensor]) -> Result<(), CoilError> {
+        if inputs.len() != self.inputs.len() {
+            return Err(CoilError::Inputs(format!(
+                "the model takes {} inputs ({}), got {}",
+                self.inputs.len(),
+                self.inputs
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                inputs.len()
+            )));
+        }
+        for ((name, meta), t) in self.inputs.iter().zip(inputs) {
+            if t.sizes() != meta.sizes.as_slice() || t.dtype() != meta.dtype {
+                return Err(CoilError::Inputs(format!(
+                    "input '{name}' must be {}{}, got {}{}",
+                    meta.dtype,
+                    Dims(&meta.sizes),
+                    t.dtype(),
+                    Dims(t.sizes())
+                )));
+            }
+        }
+        let memory = self.memory()?;
+        for b in &self.plan.buffers {
+            if let BufferRole::Input(i) = b.role {
+                let bytes = inputs[i].to_bytes();
+                self.backend.write(self.handle(&memory, &b.name)?, &bytes)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Launches every step on the inputs already in memory and waits for them (what
+    /// benchmarks time: no host copies).
+    pub fn run_resident(&self) -> Result<(), CoilError> {
+        let memory = self.memory()?;
+        for step in &self.steps {
+            match step {
+                PlannedStep::Kernel { index, args } => {
+                    let handles = args
+                        .iter()
+                        .map(|a| self.handle(&memory, a))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    self.kernels.launch(*index, &handles)?;
+                }
+                PlannedStep::Extern(e) => {
+                    let operand = |(name, layout): &(String, FixedLayout)| -> Result<StridedOperand, CoilError> {
+                        Ok(StridedOperand {
+                            buffer: self.handle(&memory, name)?,
+                            dtype: layout.dtype,
+                            sizes: layout.sizes.clone(),
+                            strides: layout.strides.clone(),
+                            offset: layout.offset,
+                        })
+                    };
+                    let call = MatmulCall {
+                        a: operand(&e.a)?,
+                        b: operand(&e.b)?,
+                        out: operand(&e.out)?,
+                    };
+                    self.backend.matmul(&call)?;
+                }
+            }
+        }
+        self.backend.synchronize()?;
+        Ok(())
+    }
+
+    /// Copies the outputs of the last run to the host, with their layouts. `inputs` are the
+    /// tensors of that run (a graph may return an input).
+    pub fn read_outputs(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, CoilError> {
+        let memory = self.memory()?;
+        self.outputs
+            .iter()
+            .map(|o| match o {
+                OutputSource::Input(i, layout) => {
+                    let t = inputs
+                        .get(*i)
+                        .ok_or_else(|| CoilError::Inputs("missing input".into()))?;
+                    view(&t.contiguous(), layout)
+                }
+                OutputSource::Buffer(name, layout) => {
+                    let bytes_len = layout.storage_len() * layout.dtype.itemsize();
+                    let mut bytes = vec![0u8; bytes_len];
+                    if bytes_len > 0 {
+                        self.backend.read(self.handle(&memory, name)?, &mut bytes)?;
+                    }
+                    let storage =
+                        Tensor::from_bytes(layout.dtype, vec![layout.storage_len()], &bytes)?;
+                    view(&storage, layout)
+                }
+            })
+            .collect()
+    }
+
+    /// Bytes a run must move at least: each input read once, each output written once.
+    pub fn min_bytes(&self) -> usize {
+        let inputs: usize = self.inputs.iter().map(|(_, m)| m.nbytes()).sum();
+        let outputs: usize = self
+            .outputs
+            .iter()
+            .map(|o| match o {
+                OutputSource::Input(_, l) | OutputSource::Buffer(_, l) => {
+                    l.numel() * l.dtype.itemsize()
+                }
+            })
+            .sum();
+        inputs + outputs
+    }
+}
+
+impl Drop for CompiledModel {
+    fn drop(&mut self) {
+        if let Ok(memory) = self.memory.lock() {
+            for &h in memory.iter() {
+                self.backend.free(h);
+            }
+        }
+    }
+}
+
+/// A view of `storage` (a flat tensor over the whole allocation) with `layout`.
+fn view(storage: &Tensor, layout: &FixedLayout) -> Result<Tensor, CoilError> {
+    let flat = if storage.sizes().len() == 1 {
+        storage.clone()
+    } else {
+        let n = storage.numel();
+        storage.contiguous().view(vec![n], vec![1], 0)?
+    };
+    Ok(flat.view(layout.sizes.clone(), layout.strides.clone(), layout.offset)?)
+}

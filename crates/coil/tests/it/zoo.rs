@@ -1,0 +1,119 @@
+//! Every tiny zoo model through the whole pipeline on the interpreting backend, under every
+//! policy, against PyTorch's outputs; run-time input errors; debug artifacts.
+
+use std::sync::Arc;
+
+use coil::{Options, Policy};
+use coil_codegen::Backend;
+
+use crate::interp_backend::InterpBackend;
+
+pub(crate) fn close(a: &[coil_graph::Tensor], b: &[coil_graph::Tensor], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: output count");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert_eq!(x.sizes(), y.sizes(), "{what}: output {i} sizes");
+        assert_eq!(x.dtype(), y.dtype(), "{what}: output {i} dtype");
+        for (p, q) in x.to_f64_vec().into_iter().zip(y.to_f64_vec()) {
+            let ok = (p.is_nan() && q.is_nan()) || (p - q).abs() <= 1e-5 + 1e-4 * q.abs();
+            assert!(ok, "{what}: output {i}: {p} vs {q}");
+        }
+    }
+}
+
+#[test]
+fn every_tiny_model_under_every_policy_matches_pytorch() {
+    let backend: Arc<dyn Backend> = Arc::new(InterpBackend::default());
+    for m in coil_models::MODELS {
+        let case = m.tiny_case().expect("zoo");
+        for policy in [
+            Policy::Inductor,
+            Policy::InductorRegPressure,
+            Policy::Tvm,
+            Policy::None,
+        ] {
+            let options = Options {
+                policy,
+                ..Options::default()
+            };
+            let model = coil::compile(&case.graph, backend.clone(), &options)
+                .unwrap_or_else(|e| panic!("{} {policy:?}: {e}", m.name));
+            let out = model
+                .run(&case.inputs)
+                .unwrap_or_else(|e| panic!("{} {policy:?}: {e}", m.name));
+            close(&out, &case.outputs, &format!("{} {policy:?}", m.name));
+        }
+    }
+}
+
+#[test]
+fn seed_model_is_one_kernel_and_runs_twice() {
+    let backend: Arc<dyn Backend> = Arc::new(InterpBackend::default());
+    let case = coil_models::find("seed_model")
+        .expect("zoo")
+        .tiny_case()
+        .expect("tiny");
+    let model = coil::compile(&case.graph, backend, &Options::default()).expect("compiles");
+    assert_eq!(model.report.num_kernels, 1);
+    assert_eq!(
+        model.report.kernels[0].name,
+        "interp_per_fused_add_mean_mul_relu_sub_0"
+    );
+    let a = model.run(&case.inputs).expect("runs");
+    let b = model
+        .run(&case.inputs)
+        .expect("runs again on the same memory");
+    close(&a, &b, "second run");
+}
+
+#[test]
+fn wrong_inputs_are_errors() {
+    let backend: Arc<dyn Backend> = Arc::new(InterpBackend::default());
+    let case = coil_models::find("seed_model")
+        .expect("zoo")
+        .tiny_case()
+        .expect("tiny");
+    let model = coil::compile(&case.graph, backend, &Options::default()).expect("compiles");
+    let err = model.run(&case.inputs[..1]).unwrap_err().to_string();
+    assert!(err.contains("takes 4 inputs"), "{err}");
+    let mut wrong = case.inputs.clone();
+    wrong[1] = coil_graph::Tensor::from_f32(vec![0.0; 3], vec![3]).expect("tensor");
+    let err = model.run(&wrong).unwrap_err().to_string();
+    assert!(
+        err.contains("input 'bias' must be f32[64], got f32[3]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_debug_dir_gets_every_stage() {
+    let dir = std::env::temp_dir().join(format!("coil-debug-{}", std::process::id()));
+    let backend: Arc<dyn Backend> = Arc::new(InterpBackend::default());
+    let g = coil_models::find("softmax")
+        .expect("zoo")
+        .graph(coil_models::Size::Tiny)
+        .expect("parses");
+    let options = Options {
+        debug_dir: Some(dir.clone()),
+        ..Options::default()
+    };
+    coil::compile(&g, backend, &options).expect("compiles");
+    for f in [
+        "fx_graph_readable.py",
+        "fx_graph_transformed.py",
+        "ir_pre_fusion.txt",
+        "ir_post_fusion.txt",
+        "fusion.log",
+        "graph.dot",
+        "kernels.txt",
+        "output_code.txt",
+    ] {
+        let text = std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(!text.trim().is_empty(), "{f} is empty");
+    }
+    let log = std::fs::read_to_string(dir.join("fusion.log")).expect("log");
+    assert!(
+        log.contains("completed fusion round (2/10): fused 3 nodes into 1 nodes"),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
