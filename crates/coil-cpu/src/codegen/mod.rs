@@ -53,6 +53,9 @@ pub struct LaunchShape {
     pub block_len: usize,
 }
 
+/// Iterations of the unrolled vector loop between two folds of a float sum's accumulators.
+const CASCADE_BLOCK: u64 = 16;
+
 /// Outer iterations that are enough to keep every thread busy with several chunks each.
 const TARGET_OUTER: usize = 64;
 /// The shortest block a row is split into.
@@ -507,13 +510,45 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             &self.k.ranges[..n - 1],
             &mut vars,
         )?;
-        self.vector_and_tail(outer_vars[n - 1], lo, hi, vars, 1, &mut |em, env| {
+        self.vector_and_tail(outer_vars[n - 1], lo, hi, vars, 1, None, &mut |em, env| {
             em.pointwise_body(env)
         })
     }
 
+    /// Emits `unroll` copies of `body` for the vectors at `iv`, `iv + W`, ...; copy `u` feeds
+    /// vector accumulator `u`.
+    fn unrolled_copies(
+        &mut self,
+        iv: IntValue<'ctx>,
+        var: Var,
+        vars: &HashMap<Var, IntValue<'ctx>>,
+        unroll: u32,
+        body: &mut dyn FnMut(&mut Self, &Env<'ctx>) -> Result<(), CpuError>,
+    ) -> Result<(), CpuError> {
+        let width = self.width;
+        for u in 0..unroll {
+            let mut vars = vars.clone();
+            let at = self.ir.b.build_int_add(
+                iv,
+                self.ir.i64c((u * width) as i64),
+                &format!("{var}.{u}"),
+            )?;
+            vars.insert(var, at);
+            let env = Env {
+                vars,
+                vec: Some(var),
+                width,
+                acc: u,
+            };
+            body(self, &env)?;
+        }
+        Ok(())
+    }
+
     /// Runs `body` over `var` in `lo..hi`: `unroll` times `W` lanes at a time (copy `u` feeding
-    /// vector accumulator `u`), then `W` lanes at a time, then one at a time.
+    /// vector accumulator `u`), then `W` lanes at a time, then one at a time. With `fold`, the
+    /// unrolled loop runs in blocks of [`CASCADE_BLOCK`] iterations and calls `fold` after
+    /// each (a two-level summation).
     fn vector_and_tail(
         &mut self,
         var: Var,
@@ -521,6 +556,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         hi: IntValue<'ctx>,
         vars: HashMap<Var, IntValue<'ctx>>,
         unroll: u32,
+        mut fold: Option<&mut dyn FnMut(&mut Self) -> Result<(), CpuError>>,
         body: &mut dyn FnMut(&mut Self, &Env<'ctx>) -> Result<(), CpuError>,
     ) -> Result<(), CpuError> {
         let width = self.width;
@@ -528,26 +564,33 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let mut from = lo;
         if width > 1 && unroll > 1 {
             let step = (width * unroll) as u64;
-            from =
-                self.counted_loop(lo, hi, step, &format!("{name}.x{unroll}"), &mut |em, iv| {
-                    for u in 0..unroll {
-                        let mut vars = vars.clone();
-                        let at = em.ir.b.build_int_add(
-                            iv,
-                            em.ir.i64c((u * width) as i64),
-                            &format!("{name}.{u}"),
+            if let Some(fold) = fold.as_mut() {
+                let block = step * CASCADE_BLOCK;
+                from = self.counted_loop(
+                    lo,
+                    hi,
+                    block,
+                    &format!("{name}.block"),
+                    &mut |em, start| {
+                        let end = em.ir.b.build_int_add(start, em.ir.i64c(block as i64), "")?;
+                        em.counted_loop(
+                            start,
+                            end,
+                            step,
+                            &format!("{name}.x{unroll}"),
+                            &mut |em, iv| em.unrolled_copies(iv, var, &vars, unroll, body),
                         )?;
-                        vars.insert(var, at);
-                        let env = Env {
-                            vars,
-                            vec: Some(var),
-                            width,
-                            acc: u,
-                        };
-                        body(em, &env)?;
-                    }
-                    Ok(())
-                })?;
+                        fold(em)
+                    },
+                )?;
+            }
+            from = self.counted_loop(
+                from,
+                hi,
+                step,
+                &format!("{name}.x{unroll}"),
+                &mut |em, iv| em.unrolled_copies(iv, var, &vars, unroll, body),
+            )?;
         }
         if width > 1 {
             from = self.counted_loop(from, hi, width as u64, &name, &mut |em, iv| {
@@ -635,7 +678,28 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         } else {
             reduce::ACC_VECTORS
         };
-        self.vector_and_tail(v, lo, hi, vars, unroll, &mut |em, env| {
+        // Float sums fold their vector accumulators into a second level every block, so a
+        // long row's rounding error grows with the block and the number of blocks, not with
+        // the row (close to the pairwise summation eager and PyTorch use).
+        let cascading: Vec<AccId> = stage
+            .accumulators
+            .iter()
+            .map(|a| a.id)
+            .filter(|id| self.slots[id].cascades())
+            .collect();
+        let mut fold = |em: &mut Self| -> Result<(), CpuError> {
+            for id in &cascading {
+                em.ir.acc_fold(&em.slots[id])?;
+            }
+            Ok(())
+        };
+        let fold: Option<&mut dyn FnMut(&mut Self) -> Result<(), CpuError>> =
+            if cascading.is_empty() {
+                None
+            } else {
+                Some(&mut fold)
+            };
+        self.vector_and_tail(v, lo, hi, vars, unroll, fold, &mut |em, env| {
             em.reduction_body(si, stage, env, pos)
         })
     }

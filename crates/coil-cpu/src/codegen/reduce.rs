@@ -27,6 +27,8 @@ pub(crate) struct AccSlot<'ctx> {
     pub(crate) value_dtype: DType,
     width: u32,
     vec: Vec<PointerValue<'ctx>>,
+    /// Float sums: the second level the vector accumulators are folded into every block.
+    outer: Vec<PointerValue<'ctx>>,
     tail: PointerValue<'ctx>,
     /// Positions of the running winners (argmax/argmin).
     vec_pos: Vec<PointerValue<'ctx>>,
@@ -39,6 +41,13 @@ fn is_arg(rt: R) -> bool {
 
 fn is_max(rt: R) -> bool {
     matches!(rt, R::Max | R::Argmax)
+}
+
+impl AccSlot<'_> {
+    /// Whether the accumulator sums in two levels (float sums).
+    pub(crate) fn cascades(&self) -> bool {
+        !self.outer.is_empty()
+    }
 }
 
 impl<'ctx> Ir<'_, 'ctx> {
@@ -58,7 +67,15 @@ impl<'ctx> Ir<'_, 'ctx> {
         let name = acc.id.to_string();
         let mut vec = vec![];
         let mut vec_pos = vec![];
+        let mut outer = vec![];
+        let cascades = acc.reduction_type == R::Sum && c.is_float();
         for u in 0..ACC_VECTORS {
+            if cascades {
+                outer.push(
+                    self.b
+                        .build_alloca(self.ty(c, width), &format!("{name}.outer{u}"))?,
+                );
+            }
             vec.push(
                 self.b
                     .build_alloca(self.ty(c, width), &format!("{name}.vec{u}"))?,
@@ -87,6 +104,7 @@ impl<'ctx> Ir<'_, 'ctx> {
             value_dtype,
             width,
             vec,
+            outer,
             tail,
             vec_pos,
             tail_pos,
@@ -115,7 +133,7 @@ impl<'ctx> Ir<'_, 'ctx> {
     /// Sets the slots to the reduction's identity (once per row, before the loop).
     pub(crate) fn acc_init(&self, s: &AccSlot<'ctx>) -> Result<(), CpuError> {
         let id = self.identity(s.acc.reduction_type, Class::of(s.run_dtype));
-        for &v in &s.vec {
+        for &v in s.vec.iter().chain(&s.outer) {
             self.store_slot(v, self.splat(id, s.width)?)?;
         }
         self.store_slot(s.tail, id)?;
@@ -183,6 +201,22 @@ impl<'ctx> Ir<'_, 'ctx> {
         Ok((self.select(b_wins, b, a)?, self.select(b_wins, ib, ia)?))
     }
 
+    /// Adds each vector accumulator into its second level and restarts it (float sums).
+    pub(crate) fn acc_fold(&self, s: &AccSlot<'ctx>) -> Result<(), CpuError> {
+        let c = Class::of(s.run_dtype);
+        let ty = self.ty(c, s.width);
+        let name = s.acc.id.to_string();
+        for (&v, &o) in s.vec.iter().zip(&s.outer) {
+            let inner = self.load_slot(v, ty, &name)?;
+            let outer = self.load_slot(o, ty, &format!("{name}.outer"))?;
+            let sum = self.fadd(outer, inner)?;
+            self.name(sum, &format!("{name}.folded"));
+            self.store_slot(o, sum)?;
+            self.store_slot(v, self.splat(self.zero(c), s.width)?)?;
+        }
+        Ok(())
+    }
+
     /// Feeds `x` (of the slot's value dtype, `width` lanes or a scalar) at positions `pos`
     /// (i64, for argmax/argmin) into vector accumulator `Some(u)` or the tail's (`None`).
     pub(crate) fn acc_update(
@@ -233,7 +267,11 @@ impl<'ctx> Ir<'_, 'ctx> {
         let vty = self.ty(c, s.width);
         let mut vecs = vec![];
         for (u, &slot) in s.vec.iter().enumerate() {
-            vecs.push(self.load_slot(slot, vty, &format!("{name}.vec{u}"))?);
+            let mut v = self.load_slot(slot, vty, &format!("{name}.vec{u}"))?;
+            if let Some(&o) = s.outer.get(u) {
+                v = self.fadd(self.load_slot(o, vty, "")?, v)?;
+            }
+            vecs.push(v);
         }
         let tail = self.load_slot(s.tail, self.ty(c, 1), &format!("{name}.tail"))?;
         let result = if let Some(tp) = s.tail_pos {
