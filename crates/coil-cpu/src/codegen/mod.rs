@@ -245,6 +245,11 @@ fn access(index: &IndexExpr, env: &Env<'_>) -> Access {
 
 type Body<'s, 'a, 'ctx> =
     &'s mut dyn FnMut(&mut Emitter<'a, 'ctx>, IntValue<'ctx>) -> Result<(), CpuError>;
+/// Emits one copy of a loop body at a loop position.
+type EnvBody<'s, 'a, 'ctx> =
+    &'s mut dyn FnMut(&mut Emitter<'a, 'ctx>, &Env<'ctx>) -> Result<(), CpuError>;
+/// Emits code between blocks of a loop.
+type Fold<'s, 'a, 'ctx> = &'s mut dyn FnMut(&mut Emitter<'a, 'ctx>) -> Result<(), CpuError>;
 
 struct Emitter<'a, 'ctx> {
     ir: Ir<'a, 'ctx>,
@@ -510,9 +515,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             &self.k.ranges[..n - 1],
             &mut vars,
         )?;
-        self.vector_and_tail(outer_vars[n - 1], lo, hi, vars, 1, None, &mut |em, env| {
-            em.pointwise_body(env)
-        })
+        self.vector_and_tail(
+            outer_vars[n - 1],
+            (lo, hi),
+            vars,
+            1,
+            None,
+            &mut |em, env| em.pointwise_body(env),
+        )
     }
 
     /// Emits `unroll` copies of `body` for the vectors at `iv`, `iv + W`, ...; copy `u` feeds
@@ -523,7 +533,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         var: Var,
         vars: &HashMap<Var, IntValue<'ctx>>,
         unroll: u32,
-        body: &mut dyn FnMut(&mut Self, &Env<'ctx>) -> Result<(), CpuError>,
+        body: EnvBody<'_, 'a, 'ctx>,
     ) -> Result<(), CpuError> {
         let width = self.width;
         for u in 0..unroll {
@@ -552,12 +562,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     fn vector_and_tail(
         &mut self,
         var: Var,
-        lo: IntValue<'ctx>,
-        hi: IntValue<'ctx>,
+        (lo, hi): (IntValue<'ctx>, IntValue<'ctx>),
         vars: HashMap<Var, IntValue<'ctx>>,
         unroll: u32,
-        mut fold: Option<&mut dyn FnMut(&mut Self) -> Result<(), CpuError>>,
-        body: &mut dyn FnMut(&mut Self, &Env<'ctx>) -> Result<(), CpuError>,
+        mut fold: Option<Fold<'_, 'a, 'ctx>>,
+        body: EnvBody<'_, 'a, 'ctx>,
     ) -> Result<(), CpuError> {
         let width = self.width;
         let name = var.to_string();
@@ -693,13 +702,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
             Ok(())
         };
-        let fold: Option<&mut dyn FnMut(&mut Self) -> Result<(), CpuError>> =
-            if cascading.is_empty() {
-                None
-            } else {
-                Some(&mut fold)
-            };
-        self.vector_and_tail(v, lo, hi, vars, unroll, fold, &mut |em, env| {
+        let fold: Option<Fold<'_, 'a, 'ctx>> = if cascading.is_empty() {
+            None
+        } else {
+            Some(&mut fold)
+        };
+        self.vector_and_tail(v, (lo, hi), vars, unroll, fold, &mut |em, env| {
             em.reduction_body(si, stage, env, pos)
         })
     }
