@@ -78,7 +78,7 @@ pub(crate) fn program(l: &LoweredGraph, fuse: bool, sm_count: u32) -> Program {
             .flatten()
             .filter(|k| {
                 !matches!(
-                    coil_cuda::render::plan_kernel(k, &caps).0,
+                    coil_cuda::render::plan_kernel(k, &caps).strategy,
                     coil_cuda::render::Strategy::Looped { .. }
                 ) || k.numel() > 1
             });
