@@ -18,11 +18,15 @@ pub(crate) enum Step {
     /// Kernel `index` with these buffers (by name), in its argument order.
     Kernel(usize, Vec<String>),
     /// A matmul writing `out` from the operands (name, layout).
-    Matmul {
-        a: (String, FixedLayout),
-        b: (String, FixedLayout),
-        out: (String, FixedLayout),
-    },
+    Matmul(Box<MatmulStep>),
+}
+
+/// A matmul's operands and result (name, layout).
+#[derive(Clone, Debug)]
+pub(crate) struct MatmulStep {
+    a: (String, FixedLayout),
+    b: (String, FixedLayout),
+    out: (String, FixedLayout),
 }
 
 /// Kernels and the steps that run them.
@@ -110,11 +114,11 @@ pub(crate) fn program(l: &LoweredGraph, fuse: bool, sm_count: u32) -> Program {
                     panic!("a matmul takes two operands");
                 };
                 let _ = matches!(e.op, ExternOp::Mm | ExternOp::Bmm);
-                steps.push(Step::Matmul {
+                steps.push(Step::Matmul(Box::new(MatmulStep {
                     a: (l.name(a.buffer), a.layout.clone()),
                     b: (l.name(bb.buffer), bb.layout.clone()),
                     out: (l.name(BufRef::Buffer(b.id)), b.layout.clone()),
-                });
+                })));
             }
         }
     }
@@ -186,11 +190,11 @@ pub(crate) fn execute(
                     .collect::<Result<_, _>>()?;
                 compiled.launch(*i, &handles).map_err(|e| e.to_string())?;
             }
-            Step::Matmul { a, b, out } => {
+            Step::Matmul(m) => {
                 let call = MatmulCall {
-                    a: operand(bufs, a)?,
-                    b: operand(bufs, b)?,
-                    out: operand(bufs, out)?,
+                    a: operand(bufs, &m.a)?,
+                    b: operand(bufs, &m.b)?,
+                    out: operand(bufs, &m.out)?,
                 };
                 backend.matmul(&call).map_err(|e| e.to_string())?;
             }

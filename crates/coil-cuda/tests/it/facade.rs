@@ -115,7 +115,7 @@ fn sixty_four_bit_indices_and_other_plans_give_the_same_results() {
         }
         Plan {
             strategy: Strategy::Looped {
-                lanes: if k.rnumel() % 4 == 0 { 4 } else { 1 },
+                lanes: if k.rnumel().is_multiple_of(4) { 4 } else { 1 },
                 unroll: 2,
             },
             block: 128,

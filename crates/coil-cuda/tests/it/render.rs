@@ -37,7 +37,7 @@ fn other_plan(k: &coil_codegen::Kernel) -> Plan {
         p.strategy
     } else {
         Strategy::Looped {
-            lanes: if k.rnumel() % 4 == 0 { 4 } else { 1 },
+            lanes: if k.rnumel().is_multiple_of(4) { 4 } else { 1 },
             unroll: 2,
         }
     };
