@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use coil_codegen::{
     Backend, BufferHandle, BuildOptions, Kernel, MatmulCall, StridedOperand, build_kernel,
 };
-use coil_graph::{DType, Tensor};
-use coil_lower::{BufRef, BufferId, BufferKind, ExternOp, FixedLayout, LoweredGraph};
+use coil_graph::Tensor;
+use coil_lower::{BufRef, BufferId, BufferKind, FixedLayout, LoweredGraph};
 
 /// One step of a program.
 #[derive(Clone, Debug)]
@@ -113,7 +113,6 @@ pub(crate) fn program(l: &LoweredGraph, fuse: bool, sm_count: u32) -> Program {
                 let [a, bb] = e.inputs.as_slice() else {
                     panic!("a matmul takes two operands");
                 };
-                let _ = matches!(e.op, ExternOp::Mm | ExternOp::Bmm);
                 steps.push(Step::Matmul(Box::new(MatmulStep {
                     a: (l.name(a.buffer), a.layout.clone()),
                     b: (l.name(bb.buffer), bb.layout.clone()),
@@ -278,6 +277,5 @@ pub(crate) fn compare(got: &Tensor, want: &Tensor) -> Result<(f64, f64), String>
         abs = abs.max(d);
         rel = rel.max(d / b.abs().max(1e-6));
     }
-    let _ = DType::F32;
     Ok((abs, rel))
 }
