@@ -262,28 +262,47 @@ fn lanes_of(k: &Kernel) -> u32 {
     if k.rnumel().is_multiple_of(4) { 4 } else { 1 }
 }
 
-/// Alternative plans for reductions (pointwise kernels keep the default).
+/// Alternative plans: each changes one kind of kernel (reductions that are not split, or
+/// pointwise kernels) and keeps the default for the others; a variant that changes none of
+/// a model's kernels is skipped.
 fn variants() -> Vec<(&'static str, Option<Planner>)> {
-    let looped: Planner = Arc::new(|k: &Kernel, caps: &GpuCaps| {
-        let default = plan_kernel(k, caps);
-        if k.reduction_ranges.is_empty() {
-            return default;
-        }
-        Plan {
+    fn reductions(f: impl Fn(&Kernel, Plan) -> Plan + Send + Sync + 'static) -> Option<Planner> {
+        Some(Arc::new(move |k: &Kernel, caps: &GpuCaps| {
+            let default = plan_kernel(k, caps);
+            if k.reduction_ranges.is_empty()
+                || k.rnumel() <= 512
+                || matches!(default.strategy, Strategy::Split { .. })
+            {
+                return default;
+            }
+            f(k, default)
+        }))
+    }
+    fn pointwise(unroll: u32) -> Option<Planner> {
+        Some(Arc::new(move |k: &Kernel, caps: &GpuCaps| {
+            let default = plan_kernel(k, caps);
+            match default.strategy {
+                Strategy::Pointwise { lanes, .. } => Plan {
+                    strategy: Strategy::Pointwise { lanes, unroll },
+                    ..default
+                },
+                _ => default,
+            }
+        }))
+    }
+    let looped = |threads: u32| {
+        reductions(move |k, default| Plan {
             strategy: Strategy::Looped {
                 lanes: lanes_of(k),
                 unroll: 2,
             },
-            block: 512,
+            block: threads,
+            min_blocks_per_sm: 0,
             ..default
-        }
-    });
-    let persistent = |threads: u32| -> Planner {
-        Arc::new(move |k: &Kernel, caps: &GpuCaps| {
-            let default = plan_kernel(k, caps);
-            if k.reduction_ranges.is_empty() || k.rnumel() <= 512 {
-                return default;
-            }
+        })
+    };
+    let persistent = |threads: u32, min_blocks: u32| {
+        reductions(move |k, default| {
             let lanes = lanes_of(k);
             let chunks = k.rnumel().div_ceil((threads * lanes) as usize) as u32;
             Plan {
@@ -293,15 +312,21 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
                     chunks,
                 },
                 block: threads,
+                min_blocks_per_sm: min_blocks,
                 ..default
             }
         })
     };
     vec![
         ("default", None),
-        ("looped-512", Some(looped)),
-        ("persistent-256", Some(persistent(256))),
-        ("persistent-1024", Some(persistent(1024))),
+        ("persistent-512x3", persistent(512, 3)),
+        ("persistent-256x4", persistent(256, 4)),
+        ("persistent-1024", persistent(1024, 1)),
+        ("persistent-512-free", persistent(512, 0)),
+        ("looped-512", looped(512)),
+        ("looped-1024", looped(1024)),
+        ("pointwise-unroll-1", pointwise(1)),
+        ("pointwise-unroll-4", pointwise(4)),
     ]
 }
 
@@ -452,6 +477,7 @@ fn main() -> ExitCode {
         println!("| --- | --- | --- | --- | --- | --- | --- |");
         let mut per_kernel_rows = Vec::new();
         for (m, g, inputs, want) in &large_cases {
+            let mut default_plans = BTreeMap::new();
             for (plan, planner) in variants() {
                 if plan != "default" && !args.variants {
                     continue;
@@ -462,12 +488,10 @@ fn main() -> ExitCode {
                 };
                 let run = b.and_then(|b| {
                     let model = compile(g, &b)?;
-                    let reduces = model
-                        .report
-                        .kernels
-                        .iter()
-                        .any(|k| k.kind == "red" || k.kind == "per");
-                    if plan != "default" && !reduces {
+                    let plans = entry_plans(&model.source());
+                    if plan == "default" {
+                        default_plans = plans;
+                    } else if plans == default_plans {
                         return Ok(None);
                     }
                     let out = model.run(inputs).map_err(|e| e.to_string())?;

@@ -115,6 +115,9 @@ pub struct Plan {
     pub block: u32,
     /// 64-bit index arithmetic (needed when some index may pass 2^31; allowed always).
     pub wide_indices: bool,
+    /// Blocks each SM should hold at once (`.minnctapersm`: ptxas limits registers to fit);
+    /// 0 leaves ptxas free.
+    pub min_blocks_per_sm: u32,
 }
 
 /// Where a launch argument comes from.
@@ -156,10 +159,16 @@ pub struct RenderedKernel {
 /// The plan for `k` on a device with `caps`.
 pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> Plan {
     let (strategy, block) = choose_strategy(k, caps);
+    // Persistent rows: half the SM's threads at least (at most 64 registers a thread).
+    let min_blocks_per_sm = match strategy {
+        Strategy::Persistent { .. } => (caps.max_threads_per_sm / 2 / block).max(1),
+        _ => 0,
+    };
     Plan {
         strategy,
         block,
         wide_indices: needs_wide_indices(k),
+        min_blocks_per_sm,
     }
 }
 
@@ -308,6 +317,7 @@ pub fn render_planned(
         strategy,
         block,
         wide_indices: wide,
+        min_blocks_per_sm,
     } = plan;
     let bad = |reason: String| CudaError::Codegen {
         kernel: k.name.clone(),
@@ -361,7 +371,9 @@ pub fn render_planned(
     match strategy {
         Strategy::Pointwise { lanes, unroll } => {
             let unroll = unroll.max(1);
-            let kernel = Emitter::new(k, &name, target, block, wide, 0).pointwise(lanes, unroll)?;
+            let kernel = Emitter::new(k, &name, target, block, wide, 0)
+                .occupancy(min_blocks_per_sm)
+                .pointwise(lanes, unroll)?;
             let items = (k.numel() / lanes as usize) as u64;
             launches.push(KernelLaunch {
                 kernel,
@@ -374,11 +386,9 @@ pub fn render_planned(
             row_threads,
             chunks,
         } => {
-            let kernel = Emitter::new(k, &name, target, block, wide, 0).persistent(
-                lanes,
-                row_threads,
-                chunks,
-            )?;
+            let kernel = Emitter::new(k, &name, target, block, wide, 0)
+                .occupancy(min_blocks_per_sm)
+                .persistent(lanes, row_threads, chunks)?;
             let rows_per_block = (block / row_threads).max(1) as usize;
             let blocks = k.numel().div_ceil(rows_per_block).clamp(1, (1 << 31) - 1);
             launches.push(KernelLaunch {
@@ -388,7 +398,9 @@ pub fn render_planned(
             });
         }
         Strategy::Looped { lanes, unroll } => {
-            let kernel = Emitter::new(k, &name, target, block, wide, 0).looped(lanes, unroll)?;
+            let kernel = Emitter::new(k, &name, target, block, wide, 0)
+                .occupancy(min_blocks_per_sm)
+                .looped(lanes, unroll)?;
             launches.push(KernelLaunch {
                 kernel,
                 config: LaunchConfig::per_row(k.numel() as u64, block),
@@ -409,6 +421,7 @@ pub fn render_planned(
             let mut args = all_args.clone();
             args.extend((0..components.len()).map(LaunchArg::Scratch));
             let first = Emitter::new(k, &name, target, block, wide, components.len())
+                .occupancy(min_blocks_per_sm)
                 .split_partials(lanes, unroll, parts)?;
             launches.push(KernelLaunch {
                 kernel: first,
@@ -573,6 +586,14 @@ impl<'k> Emitter<'k> {
             cse: None,
             canon: HashMap::new(),
         }
+    }
+
+    /// Asks ptxas to fit `blocks` blocks per SM (none when 0).
+    fn occupancy(mut self, blocks: u32) -> Self {
+        if blocks > 0 {
+            self.b.min_blocks_per_sm(blocks);
+        }
+        self
     }
 
     /// Records the first thing that cannot be rendered.
@@ -1171,8 +1192,6 @@ impl<'k> Emitter<'k> {
     ) -> Result<PtxKernel, CudaError> {
         let k = self.k;
         self.cse = Some(HashMap::new());
-        // Half the SM's threads at least: at most 64 registers a thread.
-        self.b.min_blocks_per_sm((1024 / self.block).max(1));
         let block = self.b.sreg(Sreg::CtaidX);
         let grid = self.b.sreg(Sreg::NctaidX);
         let tid = self.b.sreg(Sreg::TidX);

@@ -49,6 +49,7 @@ fn other_plan(k: &coil_codegen::Kernel) -> Plan {
             512
         },
         wide_indices: true,
+        min_blocks_per_sm: 0,
     }
 }
 
