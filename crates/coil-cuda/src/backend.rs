@@ -427,14 +427,14 @@ impl CudaKernels {
                 args.len()
             )));
         }
-        let needs: Vec<usize> = r.arg_bytes.clone();
+        let needs = &r.arg_bytes;
         let mut mem = self.shared.memory();
         match &self.shared.runtime {
             Runtime::Offline => Err(err(CudaError::Offline("launch kernels"))),
             Runtime::Gpu(dev) => {
                 let bufs: Vec<&DeviceBuffer> = args
                     .iter()
-                    .zip(&needs)
+                    .zip(needs)
                     .map(|(h, &need)| {
                         let b = mem.gpu.get(&h.0).ok_or_else(|| {
                             BackendError::Runtime(format!(
@@ -478,7 +478,7 @@ impl CudaKernels {
                     .as_ref()
                     .ok_or_else(|| BackendError::Runtime("no emulated module".into()))?;
                 let mut addrs = Vec::with_capacity(args.len());
-                for (h, &need) in args.iter().zip(&needs) {
+                for (h, &need) in args.iter().zip(needs) {
                     let &(addr, len) = mem.emu_buffers.get(&h.0).ok_or_else(|| {
                         BackendError::Runtime(format!("{h} is not a live buffer of this backend"))
                     })?;
