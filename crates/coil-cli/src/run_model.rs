@@ -117,6 +117,8 @@ enum Backend {
     Eager,
     /// LLVM on the host CPU.
     Cpu,
+    /// PTX on an NVIDIA GPU (with `--compile-only`, no GPU needed).
+    Cuda,
 }
 
 impl Backend {
@@ -124,6 +126,7 @@ impl Backend {
         match self {
             Backend::Eager => "eager",
             Backend::Cpu => "cpu",
+            Backend::Cuda => "cuda",
         }
     }
 }
@@ -171,12 +174,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 opts.backend = match value("--backend")?.as_str() {
                     "eager" => Backend::Eager,
                     "cpu" => Backend::Cpu,
-                    b @ "cuda" => {
-                        return Err(format!(
-                            "backend '{b}' is not built into this binary yet (cpu, eager)"
-                        ));
-                    }
-                    b => return Err(format!("unknown backend '{b}' (cpu, eager)")),
+                    "cuda" => Backend::Cuda,
+                    b => return Err(format!("unknown backend '{b}' (cpu, cuda, eager)")),
                 }
             }
             "--json" => opts.json = true,
@@ -221,6 +220,10 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 ));
             }
         }
+    }
+    // The report's schedule follows the backend's loop rules unless asked otherwise.
+    if opts.backend == Backend::Cuda && !args.iter().any(|a| a == "--loops") {
+        opts.loops = Loops::Simd;
     }
     if opts.model.is_empty() {
         return Err("which model? give a zoo name or a readable-FX .py file".into());
@@ -388,9 +391,19 @@ fn execute(opts: &Options) -> Result<Report, String> {
     }
     let compiled = match opts.backend {
         Backend::Eager => None,
-        Backend::Cpu => {
-            progress(opts, "compiling for the CPU (LLVM)");
-            let backend = coil_cpu::CpuBackend::new().map_err(|e| format!("cpu backend: {e}"))?;
+        Backend::Cpu | Backend::Cuda => {
+            progress(opts, &format!("compiling for {}", opts.backend.name()));
+            let backend: std::sync::Arc<dyn coil_codegen::Backend> = match opts.backend {
+                Backend::Cuda if opts.compile_only => {
+                    std::sync::Arc::new(coil_cuda::CudaBackend::offline())
+                }
+                Backend::Cuda => std::sync::Arc::new(
+                    coil_cuda::CudaBackend::new().map_err(|e| format!("cuda backend: {e}"))?,
+                ),
+                _ => std::sync::Arc::new(
+                    coil_cpu::CpuBackend::new().map_err(|e| format!("cpu backend: {e}"))?,
+                ),
+            };
             let options = coil::Options {
                 passes: opts.passes.clone(),
                 policy: coil::Policy::parse(opts.policy.name()).expect("same names"),
@@ -398,10 +411,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
                 sched: None,
                 debug_dir: opts.debug_dir.clone(),
             };
-            Some(
-                coil::compile(&loaded.graph, std::sync::Arc::new(backend), &options)
-                    .map_err(|e| e.to_string())?,
-            )
+            Some(coil::compile(&loaded.graph, backend, &options).map_err(|e| e.to_string())?)
         }
     };
     let mut compiled_check = Comparison::none();

@@ -14,7 +14,7 @@ use coil_codegen::{
 };
 use coil_lower::LowerConfig;
 
-use crate::codegen::{LaunchShape, emit_kernel};
+use crate::codegen::{CodegenOptions, LaunchShape, emit_kernel};
 use crate::{CpuError, HostTarget, JitModule, JitOptions, KernelFn, ThreadPool};
 
 /// Alignment (and granularity) of every allocation: a cache line, and a whole vector of any
@@ -24,12 +24,28 @@ const ALIGN: usize = 64;
 const PARALLEL_WORK: usize = 1 << 15;
 
 /// How the backend is set up.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CpuOptions {
     /// Threads kernels and matmuls run on; 0 means every core.
     pub threads: usize,
     /// The LLVM pipeline (`default<O3>`) and whether to keep assembly.
     pub jit: JitOptions,
+    /// See [`CodegenOptions::streaming_store_min_bytes`] (default 64 MiB).
+    pub streaming_store_min_bytes: Option<usize>,
+    /// See [`CodegenOptions::prefetch_next_row`] (default on).
+    pub prefetch_next_row: bool,
+}
+
+impl Default for CpuOptions {
+    fn default() -> CpuOptions {
+        let codegen = CodegenOptions::new(8);
+        CpuOptions {
+            threads: 0,
+            jit: JitOptions::default(),
+            streaming_store_min_bytes: codegen.streaming_store_min_bytes,
+            prefetch_next_row: codegen.prefetch_next_row,
+        }
+    }
 }
 
 /// Host memory of one allocation.
@@ -84,6 +100,7 @@ impl Runtime {
 pub struct CpuBackend {
     rt: Arc<Runtime>,
     jit: JitOptions,
+    codegen: CodegenOptions,
     cpu: String,
     vector_bytes: u32,
 }
@@ -121,6 +138,11 @@ impl CpuBackend {
                 }),
             }),
             jit: options.jit,
+            codegen: CodegenOptions {
+                width: (target.vector_bytes() / 4).max(1),
+                streaming_store_min_bytes: options.streaming_store_min_bytes,
+                prefetch_next_row: options.prefetch_next_row,
+            },
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),
         })
@@ -133,7 +155,7 @@ impl CpuBackend {
 
     /// Lanes of the vectorized loops (f32 lanes of the host's vectors).
     pub fn vector_width(&self) -> u32 {
-        (self.vector_bytes / 4).max(1)
+        self.codegen.width
     }
 
     /// Compiles kernels like [`Backend::compile`], returning the concrete type (launch shapes,
@@ -149,11 +171,10 @@ impl CpuBackend {
             }
         }
         let target = HostTarget::detect()?;
-        let width = self.vector_width();
         let mut shapes = Vec::with_capacity(kernels.len());
         let jit = JitModule::compile("coil_cpu", &target, &self.jit, |_cx, module| {
             for k in kernels {
-                shapes.push(emit_kernel(module, k, &function_name(k), width)?);
+                shapes.push(emit_kernel(module, k, &function_name(k), &self.codegen)?);
             }
             Ok(())
         })?;

@@ -9,11 +9,11 @@
 //! accumulators, stores over [`coil_lower::IndexExpr`] indices), buffers as opaque
 //! [`coil_codegen::BufferHandle`]s, [`coil_codegen::MatmulCall`]s; or, at the lower level, LLVM
 //! IR built with `inkwell` inside [`JitModule::compile`]'s closure.
-//! **Gives**: the backend ([`CpuBackend`], [`CpuKernels`]: launches, the optimised IR as
-//! `output_code.ll`, launch shapes), the translator ([`emit_kernel`], [`LaunchShape`]), the
-//! host target ([`HostTarget`]), optimised JIT modules ([`JitModule`]), the math library
-//! ([`VMath`], [`MathFn`]), and the thread pool ([`ThreadPool`]) with checked launches of
-//! hand-written kernels ([`Kernel`], [`KernelArgs`]).
+//! **Gives**: the backend ([`CpuBackend`], [`CpuOptions`], [`CpuKernels`]: launches, the
+//! optimised IR as `output_code.ll`, launch shapes), the translator ([`emit_kernel`],
+//! [`CodegenOptions`], [`LaunchShape`]), the host target ([`HostTarget`]), optimised JIT modules
+//! ([`JitModule`]), the math library ([`VMath`], [`MathFn`]), and the thread pool
+//! ([`ThreadPool`]) with checked launches of hand-written kernels ([`Kernel`], [`KernelArgs`]).
 //! **Must not know about**: the scheduler and fusion (kernels arrive already grouped), the graph
 //! and lowering beyond the kernel IR's index expressions and ops, PTX, printing, environment
 //! variables.
@@ -47,7 +47,7 @@ mod parallel;
 pub mod vmath;
 
 pub use backend::{CpuBackend, CpuKernels, CpuOptions, function_name};
-pub use codegen::{LaunchShape, emit_kernel};
+pub use codegen::{CodegenOptions, LaunchShape, emit_kernel};
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, optimize};
 pub use parallel::{ArgSpec, Element, Kernel, KernelArgs, KernelFn, ThreadPool};

@@ -73,11 +73,6 @@ impl CompiledModel {
                 BufRef::Buffer(_) => OutputSource::Buffer(lowered.name(o.buffer), o.layout.clone()),
             })
             .collect();
-        let memory = plan
-            .slots
-            .iter()
-            .map(|&bytes| backend.alloc(bytes.max(1)))
-            .collect::<Result<Vec<_>, _>>()?;
         Ok(CompiledModel {
             backend,
             kernels,
@@ -85,7 +80,7 @@ impl CompiledModel {
             steps,
             inputs,
             outputs,
-            memory: Mutex::new(memory),
+            memory: Mutex::new(Vec::new()),
             report,
         })
     }
@@ -98,6 +93,21 @@ impl CompiledModel {
     /// The graph inputs the model expects: names and metas.
     pub fn inputs(&self) -> &[(String, TensorMeta)] {
         &self.inputs
+    }
+
+    /// The model's memory, allocated on the first run (so that compiling needs no device
+    /// memory: `--compile-only` works with no GPU).
+    fn memory(&self) -> Result<std::sync::MutexGuard<'_, Vec<BufferHandle>>, CoilError> {
+        let mut memory = self
+            .memory
+            .lock()
+            .map_err(|_| CoilError::Plan("a previous run panicked".into()))?;
+        if memory.is_empty() {
+            for &bytes in &self.plan.slots {
+                memory.push(self.backend.alloc(bytes.max(1))?);
+            }
+        }
+        Ok(memory)
     }
 
     fn handle(&self, memory: &[BufferHandle], name: &str) -> Result<BufferHandle, CoilError> {
@@ -141,10 +151,7 @@ impl CompiledModel {
                 )));
             }
         }
-        let memory = self
-            .memory
-            .lock()
-            .map_err(|_| CoilError::Plan("a previous run panicked".into()))?;
+        let memory = self.memory()?;
         for b in &self.plan.buffers {
             if let BufferRole::Input(i) = b.role {
                 let bytes = inputs[i].to_bytes();
@@ -157,10 +164,7 @@ impl CompiledModel {
     /// Launches every step on the inputs already in memory and waits for them (what
     /// benchmarks time: no host copies).
     pub fn run_resident(&self) -> Result<(), CoilError> {
-        let memory = self
-            .memory
-            .lock()
-            .map_err(|_| CoilError::Plan("a previous run panicked".into()))?;
+        let memory = self.memory()?;
         for step in &self.steps {
             match step {
                 PlannedStep::Kernel { index, args } => {
@@ -196,10 +200,7 @@ impl CompiledModel {
     /// Copies the outputs of the last run to the host, with their layouts. `inputs` are the
     /// tensors of that run (a graph may return an input).
     pub fn read_outputs(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, CoilError> {
-        let memory = self
-            .memory
-            .lock()
-            .map_err(|_| CoilError::Plan("a previous run panicked".into()))?;
+        let memory = self.memory()?;
         self.outputs
             .iter()
             .map(|o| match o {

@@ -45,6 +45,15 @@ impl Class {
     pub(crate) fn is_float(self) -> bool {
         matches!(self, Class::F32 | Class::F64)
     }
+
+    /// Bytes of one element in registers (and in the row cache).
+    pub(crate) fn bytes(self) -> usize {
+        match self {
+            Class::Bool => 1,
+            Class::I32 | Class::F32 => 4,
+            Class::I64 | Class::F64 => 8,
+        }
+    }
 }
 
 pub(crate) fn err(msg: impl Into<String>) -> CpuError {
@@ -569,12 +578,73 @@ impl<'a, 'ctx> Ir<'a, 'ctx> {
         index: IntValue<'ctx>,
         value: V<'ctx>,
     ) -> Result<(), CpuError> {
+        self.store_hinted(d, base, index, value, None)
+    }
+
+    /// [`Ir::store`], optionally as a non-temporal (streaming) store aligned to `align` bytes:
+    /// it bypasses the caches and skips reading the line first.
+    pub(crate) fn store_hinted(
+        &self,
+        d: DType,
+        base: PointerValue<'ctx>,
+        index: IntValue<'ctx>,
+        value: V<'ctx>,
+        nontemporal_align: Option<u32>,
+    ) -> Result<(), CpuError> {
         let raw = self.encode(value, d)?;
         let p = self.gep(self.mem_ty(d), base, index)?;
         let st = self.b.build_store(p, raw)?;
-        st.set_alignment(d.itemsize() as u32)
+        let align = nontemporal_align.unwrap_or(d.itemsize() as u32);
+        st.set_alignment(align).map_err(|e| err(e.to_string()))?;
+        if nontemporal_align.is_some() {
+            let kind = self.cx.get_kind_id("nontemporal");
+            let one = self.cx.i32_type().const_int(1, false);
+            let node = self.cx.metadata_node(&[one.into()]);
+            st.set_metadata(node, kind)
+                .map_err(|e| err(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Stores a compute-form value (any width) at `base[index]` of an `elem` array.
+    pub(crate) fn store_raw(
+        &self,
+        elem: BasicTypeEnum<'ctx>,
+        base: PointerValue<'ctx>,
+        index: IntValue<'ctx>,
+        value: V<'ctx>,
+    ) -> Result<(), CpuError> {
+        let p = self.gep(elem, base, index)?;
+        let st = self.b.build_store(p, value)?;
+        st.set_alignment(Self::elem_align(elem))
             .map_err(|e| err(e.to_string()))?;
         Ok(())
+    }
+
+    /// Loads `width` consecutive compute-form values at `base[index]` of an `elem` array.
+    pub(crate) fn load_raw(
+        &self,
+        elem: BasicTypeEnum<'ctx>,
+        base: PointerValue<'ctx>,
+        index: IntValue<'ctx>,
+        width: u32,
+    ) -> Result<V<'ctx>, CpuError> {
+        let p = self.gep(elem, base, index)?;
+        let v = self.b.build_load(self.lanes(elem, width), p, "")?;
+        if let Some(i) = v.as_instruction_value() {
+            i.set_alignment(Self::elem_align(elem))
+                .map_err(|e| err(e.to_string()))?;
+        }
+        Ok(v)
+    }
+
+    /// The alignment of a scalar element type (its size).
+    fn elem_align(elem: BasicTypeEnum<'ctx>) -> u32 {
+        match elem {
+            BasicTypeEnum::IntType(t) => (t.get_bit_width() / 8).max(1),
+            BasicTypeEnum::FloatType(t) => (t.get_bit_width() / 8).max(1),
+            _ => 8,
+        }
     }
 
     /// Memory form to compute form.

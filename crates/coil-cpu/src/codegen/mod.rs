@@ -21,6 +21,7 @@
 mod ir;
 mod ops;
 mod reduce;
+mod rowcache;
 
 use std::collections::HashMap;
 
@@ -31,7 +32,8 @@ use inkwell::AddressSpace;
 use inkwell::IntPredicate;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Module;
-use inkwell::values::{FunctionValue, IntValue, PointerValue};
+use inkwell::types::BasicType;
+use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 
 use crate::CpuError;
 use ir::{Class, Ir, V, err};
@@ -93,13 +95,40 @@ impl LaunchShape {
     }
 }
 
-/// Emits `kernel` into `module` as the function `fname`, vectorized `width` lanes wide.
+/// How kernels are translated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodegenOptions {
+    /// Lanes of the vectorized loops (`vector bytes / 4`: 8 with AVX2).
+    pub width: u32,
+    /// Contiguous vector stores into buffers of at least this many bytes are non-temporal
+    /// (they bypass the caches and skip reading each line before writing it); `None`: never.
+    /// The generated code then assumes 64-byte aligned buffers, as the backend allocates.
+    pub streaming_store_min_bytes: Option<usize>,
+    /// Reduction kernels with long rows prefetch the next row's streamed loads during their
+    /// last stage.
+    pub prefetch_next_row: bool,
+}
+
+impl CodegenOptions {
+    /// The defaults for `width` lanes: streaming stores into buffers of 64 MiB and more (well
+    /// past a last-level cache), next-row prefetch on.
+    pub fn new(width: u32) -> CodegenOptions {
+        CodegenOptions {
+            width,
+            streaming_store_min_bytes: Some(64 << 20),
+            prefetch_next_row: true,
+        }
+    }
+}
+
+/// Emits `kernel` into `module` as the function `fname`.
 pub fn emit_kernel<'ctx>(
     module: &Module<'ctx>,
     kernel: &Kernel,
     fname: &str,
-    width: u32,
+    options: &CodegenOptions,
 ) -> Result<LaunchShape, CpuError> {
+    let width = options.width;
     let shape = LaunchShape::of(kernel, width);
     let cx = module.get_context();
     let builder = cx.create_builder();
@@ -126,6 +155,16 @@ pub fn emit_kernel<'ctx>(
         slots: HashMap::new(),
         acc_values: HashMap::new(),
         outer_values: HashMap::new(),
+        cache: vec![],
+        cache_loads: HashMap::new(),
+        prefetch: if options.prefetch_next_row {
+            plan_prefetch(kernel)
+        } else {
+            None
+        },
+        streaming_store_min_bytes: options.streaming_store_min_bytes,
+        next_vars: HashMap::new(),
+        streamed: std::cell::Cell::new(false),
     };
     em.emit().map_err(|e| match e {
         CpuError::Codegen { message, .. } => CpuError::Codegen {
@@ -147,6 +186,8 @@ struct Env<'ctx> {
     /// The vectorized variable: lane `l` sees `vars[v] + l`.
     vec: Option<Var>,
     width: u32,
+    /// Which of the vector accumulators this copy of the body feeds.
+    acc: u32,
 }
 
 impl<'ctx> Env<'ctx> {
@@ -155,6 +196,7 @@ impl<'ctx> Env<'ctx> {
             vars,
             vec: None,
             width: 1,
+            acc: 0,
         }
     }
 
@@ -207,6 +249,77 @@ struct Emitter<'a, 'ctx> {
     acc_values: HashMap<AccId, V<'ctx>>,
     /// Values of the current outer point's outer stages.
     outer_values: HashMap<ValueId, V<'ctx>>,
+    /// Row-cache scratch arrays and what fills them ([`rowcache`]).
+    cache: Vec<(rowcache::CachedValue, PointerValue<'ctx>)>,
+    /// Values reloaded from the row cache: value -> index into `cache`.
+    cache_loads: HashMap<ValueId, usize>,
+    /// Streamed loads of the first reduction stage, prefetched for the next outer point by the
+    /// last reduction stage ([`plan_prefetch`]).
+    prefetch: Option<Prefetch>,
+    /// The outer variables of the next outer point.
+    next_vars: HashMap<Var, IntValue<'ctx>>,
+    /// Whether a non-temporal store was emitted (the function then ends with a fence).
+    streamed: std::cell::Cell<bool>,
+    streaming_store_min_bytes: Option<usize>,
+}
+
+/// Software prefetch of the next row.
+struct Prefetch {
+    /// The stage whose vector loop issues the prefetches.
+    stage: usize,
+    /// `(argument, index)` of each load to prefetch.
+    loads: Vec<(ArgId, IndexExpr)>,
+}
+
+/// Rows shorter than this many bytes are left to the hardware prefetcher.
+const PREFETCH_MIN_ROW_BYTES: usize = 4096;
+
+/// In a reduction kernel with several reduction stages over long rows, the hardware prefetcher
+/// stops at each row's end (and at page boundaries), and the last stage of a row (computing
+/// and storing from cache) leaves memory idle. So the last reduction stage prefetches the first stage's streamed loads
+/// (contiguous in the innermost reduction variable, moving with the outer point) for the next
+/// outer point, one vector's worth per iteration.
+fn plan_prefetch(k: &Kernel) -> Option<Prefetch> {
+    if !matches!(k.kind, KernelKind::Reduction { .. }) || k.ranges.is_empty() {
+        return None;
+    }
+    let reduction_stages: Vec<usize> = (0..k.stages.len())
+        .filter(|&i| k.stages[i].kind == StageKind::Reduction)
+        .collect();
+    let (&first, &last) = (reduction_stages.first()?, reduction_stages.last()?);
+    // With one reduction stage, the row's only loop streams and the hardware keeps up.
+    if first == last {
+        return None;
+    }
+    let (inner, _) = *k.reduction_vars().last()?;
+    let n = k.ranges.len();
+    let mut loads: Vec<(ArgId, IndexExpr)> = vec![];
+    for &v in &k.stages[first].values {
+        let KExpr::Load {
+            arg,
+            index,
+            mask: None,
+        } = k.expr(v)
+        else {
+            continue;
+        };
+        let row_bytes = k.rnumel() * k.arg(*arg).dtype.itemsize();
+        let env = Env {
+            vars: HashMap::new(),
+            vec: Some(inner),
+            width: 2,
+            acc: 0,
+        };
+        let moves = (0..n).any(|i| index.contains_var(Var::p(i)));
+        if row_bytes >= PREFETCH_MIN_ROW_BYTES
+            && moves
+            && access(index, &env) == Access::Contiguous
+            && !loads.contains(&(*arg, index.clone()))
+        {
+            loads.push((*arg, index.clone()));
+        }
+    }
+    (!loads.is_empty()).then_some(Prefetch { stage: last, loads })
 }
 
 impl<'a, 'ctx> Emitter<'a, 'ctx> {
@@ -237,7 +350,26 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 self.slots.insert(acc.id, slot);
             }
         }
+        // Row-cache scratch arrays, also in the entry block.
+        let rnumel = self.k.rnumel();
+        for (i, entry) in rowcache::plan(self.k).into_iter().enumerate() {
+            let elem = self.ir.scalar_ty(Class::of(entry.dtype));
+            let array = elem.array_type(rnumel as u32);
+            let p = b.build_alloca(array, &format!("row_cache{i}"))?;
+            if let Some(ins) = p.as_instruction_value() {
+                ins.set_alignment(64).map_err(|e| err(e.to_string()))?;
+            }
+            for &u in &entry.users {
+                self.cache_loads.insert(u, i);
+            }
+            self.cache.push((entry, p));
+        }
         self.counted_loop(start, end, 1, "it", &mut |em, it| em.outer_iteration(it))?;
+        if self.streamed.get() {
+            // Streaming stores are weakly ordered: fence them before the caller signals
+            // completion to other threads.
+            b.build_fence(inkwell::AtomicOrdering::SequentiallyConsistent, false, "")?;
+        }
         b.build_return(None)?;
         Ok(())
     }
@@ -312,18 +444,27 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         if matches!(self.k.kind, KernelKind::Reduction { .. }) {
             let mut vars = HashMap::new();
             self.unflatten(it, &outer_vars, &self.k.ranges, &mut vars)?;
+            if self.prefetch.is_some() {
+                let next = self
+                    .ir
+                    .b
+                    .build_int_add(it, self.ir.i64c(1), "it.prefetch")?;
+                let mut next_vars = HashMap::new();
+                self.unflatten(next, &outer_vars, &self.k.ranges, &mut next_vars)?;
+                self.next_vars = next_vars;
+            }
             self.acc_values.clear();
             self.outer_values.clear();
             let k = self.k;
-            for stage in &k.stages {
+            for (si, stage) in k.stages.iter().enumerate() {
                 match stage.kind {
                     StageKind::Outer => {
                         let env = Env::scalar(vars.clone());
-                        let vals = self.stage_values(stage, &env)?;
+                        let vals = self.stage_values(stage, &env, None)?;
                         self.stores(stage, &vals, &env)?;
                         self.outer_values.extend(vals);
                     }
-                    StageKind::Reduction => self.reduction_stage(stage, &vars)?,
+                    StageKind::Reduction => self.reduction_stage(si, stage, &vars)?,
                 }
             }
             return Ok(());
@@ -355,25 +496,50 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             &self.k.ranges[..n - 1],
             &mut vars,
         )?;
-        self.vector_and_tail(outer_vars[n - 1], lo, hi, vars, &mut |em, env| {
+        self.vector_and_tail(outer_vars[n - 1], lo, hi, vars, 1, &mut |em, env| {
             em.pointwise_body(env)
         })
     }
 
-    /// Runs `body` over `var` in `lo..hi`: `W` lanes at a time, then one at a time.
+    /// Runs `body` over `var` in `lo..hi`: `unroll` times `W` lanes at a time (copy `u` feeding
+    /// vector accumulator `u`), then `W` lanes at a time, then one at a time.
     fn vector_and_tail(
         &mut self,
         var: Var,
         lo: IntValue<'ctx>,
         hi: IntValue<'ctx>,
         vars: HashMap<Var, IntValue<'ctx>>,
+        unroll: u32,
         body: &mut dyn FnMut(&mut Self, &Env<'ctx>) -> Result<(), CpuError>,
     ) -> Result<(), CpuError> {
         let width = self.width;
         let name = var.to_string();
         let mut from = lo;
+        if width > 1 && unroll > 1 {
+            let step = (width * unroll) as u64;
+            from =
+                self.counted_loop(lo, hi, step, &format!("{name}.x{unroll}"), &mut |em, iv| {
+                    for u in 0..unroll {
+                        let mut vars = vars.clone();
+                        let at = em.ir.b.build_int_add(
+                            iv,
+                            em.ir.i64c((u * width) as i64),
+                            &format!("{name}.{u}"),
+                        )?;
+                        vars.insert(var, at);
+                        let env = Env {
+                            vars,
+                            vec: Some(var),
+                            width,
+                            acc: u,
+                        };
+                        body(em, &env)?;
+                    }
+                    Ok(())
+                })?;
+        }
         if width > 1 {
-            from = self.counted_loop(lo, hi, width as u64, &name, &mut |em, iv| {
+            from = self.counted_loop(from, hi, width as u64, &name, &mut |em, iv| {
                 let mut vars = vars.clone();
                 vars.insert(var, iv);
                 body(
@@ -382,6 +548,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         vars,
                         vec: Some(var),
                         width,
+                        acc: 0,
                     },
                 )
             })?;
@@ -397,7 +564,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     fn pointwise_body(&mut self, env: &Env<'ctx>) -> Result<(), CpuError> {
         let k = self.k;
         for stage in &k.stages {
-            let vals = self.stage_values(stage, env)?;
+            let vals = self.stage_values(stage, env, None)?;
             self.stores(stage, &vals, env)?;
         }
         Ok(())
@@ -405,6 +572,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     fn reduction_stage(
         &mut self,
+        si: usize,
         stage: &Stage,
         vars: &HashMap<Var, IntValue<'ctx>>,
     ) -> Result<(), CpuError> {
@@ -420,9 +588,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             stride *= s as i64;
         }
         if rvars.is_empty() {
-            self.reduction_body(stage, &Env::scalar(vars.clone()), &pos)?;
+            self.reduction_body(si, stage, &Env::scalar(vars.clone()), &pos)?;
         } else {
-            self.reduction_nest(stage, &rvars, 0, vars.clone(), &pos)?;
+            self.reduction_nest(si, stage, &rvars, 0, vars.clone(), &pos)?;
         }
         for acc in &stage.accumulators {
             let v = self.ir.acc_finish(&self.slots[&acc.id])?;
@@ -433,6 +601,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     fn reduction_nest(
         &mut self,
+        si: usize,
         stage: &Stage,
         rvars: &[(Var, usize)],
         depth: usize,
@@ -445,23 +614,50 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.counted_loop(lo, hi, 1, &v.to_string(), &mut |em, iv| {
                 let mut vars = vars.clone();
                 vars.insert(v, iv);
-                em.reduction_nest(stage, rvars, depth + 1, vars, pos)
+                em.reduction_nest(si, stage, rvars, depth + 1, vars, pos)
             })?;
             return Ok(());
         }
-        self.vector_and_tail(v, lo, hi, vars, &mut |em, env| {
-            em.reduction_body(stage, env, pos)
+        // Stages that accumulate unroll, so the accumulators' updates overlap.
+        let unroll = if stage.accumulators.is_empty() {
+            1
+        } else {
+            reduce::ACC_VECTORS
+        };
+        self.vector_and_tail(v, lo, hi, vars, unroll, &mut |em, env| {
+            em.reduction_body(si, stage, env, pos)
         })
     }
 
     fn reduction_body(
         &mut self,
+        si: usize,
         stage: &Stage,
         env: &Env<'ctx>,
         pos: &IndexExpr,
     ) -> Result<(), CpuError> {
-        let vals = self.stage_values(stage, env)?;
+        // The row cache is indexed by the position in the row (lane 0's, in vector code).
+        let uses_cache = self.cache.iter().any(|(c, _)| c.source_stage == si)
+            || stage
+                .values
+                .iter()
+                .any(|v| self.cache_loads.contains_key(v));
+        let row_pos = if uses_cache {
+            Some(self.scalar_index(pos, env)?)
+        } else {
+            None
+        };
+        let vals = self.stage_values(stage, env, row_pos)?;
+        for (entry, scratch) in &self.cache {
+            if entry.source_stage == si {
+                let p = row_pos.ok_or_else(|| err("row cache without a position"))?;
+                let elem = self.ir.scalar_ty(Class::of(entry.dtype));
+                let v = self.ir.splat(vals[&entry.source], env.width)?;
+                self.ir.store_raw(elem, *scratch, p, v)?;
+            }
+        }
         self.stores(stage, &vals, env)?;
+        self.prefetch_next_row(si, env)?;
         if stage.accumulators.is_empty() {
             return Ok(());
         }
@@ -476,8 +672,49 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         };
         for acc in &stage.accumulators {
             let x = vals[&acc.value];
-            self.ir
-                .acc_update(&self.slots[&acc.id], x, p, env.width > 1)?;
+            let slot = (env.width > 1).then_some(env.acc);
+            self.ir.acc_update(&self.slots[&acc.id], x, p, slot)?;
+        }
+        Ok(())
+    }
+
+    fn prefetch_next_row(&self, si: usize, env: &Env<'ctx>) -> Result<(), CpuError> {
+        let Some(pf) = self.prefetch.as_ref().filter(|p| p.stage == si) else {
+            return Ok(());
+        };
+        if env.width == 1 {
+            return Ok(());
+        }
+        let mut vars = env.vars.clone();
+        vars.extend(self.next_vars.iter().map(|(v, x)| (*v, *x)));
+        let next = Env::scalar(vars);
+        for (arg, index) in &pf.loads {
+            let i = self.index_value(index, &next)?.into_int_value();
+            let d = self.k.arg(*arg).dtype;
+            // A plain (not inbounds) address: past the last row it points nowhere, which a
+            // prefetch may do.
+            let bytes = self
+                .ir
+                .b
+                .build_int_mul(i, self.ir.i64c(d.itemsize() as i64), "")?;
+            // SAFETY (of the IR): a byte offset from the argument, only prefetched.
+            let p = unsafe {
+                self.ir.b.build_gep(
+                    self.ir.cx.i8_type(),
+                    self.args[arg.0 as usize],
+                    &[bytes],
+                    "prefetch",
+                )?
+            };
+            let i32c = |x: u64| self.ir.cx.i32_type().const_int(x, false);
+            let f = inkwell::intrinsics::Intrinsic::find("llvm.prefetch")
+                .and_then(|f| f.get_declaration(self.ir.module, &[p.get_type().into()]))
+                .ok_or(CpuError::MissingIntrinsic("llvm.prefetch"))?;
+            self.ir.b.build_call(
+                f,
+                &[p.into(), i32c(0).into(), i32c(3).into(), i32c(1).into()],
+                "",
+            )?;
         }
         Ok(())
     }
@@ -494,11 +731,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         &self,
         stage: &Stage,
         env: &Env<'ctx>,
+        row_pos: Option<IntValue<'ctx>>,
     ) -> Result<HashMap<ValueId, V<'ctx>>, CpuError> {
         let k = self.k;
         let mut vals: HashMap<ValueId, V<'ctx>> = HashMap::new();
         for &v in &stage.values {
             let dt = k.dtype(v);
+            if let (Some(&ci), Some(p)) = (self.cache_loads.get(&v), row_pos) {
+                let elem = self.ir.scalar_ty(Class::of(dt));
+                let x = self.ir.load_raw(elem, self.cache[ci].1, p, env.width)?;
+                self.ir.name(x, &format!("{v}{}.cached", env.suffix()));
+                vals.insert(v, x);
+                continue;
+            }
             let x = match k.expr(v) {
                 KExpr::Load { arg, index, mask } => {
                     let mask = match mask {
@@ -618,11 +863,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     /// The index at lane 0 (the vectorized variable at its base), as a scalar.
     fn scalar_index(&self, e: &IndexExpr, env: &Env<'ctx>) -> Result<IntValue<'ctx>, CpuError> {
-        let scalar_env = Env {
-            vars: env.vars.clone(),
-            vec: None,
-            width: 1,
-        };
+        let scalar_env = Env::scalar(env.vars.clone());
         Ok(self.index_value(e, &scalar_env)?.into_int_value())
     }
 
@@ -700,12 +941,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let v = ir.extract(v, Ir::width(v).max(1) - 1)?;
                 ir.store(d, base, self.scalar_index(&st.index, env)?, v)
             }
-            Access::Contiguous => ir.store(
-                d,
-                base,
-                self.scalar_index(&st.index, env)?,
-                ir.splat(v, env.width)?,
-            ),
+            Access::Contiguous => {
+                let nt = self.streaming_store_align(st, env);
+                ir.store_hinted(
+                    d,
+                    base,
+                    self.scalar_index(&st.index, env)?,
+                    ir.splat(v, env.width)?,
+                    nt,
+                )
+            }
             Access::Strided => {
                 let idx = self.index_value(&st.index, env)?;
                 let v = ir.splat(v, env.width)?;
@@ -716,6 +961,33 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 Ok(())
             }
         }
+    }
+}
+
+impl Emitter<'_, '_> {
+    /// The alignment of a contiguous vector store to stream past the caches, if it should:
+    /// the buffer is much larger than the last-level cache (so what is written will be gone
+    /// from it before anyone reads it), and the store's address is a multiple of the vector
+    /// (buffers are 64-byte aligned; the vector loops start at multiples of `W`, so every
+    /// other summand of the index must be a multiple of `W`).
+    fn streaming_store_align(&self, st: &Store, env: &Env<'_>) -> Option<u32> {
+        let min_bytes = self.streaming_store_min_bytes?;
+        let a = self.k.arg(st.arg);
+        let bytes = a.len * a.dtype.itemsize();
+        let vector_bytes = env.width as usize * a.dtype.itemsize();
+        let v = env.vec?;
+        let w = env.width as i64;
+        let aligned = st.index.constant_part() % w == 0
+            && st
+                .index
+                .terms()
+                .iter()
+                .all(|(t, c)| matches!(t, Term::Var(x) if *x == v) || c % w == 0);
+        let stream = bytes >= min_bytes && vector_bytes <= 64 && aligned;
+        if stream {
+            self.streamed.set(true);
+        }
+        stream.then_some(vector_bytes as u32)
     }
 }
 

@@ -1,6 +1,7 @@
-//! Accumulators of reduction stages: a `W`-lane vector accumulator fed by the vector loop and a
-//! scalar one fed by the tail, each in a stack slot (promoted to registers by LLVM), combined
-//! once after the loop by a tree over the lanes. Max/min propagate NaN; argmax/argmin keep the
+//! Accumulators of reduction stages: [`ACC_VECTORS`] independent `W`-lane vector accumulators
+//! fed in turn by the (unrolled) vector loop, so consecutive updates do not wait on each other,
+//! and a scalar one fed by the tail, each in a stack slot (promoted to registers by LLVM),
+//! combined once after the loop by a tree over the accumulators and then over the lanes. Max/min propagate NaN; argmax/argmin keep the
 //! first position of the winner and let NaN win, as PyTorch does.
 
 use coil_codegen::Accumulator;
@@ -12,6 +13,10 @@ use inkwell::{FloatPredicate as F, IntPredicate as I};
 use super::ir::{Class, Ir, V};
 use crate::CpuError;
 
+/// Independent vector accumulators per reduction (the vector loop is unrolled this many times):
+/// enough to cover an add's latency with two adds issued per cycle.
+pub(crate) const ACC_VECTORS: u32 = 4;
+
 /// The stack slots of one accumulator.
 pub(crate) struct AccSlot<'ctx> {
     pub(crate) acc: Accumulator,
@@ -21,10 +26,10 @@ pub(crate) struct AccSlot<'ctx> {
     /// The reduced value's dtype.
     pub(crate) value_dtype: DType,
     width: u32,
-    vec: PointerValue<'ctx>,
+    vec: Vec<PointerValue<'ctx>>,
     tail: PointerValue<'ctx>,
     /// Positions of the running winners (argmax/argmin).
-    vec_pos: Option<PointerValue<'ctx>>,
+    vec_pos: Vec<PointerValue<'ctx>>,
     tail_pos: Option<PointerValue<'ctx>>,
 }
 
@@ -51,25 +56,30 @@ impl<'ctx> Ir<'_, 'ctx> {
         };
         let c = Class::of(run_dtype);
         let name = acc.id.to_string();
-        let vec = self
-            .b
-            .build_alloca(self.ty(c, width), &format!("{name}.vec"))?;
+        let mut vec = vec![];
+        let mut vec_pos = vec![];
+        for u in 0..ACC_VECTORS {
+            vec.push(
+                self.b
+                    .build_alloca(self.ty(c, width), &format!("{name}.vec{u}"))?,
+            );
+            if is_arg(acc.reduction_type) {
+                vec_pos.push(
+                    self.b
+                        .build_alloca(self.ty(Class::I64, width), &format!("{name}.pos{u}"))?,
+                );
+            }
+        }
         let tail = self
             .b
             .build_alloca(self.ty(c, 1), &format!("{name}.tail"))?;
-        let (vec_pos, tail_pos) = if is_arg(acc.reduction_type) {
-            (
-                Some(
-                    self.b
-                        .build_alloca(self.ty(Class::I64, width), &format!("{name}.vec.pos"))?,
-                ),
-                Some(
-                    self.b
-                        .build_alloca(self.ty(Class::I64, 1), &format!("{name}.tail.pos"))?,
-                ),
+        let tail_pos = if is_arg(acc.reduction_type) {
+            Some(
+                self.b
+                    .build_alloca(self.ty(Class::I64, 1), &format!("{name}.tail.pos"))?,
             )
         } else {
-            (None, None)
+            None
         };
         Ok(AccSlot {
             acc: acc.clone(),
@@ -105,11 +115,15 @@ impl<'ctx> Ir<'_, 'ctx> {
     /// Sets the slots to the reduction's identity (once per row, before the loop).
     pub(crate) fn acc_init(&self, s: &AccSlot<'ctx>) -> Result<(), CpuError> {
         let id = self.identity(s.acc.reduction_type, Class::of(s.run_dtype));
-        self.store_slot(s.vec, self.splat(id, s.width)?)?;
+        for &v in &s.vec {
+            self.store_slot(v, self.splat(id, s.width)?)?;
+        }
         self.store_slot(s.tail, id)?;
-        if let (Some(vp), Some(tp)) = (s.vec_pos, s.tail_pos) {
-            let none = self.ci(Class::I64, -1);
+        let none = self.ci(Class::I64, -1);
+        for &vp in &s.vec_pos {
             self.store_slot(vp, self.splat(none, s.width)?)?;
+        }
+        if let Some(tp) = s.tail_pos {
             self.store_slot(tp, none)?;
         }
         Ok(())
@@ -170,21 +184,20 @@ impl<'ctx> Ir<'_, 'ctx> {
     }
 
     /// Feeds `x` (of the slot's value dtype, `width` lanes or a scalar) at positions `pos`
-    /// (i64, for argmax/argmin) into the vector (`vector`) or tail accumulator.
+    /// (i64, for argmax/argmin) into vector accumulator `Some(u)` or the tail's (`None`).
     pub(crate) fn acc_update(
         &self,
         s: &AccSlot<'ctx>,
         x: V<'ctx>,
         pos: V<'ctx>,
-        vector: bool,
+        vector: Option<u32>,
     ) -> Result<(), CpuError> {
         let rt = s.acc.reduction_type;
         let c = Class::of(s.run_dtype);
-        let w = if vector { s.width } else { 1 };
-        let (slot, pos_slot) = if vector {
-            (s.vec, s.vec_pos)
-        } else {
-            (s.tail, s.tail_pos)
+        let w = if vector.is_some() { s.width } else { 1 };
+        let (slot, pos_slot) = match vector {
+            Some(u) => (s.vec[u as usize], s.vec_pos.get(u as usize).copied()),
+            None => (s.tail, s.tail_pos),
         };
         let ty = self.ty(c, w);
         let x = self.convert(x, s.value_dtype, s.run_dtype, false)?;
@@ -217,12 +230,25 @@ impl<'ctx> Ir<'_, 'ctx> {
         let rt = s.acc.reduction_type;
         let c = Class::of(s.run_dtype);
         let name = s.acc.id.to_string();
-        let vec = self.load_slot(s.vec, self.ty(c, s.width), &format!("{name}.vec"))?;
+        let vty = self.ty(c, s.width);
+        let mut vecs = vec![];
+        for (u, &slot) in s.vec.iter().enumerate() {
+            vecs.push(self.load_slot(slot, vty, &format!("{name}.vec{u}"))?);
+        }
         let tail = self.load_slot(s.tail, self.ty(c, 1), &format!("{name}.tail"))?;
-        let result = if let (Some(vp), Some(tp)) = (s.vec_pos, s.tail_pos) {
+        let result = if let Some(tp) = s.tail_pos {
             let max = is_max(rt);
-            let mut v = vec;
-            let mut p = self.load_slot(vp, self.ty(Class::I64, s.width), "")?;
+            let mut pairs = vec![];
+            for (u, &slot) in s.vec_pos.iter().enumerate() {
+                let pty = self.ty(Class::I64, s.width);
+                pairs.push((vecs[u], self.load_slot(slot, pty, "")?));
+            }
+            while pairs.len() > 1 {
+                let b = pairs.pop().expect("two or more");
+                let a = pairs.pop().expect("two or more");
+                pairs.insert(0, self.merge_arg(max, c, a, b)?);
+            }
+            let (mut v, mut p) = pairs[0];
             let mut w = s.width;
             while w > 1 {
                 w /= 2;
@@ -236,7 +262,12 @@ impl<'ctx> Ir<'_, 'ctx> {
             let pos = self.select(none, self.ci(Class::I64, 0), pos)?;
             self.convert(pos, DType::I64, s.acc.dtype, false)?
         } else {
-            let mut v = vec;
+            while vecs.len() > 1 {
+                let b = vecs.pop().expect("two or more");
+                let a = vecs.pop().expect("two or more");
+                vecs.insert(0, self.combine(rt, c, a, b)?);
+            }
+            let mut v = vecs[0];
             let mut w = s.width;
             while w > 1 {
                 w /= 2;

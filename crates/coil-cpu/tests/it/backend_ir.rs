@@ -14,6 +14,22 @@ fn fused_ir(name: &str) -> String {
         .source
 }
 
+/// The optimised IR of the large (8192 x 8192) model's kernel, all buffers fused (compiled,
+/// not run).
+fn large_fused_ir(name: &str) -> String {
+    let g = coil_models::find(name)
+        .unwrap()
+        .graph(coil_models::Size::Large)
+        .unwrap();
+    let l = lower(&g);
+    let members: Vec<_> = l.buffers().iter().map(|b| b.id).collect();
+    let outs: Vec<_> = l.outputs().iter().map(|o| o.buffer).collect();
+    let needed = |b| outs.contains(&coil_lower::BufRef::Buffer(b));
+    let k = coil_codegen::build_kernel(&l, &members, &needed, name, &Default::default()).unwrap();
+    let compiled = backend().compile_kernels(std::slice::from_ref(&k)).unwrap();
+    compiled.jit().optimized_ir().to_string()
+}
+
 /// The body of function `@name` in `ir`.
 fn function<'a>(ir: &'a str, name: &str) -> &'a str {
     let start = ir
@@ -104,4 +120,21 @@ fn bad_launches_and_copies_are_errors() {
     assert!(matches!(dup, Err(BackendError::Codegen { .. })));
     b.free(x);
     b.free(out);
+}
+
+#[test]
+fn large_softmax_computes_exp_once_per_element() {
+    let ir = large_fused_ir("softmax");
+    // The sum's loop stores exp(x - max) in the row cache; the division's loop reloads it.
+    assert!(ir.contains("row_cache"), "no row cache in\n{ir}");
+    assert!(
+        ir.contains(".cached"),
+        "the division does not reload exp in\n{ir}"
+    );
+    // One exp polynomial: its first coefficient appears once per unrolled copy of one loop.
+    let f = function(&ir, "cpu_softmax");
+    assert!(
+        !f.contains("v8 ="),
+        "the division's loop recomputes exp:\n{f}"
+    );
 }

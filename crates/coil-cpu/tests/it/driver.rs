@@ -234,6 +234,20 @@ pub(crate) fn backend() -> &'static CpuBackend {
     })
 }
 
+/// A backend that streams every aligned vector store past the caches (non-temporal), so the
+/// tiny models exercise what only huge buffers get by default.
+pub(crate) fn streaming_backend() -> &'static CpuBackend {
+    static B: std::sync::OnceLock<CpuBackend> = std::sync::OnceLock::new();
+    B.get_or_init(|| {
+        CpuBackend::with_options(coil_cpu::CpuOptions {
+            threads: 2,
+            streaming_store_min_bytes: Some(0),
+            ..Default::default()
+        })
+        .expect("cpu backend")
+    })
+}
+
 /// What coil-eager computes.
 pub(crate) fn eager(g: &Graph, inputs: &[Tensor]) -> Vec<Tensor> {
     coil_eager::run(g, inputs)

@@ -279,25 +279,31 @@ fn f64_values() {
 #[test]
 fn nan_and_ties_in_max_and_argmax() {
     let nan = f32::NAN;
-    // Rows of 19: the vector part (16) and the tail (3) each get NaNs and ties.
-    let mut rows: Vec<Vec<f32>> = vec![(0..19).map(|i| (i % 5) as f32).collect(); 6];
-    rows[1][3] = nan;
-    rows[2][17] = nan;
-    rows[3][2] = nan;
-    rows[3][18] = nan;
-    rows[4] = vec![1.0; 19];
-    rows[5] = vec![f32::NEG_INFINITY; 19];
-    let x = Tensor::from_f32(rows.concat(), vec![6, 19]).unwrap();
-    let text = graph(
-        "x: \"f32[6, 19]\"",
-        "amax = torch.ops.aten.amax.default(x, [1])
-         amin = torch.ops.aten.amin.default(x, [1])
-         argmax = torch.ops.aten.argmax.default(x, 1)
-         argmin = torch.ops.aten.argmin.default(x, 1)
-         relu = torch.ops.aten.relu.default(x)",
-        "amax, amin, argmax, argmin, relu",
-    );
-    check(&text, &[x], 0.0, 0.0, false);
+    // Rows of 19 (two vectors and a tail) and of 83 (two unrolled rounds of four vectors, two
+    // more vectors, a tail): NaNs and ties land in different accumulators and the tail.
+    for cols in [19usize, 83] {
+        let mut rows: Vec<Vec<f32>> = vec![(0..cols).map(|i| (i % 5) as f32).collect(); 8];
+        rows[1][3] = nan;
+        rows[2][cols - 2] = nan;
+        rows[3][2] = nan;
+        rows[3][cols - 1] = nan;
+        rows[4] = vec![1.0; cols];
+        rows[5] = vec![f32::NEG_INFINITY; cols];
+        rows[6][cols / 2] = nan;
+        rows[6][cols / 3] = nan;
+        rows[7] = (0..cols).map(|i| -((i % 7) as f32)).collect();
+        let x = Tensor::from_f32(rows.concat(), vec![8, cols]).unwrap();
+        let text = graph(
+            &format!("x: \"f32[8, {cols}]\""),
+            "amax = torch.ops.aten.amax.default(x, [1])
+             amin = torch.ops.aten.amin.default(x, [1])
+             argmax = torch.ops.aten.argmax.default(x, 1)
+             argmin = torch.ops.aten.argmin.default(x, 1)
+             relu = torch.ops.aten.relu.default(x)",
+            "amax, amin, argmax, argmin, relu",
+        );
+        check(&text, &[x], 0.0, 0.0, false);
+    }
 }
 
 #[test]
@@ -356,4 +362,26 @@ fn matmuls_take_strided_operands() {
         random(DType::F64, &[3, 4, 7], 29),
     ];
     check(&text, &ins, 1e-12, 1e-12, false);
+}
+
+#[test]
+fn softmax_over_two_dims_reuses_cached_exp() {
+    for (a, b) in [(3, 5), (7, 9), (2, 16)] {
+        let text = graph(
+            &format!("x: \"f32[4, {a}, {b}]\""),
+            "amax = torch.ops.aten.amax.default(x, [1, 2], True)
+             sub = torch.ops.aten.sub.Tensor(x, amax)
+             exp = torch.ops.aten.exp.default(sub)
+             sum_1 = torch.ops.aten.sum.dim_IntList(exp, [1, 2], True)
+             div = torch.ops.aten.div.Tensor(exp, sum_1)",
+            "div",
+        );
+        check(
+            &text,
+            &[random(DType::F32, &[4, a, b], 30)],
+            1e-6,
+            1e-5,
+            true,
+        );
+    }
 }

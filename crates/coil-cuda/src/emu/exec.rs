@@ -546,12 +546,8 @@ impl Block<'_> {
                 let is_max = matches!(inst.kind, Kind::Max(..));
                 if t.float() {
                     let (x, y) = (float_in(v(1), *t), float_in(v(2), *t));
-                    let nan_in = if *nan {
-                        x.is_nan() || y.is_nan()
-                    } else {
-                        x.is_nan() && y.is_nan()
-                    };
-                    if nan_in {
+                    // `.NaN` variants propagate any NaN; plain min/max give NaN only when both are.
+                    if (*nan && (x.is_nan() || y.is_nan())) || (x.is_nan() && y.is_nan()) {
                         nan_of(*t)
                     } else {
                         let r = if is_max { x.max(y) } else { x.min(y) };

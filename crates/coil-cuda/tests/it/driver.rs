@@ -14,6 +14,7 @@ use coil_lower::{BufRef, BufferId, BufferKind, FixedLayout, LoweredGraph};
 
 /// One step of a program.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // A test driver: steps are few and built once.
 pub(crate) enum Step {
     /// Kernel `index` with these buffers (by name), in its argument order.
     Kernel(usize, Vec<String>),
