@@ -22,8 +22,8 @@ use crate::blas::{Gemm, MatLayout};
 use crate::emu;
 use crate::error::CudaError;
 use crate::ptx::PtxModule;
-use crate::render::{LaunchArg, RenderedKernel, render_kernel};
-use crate::runtime::{Device, DeviceBuffer, KernelArg, LoadedKernel};
+use crate::render::{LaunchArg, Plan, RenderedKernel, render_kernel, render_planned};
+use crate::runtime::{Device, DeviceBuffer, Event, KernelArg, LoadedKernel};
 use crate::target::{GpuCaps, PtxTarget};
 
 /// Instructions one emulated launch may execute before it is stopped.
@@ -47,13 +47,59 @@ struct Memory {
 struct Shared {
     runtime: Runtime,
     memory: Mutex<Memory>,
+    /// While profiling: every launch's entry name and its events.
+    profile: Mutex<Option<Vec<ProfiledLaunch>>>,
 }
 
 impl Shared {
+    fn new(runtime: Runtime) -> Arc<Shared> {
+        Arc::new(Shared {
+            runtime,
+            memory: Mutex::new(Memory::default()),
+            profile: Mutex::new(None),
+        })
+    }
+
     fn memory(&self) -> MutexGuard<'_, Memory> {
         self.memory.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// Runs `launch` between two events when profiling.
+    fn timed(
+        &self,
+        name: &str,
+        launch: impl FnOnce() -> Result<(), BackendError>,
+    ) -> Result<(), BackendError> {
+        let mut profile = self.profile.lock().unwrap_or_else(PoisonError::into_inner);
+        let (Some(list), Runtime::Gpu(dev)) = (profile.as_mut(), &self.runtime) else {
+            return launch();
+        };
+        let start = dev.record_event().map_err(err)?;
+        launch()?;
+        let end = dev.record_event().map_err(err)?;
+        list.push(ProfiledLaunch {
+            name: name.to_string(),
+            start,
+            end,
+        });
+        Ok(())
+    }
 }
+
+/// One launch recorded while profiling: the entry (or `cublas_sgemm`) and CUDA events
+/// recorded just before and after it on the device's stream.
+#[derive(Debug)]
+pub struct ProfiledLaunch {
+    /// The `.entry` name, or `cublas_sgemm` for a matmul.
+    pub name: String,
+    /// Recorded before the launch.
+    pub start: Event,
+    /// Recorded after it.
+    pub end: Event,
+}
+
+/// Chooses a kernel's plan (see [`crate::render::plan_kernel`]).
+pub type Planner = Arc<dyn Fn(&Kernel, &GpuCaps) -> Plan + Send + Sync>;
 
 /// The CUDA backend (`cuda`).
 pub struct CudaBackend {
@@ -61,6 +107,7 @@ pub struct CudaBackend {
     caps: GpuCaps,
     target: PtxTarget,
     description: String,
+    planner: Option<Planner>,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -117,13 +164,11 @@ impl CudaBackend {
             (info.driver_version % 1000) / 10
         );
         Ok(CudaBackend {
-            shared: Arc::new(Shared {
-                runtime: Runtime::Gpu(device),
-                memory: Mutex::new(Memory::default()),
-            }),
+            shared: Shared::new(Runtime::Gpu(device)),
             caps,
             target,
             description,
+            planner: None,
         })
     }
 
@@ -143,12 +188,10 @@ impl CudaBackend {
                 target.sm_name(),
                 caps.sm_count
             ),
-            shared: Arc::new(Shared {
-                runtime: Runtime::Offline,
-                memory: Mutex::new(Memory::default()),
-            }),
+            shared: Shared::new(Runtime::Offline),
             caps,
             target,
+            planner: None,
         }
     }
 
@@ -160,13 +203,39 @@ impl CudaBackend {
         let target = caps.target();
         CudaBackend {
             description: format!("PTX emulator ({} code)", target.sm_name()),
-            shared: Arc::new(Shared {
-                runtime: Runtime::Emulated,
-                memory: Mutex::new(Memory::default()),
-            }),
+            shared: Shared::new(Runtime::Emulated),
             caps,
             target,
+            planner: None,
         }
+    }
+
+    /// Plans kernels with `planner` instead of [`crate::render::plan_kernel`] (to compare
+    /// strategies on a GPU); a plan that does not suit a kernel falls back to the default.
+    pub fn with_planner(mut self, planner: Planner) -> CudaBackend {
+        self.planner = Some(planner);
+        self
+    }
+
+    /// Starts (or stops and discards) recording CUDA events around every launch and matmul
+    /// (GPU only). Events cost a microsecond or two of host time per launch.
+    pub fn set_profiling(&self, on: bool) {
+        let mut p = self
+            .shared
+            .profile
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *p = on.then(Vec::new);
+    }
+
+    /// The launches recorded since profiling started or the last take (profiling stays on).
+    pub fn take_profile(&self) -> Vec<ProfiledLaunch> {
+        let mut p = self
+            .shared
+            .profile
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        p.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// The open GPU, if any (for timing with events, device copies, capability queries).
@@ -202,7 +271,11 @@ impl CudaBackend {
                     reason: "two kernels of one module have this name".into(),
                 });
             }
-            let r = render_kernel(k, &self.caps, self.target)?;
+            let r = match &self.planner {
+                Some(plan) => render_planned(k, &self.caps, self.target, plan(k, &self.caps))
+                    .or_else(|_| render_kernel(k, &self.caps, self.target))?,
+                None => render_kernel(k, &self.caps, self.target)?,
+            };
             for l in &r.launches {
                 module.push(l.kernel.clone())?;
             }
@@ -215,6 +288,19 @@ impl CudaBackend {
     pub fn compile_cuda(&self, kernels: &[Kernel]) -> Result<CudaKernels, CudaError> {
         let (module, rendered) = self.render(kernels)?;
         let source = module.to_string();
+        // The plans, as comments heading the module (what `output_code.ptx` shows).
+        let mut plans = String::new();
+        for r in &rendered {
+            for l in &r.launches {
+                plans.push_str(&format!(
+                    "// {}: {:?}, {} x {}\n",
+                    l.kernel.name(),
+                    r.plan.strategy,
+                    l.config.grid.0,
+                    l.config.block.0
+                ));
+            }
+        }
         let mut compiled = Vec::with_capacity(rendered.len());
         let (loaded, emulated) = match &self.shared.runtime {
             Runtime::Gpu(dev) => (dev.load_module(&module)?, None),
@@ -258,7 +344,7 @@ impl CudaBackend {
         }
         Ok(CudaKernels {
             shared: Arc::clone(&self.shared),
-            source,
+            source: plans + &source,
             kernels: compiled,
             emulated,
         })
@@ -341,14 +427,14 @@ impl CudaKernels {
                 args.len()
             )));
         }
-        let needs: Vec<usize> = r.arg_bytes.clone();
+        let needs = &r.arg_bytes;
         let mut mem = self.shared.memory();
         match &self.shared.runtime {
             Runtime::Offline => Err(err(CudaError::Offline("launch kernels"))),
             Runtime::Gpu(dev) => {
                 let bufs: Vec<&DeviceBuffer> = args
                     .iter()
-                    .zip(&needs)
+                    .zip(needs)
                     .map(|(h, &need)| {
                         let b = mem.gpu.get(&h.0).ok_or_else(|| {
                             BackendError::Runtime(format!(
@@ -377,10 +463,12 @@ impl CudaKernels {
                             },
                         })
                         .collect();
-                    // SAFETY: every buffer holds at least the bytes the kernel's arguments
-                    // span (checked above; the translator indexes within `len` elements of
-                    // each argument), and scratch buffers were sized by the translator.
-                    unsafe { dev.launch(entry, launch.config, &kargs) }.map_err(err)?;
+                    self.shared.timed(entry.name(), || {
+                        // SAFETY: every buffer holds at least the bytes the kernel's arguments
+                        // span (checked above; the translator indexes within `len` elements
+                        // of each argument), and scratch buffers were sized by the translator.
+                        unsafe { dev.launch(entry, launch.config, &kargs) }.map_err(err)
+                    })?;
                 }
                 Ok(())
             }
@@ -390,7 +478,7 @@ impl CudaKernels {
                     .as_ref()
                     .ok_or_else(|| BackendError::Runtime("no emulated module".into()))?;
                 let mut addrs = Vec::with_capacity(args.len());
-                for (h, &need) in args.iter().zip(&needs) {
+                for (h, &need) in args.iter().zip(needs) {
                     let &(addr, len) = mem.emu_buffers.get(&h.0).ok_or_else(|| {
                         BackendError::Runtime(format!("{h} is not a live buffer of this backend"))
                     })?;

@@ -1,18 +1,22 @@
-//! coil-cuda: the foundation of coil's GPU backend: a PTX text builder, accurate f32 math
-//! rendered as PTX, reference kernels, and a CUDA runtime (driver API and cuBLAS through cudarc,
-//! loaded at run time so the crate builds and its tests run where there is no CUDA).
+//! coil-cuda: coil's GPU backend. [`CudaBackend`] implements `coil_codegen::Backend`: the
+//! kernel IR is translated to PTX text ([`render`]), loaded and launched through the CUDA
+//! driver (cudarc, loaded at run time so the crate builds and its tests run where there is no
+//! CUDA), with cuBLAS for matmuls; offline it renders PTX only, emulated it runs the same PTX
+//! on the host ([`emu`]).
 //!
-//! **Takes**: a code generator's calls on a [`ptx::KernelBuilder`] (registers, instructions,
-//! loops, memory, warp primitives; [`math`] routines for transcendental functions; the
-//! [`kernels`] building blocks such as [`kernels::block_allreduce`]), a [`PtxTarget`] and
-//! [`GpuCaps`]; at run time, host data, launch configurations and kernel arguments.
-//! **Gives**: verified PTX text ([`ptx::PtxKernel`] prints a complete module); a [`Device`] that
-//! loads PTX (cached by the hash of its text), allocates and copies [`DeviceBuffer`]s, launches
-//! kernels, times them with [`Event`]s, and runs cuBLAS `sgemm` for mm/bmm/addmm; every failure
-//! (no driver, no GPU, no cuBLAS, bad PTX, a launch that does not fit) as a [`CudaError`].
-//! **Must not know about**: the graph, the scheduler, the kernel IR (a translator in the backend
-//! drives the builder), LLVM. Nothing here prints or reads environment variables; the `ptxas`
-//! path for tests comes from the test harness, library paths from the caller
+//! **Takes**: kernels of the kernel IR (`coil_codegen::Kernel`) and the device's capability
+//! flags ([`GpuCaps`]); at run time, buffers, launches and matmul calls through the `Backend`
+//! trait. Below the translator, a PTX text builder ([`ptx::KernelBuilder`]), f32 math
+//! rendered as PTX ([`math`]), reference kernels ([`kernels`]) and the runtime ([`Device`]).
+//! **Gives**: one PTX module per model, each kernel planned as a pointwise grid-stride loop or
+//! a persistent, looped or split reduction ([`render::Strategy`]) with its launch
+//! configuration; a [`Device`] that loads PTX (cached by the hash of its text), allocates and
+//! copies [`DeviceBuffer`]s, launches kernels, times them with [`Event`]s and runs cuBLAS
+//! `sgemm`; every failure (no driver, no GPU, no cuBLAS, bad PTX, a launch that does not fit,
+//! a kernel the translator cannot render) as a [`CudaError`].
+//! **Must not know about**: the graph, the scheduler's decisions (it only answers the loop
+//! questions with `SimdLoops`), LLVM. Nothing here prints or reads environment variables; the
+//! `ptxas` path for tests comes from the test harness, library paths from the caller
 //! ([`preload_library`]).
 //!
 //! The math routines are written once against [`math::MathOps`] and run both as PTX and on the
@@ -43,7 +47,7 @@ pub mod render;
 mod runtime;
 mod target;
 
-pub use backend::{CudaBackend, CudaKernels};
+pub use backend::{CudaBackend, CudaKernels, Planner, ProfiledLaunch};
 pub use blas::{Gemm, MatLayout};
 pub use error::CudaError;
 pub use launch::LaunchConfig;

@@ -437,7 +437,7 @@ impl Block<'_> {
                 }
                 return Ok(Flow::Next);
             }
-            Kind::St { space, ty, width } => {
+            Kind::St { space, ty, .. } => {
                 let size = (ty.bits() / 8).max(1) as usize;
                 let addr = v(0);
                 let mut values = [0u64; 4];
@@ -453,7 +453,6 @@ impl Block<'_> {
                         1
                     }
                 };
-                let _ = width;
                 let mut bytes = [0u8; 32];
                 for (i, x) in values.iter().take(n).enumerate() {
                     bytes[i * size..(i + 1) * size].copy_from_slice(&x.to_le_bytes()[..size]);

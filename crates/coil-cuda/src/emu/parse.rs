@@ -285,12 +285,7 @@ impl EntryParser<'_> {
         *self.regs.entry(name.to_string()).or_insert(n)
     }
 
-    fn operand(
-        &mut self,
-        s: &str,
-        line: usize,
-        ty: Option<T>,
-    ) -> Result<(Src, Option<String>), EmuError> {
+    fn operand(&mut self, s: &str, line: usize) -> Result<(Src, Option<String>), EmuError> {
         let s = s.trim();
         if let Some(inner) = s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
             let (base, offset) = match inner.rfind('+') {
@@ -303,7 +298,7 @@ impl EntryParser<'_> {
                 ),
                 None => (inner, 0),
             };
-            let (b, _) = self.operand(base, line, None)?;
+            let (b, _) = self.operand(base, line)?;
             return Ok((Src::Addr(Box::new(b), offset), None));
         }
         if let Some(inner) = s.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
@@ -349,7 +344,6 @@ impl EntryParser<'_> {
             let v: i128 = s
                 .parse()
                 .map_err(|_| err(line, format!("bad integer {s}")))?;
-            let _ = ty;
             return Ok((Src::Imm(v as u64), None));
         }
         if let Some(i) = self.params.iter().position(|p| p == s) {
@@ -604,7 +598,7 @@ pub fn parse(text: &str) -> Result<Module, EmuError> {
             let mut ops = Vec::new();
             let mut label = None;
             for a in split_operands(args) {
-                let (o, l) = p.operand(&a, n, None)?;
+                let (o, l) = p.operand(&a, n)?;
                 if l.is_some() {
                     label = l;
                 }

@@ -273,10 +273,6 @@ mod tests {
         reduction_var()
     }
 
-    fn ranges() -> VarRanges {
-        VarRanges::new(vec![(outer_var(), 1 << 20), (x(), 1 << 16)])
-    }
-
     #[test]
     fn contiguous_rows_are_vectors() {
         let e = IndexExpr::var(outer_var())
@@ -309,6 +305,5 @@ mod tests {
         assert!(lane_shape(&xv.modular(1, 6), x(), 4).is_none());
         // 2 * x: stride 2.
         assert_eq!(lane_shape(&xv.scale(2), x(), 4).unwrap().stride, 2);
-        let _ = ranges();
     }
 }

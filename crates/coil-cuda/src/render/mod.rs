@@ -56,10 +56,14 @@ pub const PERSISTENT_RNUMEL_LIMIT: usize = 16384;
 /// How a kernel runs on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
-    /// A grid-stride loop over `numel`, `lanes` (4 or 1) elements per thread and iteration.
+    /// A grid-stride loop over `numel` in chunks of `lanes` (4 or 1) elements, `unroll`
+    /// chunks (a grid apart, so each load instruction stays coalesced) per thread and
+    /// iteration.
     Pointwise {
-        /// Elements per thread and iteration.
+        /// Elements per chunk.
         lanes: u32,
+        /// Chunks per thread and iteration.
+        unroll: u32,
     },
     /// The row held in registers: `row_threads` threads per row (32: a warp), each holding
     /// `chunks` chunks of `lanes` elements.
@@ -101,6 +105,21 @@ impl Strategy {
     }
 }
 
+/// How a kernel is rendered: its strategy, threads per block, and whether index arithmetic
+/// is 64-bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Threads per block of the (first) entry.
+    pub block: u32,
+    /// 64-bit index arithmetic (needed when some index may pass 2^31; allowed always).
+    pub wide_indices: bool,
+    /// Blocks each SM should hold at once (`.minnctapersm`: ptxas limits registers to fit);
+    /// 0 leaves ptxas free.
+    pub min_blocks_per_sm: u32,
+}
+
 /// Where a launch argument comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LaunchArg {
@@ -128,11 +147,7 @@ pub struct RenderedKernel {
     /// The IR kernel's name with the backend prefix (`cuda_per_fused_..._0`).
     pub name: String,
     /// How it runs.
-    pub strategy: Strategy,
-    /// Threads per block of its (first) entry.
-    pub block: u32,
-    /// 64-bit index arithmetic.
-    pub wide_indices: bool,
+    pub plan: Plan,
     /// Entries, launched in order.
     pub launches: Vec<KernelLaunch>,
     /// Bytes of each scratch buffer.
@@ -141,13 +156,28 @@ pub struct RenderedKernel {
     pub arg_bytes: Vec<usize>,
 }
 
-/// The strategy and block size for `k` on a device with `caps`.
-pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
+/// The plan for `k` on a device with `caps`.
+pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> Plan {
+    let (strategy, block) = choose_strategy(k, caps);
+    // Persistent rows: half the SM's threads at least (at most 64 registers a thread).
+    let min_blocks_per_sm = match strategy {
+        Strategy::Persistent { .. } => (caps.max_threads_per_sm / 2 / block).max(1),
+        _ => 0,
+    };
+    Plan {
+        strategy,
+        block,
+        wide_indices: needs_wide_indices(k),
+        min_blocks_per_sm,
+    }
+}
+
+fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
     let numel = k.numel();
     let rnumel = k.rnumel();
     if k.reduction_ranges.is_empty() {
         let lanes = if numel.is_multiple_of(4) { 4 } else { 1 };
-        return (Strategy::Pointwise { lanes }, POINTWISE_BLOCK);
+        return (Strategy::Pointwise { lanes, unroll: 2 }, POINTWISE_BLOCK);
     }
     let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
     let held = held_loads(k);
@@ -194,7 +224,7 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
     let step = (LOOPED_BLOCK * lanes * unroll) as usize;
     let splittable = matches!(k.stages.first(), Some(s) if s.kind == StageKind::Reduction)
         && k.stages[1..].iter().all(|s| s.kind == StageKind::Outer);
-    if splittable && numel < caps.sm_count as usize && rnumel >= 4 * step {
+    if splittable && numel > 0 && numel < caps.sm_count as usize && rnumel >= 4 * step {
         let want = (4 * caps.sm_count as usize).div_ceil(numel.max(1));
         let most = rnumel / (2 * step);
         let parts = want.clamp(2, most.max(2));
@@ -234,8 +264,9 @@ fn held_loads(k: &Kernel) -> usize {
     seen.len().max(1)
 }
 
-/// Whether 32-bit index arithmetic is exact for every index of `k`.
-fn needs_wide_indices(k: &Kernel) -> bool {
+/// Whether some index of `k` may leave the 32-bit range (so index arithmetic must be
+/// 64-bit).
+pub fn needs_wide_indices(k: &Kernel) -> bool {
     let limit = (1usize << 31) - (1 << 22);
     let total = k.numel().saturating_mul(k.rnumel().max(1));
     if total >= limit || k.args.iter().any(|a| a.len >= limit) {
@@ -266,23 +297,28 @@ pub fn render_kernel(
     caps: &GpuCaps,
     target: PtxTarget,
 ) -> Result<RenderedKernel, CudaError> {
-    let (strategy, block) = plan_kernel(k, caps);
-    render_planned(k, caps, target, strategy, block)
+    render_planned(k, caps, target, plan_kernel(k, caps))
 }
 
-/// Renders `k` with a given strategy and block size (what [`plan_kernel`] would choose, or
-/// another one to compare: a looped reduction where a persistent one fits). The strategy
-/// must suit the kernel: pointwise for kernels without reduction ranges, a reduction
-/// strategy otherwise (and `Split` only for one reduction stage followed by outer stages);
-/// `block` a multiple of 32 up to 1024 (for `Persistent` with `row_threads` 32, a multiple
-/// of 32 rows; else `row_threads` itself).
+/// Renders `k` with a given plan (what [`plan_kernel`] would choose, or another one to
+/// compare: a looped reduction where a persistent one fits, 64-bit indices where 32 bits
+/// suffice). The strategy must suit the kernel: pointwise for kernels without reduction
+/// ranges, a reduction strategy otherwise (and `Split` only for one reduction stage followed
+/// by outer stages); `block` a multiple of 32 up to 1024 (for `Persistent` with `row_threads`
+/// 32, a multiple of 32 rows; else `row_threads` itself); 32-bit indices only where they
+/// suffice.
 pub fn render_planned(
     k: &Kernel,
     caps: &GpuCaps,
     target: PtxTarget,
-    strategy: Strategy,
-    block: u32,
+    plan: Plan,
 ) -> Result<RenderedKernel, CudaError> {
+    let Plan {
+        strategy,
+        block,
+        wide_indices: wide,
+        min_blocks_per_sm,
+    } = plan;
     let bad = |reason: String| CudaError::Codegen {
         kernel: k.name.clone(),
         reason,
@@ -294,8 +330,11 @@ pub fn render_planned(
     if block == 0 || !block.is_multiple_of(32) || block > 1024 {
         return Err(bad(format!("{block} threads per block")));
     }
+    if !wide && needs_wide_indices(k) {
+        return Err(bad("its indices need 64-bit arithmetic".into()));
+    }
     let lanes = match strategy {
-        Strategy::Pointwise { lanes }
+        Strategy::Pointwise { lanes, .. }
         | Strategy::Persistent { lanes, .. }
         | Strategy::Looped { lanes, .. }
         | Strategy::Split { lanes, .. } => lanes,
@@ -326,17 +365,19 @@ pub fn render_planned(
         }
     }
     let name = format!("cuda_{}", k.name);
-    let wide = needs_wide_indices(k);
     let all_args: Vec<LaunchArg> = (0..k.args.len()).map(LaunchArg::Arg).collect();
     let mut launches = Vec::new();
     let mut scratch_bytes = Vec::new();
     match strategy {
-        Strategy::Pointwise { lanes } => {
-            let kernel = Emitter::new(k, &name, target, block, wide, 0).pointwise(lanes)?;
+        Strategy::Pointwise { lanes, unroll } => {
+            let unroll = unroll.max(1);
+            let kernel = Emitter::new(k, &name, target, block, wide, 0)
+                .occupancy(min_blocks_per_sm)
+                .pointwise(lanes, unroll)?;
             let items = (k.numel() / lanes as usize) as u64;
             launches.push(KernelLaunch {
                 kernel,
-                config: LaunchConfig::grid_stride(items, block, caps),
+                config: LaunchConfig::grid_stride(items.div_ceil(u64::from(unroll)), block, caps),
                 args: all_args,
             });
         }
@@ -345,11 +386,9 @@ pub fn render_planned(
             row_threads,
             chunks,
         } => {
-            let kernel = Emitter::new(k, &name, target, block, wide, 0).persistent(
-                lanes,
-                row_threads,
-                chunks,
-            )?;
+            let kernel = Emitter::new(k, &name, target, block, wide, 0)
+                .occupancy(min_blocks_per_sm)
+                .persistent(lanes, row_threads, chunks)?;
             let rows_per_block = (block / row_threads).max(1) as usize;
             let blocks = k.numel().div_ceil(rows_per_block).clamp(1, (1 << 31) - 1);
             launches.push(KernelLaunch {
@@ -359,7 +398,9 @@ pub fn render_planned(
             });
         }
         Strategy::Looped { lanes, unroll } => {
-            let kernel = Emitter::new(k, &name, target, block, wide, 0).looped(lanes, unroll)?;
+            let kernel = Emitter::new(k, &name, target, block, wide, 0)
+                .occupancy(min_blocks_per_sm)
+                .looped(lanes, unroll)?;
             launches.push(KernelLaunch {
                 kernel,
                 config: LaunchConfig::per_row(k.numel() as u64, block),
@@ -380,6 +421,7 @@ pub fn render_planned(
             let mut args = all_args.clone();
             args.extend((0..components.len()).map(LaunchArg::Scratch));
             let first = Emitter::new(k, &name, target, block, wide, components.len())
+                .occupancy(min_blocks_per_sm)
                 .split_partials(lanes, unroll, parts)?;
             launches.push(KernelLaunch {
                 kernel: first,
@@ -405,9 +447,7 @@ pub fn render_planned(
     }
     Ok(RenderedKernel {
         name,
-        strategy,
-        block,
-        wide_indices: wide,
+        plan,
         launches,
         scratch_bytes,
         arg_bytes: k.args.iter().map(|a| a.len * a.dtype.itemsize()).collect(),
@@ -546,6 +586,14 @@ impl<'k> Emitter<'k> {
             cse: None,
             canon: HashMap::new(),
         }
+    }
+
+    /// Asks ptxas to fit `blocks` blocks per SM (none when 0).
+    fn occupancy(mut self, blocks: u32) -> Self {
+        if blocks > 0 {
+            self.b.min_blocks_per_sm(blocks);
+        }
+        self
     }
 
     /// Records the first thing that cannot be rendered.
@@ -1027,7 +1075,7 @@ impl<'k> Emitter<'k> {
 
     // ---- entries ------------------------------------------------------------------------
 
-    fn pointwise(mut self, lanes: u32) -> Result<PtxKernel, CudaError> {
+    fn pointwise(mut self, lanes: u32, unroll: u32) -> Result<PtxKernel, CudaError> {
         let k = self.k;
         let x = outer_var();
         for stage in &k.stages {
@@ -1047,6 +1095,8 @@ impl<'k> Emitter<'k> {
         let threads = self.b.sreg(Sreg::NtidX);
         let tid = self.b.sreg(Sreg::TidX);
         let grid = self.b.sreg(Sreg::NctaidX);
+        // Chunk `c` of an iteration is `c` grid-widths past the first: every load
+        // instruction of a warp covers consecutive chunks.
         let (start, stride) = if self.env.wide {
             let base = self.b.mul_wide(Ty::U32, block, threads);
             let t = self.b.cvt(Ty::U64, Ty::U32, None, tid);
@@ -1056,24 +1106,39 @@ impl<'k> Emitter<'k> {
             let start = self.b.fma(Ty::U32, block, threads, tid);
             (start, self.b.mul(Ty::U32, grid, threads))
         };
-        let _ = ty;
+        let step = if unroll == 1 {
+            stride
+        } else {
+            self.b.mul(ty, stride, i64::from(unroll))
+        };
         let loop_ty = if self.env.wide { Ty::U64 } else { Ty::U32 };
         self.counted_loop(
             loop_ty,
             Val::Reg(start),
             Self::imm(items),
-            Val::Reg(stride),
+            Val::Reg(step),
             |em, i| {
-                let base = if lanes == 1 {
-                    i
-                } else {
-                    let ty = em.index_ty();
-                    em.b.mul(ty, i, i64::from(lanes))
-                };
+                let chunks = (0..unroll)
+                    .map(|c| {
+                        let item = if c == 0 {
+                            i
+                        } else {
+                            em.b.fma(ty, stride, i64::from(c), i)
+                        };
+                        let valid =
+                            (c > 0).then(|| em.b.setp(Cmp::Lt, loop_ty, item, Self::imm(items)));
+                        let base = if lanes == 1 {
+                            item
+                        } else {
+                            em.b.mul(ty, item, i64::from(lanes))
+                        };
+                        Chunk { base, valid }
+                    })
+                    .collect();
                 let cx = Lanes {
                     var: x,
                     width: lanes,
-                    chunks: vec![Chunk { base, valid: None }],
+                    chunks,
                 };
                 for stage in &k.stages {
                     em.emit_values(stage, Some(&cx), false);
@@ -1127,8 +1192,6 @@ impl<'k> Emitter<'k> {
     ) -> Result<PtxKernel, CudaError> {
         let k = self.k;
         self.cse = Some(HashMap::new());
-        // Half the SM's threads at least: at most 64 registers a thread.
-        self.b.min_blocks_per_sm((1024 / self.block).max(1));
         let block = self.b.sreg(Sreg::CtaidX);
         let grid = self.b.sreg(Sreg::NctaidX);
         let tid = self.b.sreg(Sreg::TidX);

@@ -268,7 +268,7 @@ impl Emitter<'_> {
                 }
             }
             (Repr::I32, Repr::I32) | (Repr::I64, Repr::I64) | (Repr::F64, Repr::F64) => v,
-            (_, Repr::Pred) => unreachable_pred(),
+            (_, Repr::Pred) => Val::Reg(self.truthy(v, from)),
         }
     }
 
@@ -735,9 +735,4 @@ impl Emitter<'_> {
             vec![Operand::Addr(addr.into()), Operand::Vec(regs)],
         );
     }
-}
-
-fn unreachable_pred() -> Val {
-    // `cast` returns early for bool targets.
-    Val::Imm(Imm::Int(0))
 }

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use coil_codegen::{
     Backend, BufferHandle, BuildOptions, Kernel, MatmulCall, StridedOperand, build_kernel,
 };
-use coil_graph::{DType, Tensor};
-use coil_lower::{BufRef, BufferId, BufferKind, ExternOp, FixedLayout, LoweredGraph};
+use coil_graph::Tensor;
+use coil_lower::{BufRef, BufferId, BufferKind, FixedLayout, LoweredGraph};
 
 /// One step of a program.
 #[derive(Clone, Debug)]
@@ -19,11 +19,15 @@ pub(crate) enum Step {
     /// Kernel `index` with these buffers (by name), in its argument order.
     Kernel(usize, Vec<String>),
     /// A matmul writing `out` from the operands (name, layout).
-    Matmul {
-        a: (String, FixedLayout),
-        b: (String, FixedLayout),
-        out: (String, FixedLayout),
-    },
+    Matmul(Box<MatmulStep>),
+}
+
+/// A matmul's operands and result (name, layout).
+#[derive(Clone, Debug)]
+pub(crate) struct MatmulStep {
+    a: (String, FixedLayout),
+    b: (String, FixedLayout),
+    out: (String, FixedLayout),
 }
 
 /// Kernels and the steps that run them.
@@ -79,7 +83,7 @@ pub(crate) fn program(l: &LoweredGraph, fuse: bool, sm_count: u32) -> Program {
             .flatten()
             .filter(|k| {
                 !matches!(
-                    coil_cuda::render::plan_kernel(k, &caps).0,
+                    coil_cuda::render::plan_kernel(k, &caps).strategy,
                     coil_cuda::render::Strategy::Looped { .. }
                 ) || k.numel() > 1
             });
@@ -110,12 +114,11 @@ pub(crate) fn program(l: &LoweredGraph, fuse: bool, sm_count: u32) -> Program {
                 let [a, bb] = e.inputs.as_slice() else {
                     panic!("a matmul takes two operands");
                 };
-                let _ = matches!(e.op, ExternOp::Mm | ExternOp::Bmm);
-                steps.push(Step::Matmul {
+                steps.push(Step::Matmul(Box::new(MatmulStep {
                     a: (l.name(a.buffer), a.layout.clone()),
                     b: (l.name(bb.buffer), bb.layout.clone()),
                     out: (l.name(BufRef::Buffer(b.id)), b.layout.clone()),
-                });
+                })));
             }
         }
     }
@@ -187,11 +190,11 @@ pub(crate) fn execute(
                     .collect::<Result<_, _>>()?;
                 compiled.launch(*i, &handles).map_err(|e| e.to_string())?;
             }
-            Step::Matmul { a, b, out } => {
+            Step::Matmul(m) => {
                 let call = MatmulCall {
-                    a: operand(bufs, a)?,
-                    b: operand(bufs, b)?,
-                    out: operand(bufs, out)?,
+                    a: operand(bufs, &m.a)?,
+                    b: operand(bufs, &m.b)?,
+                    out: operand(bufs, &m.out)?,
                 };
                 backend.matmul(&call).map_err(|e| e.to_string())?;
             }
@@ -275,6 +278,5 @@ pub(crate) fn compare(got: &Tensor, want: &Tensor) -> Result<(f64, f64), String>
         abs = abs.max(d);
         rel = rel.max(d / b.abs().max(1e-6));
     }
-    let _ = DType::F32;
     Ok((abs, rel))
 }

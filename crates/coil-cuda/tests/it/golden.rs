@@ -32,7 +32,7 @@ fn row_sum_one_block_per_row() {
 use coil_codegen::Kernel;
 use coil_cuda::GpuCaps;
 use coil_cuda::ptx::PtxModule;
-use coil_cuda::render::{RenderedKernel, Strategy, render_kernel, render_planned};
+use coil_cuda::render::{Plan, RenderedKernel, Strategy, render_kernel, render_planned};
 use coil_models::Size;
 
 use crate::zoo::{fused, lowered, per_buffer};
@@ -46,7 +46,7 @@ fn golden_text(rendered: &[RenderedKernel]) -> String {
             header.push_str(&format!(
                 "// {}: {:?}, grid {}, block {}{}\n",
                 l.kernel.name(),
-                r.strategy,
+                r.plan.strategy,
                 l.config.grid.0,
                 l.config.block.0,
                 if r.scratch_bytes.is_empty() {
@@ -82,7 +82,7 @@ fn seed_model_is_one_persistent_reduction() {
     let k = fused_article("seed_model", "per_fused_add_mean_mul_relu_sub_0");
     let r = render(&[k]);
     assert!(matches!(
-        r[0].strategy,
+        r[0].plan.strategy,
         Strategy::Persistent {
             row_threads: 128,
             ..
@@ -123,9 +123,9 @@ fn wall_mean_is_a_split_reduction() {
     ];
     let r = render(&ks);
     assert!(
-        matches!(r[0].strategy, Strategy::Split { .. }),
+        matches!(r[0].plan.strategy, Strategy::Split { .. }),
         "{:?}",
-        r[0].strategy
+        r[0].plan.strategy
     );
     assert_eq!(r[0].launches.len(), 2);
     expect_file!["golden/wall.ptx"].assert_eq(&golden_text(&r));
@@ -134,10 +134,17 @@ fn wall_mean_is_a_split_reduction() {
 #[test]
 fn chain_is_one_vectorized_pointwise_kernel() {
     let r = render(&[fused_article("chain", "poi_fused_add_mul_relu_sin_0")]);
-    assert_eq!(r[0].strategy, Strategy::Pointwise { lanes: 4 });
+    assert_eq!(
+        r[0].plan.strategy,
+        Strategy::Pointwise {
+            lanes: 4,
+            unroll: 2
+        }
+    );
     let text = golden_text(&r);
-    assert_eq!(text.matches("ld.global.nc.v4.f32").count(), 1);
-    assert_eq!(text.matches("st.global.v4.f32").count(), 1);
+    // Two chunks of 4 per thread and iteration, a grid apart.
+    assert_eq!(text.matches("ld.global.nc.v4.f32").count(), 2);
+    assert_eq!(text.matches("st.global.v4.f32").count(), 2);
     expect_file!["golden/chain.ptx"].assert_eq(&text);
 }
 
@@ -149,13 +156,21 @@ fn looped_reduction_of_8192() {
     let caps = GpuCaps::h200();
     // The backend holds rows of 8192 in registers; render the looped form explicitly.
     assert!(matches!(
-        render_kernel(&k, &caps, PtxTarget::SM90).unwrap().strategy,
+        render_kernel(&k, &caps, PtxTarget::SM90)
+            .unwrap()
+            .plan
+            .strategy,
         Strategy::Persistent { .. }
     ));
-    let looped = Strategy::Looped {
-        lanes: 4,
-        unroll: 2,
+    let looped = Plan {
+        strategy: Strategy::Looped {
+            lanes: 4,
+            unroll: 2,
+        },
+        block: 512,
+        wide_indices: false,
+        min_blocks_per_sm: 0,
     };
-    let r = render_planned(&k, &caps, PtxTarget::SM90, looped, 512).expect("renders");
+    let r = render_planned(&k, &caps, PtxTarget::SM90, looped).expect("renders");
     expect_file!["golden/rowsum_8192_looped.ptx"].assert_eq(&golden_text(&[r]));
 }

@@ -3,7 +3,7 @@
 //! it is installed.
 
 use coil_cuda::ptx::PtxModule;
-use coil_cuda::render::render_kernel;
+use coil_cuda::render::{Plan, Strategy, plan_kernel, render_planned};
 use coil_cuda::{GpuCaps, PtxTarget};
 use coil_models::Size;
 
@@ -11,15 +11,46 @@ use crate::ptxas::{assemble, find_ptxas};
 use crate::zoo::zoo_kernels;
 
 fn module_of(kernels: &[coil_codegen::Kernel]) -> Result<PtxModule, String> {
+    module_planned(kernels, |k| plan_kernel(k, &GpuCaps::h200()))
+}
+
+fn module_planned(
+    kernels: &[coil_codegen::Kernel],
+    plan: impl Fn(&coil_codegen::Kernel) -> Plan,
+) -> Result<PtxModule, String> {
     let mut module = PtxModule::new(PtxTarget::SM90);
     for k in kernels {
-        let r = render_kernel(k, &GpuCaps::h200(), PtxTarget::SM90)
+        let r = render_planned(k, &GpuCaps::h200(), PtxTarget::SM90, plan(k))
             .map_err(|e| format!("{}: {e}", k.name))?;
         for l in r.launches {
             module.push(l.kernel).map_err(|e| e.to_string())?;
         }
     }
     Ok(module)
+}
+
+/// The zoo's kernels with 64-bit indices and reductions looped: paths the default plans of
+/// the zoo's sizes do not take.
+fn other_plan(k: &coil_codegen::Kernel) -> Plan {
+    let p = plan_kernel(k, &GpuCaps::h200());
+    let strategy = if k.reduction_ranges.is_empty() {
+        p.strategy
+    } else {
+        Strategy::Looped {
+            lanes: if k.rnumel().is_multiple_of(4) { 4 } else { 1 },
+            unroll: 2,
+        }
+    };
+    Plan {
+        strategy,
+        block: if k.reduction_ranges.is_empty() {
+            p.block
+        } else {
+            512
+        },
+        wide_indices: true,
+        min_blocks_per_sm: 0,
+    }
 }
 
 #[test]
@@ -55,6 +86,14 @@ fn every_zoo_kernel_assembles_for_sm90() {
                     continue;
                 }
             };
+            match module_planned(&ks, other_plan)
+                .and_then(|m| assemble(&ptxas, &format!("{label}_other"), &m.to_string(), "sm_90"))
+            {
+                Ok(_) => {}
+                Err(log) => failures.push(format!(
+                    "{label} (64-bit, looped) does not assemble:\n{log}"
+                )),
+            }
             match assemble(&ptxas, &label, &module.to_string(), "sm_90") {
                 Ok(report) => {
                     for line in report.lines() {
@@ -70,6 +109,32 @@ fn every_zoo_kernel_assembles_for_sm90() {
     #[allow(clippy::print_stderr)]
     for s in &spills {
         eprintln!("spill: {s}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_strategy_and_dtype_path_assembles_for_sm90() {
+    let Some(ptxas) = find_ptxas() else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for (i, text) in crate::strategies::graphs().iter().enumerate() {
+        let g = coil_graph::parse(text).expect("parses");
+        let (g, _) =
+            coil_passes::run_passes(&g, &coil_passes::PassConfig::default()).expect("passes");
+        let l = coil_lower::lower(&g, &coil_lower::LowerConfig::gpu()).expect("lowers");
+        let mut ks = crate::zoo::per_buffer(&l);
+        ks.extend(crate::zoo::fused(&l, "fused"));
+        let module = module_of(&ks).expect("renders");
+        if let Err(log) = assemble(
+            &ptxas,
+            &format!("strategies_{i}"),
+            &module.to_string(),
+            "sm_90",
+        ) {
+            failures.push(format!("graph {i} does not assemble:\n{log}\n{text}"));
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -12,6 +12,108 @@ use coil_lower::LowerConfig;
 
 use crate::driver::{compare, program, run};
 
+const LONG_ROWS_ARE_LOOPED: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[3, 40000]"):
+        _softmax: "f32[3, 40000]" = torch.ops.aten._softmax.default(x, -1, False)
+        return (_softmax,)
+"#;
+
+const FEW_ROWS_ARE_SPLIT_FOR_SUM_MEAN_AND_ARGMAX: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 50000]"):
+        sum_1: "f32[2]" = torch.ops.aten.sum.dim_IntList(x, [1])
+        mean: "f32[]" = torch.ops.aten.mean.default(x)
+        argmax: "i64[2]" = torch.ops.aten.argmax.default(x, 1)
+        amin: "f32[2]" = torch.ops.aten.amin.default(x, [1])
+        return (sum_1, mean, argmax, amin)
+"#;
+
+const NAN_PROPAGATES_THROUGH_MAX_AND_RELU: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[16, 64]", y: "f32[16, 64]"):
+        amax: "f32[16]" = torch.ops.aten.amax.default(x, [1])
+        maximum: "f32[16, 64]" = torch.ops.aten.maximum.default(x, y)
+        relu: "f32[16, 64]" = torch.ops.aten.relu.default(maximum)
+        argmax: "i64[16]" = torch.ops.aten.argmax.default(x, 1)
+        return (amax, relu, argmax)
+"#;
+
+const HALF_PRECISION_AND_INTEGER_PATHS: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, h: "f16[8, 128]", bh: "bf16[8, 128]", i: "i32[8, 128]", l: "i64[8, 128]", m: "b8[8, 128]"):
+        exp: "f16[8, 128]" = torch.ops.aten.exp.default(h)
+        add: "bf16[8, 128]" = torch.ops.aten.add.Tensor(bh, 1.5)
+        sum_1: "f16[8]" = torch.ops.aten.sum.dim_IntList(h, [1])
+        mul: "i32[8, 128]" = torch.ops.aten.mul.Tensor(i, 3)
+        div: "i64[8, 128]" = torch.ops.aten.div.Tensor_mode(l, 7, rounding_mode = 'floor')
+        sum_2: "i64[8]" = torch.ops.aten.sum.dim_IntList(i, [1])
+        where: "f32[8, 128]" = torch.ops.aten.where.ScalarOther(m, 2.0, -1.0)
+        logical_not: "b8[8, 128]" = torch.ops.aten.logical_not.default(m)
+        _to_copy: "f32[8, 128]" = torch.ops.aten._to_copy.default(l, dtype = torch.float32)
+        _to_copy_1: "i32[8, 128]" = torch.ops.aten._to_copy.default(h, dtype = torch.int32)
+        amax: "i64[8]" = torch.ops.aten.amax.default(l, [1])
+        return (exp, add, sum_1, mul, div, sum_2, where, logical_not, _to_copy, _to_copy_1, amax)
+"#;
+
+const MASKED_LOADS_AND_PERMUTED_ACCESSES: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[6, 10]", y: "f32[6, 6]", z: "f32[4, 6, 8]"):
+        cat: "f32[6, 16]" = torch.ops.aten.cat.default([x, y], 1)
+        exp: "f32[6, 16]" = torch.ops.aten.exp.default(cat)
+        permute: "f32[8, 4, 6]" = torch.ops.aten.permute.default(z, [2, 0, 1])
+        clone: "f32[8, 4, 6]" = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format)
+        sum_1: "f32[4, 8]" = torch.ops.aten.sum.dim_IntList(z, [1])
+        return (exp, clone, sum_1)
+"#;
+
+const TRANSCENDENTAL_FUNCTIONS_MATCH_EAGER: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[33, 7]"):
+        sin: "f32[33, 7]" = torch.ops.aten.sin.default(x)
+        cos: "f32[33, 7]" = torch.ops.aten.cos.default(x)
+        tanh: "f32[33, 7]" = torch.ops.aten.tanh.default(x)
+        erf: "f32[33, 7]" = torch.ops.aten.erf.default(x)
+        sigmoid: "f32[33, 7]" = torch.ops.aten.sigmoid.default(x)
+        abs_1: "f32[33, 7]" = torch.ops.aten.abs.default(x)
+        log: "f32[33, 7]" = torch.ops.aten.log.default(abs_1)
+        log1p: "f32[33, 7]" = torch.ops.aten.log1p.default(abs_1)
+        rsqrt: "f32[33, 7]" = torch.ops.aten.rsqrt.default(abs_1)
+        pow_1: "f32[33, 7]" = torch.ops.aten.pow.Tensor_Scalar(abs_1, 2.5)
+        return (sin, cos, tanh, erf, sigmoid, log, log1p, rsqrt, pow_1)
+"#;
+
+/// The ragged-row graph for `cols` columns.
+pub(crate) fn ragged_graph(cols: usize) -> String {
+    format!(
+        r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[5, {cols}]", w: "f32[{cols}]", b: "f32[{cols}]"):
+        native_layer_norm = torch.ops.aten.native_layer_norm.default(x, [{cols}], w, b, 1e-05)
+        getitem: "f32[5, {cols}]" = native_layer_norm[0]
+        argmin: "i64[5]" = torch.ops.aten.argmin.default(x, 1)
+        return (getitem, argmin)
+"#
+    )
+}
+
+/// Every graph of these tests (for the ptxas test).
+pub(crate) fn graphs() -> Vec<String> {
+    let mut all: Vec<String> = [
+        LONG_ROWS_ARE_LOOPED,
+        FEW_ROWS_ARE_SPLIT_FOR_SUM_MEAN_AND_ARGMAX,
+        NAN_PROPAGATES_THROUGH_MAX_AND_RELU,
+        HALF_PRECISION_AND_INTEGER_PATHS,
+        MASKED_LOADS_AND_PERMUTED_ACCESSES,
+        TRANSCENDENTAL_FUNCTIONS_MATCH_EAGER,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    all.extend([1000, 999, 300, 33].map(ragged_graph));
+    all
+}
+
 /// Deterministic values in [-2, 2) (SplitMix64), with every `nan_every`-th a NaN.
 fn values(n: usize, seed: u64, nan_every: usize) -> Vec<f64> {
     let mut s = seed;
@@ -73,7 +175,7 @@ fn check(text: &str, inputs: &[Tensor], tol: f64) -> Vec<Strategy> {
             strategies = program(&l, true, 132)
                 .kernels
                 .iter()
-                .map(|k| plan_kernel(k, &GpuCaps::h200()).0)
+                .map(|k| plan_kernel(k, &GpuCaps::h200()).strategy)
                 .collect();
         }
     }
@@ -82,27 +184,14 @@ fn check(text: &str, inputs: &[Tensor], tol: f64) -> Vec<Strategy> {
 
 #[test]
 fn long_rows_are_looped() {
-    let text = r#"
-class GraphModule(torch.nn.Module):
-    def forward(self, x: "f32[3, 40000]"):
-        _softmax: "f32[3, 40000]" = torch.ops.aten._softmax.default(x, -1, False)
-        return (_softmax,)
-"#;
+    let text = LONG_ROWS_ARE_LOOPED;
     let s = check(text, &[input(DType::F32, &[3, 40000], 1, 0)], 1e-5);
     assert!(matches!(s[..], [Strategy::Looped { .. }]), "{s:?}");
 }
 
 #[test]
 fn few_rows_are_split_for_sum_mean_and_argmax() {
-    let text = r#"
-class GraphModule(torch.nn.Module):
-    def forward(self, x: "f32[2, 50000]"):
-        sum_1: "f32[2]" = torch.ops.aten.sum.dim_IntList(x, [1])
-        mean: "f32[]" = torch.ops.aten.mean.default(x)
-        argmax: "i64[2]" = torch.ops.aten.argmax.default(x, 1)
-        amin: "f32[2]" = torch.ops.aten.amin.default(x, [1])
-        return (sum_1, mean, argmax, amin)
-"#;
+    let text = FEW_ROWS_ARE_SPLIT_FOR_SUM_MEAN_AND_ARGMAX;
     let mut v: Vec<f32> = values(100_000, 2, 0)
         .into_iter()
         .map(|x| x as f32)
@@ -123,16 +212,7 @@ class GraphModule(torch.nn.Module):
 #[test]
 fn ragged_persistent_rows() {
     for cols in [1000usize, 999, 300, 33] {
-        let text = format!(
-            r#"
-class GraphModule(torch.nn.Module):
-    def forward(self, x: "f32[5, {cols}]", w: "f32[{cols}]", b: "f32[{cols}]"):
-        native_layer_norm = torch.ops.aten.native_layer_norm.default(x, [{cols}], w, b, 1e-05)
-        getitem: "f32[5, {cols}]" = native_layer_norm[0]
-        argmin: "i64[5]" = torch.ops.aten.argmin.default(x, 1)
-        return (getitem, argmin)
-"#
-        );
+        let text = ragged_graph(cols);
         let inputs = [
             input(DType::F32, &[5, cols], 3, 0),
             input(DType::F32, &[cols], 4, 0),
@@ -149,15 +229,7 @@ class GraphModule(torch.nn.Module):
 
 #[test]
 fn nan_propagates_through_max_and_relu() {
-    let text = r#"
-class GraphModule(torch.nn.Module):
-    def forward(self, x: "f32[16, 64]", y: "f32[16, 64]"):
-        amax: "f32[16]" = torch.ops.aten.amax.default(x, [1])
-        maximum: "f32[16, 64]" = torch.ops.aten.maximum.default(x, y)
-        relu: "f32[16, 64]" = torch.ops.aten.relu.default(maximum)
-        argmax: "i64[16]" = torch.ops.aten.argmax.default(x, 1)
-        return (amax, relu, argmax)
-"#;
+    let text = NAN_PROPAGATES_THROUGH_MAX_AND_RELU;
     check(
         text,
         &[
@@ -170,22 +242,7 @@ class GraphModule(torch.nn.Module):
 
 #[test]
 fn half_precision_and_integer_paths() {
-    let text = r#"
-class GraphModule(torch.nn.Module):
-    def forward(self, h: "f16[8, 128]", bh: "bf16[8, 128]", i: "i32[8, 128]", l: "i64[8, 128]", m: "b8[8, 128]"):
-        exp: "f16[8, 128]" = torch.ops.aten.exp.default(h)
-        add: "bf16[8, 128]" = torch.ops.aten.add.Tensor(bh, 1.5)
-        sum_1: "f16[8]" = torch.ops.aten.sum.dim_IntList(h, [1])
-        mul: "i32[8, 128]" = torch.ops.aten.mul.Tensor(i, 3)
-        div: "i64[8, 128]" = torch.ops.aten.div.Tensor_mode(l, 7, rounding_mode = 'floor')
-        sum_2: "i64[8]" = torch.ops.aten.sum.dim_IntList(i, [1])
-        where: "f32[8, 128]" = torch.ops.aten.where.ScalarOther(m, 2.0, -1.0)
-        logical_not: "b8[8, 128]" = torch.ops.aten.logical_not.default(m)
-        _to_copy: "f32[8, 128]" = torch.ops.aten._to_copy.default(l, dtype = torch.float32)
-        _to_copy_1: "i32[8, 128]" = torch.ops.aten._to_copy.default(h, dtype = torch.int32)
-        amax: "i64[8]" = torch.ops.aten.amax.default(l, [1])
-        return (exp, add, sum_1, mul, div, sum_2, where, logical_not, _to_copy, _to_copy_1, amax)
-"#;
+    let text = HALF_PRECISION_AND_INTEGER_PATHS;
     check(
         text,
         &[
@@ -201,16 +258,7 @@ class GraphModule(torch.nn.Module):
 
 #[test]
 fn masked_loads_and_permuted_accesses() {
-    let text = r#"
-class GraphModule(torch.nn.Module):
-    def forward(self, x: "f32[6, 10]", y: "f32[6, 6]", z: "f32[4, 6, 8]"):
-        cat: "f32[6, 16]" = torch.ops.aten.cat.default([x, y], 1)
-        exp: "f32[6, 16]" = torch.ops.aten.exp.default(cat)
-        permute: "f32[8, 4, 6]" = torch.ops.aten.permute.default(z, [2, 0, 1])
-        clone: "f32[8, 4, 6]" = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format)
-        sum_1: "f32[4, 8]" = torch.ops.aten.sum.dim_IntList(z, [1])
-        return (exp, clone, sum_1)
-"#;
+    let text = MASKED_LOADS_AND_PERMUTED_ACCESSES;
     check(
         text,
         &[
@@ -224,20 +272,6 @@ class GraphModule(torch.nn.Module):
 
 #[test]
 fn transcendental_functions_match_eager() {
-    let text = r#"
-class GraphModule(torch.nn.Module):
-    def forward(self, x: "f32[33, 7]"):
-        sin: "f32[33, 7]" = torch.ops.aten.sin.default(x)
-        cos: "f32[33, 7]" = torch.ops.aten.cos.default(x)
-        tanh: "f32[33, 7]" = torch.ops.aten.tanh.default(x)
-        erf: "f32[33, 7]" = torch.ops.aten.erf.default(x)
-        sigmoid: "f32[33, 7]" = torch.ops.aten.sigmoid.default(x)
-        abs_1: "f32[33, 7]" = torch.ops.aten.abs.default(x)
-        log: "f32[33, 7]" = torch.ops.aten.log.default(abs_1)
-        log1p: "f32[33, 7]" = torch.ops.aten.log1p.default(abs_1)
-        rsqrt: "f32[33, 7]" = torch.ops.aten.rsqrt.default(abs_1)
-        pow_1: "f32[33, 7]" = torch.ops.aten.pow.Tensor_Scalar(abs_1, 2.5)
-        return (sin, cos, tanh, erf, sigmoid, log, log1p, rsqrt, pow_1)
-"#;
+    let text = TRANSCENDENTAL_FUNCTIONS_MATCH_EAGER;
     check(text, &[input(DType::F32, &[33, 7], 16, 0)], 1e-5);
 }

@@ -1,0 +1,617 @@
+//! The zoo on a GPU, in one command: every zoo model compiled for CUDA through the facade
+//! (`coil::compile` with the Inductor policy) and checked: tiny sizes against PyTorch's
+//! outputs, article and large sizes (random inputs) against coil-eager. The `large/` models
+//! ([8192, 8192]) are then benchmarked with CUDA events (3 warm-up runs, median of 30):
+//! achieved GB/s over the minimum bytes (inputs read once, outputs written once) against a
+//! device-to-device copy measured in the same run, per-kernel times, and the same kernels
+//! under other strategies (looped, or persistent with other block sizes) for comparison.
+//! Article sizes also report the host-side time of one whole call (`run_resident`: launches
+//! plus synchronisation). Prints Markdown tables; exits non-zero on any mismatch or error.
+//!
+//! ```text
+//! cargo build --release -p coil-cuda --example cuda_zoo      # here (needs no GPU)
+//! ./target/release/examples/cuda_zoo                         # on the GPU machine
+//! ./target/release/examples/cuda_zoo --quick                 # tiny + article checks only
+//! compute-sanitizer ./target/release/examples/cuda_zoo --quick
+//! ```
+//!
+//! Flags: `--quick` (no large models), `--model NAME` (one model), `--reps N` (timed runs,
+//! default 30), `--no-variants`, `--emulate` (no GPU: the same PTX on coil-cuda's emulator,
+//! correctness only, implies `--quick`; how this example is tested without a GPU). cuBLAS (for mm/bmm): found on the loader path, in
+//! `$COIL_CUBLAS_DIR`, or in the `nvidia` Python package of `python3` (PyTorch's wheels).
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
+use std::time::Instant;
+
+use coil::{CompiledModel, Options};
+use coil_codegen::{Backend, Kernel};
+use coil_cuda::render::{Plan, Strategy, plan_kernel};
+use coil_cuda::{CudaBackend, Device, GpuCaps, Planner};
+use coil_graph::{DType, Data, Graph, Tensor};
+use coil_models::Size;
+
+const WARMUP: usize = 3;
+
+struct Args {
+    quick: bool,
+    emulate: bool,
+    model: Option<String>,
+    reps: usize,
+    variants: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        quick: false,
+        emulate: false,
+        model: None,
+        reps: 30,
+        variants: true,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--quick" => a.quick = true,
+            "--emulate" => {
+                a.emulate = true;
+                a.quick = true;
+            }
+            "--no-variants" => a.variants = false,
+            "--model" => a.model = Some(it.next().ok_or("--model needs a name")?),
+            "--reps" => {
+                a.reps = it
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n: &usize| n > 0)
+                    .ok_or("--reps needs a positive number")?
+            }
+            "-h" | "--help" => {
+                println!(
+                    "cuda_zoo [--quick] [--model NAME] [--reps N] [--no-variants] [--emulate]"
+                );
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(a)
+}
+
+/// Failures collected along the way; any makes the exit code 1.
+#[derive(Default)]
+struct Failures(Vec<String>);
+
+impl Failures {
+    fn note(&mut self, what: String) {
+        eprintln!("FAIL: {what}");
+        self.0.push(what);
+    }
+}
+
+// ---- inputs and comparison ------------------------------------------------------------------
+
+/// Deterministic inputs (SplitMix64): floats uniform in [-2, 2), integers in [-100, 100),
+/// bools half true.
+fn random_input(dtype: DType, sizes: &[usize], seed: u64) -> Tensor {
+    let n: usize = sizes.iter().product();
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut next = move || {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+    };
+    let data = match dtype {
+        DType::F32 => Data::F32((0..n).map(|_| next() as f32).collect()),
+        DType::Bool => Data::Bool((0..n).map(|_| next() > 0.0).collect()),
+        DType::I32 => Data::I32((0..n).map(|_| (next() * 50.0) as i32).collect()),
+        DType::I64 => Data::I64((0..n).map(|_| (next() * 50.0) as i64).collect()),
+        d => Data::from_f64(d, (0..n).map(|_| next())),
+    };
+    Tensor::new(data, sizes.to_vec()).expect("sizes match the data")
+}
+
+fn inputs_for(g: &Graph, seed: u64) -> Vec<Tensor> {
+    g.inputs()
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| {
+            let m = g.node(id).meta();
+            random_input(m.dtype, &m.sizes, seed + i as u64)
+        })
+        .collect()
+}
+
+/// Max absolute error, and whether every element is within `1e-4 * max(1, max |want|) +
+/// 1e-4 * |want|` (matmuls and long sums accumulate in different orders on each side, so the
+/// bound scales with the output's magnitude); NaNs and infinities must match exactly.
+fn close(got: &[Tensor], want: &[Tensor]) -> Result<f64, String> {
+    if got.len() != want.len() {
+        return Err(format!("{} outputs, expected {}", got.len(), want.len()));
+    }
+    let mut worst = 0f64;
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if g.sizes() != w.sizes() || g.dtype() != w.dtype() {
+            return Err(format!(
+                "output {i}: {}{:?} vs {}{:?}",
+                g.dtype(),
+                g.sizes(),
+                w.dtype(),
+                w.sizes()
+            ));
+        }
+        let (gv, wv) = (g.to_f64_vec(), w.to_f64_vec());
+        let scale = wv
+            .iter()
+            .filter(|x| x.is_finite())
+            .fold(1f64, |m, x| m.max(x.abs()));
+        for (k, (a, b)) in gv.iter().zip(&wv).enumerate() {
+            if !b.is_finite() || !a.is_finite() {
+                if a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()) && a != b {
+                    return Err(format!("output {i} element {k}: {a} vs {b}"));
+                }
+                continue;
+            }
+            let d = (a - b).abs();
+            worst = worst.max(d);
+            if d > 1e-4 * scale + 1e-4 * b.abs() {
+                return Err(format!(
+                    "output {i} element {k}: {a} vs {b} (scale {scale:.3e})"
+                ));
+            }
+        }
+    }
+    Ok(worst)
+}
+
+// ---- timing -------------------------------------------------------------------------------
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Device-to-device copy bandwidth (read + write counted), median of `reps`.
+fn copy_gbps(dev: &Device, bytes: usize, reps: usize) -> Result<f64, coil_cuda::CudaError> {
+    let src = dev.alloc_zeroed(bytes)?;
+    let mut dst = dev.alloc_zeroed(bytes)?;
+    for _ in 0..WARMUP {
+        dev.copy_device(&src, 0, &mut dst, 0, bytes)?;
+    }
+    dev.synchronize()?;
+    let mut times = Vec::new();
+    for _ in 0..reps {
+        let start = dev.record_event()?;
+        dev.copy_device(&src, 0, &mut dst, 0, bytes)?;
+        let end = dev.record_event()?;
+        times.push(f64::from(start.elapsed_ms(&end)?));
+    }
+    Ok(2.0 * bytes as f64 / (median(times) * 1e-3) / 1e9)
+}
+
+/// One benchmark: median model time (first launch's start to last launch's end, GPU time),
+/// and each entry's median.
+struct Bench {
+    ms: f64,
+    kernels: Vec<(String, f64)>,
+}
+
+fn bench(model: &CompiledModel, backend: &CudaBackend, reps: usize) -> Result<Bench, String> {
+    for _ in 0..WARMUP {
+        model.run_resident().map_err(|e| e.to_string())?;
+    }
+    backend.set_profiling(true);
+    let mut totals = Vec::with_capacity(reps);
+    let mut per: BTreeMap<(usize, String), Vec<f64>> = BTreeMap::new();
+    for _ in 0..reps {
+        model.run_resident().map_err(|e| e.to_string())?;
+        let launches = backend.take_profile();
+        let (Some(first), Some(last)) = (launches.first(), launches.last()) else {
+            return Err("no launches recorded".into());
+        };
+        totals.push(f64::from(
+            first
+                .start
+                .elapsed_ms(&last.end)
+                .map_err(|e| e.to_string())?,
+        ));
+        for (i, l) in launches.iter().enumerate() {
+            let ms = l.start.elapsed_ms(&l.end).map_err(|e| e.to_string())?;
+            per.entry((i, l.name.clone()))
+                .or_default()
+                .push(f64::from(ms));
+        }
+    }
+    backend.set_profiling(false);
+    Ok(Bench {
+        ms: median(totals),
+        kernels: per
+            .into_iter()
+            .map(|((_, name), v)| (name, median(v)))
+            .collect(),
+    })
+}
+
+/// Host wall time of one whole call (`run_resident`: launches + synchronize), median.
+fn call_us(model: &CompiledModel, reps: usize) -> Result<f64, String> {
+    for _ in 0..WARMUP {
+        model.run_resident().map_err(|e| e.to_string())?;
+    }
+    let mut v = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = Instant::now();
+        model.run_resident().map_err(|e| e.to_string())?;
+        v.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    Ok(median(v))
+}
+
+// ---- strategies to compare ----------------------------------------------------------------
+
+fn lanes_of(k: &Kernel) -> u32 {
+    if k.rnumel().is_multiple_of(4) { 4 } else { 1 }
+}
+
+/// Alternative plans: each changes one kind of kernel (reductions that are not split, or
+/// pointwise kernels) and keeps the default for the others; a variant that changes none of
+/// a model's kernels is skipped.
+fn variants() -> Vec<(&'static str, Option<Planner>)> {
+    fn reductions(f: impl Fn(&Kernel, Plan) -> Plan + Send + Sync + 'static) -> Option<Planner> {
+        Some(Arc::new(move |k: &Kernel, caps: &GpuCaps| {
+            let default = plan_kernel(k, caps);
+            if k.reduction_ranges.is_empty()
+                || k.rnumel() <= 512
+                || matches!(default.strategy, Strategy::Split { .. })
+            {
+                return default;
+            }
+            f(k, default)
+        }))
+    }
+    fn pointwise(unroll: u32) -> Option<Planner> {
+        Some(Arc::new(move |k: &Kernel, caps: &GpuCaps| {
+            let default = plan_kernel(k, caps);
+            match default.strategy {
+                Strategy::Pointwise { lanes, .. } => Plan {
+                    strategy: Strategy::Pointwise { lanes, unroll },
+                    ..default
+                },
+                _ => default,
+            }
+        }))
+    }
+    let looped = |threads: u32| {
+        reductions(move |k, default| Plan {
+            strategy: Strategy::Looped {
+                lanes: lanes_of(k),
+                unroll: 2,
+            },
+            block: threads,
+            min_blocks_per_sm: 0,
+            ..default
+        })
+    };
+    let persistent = |threads: u32, min_blocks: u32| {
+        reductions(move |k, default| {
+            let lanes = lanes_of(k);
+            let chunks = k.rnumel().div_ceil((threads * lanes) as usize) as u32;
+            Plan {
+                strategy: Strategy::Persistent {
+                    lanes,
+                    row_threads: threads,
+                    chunks,
+                },
+                block: threads,
+                min_blocks_per_sm: min_blocks,
+                ..default
+            }
+        })
+    };
+    vec![
+        ("default", None),
+        ("persistent-512x3", persistent(512, 3)),
+        ("persistent-256x4", persistent(256, 4)),
+        ("persistent-1024", persistent(1024, 1)),
+        ("persistent-512-free", persistent(512, 0)),
+        ("looped-512", looped(512)),
+        ("looped-1024", looped(1024)),
+        ("pointwise-unroll-1", pointwise(1)),
+        ("pointwise-unroll-4", pointwise(4)),
+    ]
+}
+
+// ---- the run ------------------------------------------------------------------------------
+
+fn open(planner: Option<Planner>) -> Result<Arc<CudaBackend>, String> {
+    let dev = Device::open(0).map_err(|e| e.to_string())?;
+    let b = CudaBackend::with_device(dev).map_err(|e| e.to_string())?;
+    Ok(Arc::new(match planner {
+        Some(p) => b.with_planner(p),
+        None => b,
+    }))
+}
+
+fn compile(g: &Graph, backend: &Arc<CudaBackend>) -> Result<CompiledModel, String> {
+    let dynb: Arc<dyn Backend> = backend.clone();
+    coil::compile(g, dynb, &Options::default()).map_err(|e| e.to_string())
+}
+
+/// `entry -> "strategy, grid x block"` from the comment lines heading the PTX source.
+fn entry_plans(source: &str) -> BTreeMap<String, String> {
+    source
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .filter_map(|l| {
+            let (name, plan) = l.trim_start_matches("// ").split_once(": ")?;
+            Some((name.to_string(), plan.to_string()))
+        })
+        .collect()
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("cuda_zoo: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cublas = preload_cublas();
+    let backend = if args.emulate {
+        Arc::new(CudaBackend::emulated())
+    } else {
+        match open(None) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("cuda_zoo: cannot open the GPU: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    };
+    println!("# coil CUDA zoo check");
+    println!();
+    println!("device: {}", backend.device());
+    println!("cuBLAS: {cublas}");
+    let copy = match backend
+        .gpu()
+        .map(|dev| copy_gbps(dev, 256 << 20, args.reps))
+    {
+        Some(Ok(c)) => {
+            println!(
+                "device-to-device copy: {c:.0} GB/s (256 MiB, read + write counted, median of {})",
+                args.reps
+            );
+            c
+        }
+        Some(Err(e)) => {
+            eprintln!("cuda_zoo: copy bandwidth: {e}");
+            return ExitCode::from(2);
+        }
+        None => f64::NAN,
+    };
+    let mut fails = Failures::default();
+
+    // Correctness: tiny against PyTorch, article and large against coil-eager.
+    println!();
+    println!("## correctness");
+    println!();
+    println!("| model | size | kernels | max abs err | call µs | status |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    let models: Vec<&coil_models::Model> = coil_models::MODELS
+        .iter()
+        .filter(|m| args.model.as_deref().is_none_or(|n| n == m.name))
+        .collect();
+    let mut large_cases: Vec<(&coil_models::Model, Graph, Vec<Tensor>, Vec<Tensor>)> = Vec::new();
+    for m in &models {
+        for size in [Size::Tiny, Size::Article, Size::Large] {
+            if size == Size::Large && (args.quick || m.large.is_none()) {
+                continue;
+            }
+            let label = format!("{size:?}").to_lowercase();
+            let case = (|| -> Result<(Graph, Vec<Tensor>, Vec<Tensor>), String> {
+                if size == Size::Tiny {
+                    let c = m.tiny_case().map_err(|e| e.to_string())?;
+                    return Ok((c.graph, c.inputs, c.outputs));
+                }
+                let g = m.graph(size).map_err(|e| e.to_string())?;
+                let inputs = inputs_for(&g, 7);
+                let want = coil_eager::run(&g, &inputs)
+                    .map_err(|e| format!("eager: {e}"))?
+                    .outputs;
+                Ok((g, inputs, want))
+            })();
+            let (g, inputs, want) = match case {
+                Ok(c) => c,
+                Err(e) => {
+                    fails.note(format!("{} {label}: {e}", m.name));
+                    continue;
+                }
+            };
+            let result = compile(&g, &backend).and_then(|model| {
+                let out = model.run(&inputs).map_err(|e| e.to_string())?;
+                let err = close(&out, &want)?;
+                let call = if size == Size::Article && !args.emulate {
+                    format!("{:.1}", call_us(&model, args.reps)?)
+                } else {
+                    "-".into()
+                };
+                Ok((model.report.num_kernels, err, call))
+            });
+            match result {
+                Ok((kernels, err, call)) => {
+                    println!(
+                        "| {} | {label} | {kernels} | {err:.2e} | {call} | ok |",
+                        m.name
+                    )
+                }
+                Err(e) => {
+                    println!("| {} | {label} | - | - | - | FAIL |", m.name);
+                    fails.note(format!("{} {label}: {e}", m.name));
+                }
+            }
+            if size == Size::Large {
+                large_cases.push((m, g, inputs, want));
+            }
+        }
+    }
+
+    // Bandwidth of the large models.
+    if !large_cases.is_empty() {
+        println!();
+        println!(
+            "## large models: median of {} runs, GPU time first launch to last (CUDA events); copy = {copy:.0} GB/s",
+            args.reps
+        );
+        println!();
+        println!("| model | plan | kernels | µs | min MB | GB/s | % of copy |");
+        println!("| --- | --- | --- | --- | --- | --- | --- |");
+        let mut per_kernel_rows = Vec::new();
+        for (m, g, inputs, want) in &large_cases {
+            let mut default_plans = BTreeMap::new();
+            for (plan, planner) in variants() {
+                if plan != "default" && !args.variants {
+                    continue;
+                }
+                let b = match planner {
+                    None => Ok(backend.clone()),
+                    Some(p) => open(Some(p)),
+                };
+                let run = b.and_then(|b| {
+                    let model = compile(g, &b)?;
+                    let plans = entry_plans(&model.source());
+                    if plan == "default" {
+                        default_plans = plans;
+                    } else if plans == default_plans {
+                        return Ok(None);
+                    }
+                    let out = model.run(inputs).map_err(|e| e.to_string())?;
+                    close(&out, want)?;
+                    let r = bench(&model, &b, args.reps)?;
+                    Ok(Some((model, r)))
+                });
+                match run {
+                    Ok(None) => {}
+                    Ok(Some((model, r))) => {
+                        let bytes = model.min_bytes() as f64;
+                        let gbps = bytes / (r.ms * 1e-3) / 1e9;
+                        println!(
+                            "| {} | {plan} | {} | {:.1} | {:.0} | {gbps:.0} | {:.0}% |",
+                            m.name,
+                            model.report.num_kernels,
+                            r.ms * 1e3,
+                            bytes / 1e6,
+                            100.0 * gbps / copy
+                        );
+                        let plans = entry_plans(&model.source());
+                        for (name, ms) in &r.kernels {
+                            let bytes = model
+                                .report
+                                .kernels
+                                .iter()
+                                .find(|k| &k.name == name)
+                                .map(|k| k.bytes as f64);
+                            per_kernel_rows.push(format!(
+                                "| {} | {plan} | {name} | {} | {:.1} | {} |",
+                                m.name,
+                                plans.get(name).map_or("-", String::as_str),
+                                ms * 1e3,
+                                bytes.map_or_else(
+                                    || "-".to_string(),
+                                    |b| format!("{:.0}", b / (ms * 1e-3) / 1e9)
+                                )
+                            ));
+                        }
+                    }
+                    Err(e) => {
+                        println!("| {} | {plan} | - | - | - | - | FAIL |", m.name);
+                        fails.note(format!("{} large ({plan}): {e}", m.name));
+                    }
+                }
+            }
+        }
+        println!();
+        println!("## per kernel (medians; GB/s over the kernel's own bytes, each buffer once)");
+        println!();
+        println!("| model | plan | entry | strategy, grid x block | µs | GB/s |");
+        println!("| --- | --- | --- | --- | --- | --- |");
+        for r in per_kernel_rows {
+            println!("{r}");
+        }
+    }
+
+    println!();
+    if fails.0.is_empty() {
+        println!("all checks passed");
+        ExitCode::SUCCESS
+    } else {
+        println!("{} failure(s):", fails.0.len());
+        for f in &fails.0 {
+            println!("- {f}");
+        }
+        ExitCode::from(1)
+    }
+}
+
+// ---- finding cuBLAS -----------------------------------------------------------------------
+
+/// Makes cuBLAS loadable when it is installed outside the loader path; says where it was
+/// found.
+fn preload_cublas() -> String {
+    if coil_cuda::cublas_present() {
+        return "on the loader path".into();
+    }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(d) = std::env::var_os("COIL_CUBLAS_DIR") {
+        dirs.push(d.into());
+    }
+    for python in ["python3", "python"] {
+        let out = Command::new(python)
+            .args([
+                "-c",
+                "import nvidia, sys; print('\\n'.join(list(nvidia.__path__)))",
+            ])
+            .output();
+        if let Ok(out) = out {
+            for line in String::from_utf8_lossy(&out.stdout).lines() {
+                let root = PathBuf::from(line.trim());
+                dirs.push(root.join("cu13/lib"));
+                dirs.push(root.join("cublas/lib"));
+            }
+        }
+    }
+    for dir in &dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut libs: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("libcublas") && n.contains(".so"))
+            })
+            .collect();
+        // libcublasLt before libcublas (its dependency).
+        libs.sort_by_key(|p| !p.to_string_lossy().contains("libcublasLt"));
+        for lib in &libs {
+            if let Err(e) = coil_cuda::preload_library(lib) {
+                eprintln!("cuda_zoo: {e}");
+            }
+        }
+        if coil_cuda::cublas_present() {
+            return format!("preloaded from {}", dir.display());
+        }
+    }
+    "not found (set COIL_CUBLAS_DIR to the directory holding libcublas.so.13)".into()
+}
