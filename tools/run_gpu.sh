@@ -1,22 +1,90 @@
 #!/usr/bin/env bash
-# Copy into gpu-bundle/ beside the release `coil`, `gpu_selfcheck` and torch_baseline.py.
-# Runs on the GPU machine from the bundle folder: self-check, zoo correctness, large benchmarks,
-# torch.compile baselines. Writes into $OUT (few files).
+# coil on a GPU machine, in one call. `cargo xtask gpu-bundle` copies this script (as run.sh)
+# beside the release `coil`, `cuda_zoo` and `gpu_selfcheck`, the zoo (models/) and the PyTorch
+# scripts; copy that folder to a machine with an NVIDIA GPU, PyTorch and Triton, and run
+#
+#     ./run.sh            # everything (about 8 minutes on an H200)
+#     ./run.sh --quick    # correctness only (self-check, zoo vs PyTorch, compute-sanitizer)
+#     ./run.sh --perf     # benchmarks only (cuda_zoo, run-model --bench, torch.compile)
+#
+# Results go to $OUT (or ./results): summary.md (the tables docs/perf.md takes), and the raw
+# reports behind it. Exits non-zero when a check failed.
 set -u
 cd "$(dirname "$0")"
+OUT=${OUT:-$(pwd)/results}
+mkdir -p "$OUT"
+MODE=${1:-all}
+fail=0
+note() { echo "$*" | tee -a "$OUT/failures.txt" >&2; fail=1; }
+
+# cuBLAS from PyTorch's wheels when the loader path has none.
 NV=$(python3 -c 'import nvidia,os;print(os.path.dirname(nvidia.__file__))' 2>/dev/null)
-for d in "$NV"/*/lib; do export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; done
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$OUT/selfcheck.txt" 2>&1
-timeout 120 ./gpu_selfcheck >> "$OUT/selfcheck.txt" 2>&1; echo "selfcheck rc=$?" >> "$OUT/selfcheck.txt"
-for m in seed_model chain rowsum siblings wall softmax layernorm rmsnorm mm_epilogue gelu_mlp attention transformer_block; do
+for d in "$NV"/*/lib; do [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; done
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$OUT/device.txt" 2>&1
+python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' >> "$OUT/device.txt" 2>&1
+
+if [ "$MODE" != --perf ]; then
+echo "== self-check (PTX math accuracy, launches)"
+timeout 120 ./gpu_selfcheck > "$OUT/selfcheck.txt" 2>&1 || note "gpu_selfcheck failed (see selfcheck.txt)"
+
+echo "== zoo against PyTorch: tiny (the zoo's saved outputs) and article sizes (fresh PyTorch run)"
+timeout 180 python3 torch_reference.py models "$OUT/refs" > "$OUT/refs.txt" 2>&1 || note "torch_reference.py failed for some model (see refs.txt)"
+: > "$OUT/zoo.jsonl"
+for f in models/*.py; do
+  m=$(basename "$f" .py)
   for s in tiny article; do
-    timeout 60 ./coil run-model $m --size $s --backend cuda --json > /tmp/r.json 2>/tmp/r.err
-    echo "{\"run\": \"$m $s\", \"rc\": $?, \"report\": $(cat /tmp/r.json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))' 2>/dev/null || echo null), \"stderr\": $(tail -c 600 /tmp/r.err | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')}" >> "$OUT/zoo.jsonl"
+    extra=()
+    if [ "$s" = article ]; then
+      [ -f "$OUT/refs/$m.safetensors" ] || continue
+      extra=(--inputs "$OUT/refs/$m.safetensors")
+    fi
+    timeout 120 ./coil run-model "$m" --size "$s" --backend cuda --json "${extra[@]}" > "$OUT/r.json" 2> "$OUT/r.err"
+    rc=$?
+    python3 - "$m" "$s" "$rc" "$OUT/r.json" "$OUT/r.err" >> "$OUT/zoo.jsonl" <<'EOF'
+import json, sys
+m, s, rc, rep, err = sys.argv[1:]
+try:
+    report = json.load(open(rep))
+except Exception:
+    report = None
+print(json.dumps({"model": m, "size": s, "rc": int(rc), "report": report,
+                  "stderr": open(err).read()[-800:]}))
+EOF
+    [ "$rc" = 0 ] || note "run-model $m --size $s --backend cuda: exit $rc"
   done
 done
-for m in seed_model chain rowsum siblings wall softmax layernorm rmsnorm; do
-  timeout 90 ./coil run-model $m --size large --backend cuda --bench --json > /tmp/r.json 2>/tmp/r.err
-  echo "{\"run\": \"$m large\", \"rc\": $?, \"report\": $(cat /tmp/r.json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))' 2>/dev/null || echo null), \"stderr\": $(tail -c 600 /tmp/r.err | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')}" >> "$OUT/large.jsonl"
-done
-timeout 240 python3 torch_baseline.py --json "$OUT/torch.json" > "$OUT/torch.txt" 2>&1
-echo done
+
+echo "== compute-sanitizer (memcheck) on every zoo kernel"
+CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+if [ -n "$CS" ]; then
+  timeout 300 "$CS" --tool memcheck --error-exitcode 9 ./cuda_zoo --quick --reps 2 > "$OUT/sanitizer.txt" 2>&1 \
+    || note "compute-sanitizer: exit $? (see sanitizer.txt)"
+else
+  echo "compute-sanitizer not found on this machine" > "$OUT/sanitizer.txt"
+fi
+
+fi
+
+if [ "$MODE" != --quick ]; then
+  echo "== cuda_zoo: every size, large models timed with CUDA events, per-kernel times, other plans"
+  timeout 400 ./cuda_zoo > "$OUT/cuda_zoo.md" 2> "$OUT/cuda_zoo.err" || note "cuda_zoo failed (see cuda_zoo.err)"
+
+  echo "== run-model --bench on the large models, and seed_model at the article size (call time)"
+  : > "$OUT/bench.jsonl"
+  for m in seed_model chain rowsum siblings wall softmax layernorm rmsnorm; do
+    timeout 120 ./coil run-model "$m" --size large --backend cuda --bench --json > "$OUT/r.json" 2> "$OUT/r.err" \
+      || note "run-model $m --size large --bench: exit $?"
+    python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$OUT/r.json" >> "$OUT/bench.jsonl" 2>/dev/null
+  done
+  timeout 120 ./coil run-model seed_model --size article --backend cuda --bench --json > "$OUT/seed_article.json" 2> "$OUT/r.err" \
+    || note "run-model seed_model --size article --bench: exit $?"
+
+  echo "== torch.compile on the same shapes"
+  timeout 300 python3 torch_baseline.py --json "$OUT/torch.json" > "$OUT/torch.txt" 2>&1 || note "torch_baseline.py failed (see torch.txt)"
+fi
+
+python3 gpu_summary.py "$OUT" > "$OUT/summary.md" 2>> "$OUT/failures.txt"
+cat "$OUT/summary.md"
+[ -s "$OUT/failures.txt" ] && { echo; echo "failures:"; cat "$OUT/failures.txt"; }
+exit $fail

@@ -77,11 +77,28 @@ def median_ms(fn, runs, warmup=5):
     return statistics.median(times)
 
 
+def host_call_us(fn, runs, warmup=20):
+    """Median host time of one call followed by a synchronisation, in microseconds."""
+    import time
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - t) * 1e6)
+    return statistics.median(times)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--size", type=int, default=8192)
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--json")
+    p.add_argument("--call-size", type=int, default=1024,
+                   help="seed_model size whose whole-call host time is measured (0: skip)")
     a = p.parse_args()
     dev = "cuda"
     n = a.size
@@ -104,9 +121,16 @@ def main():
         rows.append({"model": fn.__name__, "ok": ok, "ms": ms, "min_bytes": min_bytes, "gbps": gbps,
                      "fraction_of_copy": gbps / copy_gbps})
         print(f"{fn.__name__:12s} ok={ok} {ms:8.3f} ms  {gbps:7.0f} GB/s  {100 * gbps / copy_gbps:5.1f}% of copy")
+    call_us = None
+    if a.call_size:
+        args = inputs("seed_model", a.call_size, dev)
+        compiled = torch.compile(seed_model)
+        call_us = host_call_us(lambda: compiled(*args), a.runs * 4)
+        print(f"seed_model at {a.call_size}x{a.call_size}: {call_us:.1f} us per whole call (host clock, synchronised)")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"copy_gbps": copy_gbps, "size": n, "models": rows}, f, indent=1)
+            json.dump({"copy_gbps": copy_gbps, "size": n, "models": rows,
+                       "seed_call_us": call_us, "call_size": a.call_size}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,10 @@ commands:
   run-model ARGS...     set up, then build (release) and run `coil run-model ARGS...`;
                         `cargo xtask run-model --help` lists the options
   bless                 rewrite golden files (expect-test) from the current output, then test
+  gpu-bundle [DIR]      set up, build the release `coil`, `cuda_zoo` and `gpu_selfcheck` and
+                        put them, the zoo, the run script and the PyTorch baseline into DIR
+                        (default gpu-bundle/, git-ignored): copy DIR to a GPU machine and run
+                        `DIR/run.sh` there (results go to $OUT, or DIR/results)
 ";
 
 fn main() -> ExitCode {
@@ -32,6 +36,7 @@ fn main() -> ExitCode {
         Some("test") => setup().and_then(|()| test(&args[1..])),
         Some("run-model") => setup().and_then(|()| run_model(&args[1..])),
         Some("bless") => setup().and_then(|()| bless()),
+        Some("gpu-bundle") => setup().and_then(|()| gpu_bundle(args.get(1).map(String::as_str))),
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
             Ok(())
@@ -216,6 +221,75 @@ fn run_model(args: &[String]) -> Result<(), String> {
         // coil has already said why; pass its exit code on.
         std::process::exit(status.code().unwrap_or(1));
     }
+}
+
+/// Builds the release binaries a GPU machine needs and gathers them with the zoo and the
+/// scripts into one folder.
+fn gpu_bundle(dir: Option<&str>) -> Result<(), String> {
+    let root = workspace_root();
+    run(cargo(&["build", "--release", "--quiet", "-p", "coil-cli"]))?;
+    run(cargo(&[
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "coil-cuda",
+        "--example",
+        "cuda_zoo",
+        "--example",
+        "gpu_selfcheck",
+    ]))?;
+    let bundle = dir.map_or_else(|| root.join("gpu-bundle"), PathBuf::from);
+    std::fs::create_dir_all(&bundle)
+        .map_err(|e| format!("cannot create {}: {e}", bundle.display()))?;
+    let copy = |from: &Path, to: &str| -> Result<(), String> {
+        let dest = bundle.join(to);
+        std::fs::copy(from, &dest)
+            .map(|_| ())
+            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), dest.display()))
+    };
+    for (from, to) in [
+        ("target/release/coil", "coil"),
+        ("target/release/examples/cuda_zoo", "cuda_zoo"),
+        ("target/release/examples/gpu_selfcheck", "gpu_selfcheck"),
+        ("tools/run_gpu.sh", "run.sh"),
+        ("tools/torch_baseline.py", "torch_baseline.py"),
+        ("tools/torch_reference.py", "torch_reference.py"),
+        ("tools/gpu_summary.py", "gpu_summary.py"),
+    ] {
+        copy(&root.join(from), to)?;
+    }
+    // Debug symbols are most of a release binary's size; the bundle travels.
+    for bin in ["coil", "cuda_zoo", "gpu_selfcheck"] {
+        let _ = Command::new("strip").arg(bundle.join(bin)).status();
+    }
+    copy_dir(
+        &root.join("crates/coil-models/models"),
+        &bundle.join("models"),
+    )?;
+    println!(
+        "xtask: GPU bundle in {} (run `./run.sh` there on a machine with an NVIDIA GPU and PyTorch)",
+        bundle.display()
+    );
+    Ok(())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+        let path = entry.path();
+        let dest = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_dir(&path, &dest)?;
+        } else {
+            std::fs::copy(&path, &dest)
+                .map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Rewrites expect-test golden text, then runs the tests again to show they pass.

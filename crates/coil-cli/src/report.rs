@@ -112,6 +112,8 @@ pub(crate) struct Report {
     pub(crate) compile: Option<coil::CompileReport>,
     /// Timings with `--bench`.
     pub(crate) bench: Option<crate::bench::Bench>,
+    /// Each launch's device time in one run (device clocks only: CUDA events), in order.
+    pub(crate) launch_times: Vec<(String, f64)>,
 }
 
 fn size_name(s: Size) -> &'static str {
@@ -175,6 +177,7 @@ impl Report {
                 "planned_bytes": c.planned_bytes,
             })),
             "bench": self.bench.as_ref().map(|b| b.to_json()),
+            "launch_times": self.launch_times.iter().map(|(name, ms)| json!({ "name": name, "ms": ms })).collect::<Vec<_>>(),
             "lowering": {
                 "buffers": self.lowered_buffers,
                 "reductions": self.lowered_reductions,
@@ -316,6 +319,12 @@ impl Report {
             rows.push((
                 "time".into(),
                 format!("{:.3} ms (first run, host copies included)", self.run_ms),
+            ));
+        }
+        for (name, ms) in &self.launch_times {
+            rows.push((
+                "  launch".into(),
+                format!("{:.1} us (CUDA events, one run)  {name}", ms * 1e3),
             ));
         }
         if self.compiled_check.checked {

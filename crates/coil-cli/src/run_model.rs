@@ -416,6 +416,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
     };
     let mut compiled_check = Comparison::none();
     let mut bench = None;
+    let mut launch_times = Vec::new();
     let (run, run_ms, passes_check, comparison) = if opts.compile_only {
         (None, 0.0, Comparison::none(), Comparison::none())
     } else {
@@ -428,6 +429,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
             let outputs = model.run(&loaded.inputs).map_err(|e| e.to_string())?;
             run_ms = start.elapsed().as_secs_f64() * 1e3;
             compiled_check = compare(&outputs, &run.outputs, 1e-4, 1e-5)?;
+            launch_times = crate::bench::launch_times(model)?;
             if opts.bench {
                 bench = Some(crate::bench::measure(
                     model,
@@ -475,6 +477,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
         compiled_check,
         compile: compiled.as_ref().map(|m| m.report.clone()),
         bench,
+        launch_times,
         passes: pass_stats,
         lowered_buffers: lowered.buffers().len(),
         lowered_reductions: lowered

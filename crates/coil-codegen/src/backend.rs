@@ -77,6 +77,30 @@ pub trait CompiledKernels: Send + Sync {
     fn source_file_name(&self) -> &'static str;
 }
 
+/// Device time of one measurement (see [`DeviceClock`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceTimes {
+    /// Milliseconds on the device from [`DeviceClock::start`] to [`DeviceClock::stop`].
+    pub total_ms: f64,
+    /// Each launch (kernel entry or library call) in order, when asked for: its name and
+    /// milliseconds.
+    pub launches: Vec<(String, f64)>,
+}
+
+/// A clock on the device itself (CUDA events), for benchmarks. Backends whose work runs
+/// synchronously on the host have none; they are timed with the host's clock.
+pub trait DeviceClock: Send + Sync {
+    /// Starts a measurement: marks the device's queue now and, with `per_launch`, before and
+    /// after every launch that follows.
+    fn start(&self, per_launch: bool) -> Result<(), BackendError>;
+    /// Ends the measurement started last: marks the queue, waits for the device, and returns
+    /// the device time between the marks (and each launch's, when asked for).
+    fn stop(&self) -> Result<DeviceTimes, BackendError>;
+    /// Bandwidth of a device-to-device copy of `bytes` (read and write counted, so `2 *
+    /// bytes` move), in GB/s: the median of `reps` timed copies after a warm-up.
+    fn copy_gbps(&self, bytes: usize, reps: usize) -> Result<f64, BackendError>;
+}
+
 /// A code generator plus the runtime it needs.
 pub trait Backend: Send + Sync {
     /// Short name, used as the kernel-name prefix (`cpu`, `cuda`).
@@ -106,4 +130,8 @@ pub trait Backend: Send + Sync {
     fn matmul(&self, call: &MatmulCall) -> Result<(), BackendError>;
     /// Waits for everything launched so far.
     fn synchronize(&self) -> Result<(), BackendError>;
+    /// The device's own clock, when work runs asynchronously on a device (default: none).
+    fn clock(&self) -> Option<&dyn DeviceClock> {
+        None
+    }
 }

@@ -12,7 +12,8 @@ mod kernel;
 mod plan;
 
 pub use backend::{
-    Backend, BackendError, BufferHandle, CompiledKernels, MatmulCall, StridedOperand,
+    Backend, BackendError, BufferHandle, CompiledKernels, DeviceClock, DeviceTimes, MatmulCall,
+    StridedOperand,
 };
 pub use build::{BuildError, BuildOptions, build_kernel};
 pub use kernel::{

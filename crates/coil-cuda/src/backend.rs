@@ -13,7 +13,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use coil_codegen::{
-    Backend, BackendError, BufferHandle, CompiledKernels, Kernel, MatmulCall, StridedOperand,
+    Backend, BackendError, BufferHandle, CompiledKernels, DeviceClock, DeviceTimes, Kernel,
+    MatmulCall, StridedOperand,
 };
 use coil_graph::DType;
 use coil_lower::LowerConfig;
@@ -49,6 +50,8 @@ struct Shared {
     memory: Mutex<Memory>,
     /// While profiling: every launch's entry name and its events.
     profile: Mutex<Option<Vec<ProfiledLaunch>>>,
+    /// The event [`DeviceClock::start`] recorded, until `stop`.
+    clock_start: Mutex<Option<Event>>,
 }
 
 impl Shared {
@@ -57,6 +60,7 @@ impl Shared {
             runtime,
             memory: Mutex::new(Memory::default()),
             profile: Mutex::new(None),
+            clock_start: Mutex::new(None),
         })
     }
 
@@ -763,5 +767,70 @@ impl Backend for CudaBackend {
             Runtime::Emulated => Ok(()),
             Runtime::Offline => Err(err(CudaError::Offline("synchronize"))),
         }
+    }
+
+    fn clock(&self) -> Option<&dyn DeviceClock> {
+        self.gpu().map(|_| self as &dyn DeviceClock)
+    }
+}
+
+/// CUDA events on the device's stream.
+impl DeviceClock for CudaBackend {
+    fn start(&self, per_launch: bool) -> Result<(), BackendError> {
+        let dev = self
+            .gpu()
+            .ok_or_else(|| err(CudaError::Offline("record events")))?;
+        self.set_profiling(per_launch);
+        let event = dev.record_event().map_err(err)?;
+        *self
+            .shared
+            .clock_start
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(event);
+        Ok(())
+    }
+
+    fn stop(&self) -> Result<DeviceTimes, BackendError> {
+        let dev = self
+            .gpu()
+            .ok_or_else(|| err(CudaError::Offline("record events")))?;
+        let start = self
+            .shared
+            .clock_start
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .ok_or_else(|| BackendError::Runtime("the device clock was not started".into()))?;
+        let end = dev.record_event().map_err(err)?;
+        let total_ms = f64::from(start.elapsed_ms(&end).map_err(err)?);
+        let launches = self
+            .take_profile()
+            .into_iter()
+            .map(|l| Ok((l.name, f64::from(l.start.elapsed_ms(&l.end).map_err(err)?))))
+            .collect::<Result<Vec<_>, BackendError>>()?;
+        self.set_profiling(false);
+        Ok(DeviceTimes { total_ms, launches })
+    }
+
+    fn copy_gbps(&self, bytes: usize, reps: usize) -> Result<f64, BackendError> {
+        let dev = self
+            .gpu()
+            .ok_or_else(|| err(CudaError::Offline("copy memory")))?;
+        let bytes = bytes.max(1 << 20);
+        let src = dev.alloc_zeroed(bytes).map_err(err)?;
+        let mut dst = dev.alloc_zeroed(bytes).map_err(err)?;
+        for _ in 0..3 {
+            dev.copy_device(&src, 0, &mut dst, 0, bytes).map_err(err)?;
+        }
+        let mut times = Vec::with_capacity(reps.max(1));
+        for _ in 0..reps.max(1) {
+            let start = dev.record_event().map_err(err)?;
+            dev.copy_device(&src, 0, &mut dst, 0, bytes).map_err(err)?;
+            let end = dev.record_event().map_err(err)?;
+            times.push(f64::from(start.elapsed_ms(&end).map_err(err)?));
+        }
+        times.sort_by(f64::total_cmp);
+        let ms = times[times.len() / 2];
+        Ok(2.0 * bytes as f64 / (ms * 1e-3) / 1e9)
     }
 }

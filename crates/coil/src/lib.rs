@@ -17,6 +17,7 @@ mod compile;
 mod error;
 mod model;
 
+pub use coil_codegen::{DeviceClock, DeviceTimes};
 pub use compile::{CompileReport, KernelReport, Options, Policy, StageTimes, compile};
 pub use error::CoilError;
 pub use model::CompiledModel;

@@ -4,7 +4,8 @@
 use std::sync::{Arc, Mutex};
 
 use coil_codegen::{
-    Backend, BufferHandle, BufferRole, CompiledKernels, MatmulCall, Plan, StridedOperand,
+    Backend, BufferHandle, BufferRole, CompiledKernels, DeviceClock, MatmulCall, Plan,
+    StridedOperand,
 };
 use coil_graph::{Dims, Graph, Tensor, TensorMeta};
 use coil_lower::{BufRef, FixedLayout, LoweredGraph};
@@ -164,6 +165,20 @@ impl CompiledModel {
     /// Launches every step on the inputs already in memory and waits for them (what
     /// benchmarks time: no host copies).
     pub fn run_resident(&self) -> Result<(), CoilError> {
+        self.enqueue()?;
+        self.backend.synchronize()?;
+        Ok(())
+    }
+
+    /// The backend's device clock, if its work runs asynchronously on a device (for timing
+    /// [`CompiledModel::enqueue`] on the device itself).
+    pub fn clock(&self) -> Option<&dyn DeviceClock> {
+        self.backend.clock()
+    }
+
+    /// Launches every step on the inputs already in memory without waiting for a device to
+    /// finish them (a host backend has finished when this returns).
+    pub fn enqueue(&self) -> Result<(), CoilError> {
         let memory = self.memory()?;
         for step in &self.steps {
             match step {
@@ -193,7 +208,6 @@ impl CompiledModel {
                 }
             }
         }
-        self.backend.synchronize()?;
         Ok(())
     }
 

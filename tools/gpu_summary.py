@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Summarises a `run.sh` results folder (see tools/run_gpu.sh) as Markdown tables.
+
+    python tools/gpu_summary.py RESULTS_DIR
+
+Reads zoo.jsonl (run-model against PyTorch), bench.jsonl (run-model --bench on the large
+models), seed_article.json (the 1024x1024 call), torch.json (tools/torch_baseline.py) and
+sanitizer.txt, and prints what docs/perf.md records: correctness per model and size, each large
+model's device time, bandwidth and fraction of the copy for coil and torch.compile side by
+side, per-kernel times, and the whole-call host time.
+"""
+
+import json
+import pathlib
+import sys
+
+
+def load_jsonl(path):
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+    return rows
+
+
+def load_json(path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def main():
+    out = pathlib.Path(sys.argv[1])
+    device = (out / "device.txt").read_text().strip() if (out / "device.txt").exists() else "?"
+    print("# coil on the GPU\n")
+    print("```text\n" + device + "\n```\n")
+
+    zoo = load_jsonl(out / "zoo.jsonl")
+    if zoo:
+        print("## Zoo against PyTorch (tiny: the zoo's saved outputs; article: PyTorch run here)\n")
+        print("| model | size | kernels | extern calls | max abs err | max rel err | result |")
+        print("| --- | --- | ---: | ---: | ---: | ---: | --- |")
+        for r in zoo:
+            rep = r.get("report") or {}
+            ok = "ok" if r["rc"] == 0 and rep.get("ok") else "FAIL"
+            if not rep:
+                ok += " (" + r.get("stderr", "").strip().splitlines()[-1:][0][:80] + ")" if r.get("stderr", "").strip() else ""
+            print(f"| {r['model']} | {r['size']} | {rep.get('num_kernels', '-')} | "
+                  f"{rep.get('num_extern_calls', '-')} | {rep.get('max_abs_err', float('nan')):.2e} | "
+                  f"{rep.get('max_rel_err', float('nan')):.2e} | {ok} |")
+        print()
+
+    bench = load_jsonl(out / "bench.jsonl")
+    torch = load_json(out / "torch.json") or {}
+    tmodels = {m["model"]: m for m in torch.get("models", [])}
+    if bench:
+        print("## Large models ([8192, 8192] f32): coil (CUDA events, median) vs torch.compile\n")
+        tcopy = torch.get("copy_gbps")
+        print(f"Copy bandwidth measured in the same run: coil's device-to-device "
+              f"{bench[0]['bench']['copy_gbps']:.0f} GB/s; torch's `copy_` "
+              f"{tcopy:.0f} GB/s\n" if tcopy else "")
+        print("| model | kernels | coil µs | coil GB/s | coil % of copy | torch.compile µs | torch % of copy | coil speed-up |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for r in bench:
+            b = r.get("bench") or {}
+            t = tmodels.get(r["model"], {})
+            tus = t.get("ms", float("nan")) * 1e3
+            cus = b.get("compiled_ms", float("nan")) * 1e3
+            print(f"| {r['model']} | {r.get('num_kernels')} | {cus:.1f} | {b.get('achieved_gbps', 0):.0f} | "
+                  f"{100 * b.get('fraction_of_copy', 0):.1f}% | {tus:.1f} | "
+                  f"{100 * t.get('fraction_of_copy', float('nan')):.1f}% | {tus / cus:.2f}x |")
+        print()
+        print("Per launch (median device time, CUDA events):\n")
+        for r in bench:
+            ks = (r.get("bench") or {}).get("kernels", [])
+            print(f"- {r['model']}: " + ", ".join(f"`{k['name']}` {k['ms'] * 1e3:.1f} µs" for k in ks))
+        print()
+
+    seed = load_json(out / "seed_article.json")
+    if seed and seed.get("bench"):
+        b = seed["bench"]
+        print("## seed_model at [1024, 1024]: one whole call\n")
+        tc = torch.get("seed_call_us")
+        print(f"coil: {b['host_call_us']:.1f} µs per call on the host (launch + synchronise), "
+              f"{b['compiled_ms'] * 1e3:.1f} µs on the device; torch.compile: "
+              + (f"{tc:.1f} µs per call" if tc else "not measured") + "\n")
+
+    san = out / "sanitizer.txt"
+    if san.exists():
+        lines = [l for l in san.read_text().splitlines() if "ERROR SUMMARY" in l or "not found" in l]
+        print("## compute-sanitizer\n")
+        print("```text\n" + ("\n".join(lines[-3:]) or san.read_text()[-400:]) + "\n```")
+
+
+if __name__ == "__main__":
+    main()
