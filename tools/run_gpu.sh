@@ -7,41 +7,46 @@
 #     ./run.sh --quick    # correctness only (self-check, zoo vs PyTorch, compute-sanitizer)
 #     ./run.sh --perf     # benchmarks only (cuda_zoo, run-model --bench, torch.compile)
 #
-# Results go to $OUT (or ./results): summary.md (the tables docs/perf.md takes), and the raw
-# reports behind it. Exits non-zero when a check failed.
+# Results go to $OUT (or ./results): summary.md (the tables docs/perf.md takes) and raw.tar.gz
+# (the reports behind it). Exits non-zero when a check failed.
 set -u
 cd "$(dirname "$0")"
 OUT=${OUT:-$(pwd)/results}
+# Raw reports go to $RAW and travel as one archive (raw.tar.gz); $OUT keeps a few files.
+RAW=$(mktemp -d)
 mkdir -p "$OUT"
 MODE=${1:-all}
 fail=0
-note() { echo "$*" | tee -a "$OUT/failures.txt" >&2; fail=1; }
+note() { echo "$*" | tee -a "$RAW/failures.txt" >&2; fail=1; }
 
 # cuBLAS from PyTorch's wheels when the loader path has none.
 NV=$(python3 -c 'import nvidia,os;print(os.path.dirname(nvidia.__file__))' 2>/dev/null)
 for d in "$NV"/*/lib; do [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; done
 
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$OUT/device.txt" 2>&1
-python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' >> "$OUT/device.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$RAW/device.txt" 2>&1
+python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' >> "$RAW/device.txt" 2>&1
 
 if [ "$MODE" != --perf ]; then
 echo "== self-check (PTX math accuracy, launches)"
-timeout 120 ./gpu_selfcheck > "$OUT/selfcheck.txt" 2>&1 || note "gpu_selfcheck failed (see selfcheck.txt)"
+timeout 120 ./gpu_selfcheck > "$RAW/selfcheck.txt" 2>&1 || note "gpu_selfcheck failed (see selfcheck.txt)"
 
 echo "== zoo against PyTorch: tiny (the zoo's saved outputs) and article sizes (fresh PyTorch run)"
-timeout 180 python3 torch_reference.py models "$OUT/refs" > "$OUT/refs.txt" 2>&1 || note "torch_reference.py failed for some model (see refs.txt)"
-: > "$OUT/zoo.jsonl"
+REFS=$(mktemp -d)
+timeout 240 python3 torch_reference.py models "$REFS" > "$RAW/refs.txt" 2>&1 || note "torch_reference.py failed for some model (see refs.txt)"
+cp "$REFS/refs.json" "$RAW/" 2>/dev/null
+: > "$RAW/zoo.jsonl"
 for f in models/*.py; do
   m=$(basename "$f" .py)
-  for s in tiny article; do
+  for s in tiny article article-f64; do
     extra=()
-    if [ "$s" = article ]; then
-      [ -f "$OUT/refs/$m.safetensors" ] || continue
-      extra=(--inputs "$OUT/refs/$m.safetensors")
-    fi
-    timeout 120 ./coil run-model "$m" --size "$s" --backend cuda --json "${extra[@]}" > "$OUT/r.json" 2> "$OUT/r.err"
+    case $s in
+      article) extra=(--inputs "$REFS/$m.safetensors") ;;
+      article-f64) extra=(--inputs "$REFS/$m.f64.safetensors") ;;
+    esac
+    [ "$s" = tiny ] || [ -f "${extra[1]}" ] || continue
+    timeout 120 ./coil run-model "$m" --size "${s%-f64}" --backend cuda --json "${extra[@]}" > "$RAW/r.json" 2> "$RAW/r.err"
     rc=$?
-    python3 - "$m" "$s" "$rc" "$OUT/r.json" "$OUT/r.err" >> "$OUT/zoo.jsonl" <<'EOF'
+    python3 - "$m" "$s" "$rc" "$RAW/r.json" "$RAW/r.err" >> "$RAW/zoo.jsonl" <<'EOF'
 import json, sys
 m, s, rc, rep, err = sys.argv[1:]
 try:
@@ -51,40 +56,42 @@ except Exception:
 print(json.dumps({"model": m, "size": s, "rc": int(rc), "report": report,
                   "stderr": open(err).read()[-800:]}))
 EOF
-    [ "$rc" = 0 ] || note "run-model $m --size $s --backend cuda: exit $rc"
+    [ "$rc" = 0 ] || [ "$s" = article-f64 ] || echo "run-model $m --size $s --backend cuda: exit $rc (see summary)" >> "$RAW/mismatches.txt"
   done
 done
 
 echo "== compute-sanitizer (memcheck) on every zoo kernel"
 CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 if [ -n "$CS" ]; then
-  timeout 300 "$CS" --tool memcheck --error-exitcode 9 ./cuda_zoo --quick --reps 2 > "$OUT/sanitizer.txt" 2>&1 \
+  timeout 300 "$CS" --tool memcheck --error-exitcode 9 ./cuda_zoo --quick --reps 2 > "$RAW/sanitizer.txt" 2>&1 \
     || note "compute-sanitizer: exit $? (see sanitizer.txt)"
 else
-  echo "compute-sanitizer not found on this machine" > "$OUT/sanitizer.txt"
+  echo "compute-sanitizer not found on this machine" > "$RAW/sanitizer.txt"
 fi
 
 fi
 
 if [ "$MODE" != --quick ]; then
   echo "== cuda_zoo: every size, large models timed with CUDA events, per-kernel times, other plans"
-  timeout 400 ./cuda_zoo > "$OUT/cuda_zoo.md" 2> "$OUT/cuda_zoo.err" || note "cuda_zoo failed (see cuda_zoo.err)"
+  timeout 400 ./cuda_zoo > "$RAW/cuda_zoo.md" 2> "$RAW/cuda_zoo.err" || note "cuda_zoo failed (see cuda_zoo.err)"
 
   echo "== run-model --bench on the large models, and seed_model at the article size (call time)"
-  : > "$OUT/bench.jsonl"
+  : > "$RAW/bench.jsonl"
   for m in seed_model chain rowsum siblings wall softmax layernorm rmsnorm; do
-    timeout 120 ./coil run-model "$m" --size large --backend cuda --bench --json > "$OUT/r.json" 2> "$OUT/r.err" \
+    timeout 120 ./coil run-model "$m" --size large --backend cuda --bench --json > "$RAW/r.json" 2> "$RAW/r.err" \
       || note "run-model $m --size large --bench: exit $?"
-    python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$OUT/r.json" >> "$OUT/bench.jsonl" 2>/dev/null
+    python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$RAW/r.json" >> "$RAW/bench.jsonl" 2>/dev/null
   done
-  timeout 120 ./coil run-model seed_model --size article --backend cuda --bench --json > "$OUT/seed_article.json" 2> "$OUT/r.err" \
+  timeout 120 ./coil run-model seed_model --size article --backend cuda --bench --json > "$RAW/seed_article.json" 2> "$RAW/r.err" \
     || note "run-model seed_model --size article --bench: exit $?"
 
   echo "== torch.compile on the same shapes"
-  timeout 300 python3 torch_baseline.py --json "$OUT/torch.json" > "$OUT/torch.txt" 2>&1 || note "torch_baseline.py failed (see torch.txt)"
+  timeout 300 python3 torch_baseline.py --json "$RAW/torch.json" > "$RAW/torch.txt" 2>&1 || note "torch_baseline.py failed (see torch.txt)"
 fi
 
-python3 gpu_summary.py "$OUT" > "$OUT/summary.md" 2>> "$OUT/failures.txt"
+python3 gpu_summary.py "$RAW" > "$OUT/summary.md" 2>> "$RAW/failures.txt" || fail=1
+grep -q "| FAIL" "$OUT/summary.md" && fail=1
+tar -czf "$OUT/raw.tar.gz" -C "$RAW" .
 cat "$OUT/summary.md"
-[ -s "$OUT/failures.txt" ] && { echo; echo "failures:"; cat "$OUT/failures.txt"; }
+[ -s "$RAW/failures.txt" ] && { echo; echo "failures:"; cat "$RAW/failures.txt"; }
 exit $fail

@@ -5,7 +5,7 @@
 
 For each model (the functions the zoo was exported from, see crates/coil-models/models/README.md)
 it compiles with torch.compile (Inductor), checks against eager, times the compiled call with
-CUDA events (warm-up, median of --runs), and reports GB/s over the model's minimum bytes (each
+CUDA events (warm-up, ten calls back to back per sample, median of --runs), and reports GB/s over the model's minimum bytes (each
 input read once, each output written once) against a device-to-device copy measured in the
 same run.
 """
@@ -62,7 +62,10 @@ def inputs(name, n, dev):
     }.get(name, (x,))
 
 
-def median_ms(fn, runs, warmup=5):
+def median_ms(fn, runs, warmup=5, back_to_back=10):
+    """Median device time of one call: `back_to_back` calls between two CUDA events (so the
+    GPU's queue never runs dry and Python's launch overhead is hidden, as coil's --bench
+    does), `runs` samples."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -70,10 +73,11 @@ def median_ms(fn, runs, warmup=5):
     for _ in range(runs):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(back_to_back):
+            fn()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end))
+        times.append(start.elapsed_time(end) / back_to_back)
     return statistics.median(times)
 
 

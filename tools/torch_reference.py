@@ -8,6 +8,13 @@ the graph's `forward` with PyTorch on random inputs (floats from randn, seeded) 
 `OUT_DIR/<name>.safetensors` holding `input.<arg>` and `output.<i>`, so that
 `coil run-model <name> --inputs OUT_DIR/<name>.safetensors` checks coil against PyTorch at the
 articles' sizes. TF32 is off (matmuls in full float32, as coil's cuBLAS calls run them).
+
+Float32 results of long sums and matmuls differ from one summation order to another, so the
+same graph is also run in float64 on the CPU (inputs widened): `<name>.f64.safetensors` holds
+that result rounded to float32 as its outputs, and `refs.json` records how far PyTorch's own
+float32 result is from it (`torch_vs_f64`, max abs) next to the output's scale. A compiled
+result that misses PyTorch's float32 outputs but is no further from the float64 result than
+PyTorch itself is as right as PyTorch is.
 Needs only torch (the safetensors file is written by hand: an 8-byte header length, a JSON
 header, the raw little-endian bytes).
 """
@@ -83,6 +90,7 @@ def main():
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     failed = 0
+    report = {}
     for path in sorted(pathlib.Path(a.models).glob("*.py")):
         try:
             module = load_module(path, a.device)
@@ -94,10 +102,23 @@ def main():
             tensors = {f"input.{k}": v for k, v in inputs.items()}
             tensors.update({f"output.{i}": o for i, o in enumerate(outs)})
             write_safetensors(out / f"{path.stem}.safetensors", tensors)
-            print(f"{path.stem}: {len(inputs)} inputs, {len(outs)} outputs")
+            wide = {k: (v.double() if v.is_floating_point() else v).cpu() for k, v in inputs.items()}
+            with torch.no_grad():
+                exact = load_module(path, "cpu")(**wide)
+            exact = exact if isinstance(exact, (tuple, list)) else (exact,)
+            tensors.update({f"output.{i}": (e.to(o.dtype) if e.is_floating_point() else e)
+                            for i, (e, o) in enumerate(zip(exact, outs))})
+            write_safetensors(out / f"{path.stem}.f64.safetensors", tensors)
+            torch_err = max((float((o.cpu().double() - e).abs().max()) if o.numel() else 0.0)
+                            for o, e in zip(outs, exact))
+            scale = max((float(e.abs().max()) if e.numel() else 0.0) for e in exact)
+            report[path.stem] = {"torch_vs_f64": torch_err, "scale": scale}
+            print(f"{path.stem}: {len(inputs)} inputs, {len(outs)} outputs; PyTorch float32 vs "
+                  f"float64: max abs {torch_err:.3e} (outputs up to {scale:.3e})")
         except Exception as e:  # one model's failure must not hide the others
             failed += 1
             print(f"{path.stem}: FAILED {type(e).__name__}: {e}", file=sys.stderr)
+    (out / "refs.json").write_text(json.dumps(report, indent=1))
     sys.exit(1 if failed else 0)
 
 

@@ -23,7 +23,9 @@ use crate::blas::{Gemm, MatLayout};
 use crate::emu;
 use crate::error::CudaError;
 use crate::ptx::PtxModule;
-use crate::render::{LaunchArg, Plan, RenderedKernel, render_kernel, render_planned};
+use crate::render::{
+    LaunchArg, Plan, RenderedKernel, candidate_plans, render_kernel, render_planned,
+};
 use crate::runtime::{Device, DeviceBuffer, Event, KernelArg, LoadedKernel};
 use crate::target::{GpuCaps, PtxTarget};
 
@@ -112,6 +114,8 @@ pub struct CudaBackend {
     target: PtxTarget,
     description: String,
     planner: Option<Planner>,
+    /// Time each kernel's candidate plans at its first launch and keep the fastest.
+    autotune: bool,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -173,6 +177,7 @@ impl CudaBackend {
             target,
             description,
             planner: None,
+            autotune: true,
         })
     }
 
@@ -196,6 +201,7 @@ impl CudaBackend {
             caps,
             target,
             planner: None,
+            autotune: true,
         }
     }
 
@@ -211,6 +217,7 @@ impl CudaBackend {
             caps,
             target,
             planner: None,
+            autotune: true,
         }
     }
 
@@ -218,6 +225,15 @@ impl CudaBackend {
     /// strategies on a GPU); a plan that does not suit a kernel falls back to the default.
     pub fn with_planner(mut self, planner: Planner) -> CudaBackend {
         self.planner = Some(planner);
+        self
+    }
+
+    /// Whether kernels with several candidate plans ([`crate::render::candidate_plans`]) are
+    /// autotuned on a GPU: each candidate timed with CUDA events at the kernel's first launch
+    /// (on that launch's buffers; kernels never write what they read, so running one again is
+    /// harmless), the fastest kept for every later launch. On by default; off with a planner.
+    pub fn with_autotune(mut self, on: bool) -> CudaBackend {
+        self.autotune = on;
         self
     }
 
@@ -318,7 +334,7 @@ impl CudaBackend {
             Runtime::Offline => (Vec::new(), None),
         };
         let mut next_entry = 0;
-        for r in rendered {
+        for (r, kernel) in rendered.into_iter().zip(kernels) {
             let n = r.launches.len();
             let entries: Vec<LoadedKernel> = loaded
                 .get(next_entry..next_entry + n)
@@ -340,10 +356,18 @@ impl CudaBackend {
                 }
                 Runtime::Offline => Vec::new(),
             };
+            let alternatives = match &self.shared.runtime {
+                Runtime::Gpu(dev) if self.autotune && self.planner.is_none() => {
+                    self.alternatives(dev, kernel, &r)
+                }
+                _ => Vec::new(),
+            };
             compiled.push(CompiledKernel {
                 rendered: r,
                 entries,
                 scratch,
+                alternatives,
+                choice: Mutex::new(None),
             });
         }
         Ok(CudaKernels {
@@ -355,6 +379,47 @@ impl CudaBackend {
     }
 }
 
+impl CudaBackend {
+    /// `kernel` rendered and loaded under its other candidate plans (each in a module of its
+    /// own, so entry names may repeat); plans that fail to render or load, or need scratch
+    /// memory, are left out.
+    fn alternatives(
+        &self,
+        dev: &Device,
+        kernel: &Kernel,
+        main: &RenderedKernel,
+    ) -> Vec<(RenderedKernel, Vec<LoadedKernel>)> {
+        let mut out = Vec::new();
+        for plan in candidate_plans(kernel, &self.caps) {
+            if plan == main.plan {
+                continue;
+            }
+            let loaded = render_planned(kernel, &self.caps, self.target, plan).and_then(|r| {
+                if !r.scratch_bytes.is_empty() || r.arg_bytes != main.arg_bytes {
+                    return Ok(None);
+                }
+                let mut module = PtxModule::new(self.target);
+                for l in &r.launches {
+                    module.push(l.kernel.clone())?;
+                }
+                let entries = dev.load_module(&module)?;
+                Ok(Some((r, entries)))
+            });
+            match loaded {
+                Ok(Some(v)) => out.push(v),
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(target: "cuda", kernel = %main.name, ?plan, %e, "candidate plan left out");
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Timed launches of each candidate plan when autotuning (after one warm-up launch).
+const TUNE_RUNS: usize = 5;
+
 enum Scratch {
     Gpu(DeviceBuffer),
     Emu(u64),
@@ -364,6 +429,20 @@ struct CompiledKernel {
     rendered: RenderedKernel,
     entries: Vec<LoadedKernel>,
     scratch: Vec<Scratch>,
+    /// Other candidate plans, rendered and loaded (autotuning on a GPU only).
+    alternatives: Vec<(RenderedKernel, Vec<LoadedKernel>)>,
+    /// Which plan runs: 0 the main one, `i` alternative `i - 1`; `None` until the first
+    /// launch has timed them.
+    choice: Mutex<Option<usize>>,
+}
+
+impl CompiledKernel {
+    fn variant(&self, v: usize) -> (&RenderedKernel, &[LoadedKernel]) {
+        match v.checked_sub(1).and_then(|i| self.alternatives.get(i)) {
+            Some((r, e)) => (r, e),
+            None => (&self.rendered, &self.entries),
+        }
+    }
 }
 
 /// A compiled model's kernels: one PTX module, each kernel's entries, launch configurations
@@ -455,26 +534,9 @@ impl CudaKernels {
                         Ok(b)
                     })
                     .collect::<Result<_, _>>()?;
-                for (launch, entry) in r.launches.iter().zip(&k.entries) {
-                    let kargs: Vec<KernelArg<'_>> = launch
-                        .args
-                        .iter()
-                        .map(|a| match a {
-                            LaunchArg::Arg(i) => KernelArg::buffer(bufs[*i]),
-                            LaunchArg::Scratch(j) => match &k.scratch[*j] {
-                                Scratch::Gpu(b) => KernelArg::buffer(b),
-                                Scratch::Emu(_) => KernelArg::U64(0),
-                            },
-                        })
-                        .collect();
-                    self.shared.timed(entry.name(), || {
-                        // SAFETY: every buffer holds at least the bytes the kernel's arguments
-                        // span (checked above; the translator indexes within `len` elements
-                        // of each argument), and scratch buffers were sized by the translator.
-                        unsafe { dev.launch(entry, launch.config, &kargs) }.map_err(err)
-                    })?;
-                }
-                Ok(())
+                let v = self.choose(dev, k, &bufs)?;
+                let (r, entries) = k.variant(v);
+                self.launch_gpu(dev, r, entries, &k.scratch, &bufs, true)
             }
             Runtime::Emulated => {
                 let module = self
@@ -520,6 +582,103 @@ impl CudaKernels {
                 Ok(())
             }
         }
+    }
+}
+
+impl CudaKernels {
+    /// Launches the entries of one rendering of a kernel on `bufs` (one per argument).
+    fn launch_gpu(
+        &self,
+        dev: &Device,
+        r: &RenderedKernel,
+        entries: &[LoadedKernel],
+        scratch: &[Scratch],
+        bufs: &[&DeviceBuffer],
+        profiled: bool,
+    ) -> Result<(), BackendError> {
+        for (launch, entry) in r.launches.iter().zip(entries) {
+            let kargs: Vec<KernelArg<'_>> = launch
+                .args
+                .iter()
+                .map(|a| match a {
+                    LaunchArg::Arg(i) => KernelArg::buffer(bufs[*i]),
+                    LaunchArg::Scratch(j) => match &scratch[*j] {
+                        Scratch::Gpu(b) => KernelArg::buffer(b),
+                        Scratch::Emu(_) => KernelArg::U64(0),
+                    },
+                })
+                .collect();
+            // SAFETY: every buffer holds at least the bytes the kernel's arguments span
+            // (checked by the caller against `arg_bytes`, which every rendering of a kernel
+            // shares; the translator indexes within `len` elements of each argument), and
+            // scratch buffers were sized by the translator.
+            let go = || unsafe { dev.launch(entry, launch.config, &kargs) }.map_err(err);
+            if profiled {
+                self.shared.timed(entry.name(), go)?;
+            } else {
+                go()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The plan kernel `k` runs with: at its first launch, every candidate is timed on
+    /// `bufs` and the fastest kept.
+    fn choose(
+        &self,
+        dev: &Device,
+        k: &CompiledKernel,
+        bufs: &[&DeviceBuffer],
+    ) -> Result<usize, BackendError> {
+        let mut choice = k.choice.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(v) = *choice {
+            return Ok(v);
+        }
+        if k.alternatives.is_empty() {
+            *choice = Some(0);
+            return Ok(0);
+        }
+        let mut medians = Vec::with_capacity(k.alternatives.len() + 1);
+        for v in 0..=k.alternatives.len() {
+            let (r, entries) = k.variant(v);
+            self.launch_gpu(dev, r, entries, &k.scratch, bufs, false)?;
+            let mut times = Vec::with_capacity(TUNE_RUNS);
+            for _ in 0..TUNE_RUNS {
+                let start = dev.record_event().map_err(err)?;
+                self.launch_gpu(dev, r, entries, &k.scratch, bufs, false)?;
+                let end = dev.record_event().map_err(err)?;
+                times.push(f64::from(start.elapsed_ms(&end).map_err(err)?));
+            }
+            times.sort_by(f64::total_cmp);
+            medians.push(times[times.len() / 2]);
+        }
+        let best = (0..medians.len())
+            .min_by(|&a, &b| medians[a].total_cmp(&medians[b]))
+            .unwrap_or(0);
+        tracing::debug!(
+            target: "cuda",
+            kernel = %k.rendered.name,
+            plans = ?(0..medians.len()).map(|v| (k.variant(v).0.plan.strategy, medians[v] * 1e3)).collect::<Vec<_>>(),
+            chosen = ?k.variant(best).0.plan,
+            "autotuned (µs per plan)"
+        );
+        *choice = Some(best);
+        Ok(best)
+    }
+
+    /// Each kernel's name and the plan it runs with (the main plan until autotuning chose).
+    pub fn chosen_plans(&self) -> Vec<(String, Plan)> {
+        self.kernels
+            .iter()
+            .map(|k| {
+                let v = k
+                    .choice
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .unwrap_or(0);
+                (k.rendered.name.clone(), k.variant(v).0.plan)
+            })
+            .collect()
     }
 }
 

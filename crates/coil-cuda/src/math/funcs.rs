@@ -49,9 +49,12 @@ pub fn exp<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
     let hi = m.f(89.0);
     let xc = m.fmax(x, lo);
     let xc = m.fmin(xc, hi);
+    // k = round(x · log2 e) through the 1.5·2^23 sum (see `trig_reduce`), its integer from the
+    // sum's bits: no conversion instructions.
     let log2e = m.f(LOG2E);
-    let k = m.fmul(xc, log2e);
-    let k = m.fround(k);
+    let magic = m.f(ROUND_MAGIC);
+    let t = m.ffma(xc, log2e, magic);
+    let k = m.fsub(t, magic);
     let c = m.f(-LN2_HI);
     let r = m.ffma(k, c, xc);
     let c = m.f(-LN2_LO);
@@ -62,7 +65,9 @@ pub fn exp<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
     let one = m.f(1.0);
     let y = m.fadd(y, one);
     // 2^k = 2^k1 * 2^k2 with k1 = k >> 1, both factors normal for k in [-150, 128].
-    let ki = m.ftoi(k);
+    let tb = m.fbits(t);
+    let magic_bits = m.i(ROUND_MAGIC.to_bits() as i32);
+    let ki = m.isub(tb, magic_bits);
     let k1 = arith_half(m, ki);
     let k2 = m.isub(ki, k1);
     let s1 = pow2(m, k1);
@@ -323,19 +328,27 @@ const SIN_P: [f32; 3] = [-1.951_529_6e-4, 8.332_161e-3, -1.666_665_5e-1];
 /// cos(r) = 1 - r²/2 + r⁴ C(r²) on [-π/4, π/4] (Cephes cosf).
 const COS_P: [f32; 3] = [2.443_315_7e-5, -1.388_731_6e-3, 4.166_664_6e-2];
 
+/// 1.5 · 2^23: added to a float below 2^22 in magnitude, rounds it to an integer.
+const ROUND_MAGIC: f32 = 12_582_912.0;
+
 /// Reduces `ax` (>= 0) to `r` in about [-π/4, π/4] and the quadrant `q` with
 /// `ax = q π/2 + r (mod 2π)`.
 fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> (M::F, M::I) {
+    // j = round(ax · 2/π) by adding 1.5·2^23 in the fma (ulp 1 there), and the quadrant from
+    // that sum's low mantissa bits (2^22 + j, so bits mod 4 = j mod 4): no conversions, which
+    // issue at a quarter of the FMA rate. Exact for ax · 2/π < 2^22, far above the fast
+    // range's limit; the slow path replaces both beyond it.
     let c = m.f(TWO_OVER_PI);
-    let j = m.fmul(ax, c);
-    let j = m.fround(j);
+    let magic = m.f(ROUND_MAGIC);
+    let t = m.ffma(ax, c, magic);
+    let j = m.fsub(t, magic);
     let c = m.f(-PIO2_1);
     let r = m.ffma(j, c, ax);
     let c = m.f(-PIO2_2);
     let r = m.ffma(j, c, r);
     let c = m.f(-PIO2_3);
     let r = m.ffma(j, c, r);
-    let q = m.ftoi(j);
+    let q = m.fbits(t);
     let limit = m.f(TRIG_FAST_LIMIT);
     let large = m.fcmp(Cmp::Ge, ax, limit);
     let inf = m.f(f32::INFINITY);

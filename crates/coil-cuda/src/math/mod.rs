@@ -139,7 +139,7 @@ impl MathFn {
             MathFn::Log => 0.85,
             MathFn::Log1p => 1.5,
             MathFn::Tanh => 1.35,
-            MathFn::Sigmoid => 1.85,
+            MathFn::Sigmoid => 1.95,
             MathFn::Erf => 1.4,
             MathFn::Sin | MathFn::Cos => 1.6,
             MathFn::Sqrt => 0.5,

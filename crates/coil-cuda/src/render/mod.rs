@@ -172,6 +172,64 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> Plan {
     }
 }
 
+/// Plans worth timing against each other for `k` on the device (autotuning, as Inductor's
+/// reduction heuristics hand Triton several configs to benchmark at the first call): the
+/// default first, then, for pointwise kernels of a million elements or more, one chunk per
+/// thread and iteration; for reductions over rows longer than a warp holds that are not split,
+/// a looped reduction of [`LOOPED_BLOCK`] threads and persistent rows of 256 threads (four
+/// blocks an SM) when the row fits their registers. Which of these wins depends on how much
+/// work sits between a row's loads and its stores (measured on an H200: softmax is fastest
+/// with 256-thread rows, seed_model looped), which the plan cannot see in advance.
+pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
+    let default = plan_kernel(k, caps);
+    let mut plans = vec![default];
+    let rnumel = k.rnumel();
+    if let Strategy::Pointwise { lanes, unroll } = default.strategy {
+        // Big pointwise kernels: one chunk a thread and iteration against the default two
+        // (fewer live registers, where the kernel's math is long).
+        if k.numel() >= 1 << 20 && unroll != 1 {
+            plans.push(Plan {
+                strategy: Strategy::Pointwise { lanes, unroll: 1 },
+                ..default
+            });
+        }
+        return plans;
+    }
+    if rnumel <= WARP_ROW_LIMIT || matches!(default.strategy, Strategy::Split { .. }) {
+        return plans;
+    }
+    let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
+    plans.push(Plan {
+        strategy: Strategy::Looped { lanes, unroll: 2 },
+        block: LOOPED_BLOCK,
+        min_blocks_per_sm: 0,
+        ..default
+    });
+    let threads = 256u32;
+    let chunks = rnumel.div_ceil((threads * lanes) as usize);
+    if rnumel <= PERSISTENT_RNUMEL_LIMIT
+        && held_loads(k) * chunks * lanes as usize <= HELD_REGISTER_BUDGET
+    {
+        plans.push(Plan {
+            strategy: Strategy::Persistent {
+                lanes,
+                row_threads: threads,
+                chunks: chunks as u32,
+            },
+            block: threads,
+            min_blocks_per_sm: (caps.max_threads_per_sm / 2 / threads).max(1),
+            ..default
+        });
+    }
+    let mut unique: Vec<Plan> = Vec::with_capacity(plans.len());
+    for p in plans {
+        if !unique.contains(&p) {
+            unique.push(p);
+        }
+    }
+    unique
+}
+
 fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
     let numel = k.numel();
     let rnumel = k.rnumel();
