@@ -381,8 +381,8 @@ impl CudaBackend {
 
 impl CudaBackend {
     /// `kernel` rendered and loaded under its other candidate plans (each in a module of its
-    /// own, so entry names may repeat); plans that fail to render or load, or need scratch
-    /// memory, are left out.
+    /// own, so entry names may repeat; they share the main plan's scratch memory); plans that
+    /// fail to render or load, or need other scratch memory, are left out.
     fn alternatives(
         &self,
         dev: &Device,
@@ -395,7 +395,7 @@ impl CudaBackend {
                 continue;
             }
             let loaded = render_planned(kernel, &self.caps, self.target, plan).and_then(|r| {
-                if !r.scratch_bytes.is_empty() || r.arg_bytes != main.arg_bytes {
+                if r.scratch_bytes != main.scratch_bytes || r.arg_bytes != main.arg_bytes {
                     return Ok(None);
                 }
                 let mut module = PtxModule::new(self.target);

@@ -175,8 +175,9 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> Plan {
 /// Plans worth timing against each other for `k` on the device (autotuning, as Inductor's
 /// reduction heuristics hand Triton several configs to benchmark at the first call): the
 /// default first, then, for pointwise kernels of a million elements or more, one chunk per
-/// thread and iteration; for reductions over rows longer than a warp holds that are not split,
-/// a looped reduction of [`LOOPED_BLOCK`] threads and persistent rows of 256 threads (four
+/// thread and iteration; for split reductions, four chunks per thread and iteration; for
+/// reductions over rows longer than a warp holds, looped reductions of [`LOOPED_BLOCK`]
+/// threads (two or four chunks per iteration) and persistent rows of 256 threads (four
 /// blocks an SM) when the row fits their registers. Which of these wins depends on how much
 /// work sits between a row's loads and its stores (measured on an H200: softmax is fastest
 /// with 256-thread rows, seed_model looped), which the plan cannot see in advance.
@@ -195,16 +196,30 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
         }
         return plans;
     }
-    if rnumel <= WARP_ROW_LIMIT || matches!(default.strategy, Strategy::Split { .. }) {
+    if let Strategy::Split { lanes, parts, .. } = default.strategy {
+        // Four chunks in flight a thread instead of two (the same parts, so the same scratch).
+        plans.push(Plan {
+            strategy: Strategy::Split {
+                lanes,
+                unroll: 4,
+                parts,
+            },
+            ..default
+        });
+        return plans;
+    }
+    if rnumel <= WARP_ROW_LIMIT {
         return plans;
     }
     let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
-    plans.push(Plan {
-        strategy: Strategy::Looped { lanes, unroll: 2 },
-        block: LOOPED_BLOCK,
-        min_blocks_per_sm: 0,
-        ..default
-    });
+    for unroll in [2, 4] {
+        plans.push(Plan {
+            strategy: Strategy::Looped { lanes, unroll },
+            block: LOOPED_BLOCK,
+            min_blocks_per_sm: 0,
+            ..default
+        });
+    }
     let threads = 256u32;
     let chunks = rnumel.div_ceil((threads * lanes) as usize);
     if rnumel <= PERSISTENT_RNUMEL_LIMIT
@@ -1434,7 +1449,10 @@ impl<'k> Emitter<'k> {
         let span = self.split_span(lanes, unroll, parts, threads);
         let rnumel = k.rnumel();
         let step = (threads * lanes * unroll) as usize;
-        let exact = (rnumel - (parts as usize - 1) * span).is_multiple_of(step);
+        // Every part starts at a multiple of `span`, itself a multiple of `step`; so only the
+        // end of the row can be ragged. Parts past the end (more parts than a longer step
+        // needs) run no iteration and give the identity.
+        let exact = rnumel.is_multiple_of(step);
         let part_i = self.as_index(part);
         let start = self.b.mul(ty, part_i, span as i64);
         let stop = self.b.add(ty, start, span as i64);

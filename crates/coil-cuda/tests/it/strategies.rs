@@ -275,3 +275,68 @@ fn transcendental_functions_match_eager() {
     let text = TRANSCENDENTAL_FUNCTIONS_MATCH_EAGER;
     check(text, &[input(DType::F32, &[33, 7], 16, 0)], 1e-5);
 }
+
+const AUTOTUNE_CANDIDATES: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[6, 2048]", w: "f32[2048]", y: "f32[2, 40000]"):
+        _softmax: "f32[6, 2048]" = torch.ops.aten._softmax.default(x, -1, False)
+        mean: "f32[6, 1]" = torch.ops.aten.mean.dim(x, [1], True)
+        sub: "f32[6, 2048]" = torch.ops.aten.sub.Tensor(x, mean)
+        mul: "f32[6, 2048]" = torch.ops.aten.mul.Tensor(sub, w)
+        mean_1: "f32[]" = torch.ops.aten.mean.default(y)
+        return (_softmax, mul, mean_1)
+"#;
+
+/// Every plan autotuning may pick ([`candidate_plans`]) computes what eager does: the model
+/// runs once per candidate index, each kernel under its candidate of that index.
+#[test]
+fn every_autotuning_candidate_matches_eager() {
+    use coil_cuda::render::candidate_plans;
+    let g = coil_graph::parse(AUTOTUNE_CANDIDATES).expect("parses");
+    let inputs = [
+        input(DType::F32, &[6, 2048], 11, 0),
+        input(DType::F32, &[2048], 12, 0),
+        input(DType::F32, &[2, 40000], 13, 0),
+    ];
+    let want = coil_eager::run(&g, &inputs).expect("eager runs").outputs;
+    let (g, _) = coil_passes::run_passes(&g, &coil_passes::PassConfig::default()).expect("passes");
+    let l = coil_lower::lower(&g, &LowerConfig::gpu()).expect("lowers");
+    let caps = GpuCaps::h200();
+    let kernels = program(&l, true, caps.sm_count).kernels;
+    let candidates: Vec<Vec<coil_cuda::render::Plan>> =
+        kernels.iter().map(|k| candidate_plans(k, &caps)).collect();
+    let seen: Vec<Strategy> = candidates.iter().flatten().map(|p| p.strategy).collect();
+    assert!(
+        seen.iter()
+            .any(|s| matches!(s, Strategy::Looped { unroll: 4, .. }))
+            && seen.iter().any(|s| matches!(
+                s,
+                Strategy::Persistent {
+                    row_threads: 256,
+                    ..
+                }
+            ))
+            && seen
+                .iter()
+                .any(|s| matches!(s, Strategy::Split { unroll: 4, .. })),
+        "{seen:?}"
+    );
+    let most = candidates.iter().map(Vec::len).max().unwrap_or(1);
+    for i in 0..most {
+        let planner: coil_cuda::Planner = std::sync::Arc::new(move |k, caps| {
+            let c = candidate_plans(k, caps);
+            c.get(i).copied().unwrap_or(c[0])
+        });
+        let backend = CudaBackend::emulated().with_planner(planner);
+        let got = run(&backend as &dyn Backend, &l, &inputs, true)
+            .unwrap_or_else(|e| panic!("candidate {i}: {e}"));
+        for (o, (g, w)) in got.iter().zip(&want).enumerate() {
+            let (abs, rel) =
+                compare(g, w).unwrap_or_else(|e| panic!("candidate {i}, output {o}: {e}"));
+            assert!(
+                abs <= 1e-5 || rel <= 1e-5,
+                "candidate {i}, output {o}: abs {abs} rel {rel}"
+            );
+        }
+    }
+}
