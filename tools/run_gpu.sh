@@ -73,7 +73,7 @@ fi
 
 if [ "$MODE" != --quick ]; then
   echo "== cuda_zoo: every size, large models timed with CUDA events, per-kernel times, other plans"
-  timeout 400 ./cuda_zoo > "$RAW/cuda_zoo.md" 2> "$RAW/cuda_zoo.err" || note "cuda_zoo failed (see cuda_zoo.err)"
+  timeout 400 ./cuda_zoo --no-variants > "$RAW/cuda_zoo.md" 2> "$RAW/cuda_zoo.err" || note "cuda_zoo failed (see cuda_zoo.err)"
 
   echo "== run-model --bench on the large models, and seed_model at the article size (call time)"
   : > "$RAW/bench.jsonl"

@@ -381,21 +381,16 @@ impl CudaBackend {
 
 impl CudaBackend {
     /// `kernel` rendered and loaded under its other candidate plans (each in a module of its
-    /// own, so entry names may repeat; they share the main plan's scratch memory); plans that
-    /// fail to render or load, or need other scratch memory, are left out.
-    fn alternatives(
-        &self,
-        dev: &Device,
-        kernel: &Kernel,
-        main: &RenderedKernel,
-    ) -> Vec<(RenderedKernel, Vec<LoadedKernel>)> {
+    /// own, so entry names may repeat; each with its own scratch memory); plans that fail to
+    /// render or load are left out.
+    fn alternatives(&self, dev: &Device, kernel: &Kernel, main: &RenderedKernel) -> Vec<Variant> {
         let mut out = Vec::new();
         for plan in candidate_plans(kernel, &self.caps) {
             if plan == main.plan {
                 continue;
             }
             let loaded = render_planned(kernel, &self.caps, self.target, plan).and_then(|r| {
-                if r.scratch_bytes != main.scratch_bytes || r.arg_bytes != main.arg_bytes {
+                if r.arg_bytes != main.arg_bytes {
                     return Ok(None);
                 }
                 let mut module = PtxModule::new(self.target);
@@ -403,7 +398,16 @@ impl CudaBackend {
                     module.push(l.kernel.clone())?;
                 }
                 let entries = dev.load_module(&module)?;
-                Ok(Some((r, entries)))
+                let scratch = r
+                    .scratch_bytes
+                    .iter()
+                    .map(|&b| dev.alloc(b).map(Scratch::Gpu))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Some(Variant {
+                    rendered: r,
+                    entries,
+                    scratch,
+                }))
             });
             match loaded {
                 Ok(Some(v)) => out.push(v),
@@ -430,17 +434,24 @@ struct CompiledKernel {
     entries: Vec<LoadedKernel>,
     scratch: Vec<Scratch>,
     /// Other candidate plans, rendered and loaded (autotuning on a GPU only).
-    alternatives: Vec<(RenderedKernel, Vec<LoadedKernel>)>,
+    alternatives: Vec<Variant>,
     /// Which plan runs: 0 the main one, `i` alternative `i - 1`; `None` until the first
     /// launch has timed them.
     choice: Mutex<Option<usize>>,
 }
 
+/// A kernel rendered under another plan, loaded, with its scratch memory.
+struct Variant {
+    rendered: RenderedKernel,
+    entries: Vec<LoadedKernel>,
+    scratch: Vec<Scratch>,
+}
+
 impl CompiledKernel {
-    fn variant(&self, v: usize) -> (&RenderedKernel, &[LoadedKernel]) {
+    fn variant(&self, v: usize) -> (&RenderedKernel, &[LoadedKernel], &[Scratch]) {
         match v.checked_sub(1).and_then(|i| self.alternatives.get(i)) {
-            Some((r, e)) => (r, e),
-            None => (&self.rendered, &self.entries),
+            Some(a) => (&a.rendered, &a.entries, &a.scratch),
+            None => (&self.rendered, &self.entries, &self.scratch),
         }
     }
 }
@@ -535,8 +546,8 @@ impl CudaKernels {
                     })
                     .collect::<Result<_, _>>()?;
                 let v = self.choose(dev, k, &bufs)?;
-                let (r, entries) = k.variant(v);
-                self.launch_gpu(dev, r, entries, &k.scratch, &bufs, true)
+                let (r, entries, scratch) = k.variant(v);
+                self.launch_gpu(dev, r, entries, scratch, &bufs, true)
             }
             Runtime::Emulated => {
                 let module = self
@@ -640,12 +651,12 @@ impl CudaKernels {
         }
         let mut medians = Vec::with_capacity(k.alternatives.len() + 1);
         for v in 0..=k.alternatives.len() {
-            let (r, entries) = k.variant(v);
-            self.launch_gpu(dev, r, entries, &k.scratch, bufs, false)?;
+            let (r, entries, scratch) = k.variant(v);
+            self.launch_gpu(dev, r, entries, scratch, bufs, false)?;
             let mut times = Vec::with_capacity(TUNE_RUNS);
             for _ in 0..TUNE_RUNS {
                 let start = dev.record_event().map_err(err)?;
-                self.launch_gpu(dev, r, entries, &k.scratch, bufs, false)?;
+                self.launch_gpu(dev, r, entries, scratch, bufs, false)?;
                 let end = dev.record_event().map_err(err)?;
                 times.push(f64::from(start.elapsed_ms(&end).map_err(err)?));
             }

@@ -175,7 +175,8 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> Plan {
 /// Plans worth timing against each other for `k` on the device (autotuning, as Inductor's
 /// reduction heuristics hand Triton several configs to benchmark at the first call): the
 /// default first, then, for pointwise kernels of a million elements or more, one chunk per
-/// thread and iteration; for split reductions, four chunks per thread and iteration; for
+/// thread and iteration, and guaranteed residency (eight or four blocks an SM); for split
+/// reductions, four chunks per thread and iteration, or eight times the parts; for
 /// reductions over rows longer than a warp holds, looped reductions of [`LOOPED_BLOCK`]
 /// threads (two or four chunks per iteration) and persistent rows of 256 threads (four
 /// blocks an SM) when the row fits their registers. Which of these wins depends on how much
@@ -187,17 +188,31 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
     let rnumel = k.rnumel();
     if let Strategy::Pointwise { lanes, unroll } = default.strategy {
         // Big pointwise kernels: one chunk a thread and iteration against the default two
-        // (fewer live registers, where the kernel's math is long).
-        if k.numel() >= 1 << 20 && unroll != 1 {
-            plans.push(Plan {
-                strategy: Strategy::Pointwise { lanes, unroll: 1 },
-                ..default
-            });
+        // (fewer live registers, where the kernel's math is long); and the default with every
+        // block resident at once guaranteed (registers capped for eight blocks an SM, or
+        // four blocks with more registers), the grid sized to match.
+        if k.numel() >= 1 << 20 {
+            if unroll != 1 {
+                plans.push(Plan {
+                    strategy: Strategy::Pointwise { lanes, unroll: 1 },
+                    ..default
+                });
+            }
+            let full = (caps.max_threads_per_sm / default.block).max(1);
+            for blocks in [full, full / 2] {
+                if blocks > 0 {
+                    plans.push(Plan {
+                        min_blocks_per_sm: blocks,
+                        ..default
+                    });
+                }
+            }
         }
-        return plans;
+        return dedup(plans);
     }
     if let Strategy::Split { lanes, parts, .. } = default.strategy {
-        // Four chunks in flight a thread instead of two (the same parts, so the same scratch).
+        // Four chunks in flight a thread instead of two; and eight times the parts, so that
+        // blocks come in many waves and no SM idles at the end.
         plans.push(Plan {
             strategy: Strategy::Split {
                 lanes,
@@ -206,7 +221,13 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
             },
             ..default
         });
-        return plans;
+        if let Some(many) = split_strategy(k, caps, 32) {
+            plans.push(Plan {
+                strategy: many,
+                ..default
+            });
+        }
+        return dedup(plans);
     }
     if rnumel <= WARP_ROW_LIMIT {
         return plans;
@@ -236,6 +257,10 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
             ..default
         });
     }
+    dedup(plans)
+}
+
+fn dedup(plans: Vec<Plan>) -> Vec<Plan> {
     let mut unique: Vec<Plan> = Vec::with_capacity(plans.len());
     for p in plans {
         if !unique.contains(&p) {
@@ -293,28 +318,36 @@ fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
             );
         }
     }
+    if let Some(split) = split_strategy(k, caps, 4) {
+        return (split, LOOPED_BLOCK);
+    }
+    (Strategy::Looped { lanes, unroll: 2 }, LOOPED_BLOCK)
+}
+
+/// A split reduction for a kernel with too few rows to fill the GPU (one reduction stage, then
+/// outer stages): about `blocks_per_sm` blocks of [`LOOPED_BLOCK`] threads an SM over all
+/// rows, each part at least two loop steps long; `None` when the kernel does not qualify.
+fn split_strategy(k: &Kernel, caps: &GpuCaps, blocks_per_sm: usize) -> Option<Strategy> {
+    let numel = k.numel();
+    let rnumel = k.rnumel();
+    let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
     let unroll = 2;
     let step = (LOOPED_BLOCK * lanes * unroll) as usize;
     let splittable = matches!(k.stages.first(), Some(s) if s.kind == StageKind::Reduction)
         && k.stages[1..].iter().all(|s| s.kind == StageKind::Outer);
-    if splittable && numel > 0 && numel < caps.sm_count as usize && rnumel >= 4 * step {
-        let want = (4 * caps.sm_count as usize).div_ceil(numel.max(1));
-        let most = rnumel / (2 * step);
-        let parts = want.clamp(2, most.max(2));
-        let span = rnumel.div_ceil(parts).next_multiple_of(step);
-        let parts = rnumel.div_ceil(span) as u32;
-        if parts >= 2 {
-            return (
-                Strategy::Split {
-                    lanes,
-                    unroll,
-                    parts,
-                },
-                LOOPED_BLOCK,
-            );
-        }
+    if !(splittable && numel > 0 && numel < caps.sm_count as usize && rnumel >= 4 * step) {
+        return None;
     }
-    (Strategy::Looped { lanes, unroll }, LOOPED_BLOCK)
+    let want = (blocks_per_sm * caps.sm_count as usize).div_ceil(numel.max(1));
+    let most = rnumel / (2 * step);
+    let parts = want.clamp(2, most.max(2));
+    let span = rnumel.div_ceil(parts).next_multiple_of(step);
+    let parts = rnumel.div_ceil(span) as u32;
+    (parts >= 2).then_some(Strategy::Split {
+        lanes,
+        unroll,
+        parts,
+    })
 }
 
 /// Distinct loads (buffer, index) of reduction stages that move along the row and differ
@@ -448,9 +481,17 @@ pub fn render_planned(
                 .occupancy(min_blocks_per_sm)
                 .pointwise(lanes, unroll)?;
             let items = (k.numel() / lanes as usize) as u64;
+            // With a residency target, the grid is what the SMs hold at once under it.
+            let caps = GpuCaps {
+                max_threads_per_sm: match min_blocks_per_sm {
+                    0 => caps.max_threads_per_sm,
+                    b => b * block,
+                },
+                ..caps.clone()
+            };
             launches.push(KernelLaunch {
                 kernel,
-                config: LaunchConfig::grid_stride(items.div_ceil(u64::from(unroll)), block, caps),
+                config: LaunchConfig::grid_stride(items.div_ceil(u64::from(unroll)), block, &caps),
                 args: all_args,
             });
         }
