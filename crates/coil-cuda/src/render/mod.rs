@@ -176,7 +176,7 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> Plan {
 /// reduction heuristics hand Triton several configs to benchmark at the first call): the
 /// default first, then, for pointwise kernels of a million elements or more, one chunk per
 /// thread and iteration, and guaranteed residency (eight or four blocks an SM); for split
-/// reductions, four chunks per thread and iteration, or eight times the parts; for
+/// reductions, four chunks per thread and iteration, or sixteen times the parts; for
 /// reductions over rows longer than a warp holds, looped reductions of [`LOOPED_BLOCK`]
 /// threads (two or four chunks per iteration) and persistent rows of 256 threads (four
 /// blocks an SM) when the row fits their registers. Which of these wins depends on how much
@@ -211,8 +211,9 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
         return dedup(plans);
     }
     if let Strategy::Split { lanes, parts, .. } = default.strategy {
-        // Four chunks in flight a thread instead of two; and eight times the parts, so that
-        // blocks come in many waves and no SM idles at the end.
+        // Four chunks in flight a thread instead of two; and sixteen times the parts (short
+        // parts of two loop steps, as many blocks as a row reduction of the same bytes), so
+        // that blocks come in many waves and no SM idles at the end.
         plans.push(Plan {
             strategy: Strategy::Split {
                 lanes,
@@ -221,7 +222,7 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
             },
             ..default
         });
-        if let Some(many) = split_strategy(k, caps, 32) {
+        if let Some(many) = split_strategy(k, caps, 64) {
             plans.push(Plan {
                 strategy: many,
                 ..default
