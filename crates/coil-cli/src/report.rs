@@ -32,6 +32,40 @@ impl Comparison {
     }
 }
 
+/// The relative tolerance of the compiled-vs-eager check (PyTorch's `allclose` scale).
+pub(crate) const EAGER_RTOL: f64 = 1e-4;
+/// The absolute tolerance of the compiled-vs-eager check for outputs that reduce nothing.
+pub(crate) const EAGER_ATOL: f64 = 1e-5;
+/// Margin of the length-scaled term over the typical summation-order error (see
+/// [`eager_check_atol`]).
+const SUM_ORDER_MARGIN: f64 = 8.0;
+
+/// The absolute tolerance of the compiled-vs-eager check for a model whose longest reduction
+/// adds `k` terms of magnitude at most `term`:
+///
+/// `atol = EAGER_ATOL + SUM_ORDER_MARGIN * u * term * sqrt(k * log2 k)`, with `u = 2^-24` (f32's
+/// unit roundoff).
+///
+/// Why: eager sums pairwise and the compiled kernels in blocks (vector accumulators folded into
+/// a second level), so the two round differently. In a pairwise (or blocked) sum of `k` terms
+/// there are `log2 k` levels; level `l` performs `k / 2^l` additions whose partial sums have
+/// size about `term * sqrt(2^l)` when the terms have mixed signs, and each rounds by up to `u`
+/// times that. Independent rounding errors add like a random walk: `u * term * sqrt(k * log2
+/// k)` overall. Two orders differ by about `sqrt(2)` of that, and the largest difference over
+/// many thousands of outputs is some five or six of those; the margin of 8 covers it. A sum
+/// that cancels (a row sum of values of both signs) has a small result next to this error, so a
+/// fixed `atol + rtol * |y|` fails there while an error of one term (`term`) still stands far
+/// above the bound (at `k = 8192`, `term = 1`: 1.6e-4).
+///
+/// `k = 1` (nothing reduced) gives `EAGER_ATOL`. Reductions of derived values (squares, `exp`)
+/// in the zoo are normalised afterwards, where `EAGER_RTOL` covers their relative error.
+pub(crate) fn eager_check_atol(k: usize, term: f64) -> f64 {
+    let k = k.max(1) as f64;
+    let unit_roundoff = f64::from(f32::EPSILON) / 2.0;
+    let term = if term.is_finite() { term.abs() } else { 0.0 };
+    EAGER_ATOL + SUM_ORDER_MARGIN * unit_roundoff * term * (k * k.log2()).sqrt()
+}
+
 /// Compares like `torch.allclose`: |a - b| <= atol + rtol * |b|, NaN equal to NaN, and shapes
 /// and dtypes must match. The relative error reported is |a - b| / max(|b|, atol).
 pub(crate) fn compare(
@@ -166,6 +200,8 @@ impl Report {
                 "ok": self.compiled_check.ok,
                 "max_abs_err": self.compiled_check.max_abs_err,
                 "max_rel_err": self.compiled_check.max_rel_err,
+                "rtol": self.compiled_check.rtol,
+                "atol": self.compiled_check.atol,
             },
             "compile": self.compile.as_ref().map(|c| json!({
                 "passes_ms": c.times.passes_ms,
@@ -332,10 +368,13 @@ impl Report {
             rows.push((
                 "vs eager".into(),
                 format!(
-                    "{} (max abs err {:.3e}, max rel err {:.3e})",
+                    "{} (max abs err {:.3e}, max rel err {:.3e}; rtol {:e}, atol {:.2e} \
+                     scaled with the reduction length)",
                     if cc.ok { "ok" } else { "MISMATCH" },
                     cc.max_abs_err,
-                    cc.max_rel_err
+                    cc.max_rel_err,
+                    cc.rtol,
+                    cc.atol
                 ),
             ));
         }
@@ -375,5 +414,123 @@ pub(crate) fn human_bytes(b: usize) -> String {
         format!("{:.2} KiB", b / 1024.0)
     } else {
         format!("{b} B")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Pairwise f32 sum (coil-eager's and PyTorch's order).
+    fn pairwise(x: &[f32]) -> f32 {
+        if x.len() <= 8 {
+            return x.iter().sum();
+        }
+        let (a, b) = x.split_at(x.len() / 2);
+        pairwise(a) + pairwise(b)
+    }
+
+    /// The compiled CPU kernels' order: 32 lane accumulators (four vectors of eight), folded
+    /// into a second level every 512 elements, then combined by a tree.
+    fn blocked(x: &[f32]) -> f32 {
+        let mut second = [0.0f32; 32];
+        for block in x.chunks(512) {
+            let mut first = [0.0f32; 32];
+            for chunk in block.chunks(32) {
+                for (a, v) in first.iter_mut().zip(chunk) {
+                    *a += v;
+                }
+            }
+            for (s, f) in second.iter_mut().zip(first) {
+                *s += f;
+            }
+        }
+        pairwise(&second)
+    }
+
+    /// `rows` rows of `k` values of both signs that cancel exactly: half uniform in [-1, 1),
+    /// half their negations in another order. The exact row sums are 0.
+    fn cancelling_rows(rows: usize, k: usize) -> Vec<Vec<f32>> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        (0..rows)
+            .map(|_| {
+                let half: Vec<f32> = (0..k / 2).map(|_| rng.gen_range(-1.0f32..1.0)).collect();
+                let mut row = half.clone();
+                row.extend(half.iter().rev().map(|v| -v));
+                // Interleave the two halves so partial sums do not return to 0 midway.
+                for i in (1..k).rev() {
+                    row.swap(i, rng.gen_range(0..=i));
+                }
+                row
+            })
+            .collect()
+    }
+
+    fn sums(rows: &[Vec<f32>], f: fn(&[f32]) -> f32) -> Tensor {
+        let s: Vec<f32> = rows.iter().map(|r| f(r)).collect();
+        Tensor::from_f32(s.clone(), vec![s.len()]).unwrap()
+    }
+
+    #[test]
+    fn long_cancelling_sums_pass_the_length_scaled_tolerance_only() {
+        let k = 8192;
+        let rows = cancelling_rows(256, k);
+        let eager = sums(&rows, pairwise);
+        let compiled = sums(&rows, blocked);
+        let fixed = compare(
+            std::slice::from_ref(&compiled),
+            std::slice::from_ref(&eager),
+            EAGER_RTOL,
+            EAGER_ATOL,
+        )
+        .unwrap();
+        assert!(!fixed.ok, "max abs err {:e}", fixed.max_abs_err);
+        let scaled = compare(&[compiled], &[eager], EAGER_RTOL, eager_check_atol(k, 1.0)).unwrap();
+        assert!(
+            scaled.ok,
+            "max abs err {:e} > atol {:e}",
+            scaled.max_abs_err, scaled.atol
+        );
+        // The bound is not loose by orders of magnitude.
+        assert!(scaled.max_abs_err * 20.0 > scaled.atol, "{scaled:?}");
+    }
+
+    #[test]
+    fn a_wrong_element_is_still_caught() {
+        let k = 8192;
+        let rows = cancelling_rows(64, k);
+        let eager = sums(&rows, pairwise);
+        let atol = eager_check_atol(k, 1.0);
+        // One row summed without its last term: off by one term's size.
+        let mut wrong: Vec<f32> = rows.iter().map(|r| blocked(r)).collect();
+        wrong[17] = blocked(&rows[17][..k - 1]);
+        let c = compare(
+            &[Tensor::from_f32(wrong, vec![64]).unwrap()],
+            std::slice::from_ref(&eager),
+            EAGER_RTOL,
+            atol,
+        );
+        assert!(!c.unwrap().ok);
+        // One element off by 1e-3.
+        let mut off: Vec<f32> = rows.iter().map(|r| blocked(r)).collect();
+        off[3] += 1e-3;
+        let c = compare(
+            &[Tensor::from_f32(off, vec![64]).unwrap()],
+            &[eager],
+            EAGER_RTOL,
+            atol,
+        );
+        assert!(!c.unwrap().ok);
+    }
+
+    #[test]
+    fn the_tolerance_is_the_base_without_reductions() {
+        assert_eq!(eager_check_atol(1, 5.0), EAGER_ATOL);
+        assert_eq!(eager_check_atol(0, 5.0), EAGER_ATOL);
+        assert_eq!(eager_check_atol(8192, f64::NAN), EAGER_ATOL);
+        let a = eager_check_atol(8192, 1.0);
+        assert!((1.5e-4..1.7e-4).contains(&a), "{a}");
+        assert!(eager_check_atol(8192, 2.0) > a && eager_check_atol(65536, 1.0) > a);
     }
 }

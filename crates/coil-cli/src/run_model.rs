@@ -428,7 +428,13 @@ fn execute(opts: &Options) -> Result<Report, String> {
             let start = Instant::now();
             let outputs = model.run(&loaded.inputs).map_err(|e| e.to_string())?;
             run_ms = start.elapsed().as_secs_f64() * 1e3;
-            compiled_check = compare(&outputs, &run.outputs, 1e-4, 1e-5)?;
+            let (k, term) = longest_reduction(&lowered, &loaded.inputs);
+            compiled_check = compare(
+                &outputs,
+                &run.outputs,
+                crate::report::EAGER_RTOL,
+                crate::report::eager_check_atol(k, term),
+            )?;
             launch_times = crate::bench::launch_times(model)?;
             if opts.bench {
                 bench = Some(crate::bench::measure(
@@ -497,6 +503,41 @@ fn execute(opts: &Options) -> Result<Report, String> {
         compile_only: opts.compile_only,
         schedule: sched,
     })
+}
+
+/// The longest reduction of the lowered graph and a bound on the magnitude of its terms, for
+/// the compiled-vs-eager tolerance: the largest input magnitude for a reduction, its square for
+/// a matmul's contraction (products of two inputs).
+fn longest_reduction(lowered: &coil_lower::LoweredGraph, inputs: &[Tensor]) -> (usize, f64) {
+    let largest_input = inputs
+        .iter()
+        .filter(|t| t.dtype().is_float())
+        .flat_map(|t| t.to_f64_vec())
+        .filter(|x| x.is_finite())
+        .fold(0.0f64, |m, x| m.max(x.abs()));
+    let mut longest = (1, 0.0);
+    for b in lowered.buffers() {
+        let (k, term) = match &b.kind {
+            coil_lower::BufferKind::Computed(c) if c.reduction_type.is_some() => {
+                (c.reduction_ranges.iter().product(), largest_input)
+            }
+            coil_lower::BufferKind::Extern(e) => (
+                e.inputs
+                    .first()
+                    .and_then(|a| a.layout.sizes.last().copied())
+                    .unwrap_or(1),
+                largest_input * largest_input,
+            ),
+            coil_lower::BufferKind::Computed(_) => continue,
+        };
+        let (best_k, best_term) = longest;
+        if crate::report::eager_check_atol(k, term)
+            > crate::report::eager_check_atol(best_k, best_term)
+        {
+            longest = (k, term);
+        }
+    }
+    longest
 }
 
 /// What the schedule says, for the report.

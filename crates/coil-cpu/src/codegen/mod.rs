@@ -166,7 +166,11 @@ pub fn emit_kernel<'ctx>(
         cache: vec![],
         cache_loads: HashMap::new(),
         prefetch: if options.prefetch_next_row {
-            plan_prefetch(kernel)
+            let cached = options
+                .row_cache_min_cost
+                .map(|min_cost| rowcache::plan(kernel, min_cost))
+                .unwrap_or_default();
+            plan_prefetch(kernel, &cached)
         } else {
             None
         },
@@ -267,8 +271,8 @@ struct Emitter<'a, 'ctx> {
     cache: Vec<(rowcache::CachedValue, PointerValue<'ctx>)>,
     /// Values reloaded from the row cache: value -> index into `cache`.
     cache_loads: HashMap<ValueId, usize>,
-    /// Streamed loads of the first reduction stage, prefetched for the next outer point by the
-    /// last reduction stage ([`plan_prefetch`]).
+    /// Streamed loads of the first reduction stage, prefetched for the next outer point by a
+    /// later reduction stage ([`plan_prefetch`]).
     prefetch: Option<Prefetch>,
     /// The outer variables of the next outer point.
     next_vars: HashMap<Var, IntValue<'ctx>>,
@@ -290,11 +294,13 @@ struct Prefetch {
 const PREFETCH_MIN_ROW_BYTES: usize = 4096;
 
 /// In a reduction kernel with several reduction stages over long rows, the hardware prefetcher
-/// stops at each row's end (and at page boundaries), and the last stage of a row (computing
-/// and storing from cache) leaves memory idle. So the last reduction stage prefetches the first stage's streamed loads
-/// (contiguous in the innermost reduction variable, moving with the outer point) for the next
-/// outer point, one vector's worth per iteration.
-fn plan_prefetch(k: &Kernel) -> Option<Prefetch> {
+/// stops at each row's end (and at page boundaries), and the later stages of a row (computing
+/// from cache) leave memory idle. So one later reduction stage, the one that computes the most
+/// per element once the row cache is taken into account (softmax's `exp` stage; the last stage
+/// on ties and in two-stage kernels such as layernorm's), prefetches the first stage's streamed
+/// loads (contiguous in the innermost reduction variable, moving with the outer point) for the
+/// next outer point, one vector's worth per iteration.
+fn plan_prefetch(k: &Kernel, cached: &[rowcache::CachedValue]) -> Option<Prefetch> {
     if !matches!(k.kind, KernelKind::Reduction { .. }) || k.ranges.is_empty() {
         return None;
     }
@@ -334,7 +340,14 @@ fn plan_prefetch(k: &Kernel) -> Option<Prefetch> {
             loads.push((*arg, index.clone()));
         }
     }
-    (!loads.is_empty()).then_some(Prefetch { stage: last, loads })
+    // The stage that computes the most per element (ties: the later one) keeps the core busy
+    // longest while the next row arrives; a stage that computes little would wait for it.
+    let stage = reduction_stages[1..]
+        .iter()
+        .copied()
+        .max_by_key(|&s| (rowcache::stage_cost(k, s, cached), s))
+        .unwrap_or(last);
+    (!loads.is_empty()).then_some(Prefetch { stage, loads })
 }
 
 impl<'a, 'ctx> Emitter<'a, 'ctx> {

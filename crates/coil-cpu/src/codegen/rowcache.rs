@@ -50,6 +50,22 @@ fn node_cost(e: &KExpr) -> u32 {
     }
 }
 
+/// Rough per-element compute cost of reduction stage `stage` of `k`, counting the values that
+/// `cached` reloads from the row cache as loads.
+pub(crate) fn stage_cost(k: &Kernel, stage: usize, cached: &[CachedValue]) -> u32 {
+    k.stages[stage]
+        .values
+        .iter()
+        .map(|v| {
+            if cached.iter().any(|c| c.users.contains(v)) {
+                1
+            } else {
+                node_cost(k.expr(*v))
+            }
+        })
+        .sum()
+}
+
 fn remap(e: &KExpr, class: &HashMap<ValueId, u32>) -> KExpr {
     let c = |v: &ValueId| ValueId(class[v]);
     match e {

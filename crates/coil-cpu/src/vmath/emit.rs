@@ -4,12 +4,13 @@
 
 use inkwell::FloatPredicate;
 use inkwell::IntPredicate;
+use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::context::ContextRef;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
 use inkwell::types::{BasicType, BasicTypeEnum, VectorType};
-use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue};
+use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue};
 
 use super::FloatKind;
 use crate::CpuError;
@@ -259,6 +260,31 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
         let a = self.select(above, a, lo)?;
         let below = self.fcmp(FloatPredicate::OLT, a, hi)?;
         self.select(below, a, hi)
+    }
+
+    /// True when any lane of the `i1` mask `m` is set (`m` itself for a scalar).
+    pub(crate) fn any_lane(&self, m: V<'ctx>) -> Result<IntValue<'ctx>, CpuError> {
+        match m {
+            V::IntValue(h) => Ok(h),
+            V::VectorValue(h) => {
+                let reduce = intrinsic(self.module, "llvm.vector.reduce.or", h.get_type().into())?;
+                Ok(self
+                    .b
+                    .build_call(reduce, &[h.into()], "")?
+                    .try_as_basic_value()
+                    .basic()
+                    .ok_or(CpuError::MissingIntrinsic("llvm.vector.reduce.or"))?
+                    .into_int_value())
+            }
+            other => Err(mismatch("any_lane", other, other)),
+        }
+    }
+
+    /// The block the builder emits into.
+    pub(crate) fn block(&self) -> Result<BasicBlock<'ctx>, CpuError> {
+        self.b
+            .get_insert_block()
+            .ok_or(CpuError::MissingIntrinsic("(builder not positioned)"))
     }
 
     /// `2^k` for integer lanes `k` in the normal exponent range.

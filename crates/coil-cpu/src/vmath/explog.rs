@@ -3,6 +3,7 @@
 //! `log(1 + x)` plus the rounding error of `1 + x` divided by `1 + x`.
 
 use inkwell::FloatPredicate as P;
+use inkwell::values::FunctionValue;
 
 use super::FloatKind;
 use super::coeffs;
@@ -24,10 +25,74 @@ fn ln2(kind: FloatKind) -> (f64, f64) {
     }
 }
 
-/// `e^x`: `n = rint(x / ln 2)`, `r = x - n ln 2` (two FMA steps), `e^r = 1 + r + r² q(r)`,
-/// scaled by `2^n` in two steps so subnormal results round once. `x` is clamped first, so
-/// overflow gives `inf` and underflow `0`; NaN is passed through.
-pub(super) fn exp<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuError> {
+/// `e^x`. When every lane has `|x| <= FAST_EXP_LIMIT` (results normal, no NaN) a short path
+/// runs ([`exp_normal`]); otherwise the whole vector takes the general path ([`exp_general`]),
+/// which handles overflow, subnormal results and NaN. The branch is per vector and, in the
+/// softmax-like rows where `exp` is hot, always goes the same way.
+pub(super) fn exp<'ctx>(
+    em: &Em<'_, 'ctx>,
+    function: FunctionValue<'ctx>,
+    x: V<'ctx>,
+) -> Result<V<'ctx>, CpuError> {
+    let limit = match em.kind {
+        FloatKind::F32 => FAST_EXP_LIMIT_F32,
+        FloatKind::F64 => FAST_EXP_LIMIT_F64,
+    };
+    // Unordered: a NaN lane is "out of range" and takes the general path.
+    let out_of_range = em.fcmp(P::UGT, em.abs(x)?, em.c(limit))?;
+    let any_out = em.any_lane(out_of_range)?;
+    let general_block = em.cx.append_basic_block(function, "exp_general");
+    let normal_block = em.cx.append_basic_block(function, "exp_normal");
+    let done_block = em.cx.append_basic_block(function, "exp_done");
+    em.b.build_conditional_branch(any_out, general_block, normal_block)?;
+    em.b.position_at_end(normal_block);
+    let fast = exp_normal(em, x)?;
+    let fast_end = em.block()?;
+    em.b.build_unconditional_branch(done_block)?;
+    em.b.position_at_end(general_block);
+    let general = exp_general(em, x)?;
+    let general_end = em.block()?;
+    em.b.build_unconditional_branch(done_block)?;
+    em.b.position_at_end(done_block);
+    let phi = em.b.build_phi(em.fty(), "exp")?;
+    phi.add_incoming(&[(&fast, fast_end), (&general, general_end)]);
+    Ok(phi.as_basic_value())
+}
+
+/// Below this `|x|`, `e^x` is a normal f32 and `2^n` (`n = rint(x / ln 2)`, `|n| <= 126`)
+/// added to the exponent of `e^r` in `[0.7, 1.42]` stays a normal number: `e^-87 = 1.6e-38`
+/// is above f32's smallest normal (1.18e-38), `e^87 = 6.1e37` below its largest.
+const FAST_EXP_LIMIT_F32: f64 = 87.0;
+/// The same for f64 (`e^-708 = 3.3e-308` > 2.2e-308, `e^708 = 3.0e307` < 1.8e308).
+const FAST_EXP_LIMIT_F64: f64 = 708.0;
+
+/// `e^x` for lanes whose result is normal: `t = x / ln 2 + 1.5 * 2^m` rounds `x / ln 2` to an
+/// integer `n` in `t`'s low mantissa bits (`m` = the mantissa width), `n = t - 1.5 * 2^m` as a
+/// float, `r = x - n ln 2` (two FMA steps), `e^r = 1 + r + r² q(r)`, and `2^n` applied by adding
+/// `t`'s bits shifted into the exponent field (the magic number's own bits shift out).
+fn exp_normal<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuError> {
+    let q = match em.kind {
+        FloatKind::F32 => &coeffs::EXP_F32[..],
+        FloatKind::F64 => &coeffs::EXP_F64[..],
+    };
+    let (ln2_hi, ln2_lo) = ln2(em.kind);
+    let shift = em.kind.mantissa_bits();
+    let magic = 1.5 * 2f64.powi(shift as i32);
+    let t = em.fma(x, em.c(std::f64::consts::LOG2_E), em.c(magic))?;
+    let n = em.sub(t, em.c(magic))?;
+    let r = em.fma(n, em.c(-ln2_hi), x)?;
+    let r = em.fma(n, em.c(-ln2_lo), r)?;
+    let poly = em.poly(r, q)?;
+    let p = em.fma(em.mul(r, r)?, poly, r)?;
+    let p = em.add(p, em.c(1.0))?;
+    let scale = em.shl(em.float_to_bits(t)?, em.ci(shift))?;
+    em.bits_to_float(em.iadd(em.float_to_bits(p)?, scale)?)
+}
+
+/// `e^x` for any `x`: `n = rint(x / ln 2)`, `r = x - n ln 2` (two FMA steps),
+/// `e^r = 1 + r + r² q(r)`, scaled by `2^n` in two steps so subnormal results round once. `x`
+/// is clamped first, so overflow gives `inf` and underflow `0`; NaN is passed through.
+pub(super) fn exp_general<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuError> {
     let (lo, hi, q) = match em.kind {
         FloatKind::F32 => (-104.0, 89.0, &coeffs::EXP_F32[..]),
         FloatKind::F64 => (-746.0, 710.0, &coeffs::EXP_F64[..]),

@@ -5,9 +5,10 @@
 //!
 //! Every f32 function is computed with vector instructions only: Cody–Waite range reduction and
 //! polynomials fitted by `tools/vmath_coeffs.py`, evaluated with FMA; special values (±0, ±inf,
-//! NaN, overflow, underflow into subnormals) are handled by selects, not branches. The one
-//! exception is `sin`/`cos` of arguments above 2^24 in magnitude (and ±inf), where the whole
-//! vector takes a rarely taken branch to a per-lane call of the host's libm. For f64, `exp log
+//! NaN, overflow, underflow into subnormals) are handled by selects, with two per-vector
+//! branches: `exp` takes a short path when every lane's result is a normal number and the
+//! general one otherwise, and `sin`/`cos` of arguments above 2^24 in magnitude (and ±inf) take
+//! a rarely taken branch to a per-lane call of the host's libm. For f64, `exp log
 //! log1p tanh sigmoid sqrt rsqrt` are native; `erf sin cos` call the host's libm per lane (a
 //! documented fallback). Accuracy is measured by the crate's tests; see `docs/cpu.md`.
 
@@ -261,7 +262,7 @@ fn emit_body<'ctx>(
         return trig::per_lane_host_call(em, f, x);
     }
     match f {
-        MathFn::Exp => explog::exp(em, x),
+        MathFn::Exp => explog::exp(em, function, x),
         MathFn::Log => explog::log(em, x),
         MathFn::Log1p => explog::log1p(em, x),
         MathFn::Tanh => special::tanh(em, x),

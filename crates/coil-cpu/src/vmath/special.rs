@@ -5,7 +5,7 @@ use inkwell::FloatPredicate as P;
 use super::FloatKind;
 use super::coeffs;
 use super::emit::{Em, V};
-use super::explog::exp;
+use super::explog::exp_general;
 use crate::CpuError;
 
 /// `tanh(x) = x + x³ T(x²)` for `|x| < 0.625`, else `sign(x) (1 - 2 / (e^(2|x|) + 1))` (which
@@ -20,7 +20,7 @@ pub(super) fn tanh<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuEr
     let small = em.fma(em.mul(x, z)?, em.poly(z, t)?, x)?;
     // tanh(-0) = -0 (the FMA above gives +0).
     let small = em.select(em.fcmp(P::OEQ, x, em.c(0.0))?, x, small)?;
-    let e = exp(em, em.add(a, a)?)?;
+    let e = exp_general(em, em.add(a, a)?)?;
     let large = em.sub(em.c(1.0), em.div(em.c(2.0), em.add(e, em.c(1.0))?)?)?;
     let large = em.bi("llvm.copysign", large, x)?;
     em.select(em.fcmp(P::OLT, a, em.c(0.625))?, small, large)
@@ -30,7 +30,7 @@ pub(super) fn tanh<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuEr
 /// `e / (1 + e)` for `x < 0`, so results down to the subnormals are accurate.
 pub(super) fn sigmoid<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuError> {
     let a = em.abs(x)?;
-    let e = exp(em, em.sub(em.c(0.0), a)?)?;
+    let e = exp_general(em, em.sub(em.c(0.0), a)?)?;
     let r = em.div(em.c(1.0), em.add(e, em.c(1.0))?)?;
     em.select(em.fcmp(P::OGE, x, em.c(0.0))?, r, em.mul(e, r)?)
 }
@@ -45,7 +45,7 @@ pub(super) fn erf<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuErr
     let small = em.fma(x, em.poly(em.mul(x, x)?, &e_minus_1)?, x)?;
     let ac = em.clamp(a, 1.0, 4.0)?;
     let k = em.poly(ac, &coeffs::ERFC_SCALED_F32)?;
-    let e = exp(em, em.sub(em.c(0.0), em.mul(ac, ac)?)?)?;
+    let e = exp_general(em, em.sub(em.c(0.0), em.mul(ac, ac)?)?)?;
     let big = em.fma(em.sub(em.c(0.0), e)?, k, em.c(1.0))?;
     let big = em.bi("llvm.copysign", big, x)?;
     let y = em.select(em.fcmp(P::OLT, a, em.c(1.0))?, small, big)?;

@@ -10,7 +10,7 @@ use inkwell::module::Linkage;
 use inkwell::types::{BasicType, BasicTypeEnum};
 use inkwell::values::{BasicValueEnum, FunctionValue};
 
-use super::emit::{Em, V, intrinsic};
+use super::emit::{Em, V};
 use super::{FloatKind, MathFn, coeffs, runtime_symbol};
 use crate::CpuError;
 
@@ -84,30 +84,15 @@ pub(super) fn sin_cos<'ctx>(
 
     // Rare slow path: any lane with |x| > 2^24 or ±inf.
     let huge = em.fcmp(P::OGT, em.abs(x)?, em.c(FAST_PATH_LIMIT))?;
-    let any_huge = match huge {
-        V::IntValue(h) => h,
-        V::VectorValue(h) => {
-            let reduce = intrinsic(em.module, "llvm.vector.reduce.or", h.get_type().into())?;
-            em.b.build_call(reduce, &[h.into()], "")?
-                .try_as_basic_value()
-                .basic()
-                .ok_or(CpuError::MissingIntrinsic("llvm.vector.reduce.or"))?
-                .into_int_value()
-        }
-        _ => return Err(type_error(x)),
-    };
-    let fast_block =
-        em.b.get_insert_block()
-            .ok_or(CpuError::MissingIntrinsic("(builder not positioned)"))?;
+    let any_huge = em.any_lane(huge)?;
+    let fast_block = em.block()?;
     let slow_block = em.cx.append_basic_block(function, "huge_argument");
     let done_block = em.cx.append_basic_block(function, "done");
     em.b.build_conditional_branch(any_huge, slow_block, done_block)?;
     em.b.position_at_end(slow_block);
     let f = if cos { MathFn::Cos } else { MathFn::Sin };
     let slow = per_lane_host_call(em, f, x)?;
-    let slow_end =
-        em.b.get_insert_block()
-            .ok_or(CpuError::MissingIntrinsic("(builder not positioned)"))?;
+    let slow_end = em.block()?;
     em.b.build_unconditional_branch(done_block)?;
     em.b.position_at_end(done_block);
     let phi = em.b.build_phi(em.fty(), "y")?;

@@ -138,3 +138,33 @@ fn large_softmax_computes_exp_once_per_element() {
         "the division's loop recomputes exp:\n{f}"
     );
 }
+
+/// The basic block of `f` that contains the first occurrence of `needle`.
+fn block_of<'a>(f: &'a str, needle: &str) -> &'a str {
+    let at = f
+        .find(needle)
+        .unwrap_or_else(|| panic!("no {needle} in\n{f}"));
+    let start = f[..at].rfind("\n\n").map_or(0, |s| s + 2);
+    let end = f[at..].find("\n\n").map_or(f.len(), |e| at + e);
+    &f[start..end]
+}
+
+#[test]
+fn large_softmax_prefetches_the_next_row_from_its_exp_loop() {
+    let vec = format!("<{} x float>", backend().vector_width());
+    // Of the two later stages, the sum of exp computes the most (the division reloads exp from
+    // the row cache), so its loop prefetches the next row; the division's loop does not.
+    let ir = large_fused_ir("softmax");
+    let f = function(&ir, "cpu_softmax");
+    let prefetching = block_of(f, "@llvm.prefetch");
+    assert!(!prefetching.contains("fdiv"), "{f}");
+    let division = block_of(f, &format!("fdiv {vec}"));
+    assert!(!division.contains("@llvm.prefetch"), "{f}");
+    // layernorm's last stage computes the most: the loop that stores prefetches.
+    let ir = large_fused_ir("layernorm");
+    let f = function(&ir, "cpu_layernorm");
+    assert!(
+        block_of(f, "@llvm.prefetch").contains(&format!("store {vec}")),
+        "{f}"
+    );
+}
