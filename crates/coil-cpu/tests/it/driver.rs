@@ -204,24 +204,6 @@ pub(crate) fn run(
     })
 }
 
-/// `|got - want| <= atol + rtol * |want|` everywhere (NaNs match NaNs).
-pub(crate) fn check_close(got: &Tensor, want: &Tensor, atol: f64, rtol: f64) -> Result<(), String> {
-    if got.sizes() != want.sizes() {
-        return Err(format!("sizes {:?} vs {:?}", got.sizes(), want.sizes()));
-    }
-    if got.dtype() != want.dtype() {
-        return Err(format!("dtype {} vs {}", got.dtype(), want.dtype()));
-    }
-    let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
-    for (i, (a, b)) in g.iter().zip(&w).enumerate() {
-        let ok = (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= atol + rtol * b.abs();
-        if !ok {
-            return Err(format!("element {i}: got {a}, want {b}"));
-        }
-    }
-    Ok(())
-}
-
 /// The backend every test shares (2 threads is the machine; 3 makes chunking uneven).
 pub(crate) fn backend() -> &'static CpuBackend {
     static B: std::sync::OnceLock<CpuBackend> = std::sync::OnceLock::new();

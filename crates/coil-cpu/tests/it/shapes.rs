@@ -4,8 +4,9 @@
 //! one kernel per buffer (and fused where the graph is one kernel) against coil-eager.
 
 use coil_graph::{DType, Data, Tensor};
+use coil_testkit::check_close;
 
-use crate::driver::{all_in_one, backend, check_close, eager, lower, per_buffer, run};
+use crate::driver::{all_in_one, backend, eager, lower, per_buffer, run};
 
 /// Deterministic pseudo-random values: floats in [-2, 2), integers in [-5, 5], bools.
 fn random(dtype: DType, sizes: &[usize], seed: u64) -> Tensor {

@@ -3,10 +3,9 @@
 //! coil-eager's.
 
 use coil_cpu::CpuBackend;
+use coil_testkit::check_close;
 
-use crate::driver::{
-    all_in_one, backend, check_close, eager, lower, per_buffer, run, streaming_backend,
-};
+use crate::driver::{all_in_one, backend, eager, lower, per_buffer, run, streaming_backend};
 
 /// The models that are one kernel under the articles' fusion.
 const SINGLE_KERNEL: &[&str] = &[

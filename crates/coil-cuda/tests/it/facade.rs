@@ -4,60 +4,27 @@
 
 use std::sync::Arc;
 
-use coil::{Options, Policy};
+use coil::Options;
 use coil_codegen::Backend;
 use coil_cuda::CudaBackend;
 use coil_models::Size;
+use coil_testkit::{ARTICLE_KERNEL_COUNTS, POLICIES, zoo_failures};
 
-use crate::driver::compare;
+/// Element-wise tolerance against PyTorch: `|got - want| <= ATOL + RTOL * |want|`.
+const ATOL: f64 = 1e-5;
+const RTOL: f64 = 1e-4;
 
 #[test]
 fn every_tiny_model_under_every_policy_matches_pytorch_on_the_emulator() {
     let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
-    for m in coil_models::MODELS {
-        let case = m.tiny_case().expect("zoo");
-        for policy in [
-            Policy::Inductor,
-            Policy::InductorRegPressure,
-            Policy::Tvm,
-            Policy::None,
-        ] {
-            let options = Options {
-                policy,
-                ..Options::default()
-            };
-            let model = coil::compile(&case.graph, backend.clone(), &options)
-                .unwrap_or_else(|e| panic!("{} {policy:?}: {e}", m.name));
-            let out = model
-                .run(&case.inputs)
-                .unwrap_or_else(|e| panic!("{} {policy:?}: {e}", m.name));
-            for (i, (g, w)) in out.iter().zip(&case.outputs).enumerate() {
-                let (abs, rel) = compare(g, w)
-                    .unwrap_or_else(|e| panic!("{} {policy:?} output {i}: {e}", m.name));
-                assert!(
-                    abs <= 1e-4 || rel <= 1e-4,
-                    "{} {policy:?} output {i}: abs {abs} rel {rel}",
-                    m.name
-                );
-            }
-        }
-    }
+    let failures = zoo_failures(&backend, &POLICIES, ATOL, RTOL);
+    assert!(failures.is_empty(), "emulator:\n{}", failures.join("\n"));
 }
 
 #[test]
 fn kernel_counts_of_the_articles_hold_on_the_gpu() {
     let backend: Arc<dyn Backend> = Arc::new(CudaBackend::offline());
-    for (name, kernels, externs) in [
-        ("seed_model", 1, 0),
-        ("chain", 1, 0),
-        ("rowsum", 1, 0),
-        ("siblings", 1, 0),
-        ("wall", 2, 0),
-        ("softmax", 1, 0),
-        ("layernorm", 1, 0),
-        ("rmsnorm", 1, 0),
-        ("mm_epilogue", 2, 1),
-    ] {
+    for &(name, kernels, externs) in ARTICLE_KERNEL_COUNTS {
         let g = coil_models::find(name)
             .expect("zoo")
             .graph(Size::Article)
@@ -124,22 +91,7 @@ fn sixty_four_bit_indices_and_other_plans_give_the_same_results() {
     });
     for planner in [wide, looped] {
         let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated().with_planner(planner));
-        for m in coil_models::MODELS {
-            let case = m.tiny_case().expect("zoo");
-            let model = coil::compile(&case.graph, backend.clone(), &Options::default())
-                .unwrap_or_else(|e| panic!("{}: {e}", m.name));
-            let out = model
-                .run(&case.inputs)
-                .unwrap_or_else(|e| panic!("{}: {e}", m.name));
-            for (i, (g, w)) in out.iter().zip(&case.outputs).enumerate() {
-                let (abs, rel) =
-                    compare(g, w).unwrap_or_else(|e| panic!("{} output {i}: {e}", m.name));
-                assert!(
-                    abs <= 1e-4 || rel <= 1e-4,
-                    "{} output {i}: abs {abs} rel {rel}",
-                    m.name
-                );
-            }
-        }
+        let failures = zoo_failures(&backend, &[Options::default().policy], ATOL, RTOL);
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 }

@@ -3,46 +3,17 @@
 
 use std::sync::Arc;
 
-use coil::{Options, Policy};
+use coil::Options;
 use coil_codegen::Backend;
+use coil_testkit::{POLICIES, check_outputs, zoo_failures};
 
 use crate::interp_backend::InterpBackend;
-
-pub(crate) fn close(a: &[coil_graph::Tensor], b: &[coil_graph::Tensor], what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}: output count");
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        assert_eq!(x.sizes(), y.sizes(), "{what}: output {i} sizes");
-        assert_eq!(x.dtype(), y.dtype(), "{what}: output {i} dtype");
-        for (p, q) in x.to_f64_vec().into_iter().zip(y.to_f64_vec()) {
-            let ok = (p.is_nan() && q.is_nan()) || (p - q).abs() <= 1e-5 + 1e-4 * q.abs();
-            assert!(ok, "{what}: output {i}: {p} vs {q}");
-        }
-    }
-}
 
 #[test]
 fn every_tiny_model_under_every_policy_matches_pytorch() {
     let backend: Arc<dyn Backend> = Arc::new(InterpBackend::default());
-    for m in coil_models::MODELS {
-        let case = m.tiny_case().expect("zoo");
-        for policy in [
-            Policy::Inductor,
-            Policy::InductorRegPressure,
-            Policy::Tvm,
-            Policy::None,
-        ] {
-            let options = Options {
-                policy,
-                ..Options::default()
-            };
-            let model = coil::compile(&case.graph, backend.clone(), &options)
-                .unwrap_or_else(|e| panic!("{} {policy:?}: {e}", m.name));
-            let out = model
-                .run(&case.inputs)
-                .unwrap_or_else(|e| panic!("{} {policy:?}: {e}", m.name));
-            close(&out, &case.outputs, &format!("{} {policy:?}", m.name));
-        }
-    }
+    let failures = zoo_failures(&backend, &POLICIES, 1e-5, 1e-4);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
@@ -62,7 +33,7 @@ fn seed_model_is_one_kernel_and_runs_twice() {
     let b = model
         .run(&case.inputs)
         .expect("runs again on the same memory");
-    close(&a, &b, "second run");
+    check_outputs(&a, &b, 1e-5, 1e-4).unwrap_or_else(|e| panic!("second run: {e}"));
 }
 
 #[test]

@@ -1,0 +1,22 @@
+//! coil-testkit: test helpers that several crates' integration tests share.
+//!
+//! **Takes**: options for random graphs ([`GraphConfig`]: which op families, how many inputs
+//! and steps, shapes, integer inputs); tensors to compare with a tolerance; with the `zoo`
+//! feature, a backend as an `Arc<dyn coil_codegen::Backend>` and the policies to try.
+//! **Gives**: a proptest strategy of random graphs with deterministic inputs
+//! ([`random_graph`], [`RandomGraph`]); [`check_close`] and [`check_outputs`] (NaNs equal,
+//! `|got - want| <= atol + rtol * |want|`, sizes and dtypes checked); with `zoo`,
+//! `zoo_failures` (every tiny zoo model under each policy through `coil::compile`, run and
+//! compared to PyTorch's saved outputs), `POLICIES` and `ARTICLE_KERNEL_COUNTS`.
+//! **Must not know about**: any backend (LLVM, PTX, CUDA): it takes graphs and a backend
+//! object and gives strategies and checks; it is only ever a dev-dependency.
+
+mod close;
+mod graphs;
+#[cfg(feature = "zoo")]
+mod zoo;
+
+pub use close::{check_close, check_outputs};
+pub use graphs::{BINARY, GraphConfig, OpFamily, RandomGraph, UNARY, inputs, random_graph};
+#[cfg(feature = "zoo")]
+pub use zoo::{ARTICLE_KERNEL_COUNTS, POLICIES, zoo_failures};
