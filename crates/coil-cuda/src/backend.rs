@@ -345,7 +345,7 @@ impl CudaBackend {
                 Runtime::Gpu(dev) => r
                     .scratch_bytes
                     .iter()
-                    .map(|&b| dev.alloc(b).map(Scratch::Gpu))
+                    .map(|&b| dev.alloc_zeroed(b).map(Scratch::Gpu))
                     .collect::<Result<Vec<_>, _>>()?,
                 Runtime::Emulated => {
                     let mut mem = self.shared.memory();
@@ -401,7 +401,7 @@ impl CudaBackend {
                 let scratch = r
                     .scratch_bytes
                     .iter()
-                    .map(|&b| dev.alloc(b).map(Scratch::Gpu))
+                    .map(|&b| dev.alloc_zeroed(b).map(Scratch::Gpu))
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(Some(Variant {
                     rendered: r,

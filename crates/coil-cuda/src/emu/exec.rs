@@ -344,6 +344,28 @@ impl Block<'_> {
                 return Ok(Flow::Next);
             }
             Kind::Cvta => v(1),
+            Kind::Membar => return Ok(Flow::Next),
+            Kind::AtomAdd { space, ty } => {
+                let size = (ty.bits() / 8).max(1) as usize;
+                let (addr, add) = (v(1), v(2));
+                let fault = |m: String| EmuError::Fault {
+                    entry: String::new(),
+                    block: 0,
+                    inst: inst.text.clone(),
+                    msg: m,
+                };
+                let cell = self.mem(memory, *space, addr, size).map_err(fault)?;
+                let mut x = [0u8; 8];
+                x[..size].copy_from_slice(cell);
+                let old = u64::from_le_bytes(x);
+                let new = if *ty == T::F32 {
+                    fbits(f32::from_bits(old as u32) + f32::from_bits(add as u32))
+                } else {
+                    old.wrapping_add(add) & mask(ty.bits())
+                };
+                cell.copy_from_slice(&new.to_le_bytes()[..size]);
+                old
+            }
             Kind::Cvt { to, from, rnd } => {
                 let x = v(1);
                 match (from.float(), to.float()) {

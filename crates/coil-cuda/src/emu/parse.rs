@@ -146,11 +146,30 @@ pub(crate) enum Rnd {
 /// What an instruction does.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Kind {
+    /// A memory fence (`membar`, `fence`): a no-op here, where blocks run one at a time.
+    Membar,
+    /// `atom.space.add.ty`: the old value; only `add` on integers and f32.
+    AtomAdd {
+        space: Space,
+        ty: T,
+    },
     Mov(T),
-    Cvt { to: T, from: T, rnd: Option<Rnd> },
+    Cvt {
+        to: T,
+        from: T,
+        rnd: Option<Rnd>,
+    },
     Cvta,
-    Ld { space: Space, ty: T, width: u32 },
-    St { space: Space, ty: T, width: u32 },
+    Ld {
+        space: Space,
+        ty: T,
+        width: u32,
+    },
+    St {
+        space: Space,
+        ty: T,
+        width: u32,
+    },
     Add(T),
     Sub(T),
     MulLo(T),
@@ -475,6 +494,11 @@ fn decode(opcode: &str, line: usize) -> Result<Kind, EmuError> {
         "testp" if has("infinite") => Kind::TestInfinite(ty()?),
         "shfl" if has("bfly") => Kind::Shfl,
         "bar" => Kind::Bar,
+        "membar" | "fence" => Kind::Membar,
+        "atom" if has("add") => Kind::AtomAdd {
+            space: space()?,
+            ty: ty()?,
+        },
         "bra" => Kind::Bra,
         "ret" => Kind::Ret,
         _ => return Err(err(line, format!("the emulator does not know {opcode}"))),

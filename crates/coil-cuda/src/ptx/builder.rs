@@ -763,6 +763,13 @@ impl KernelBuilder {
         self.emit("bar.sync", vec![Imm::Uint(id.into()).into()]);
     }
 
+    /// `membar.gl`: this thread's writes to global memory are visible to the whole device
+    /// before any write it makes after the fence (a split reduction's partial before the
+    /// counter that says it is there).
+    pub fn membar_gl(&mut self) {
+        self.emit("membar.gl", vec![]);
+    }
+
     // ---- control flow -------------------------------------------------------------------
 
     /// A new label (not yet placed).

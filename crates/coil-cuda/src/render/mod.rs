@@ -90,6 +90,10 @@ pub enum Strategy {
         unroll: u32,
         /// Blocks (slices) per row.
         parts: u32,
+        /// One entry: the block that finishes a row's partials last (an atomic counter per
+        /// row says which) combines them and runs the outer stages, instead of a second
+        /// kernel doing it.
+        fused: bool,
     },
 }
 
@@ -210,8 +214,15 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
         }
         return dedup(plans);
     }
-    if let Strategy::Split { lanes, parts, .. } = default.strategy {
-        // Four chunks in flight a thread instead of two; and sixteen times the parts (short
+    if let Strategy::Split {
+        lanes,
+        unroll,
+        parts,
+        ..
+    } = default.strategy
+    {
+        // Four chunks in flight a thread instead of two; one launch instead of two; and sixteen
+        // times the parts (short
         // parts of two loop steps, as many blocks as a row reduction of the same bytes), so
         // that blocks come in many waves and no SM idles at the end.
         plans.push(Plan {
@@ -219,6 +230,17 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
                 lanes,
                 unroll: 4,
                 parts,
+                fused: false,
+            },
+            ..default
+        });
+        // The partials combined by the last block to finish: one launch, no second kernel.
+        plans.push(Plan {
+            strategy: Strategy::Split {
+                lanes,
+                unroll,
+                parts,
+                fused: true,
             },
             ..default
         });
@@ -348,6 +370,7 @@ fn split_strategy(k: &Kernel, caps: &GpuCaps, blocks_per_sm: usize) -> Option<St
         lanes,
         unroll,
         parts,
+        fused: false,
     })
 }
 
@@ -526,6 +549,7 @@ pub fn render_planned(
             lanes,
             unroll,
             parts,
+            fused,
         } => {
             let components = split_components(k, wide);
             let slots = k.numel() * parts as usize;
@@ -533,31 +557,37 @@ pub fn render_planned(
                 .iter()
                 .map(|r| slots * r.bytes() as usize)
                 .collect();
+            if fused {
+                // One u32 counter per row (zeroed at allocation, reset by the last block).
+                scratch_bytes.push(k.numel() * 4);
+            }
             let mut args = all_args.clone();
-            args.extend((0..components.len()).map(LaunchArg::Scratch));
-            let first = Emitter::new(k, &name, target, block, wide, components.len())
+            args.extend((0..scratch_bytes.len()).map(LaunchArg::Scratch));
+            let first = Emitter::new(k, &name, target, block, wide, scratch_bytes.len())
                 .occupancy(min_blocks_per_sm)
-                .split_partials(lanes, unroll, parts)?;
+                .split_partials(lanes, unroll, parts, fused)?;
             launches.push(KernelLaunch {
                 kernel: first,
                 config: LaunchConfig::linear((k.numel() * parts as usize) as u32, block),
                 args: args.clone(),
             });
-            let finish_block = (parts.next_multiple_of(32)).min(256);
-            let second = Emitter::new(
-                k,
-                &format!("{name}_finish"),
-                target,
-                finish_block,
-                wide,
-                components.len(),
-            )
-            .split_finish(parts)?;
-            launches.push(KernelLaunch {
-                kernel: second,
-                config: LaunchConfig::per_row(k.numel() as u64, finish_block),
-                args,
-            });
+            if !fused {
+                let finish_block = (parts.next_multiple_of(32)).min(256);
+                let second = Emitter::new(
+                    k,
+                    &format!("{name}_finish"),
+                    target,
+                    finish_block,
+                    wide,
+                    components.len(),
+                )
+                .split_finish(parts)?;
+                launches.push(KernelLaunch {
+                    kernel: second,
+                    config: LaunchConfig::per_row(k.numel() as u64, finish_block),
+                    args,
+                });
+            }
         }
     }
     Ok(RenderedKernel {
@@ -1476,6 +1506,7 @@ impl<'k> Emitter<'k> {
         lanes: u32,
         unroll: u32,
         parts: u32,
+        fused: bool,
     ) -> Result<PtxKernel, CudaError> {
         let k = self.k;
         let Some(stage) = k.stages.first() else {
@@ -1534,15 +1565,80 @@ impl<'k> Emitter<'k> {
                 j += 1;
             }
         }
+        if fused {
+            self.last_block_finishes(row, parts, tid, leader);
+        }
         self.finish()
+    }
+
+    /// The end of a fused split reduction: the leader makes its partial visible device-wide
+    /// (`membar.gl`), then counts it in the row's counter (the last scratch buffer); the block
+    /// that brings the count to `parts` combines every partial (read from L2: `ld.global.cg`,
+    /// never a stale L1 line), runs the outer stages, and resets the counter for the next
+    /// launch.
+    fn last_block_finishes(&mut self, row: Reg, parts: u32, tid: Reg, leader: Reg) {
+        let counters = *self
+            .scratch
+            .last()
+            .expect("a fused split has a counter buffer");
+        let flag = self.b.shared_array("last_block", 4, 4);
+        let flag_at = self.b.shared_address32(&flag);
+        let counter_at = self.b.mad_wide(Ty::U32, row, 4u32, counters);
+        let done = self.b.label("split_done");
+        self.b.guarded(leader, false, |b| b.membar_gl());
+        let mut old = None;
+        self.b.guarded(leader, false, |b| {
+            old = Some(b.atom(
+                crate::ptx::Space::Global,
+                crate::ptx::AtomOp::Add,
+                Ty::U32,
+                counter_at.into(),
+                1u32,
+            ));
+        });
+        let old = old.expect("the closure ran");
+        let last = self.b.setp(Cmp::Eq, Ty::U32, old, parts - 1);
+        let last_u32 = self.b.selp(Ty::U32, 1u32, 0u32, last);
+        self.b.guarded(leader, false, |b| {
+            b.st(
+                crate::ptx::Space::Shared,
+                Ty::U32,
+                crate::ptx::Addr::reg(flag_at),
+                last_u32,
+                crate::ptx::Cache::DEFAULT,
+            )
+        });
+        self.b.bar_sync(0);
+        let seen = self.b.ld(
+            crate::ptx::Space::Shared,
+            Ty::U32,
+            crate::ptx::Addr::reg(flag_at),
+            crate::ptx::Cache::DEFAULT,
+        );
+        let not_last = self.b.setp(Cmp::Ne, Ty::U32, seen, 1u32);
+        self.b.bra_if(not_last, &done);
+        let cg = crate::ptx::Cache {
+            op: Some(crate::ptx::CacheOp::Cg),
+            non_coherent: false,
+        };
+        self.finish_row(row, parts, tid, leader, cg);
+        self.b.guarded(leader, false, |b| {
+            b.st(
+                crate::ptx::Space::Global,
+                Ty::U32,
+                counter_at.into(),
+                0u32,
+                crate::ptx::Cache::DEFAULT,
+            )
+        });
+        self.b.place(&done);
     }
 
     fn split_finish(mut self, parts: u32) -> Result<PtxKernel, CudaError> {
         let k = self.k;
-        let Some(first) = k.stages.first() else {
+        if k.stages.is_empty() {
             return self.finish();
-        };
-        let threads = self.block;
+        }
         let block = self.b.sreg(Sreg::CtaidX);
         let grid = self.b.sreg(Sreg::NctaidX);
         let tid = self.b.sreg(Sreg::TidX);
@@ -1552,48 +1648,59 @@ impl<'k> Emitter<'k> {
             Val::Reg(block),
             Self::imm(k.numel()),
             Val::Reg(grid),
-            |em, row| {
-                em.bind_row(row);
-                let regs = em.acc_regs(first);
-                let row_base = em.b.mul(Ty::U32, row, parts);
-                em.counted_loop(
-                    Ty::U32,
-                    Val::Reg(tid),
-                    Val::Imm(crate::ptx::Imm::Int(i64::from(parts))),
-                    Val::Imm(crate::ptx::Imm::Int(i64::from(threads))),
-                    |em, i| {
-                        let slot = em.b.add(Ty::U32, row_base, i);
-                        let mut j = 0;
-                        for r in &regs {
-                            let mut read = |em: &mut Self, repr: Repr| {
-                                let at = em.b.mad_wide(Ty::U32, slot, repr.bytes(), em.scratch[j]);
-                                j += 1;
-                                Val::Reg(em.b.ld(
-                                    crate::ptx::Space::Global,
-                                    repr.ty(),
-                                    at.into(),
-                                    crate::ptx::Cache::DEFAULT,
-                                ))
-                            };
-                            let v = read(em, r.spec.value);
-                            let idx = r.spec.index.map(|repr| read(em, repr));
-                            let cur = (Val::Reg(r.value), r.index.map(Val::Reg));
-                            let (nv, ni) = em.combine(r.spec, cur, (v, idx));
-                            em.b.assign(r.spec.value.ty(), r.value, nv);
-                            if let (Some(repr), Some(dst), Some(n)) = (r.spec.index, r.index, ni) {
-                                em.b.assign(repr.ty(), dst, n);
-                            }
-                        }
-                    },
-                );
-                em.block_allreduce(&regs, threads);
-                em.finish_accs(first, &regs);
-                for stage in &k.stages[1..] {
-                    em.emit_values(stage, None, false);
-                    em.emit_stores(stage, None, Some(leader));
+            |em, row| em.finish_row(row, parts, tid, leader, crate::ptx::Cache::DEFAULT),
+        );
+        self.finish()
+    }
+
+    /// Combines row `row`'s `parts` partials from the scratch buffers (the block's threads
+    /// share them out), then runs the kernel's outer stages for the row (`leader` stores).
+    fn finish_row(
+        &mut self,
+        row: Reg,
+        parts: u32,
+        tid: Reg,
+        leader: Reg,
+        cache: crate::ptx::Cache,
+    ) {
+        let k = self.k;
+        let Some(first) = k.stages.first() else {
+            return;
+        };
+        let threads = self.block;
+        self.bind_row(row);
+        let regs = self.acc_regs(first);
+        let row_base = self.b.mul(Ty::U32, row, parts);
+        self.counted_loop(
+            Ty::U32,
+            Val::Reg(tid),
+            Val::Imm(crate::ptx::Imm::Int(i64::from(parts))),
+            Val::Imm(crate::ptx::Imm::Int(i64::from(threads))),
+            |em, i| {
+                let slot = em.b.add(Ty::U32, row_base, i);
+                let mut j = 0;
+                for r in &regs {
+                    let mut read = |em: &mut Self, repr: Repr| {
+                        let at = em.b.mad_wide(Ty::U32, slot, repr.bytes(), em.scratch[j]);
+                        j += 1;
+                        Val::Reg(em.b.ld(crate::ptx::Space::Global, repr.ty(), at.into(), cache))
+                    };
+                    let v = read(em, r.spec.value);
+                    let idx = r.spec.index.map(|repr| read(em, repr));
+                    let cur = (Val::Reg(r.value), r.index.map(Val::Reg));
+                    let (nv, ni) = em.combine(r.spec, cur, (v, idx));
+                    em.b.assign(r.spec.value.ty(), r.value, nv);
+                    if let (Some(repr), Some(dst), Some(n)) = (r.spec.index, r.index, ni) {
+                        em.b.assign(repr.ty(), dst, n);
+                    }
                 }
             },
         );
-        self.finish()
+        self.block_allreduce(&regs, threads);
+        self.finish_accs(first, &regs);
+        for stage in &k.stages[1..] {
+            self.emit_values(stage, None, false);
+            self.emit_stores(stage, None, Some(leader));
+        }
     }
 }

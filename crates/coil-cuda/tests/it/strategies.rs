@@ -318,7 +318,10 @@ fn every_autotuning_candidate_matches_eager() {
             ))
             && seen
                 .iter()
-                .any(|s| matches!(s, Strategy::Split { unroll: 4, .. })),
+                .any(|s| matches!(s, Strategy::Split { unroll: 4, .. }))
+            && seen
+                .iter()
+                .any(|s| matches!(s, Strategy::Split { fused: true, .. })),
         "{seen:?}"
     );
     let most = candidates.iter().map(Vec::len).max().unwrap_or(1);
@@ -336,6 +339,46 @@ fn every_autotuning_candidate_matches_eager() {
             assert!(
                 abs <= 1e-5 || rel <= 1e-5,
                 "candidate {i}, output {o}: abs {abs} rel {rel}"
+            );
+        }
+    }
+}
+
+/// A fused split reduction (the last block to finish combines the partials) gives the same
+/// result on every run: its per-row counters are back at zero after each launch.
+#[test]
+fn fused_split_reductions_reset_their_counters() {
+    let text = FEW_ROWS_ARE_SPLIT_FOR_SUM_MEAN_AND_ARGMAX;
+    let g = coil_graph::parse(text).expect("parses");
+    let inputs = [input(DType::F32, &[2, 50000], 21, 0)];
+    let want = coil_eager::run(&g, &inputs).expect("eager runs").outputs;
+    let planner: coil_cuda::Planner = std::sync::Arc::new(|k, caps| {
+        let mut plan = plan_kernel(k, caps);
+        if let Strategy::Split { fused, .. } = &mut plan.strategy {
+            *fused = true;
+        }
+        plan
+    });
+    let backend: std::sync::Arc<dyn Backend> =
+        std::sync::Arc::new(CudaBackend::emulated().with_planner(planner));
+    let model = coil::compile(&g, backend, &coil::Options::default()).expect("compiles");
+    assert!(
+        model.source().contains("atom.global.add.u32"),
+        "no fused split in:\n{}",
+        model.source()
+    );
+    if let Some(ptxas) = crate::ptxas::find_ptxas() {
+        crate::ptxas::assemble(&ptxas, "fused_split", &model.source(), "sm_90")
+            .unwrap_or_else(|e| panic!("ptxas: {e}"));
+    }
+    for run_no in 0..3 {
+        let got = model.run(&inputs).expect("runs");
+        for (o, (g, w)) in got.iter().zip(&want).enumerate() {
+            let (abs, rel) =
+                compare(g, w).unwrap_or_else(|e| panic!("run {run_no}, output {o}: {e}"));
+            assert!(
+                abs <= 1e-5 || rel <= 1e-5,
+                "run {run_no}, output {o}: abs {abs} rel {rel}"
             );
         }
     }
