@@ -222,9 +222,8 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
     } = default.strategy
     {
         // Four chunks in flight a thread instead of two; one launch instead of two; and sixteen
-        // times the parts (short
-        // parts of two loop steps, as many blocks as a row reduction of the same bytes), so
-        // that blocks come in many waves and no SM idles at the end.
+        // times the parts (short parts, as many blocks as a row reduction of the same bytes,
+        // in many waves so that no SM idles at the end).
         plans.push(Plan {
             strategy: Strategy::Split {
                 lanes,
@@ -244,9 +243,17 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
             },
             ..default
         });
-        if let Some(many) = split_strategy(k, caps, 64) {
+        if let Some(Strategy::Split { lanes, parts, .. }) = split_strategy(k, caps, 64) {
+            // Short parts read like the rows of a row reduction: every chunk of a thread's
+            // part in flight at once (four chunks of two loop steps' worth), finished by the
+            // last block.
             plans.push(Plan {
-                strategy: many,
+                strategy: Strategy::Split {
+                    lanes,
+                    unroll: 4,
+                    parts,
+                    fused: true,
+                },
                 ..default
             });
         }
