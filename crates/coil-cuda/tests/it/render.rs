@@ -138,3 +138,35 @@ fn every_strategy_and_dtype_path_assembles_for_sm90() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// Every plan autotuning may load on a GPU (`candidate_plans`) assembles, for every kernel of
+/// the zoo's large models (where the candidates differ most: long rows, split means, big
+/// pointwise kernels).
+#[test]
+fn every_autotuning_candidate_of_the_large_zoo_assembles() {
+    let Some(ptxas) = find_ptxas() else {
+        return;
+    };
+    let caps = GpuCaps::h200();
+    let mut failures = Vec::new();
+    let mut candidates = 0;
+    for (label, ks) in zoo_kernels(Size::Large) {
+        for k in &ks {
+            for (i, plan) in coil_cuda::render::candidate_plans(k, &caps)
+                .into_iter()
+                .enumerate()
+                .skip(1)
+            {
+                candidates += 1;
+                let result = module_planned(std::slice::from_ref(k), |_| plan).and_then(|m| {
+                    assemble(&ptxas, &format!("{label}_{i}"), &m.to_string(), "sm_90")
+                });
+                if let Err(log) = result {
+                    failures.push(format!("{label} {} candidate {plan:?}:\n{log}", k.name));
+                }
+            }
+        }
+    }
+    assert!(candidates > 10, "only {candidates} candidates");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
