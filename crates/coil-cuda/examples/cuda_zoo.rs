@@ -23,8 +23,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -179,24 +178,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-/// Device-to-device copy bandwidth (read + write counted), median of `reps`.
-fn copy_gbps(dev: &Device, bytes: usize, reps: usize) -> Result<f64, coil_cuda::CudaError> {
-    let src = dev.alloc_zeroed(bytes)?;
-    let mut dst = dev.alloc_zeroed(bytes)?;
-    for _ in 0..WARMUP {
-        dev.copy_device(&src, 0, &mut dst, 0, bytes)?;
-    }
-    dev.synchronize()?;
-    let mut times = Vec::new();
-    for _ in 0..reps {
-        let start = dev.record_event()?;
-        dev.copy_device(&src, 0, &mut dst, 0, bytes)?;
-        let end = dev.record_event()?;
-        times.push(f64::from(start.elapsed_ms(&end)?));
-    }
-    Ok(2.0 * bytes as f64 / (median(times) * 1e-3) / 1e9)
 }
 
 /// One benchmark: median model time (first launch's start to last launch's end, GPU time),
@@ -382,10 +363,7 @@ fn main() -> ExitCode {
     println!();
     println!("device: {}", backend.device());
     println!("cuBLAS: {cublas}");
-    let copy = match backend
-        .gpu()
-        .map(|dev| copy_gbps(dev, 256 << 20, args.reps))
-    {
+    let copy = match backend.clock().map(|c| c.copy_gbps(256 << 20, args.reps)) {
         Some(Ok(c)) => {
             println!(
                 "device-to-device copy: {c:.0} GB/s (256 MiB, read + write counted, median of {})",
@@ -564,54 +542,12 @@ fn main() -> ExitCode {
 
 // ---- finding cuBLAS -----------------------------------------------------------------------
 
-/// Makes cuBLAS loadable when it is installed outside the loader path; says where it was
-/// found.
+/// Makes cuBLAS loadable ([`coil_cuda::preload_cublas`]), reporting libraries that failed to
+/// load; says where it was found.
 fn preload_cublas() -> String {
-    if coil_cuda::cublas_present() {
-        return "on the loader path".into();
+    let (found, errors) = coil_cuda::preload_cublas();
+    for e in errors {
+        eprintln!("cuda_zoo: {e}");
     }
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    if let Some(d) = std::env::var_os("COIL_CUBLAS_DIR") {
-        dirs.push(d.into());
-    }
-    for python in ["python3", "python"] {
-        let out = Command::new(python)
-            .args([
-                "-c",
-                "import nvidia, sys; print('\\n'.join(list(nvidia.__path__)))",
-            ])
-            .output();
-        if let Ok(out) = out {
-            for line in String::from_utf8_lossy(&out.stdout).lines() {
-                let root = PathBuf::from(line.trim());
-                dirs.push(root.join("cu13/lib"));
-                dirs.push(root.join("cublas/lib"));
-            }
-        }
-    }
-    for dir in &dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        let mut libs: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("libcublas") && n.contains(".so"))
-            })
-            .collect();
-        // libcublasLt before libcublas (its dependency).
-        libs.sort_by_key(|p| !p.to_string_lossy().contains("libcublasLt"));
-        for lib in &libs {
-            if let Err(e) = coil_cuda::preload_library(lib) {
-                eprintln!("cuda_zoo: {e}");
-            }
-        }
-        if coil_cuda::cublas_present() {
-            return format!("preloaded from {}", dir.display());
-        }
-    }
-    "not found (set COIL_CUBLAS_DIR to the directory holding libcublas.so.13)".into()
+    found
 }

@@ -16,8 +16,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use coil_cuda::kernels::{self, ELEMENTWISE_BLOCK, ReduceOp};
 use coil_cuda::math::{MathFn, accuracy_inputs, ulp_error};
@@ -471,54 +470,12 @@ fn gemm_speed(dev: &Device, size: usize) -> Result<f64, CudaError> {
 
 // ---- finding cuBLAS -----------------------------------------------------------------------
 
-/// Makes cuBLAS loadable when it is installed outside the loader path; says where it was
-/// found.
+/// Makes cuBLAS loadable ([`coil_cuda::preload_cublas`]), reporting libraries that failed to
+/// load; says where it was found.
 fn preload_cublas() -> String {
-    if coil_cuda::cublas_present() {
-        return "on the loader path".into();
+    let (found, errors) = coil_cuda::preload_cublas();
+    for e in errors {
+        eprintln!("gpu_selfcheck: {e}");
     }
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    if let Some(d) = std::env::var_os("COIL_CUBLAS_DIR") {
-        dirs.push(d.into());
-    }
-    for python in ["python3", "python"] {
-        let out = Command::new(python)
-            .args([
-                "-c",
-                "import nvidia, sys; print('\\n'.join(list(nvidia.__path__)))",
-            ])
-            .output();
-        if let Ok(out) = out {
-            for line in String::from_utf8_lossy(&out.stdout).lines() {
-                let root = PathBuf::from(line.trim());
-                dirs.push(root.join("cu13/lib"));
-                dirs.push(root.join("cublas/lib"));
-            }
-        }
-    }
-    for dir in &dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        let mut libs: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("libcublas") && n.contains(".so"))
-            })
-            .collect();
-        // libcublasLt before libcublas (its dependency).
-        libs.sort_by_key(|p| !p.to_string_lossy().contains("libcublasLt"));
-        for lib in &libs {
-            if let Err(e) = coil_cuda::preload_library(lib) {
-                eprintln!("gpu_selfcheck: {e}");
-            }
-        }
-        if coil_cuda::cublas_present() {
-            return format!("preloaded from {}", dir.display());
-        }
-    }
-    "not found (set COIL_CUBLAS_DIR to the directory holding libcublas.so.13)".into()
+    found
 }

@@ -342,11 +342,7 @@ impl CudaBackend {
                 .unwrap_or_default();
             next_entry += n;
             let scratch = match &self.shared.runtime {
-                Runtime::Gpu(dev) => r
-                    .scratch_bytes
-                    .iter()
-                    .map(|&b| dev.alloc_zeroed(b).map(Scratch::Gpu))
-                    .collect::<Result<Vec<_>, _>>()?,
+                Runtime::Gpu(dev) => gpu_scratch(dev, &r.scratch_bytes)?,
                 Runtime::Emulated => {
                     let mut mem = self.shared.memory();
                     r.scratch_bytes
@@ -398,11 +394,7 @@ impl CudaBackend {
                     module.push(l.kernel.clone())?;
                 }
                 let entries = dev.load_module(&module)?;
-                let scratch = r
-                    .scratch_bytes
-                    .iter()
-                    .map(|&b| dev.alloc_zeroed(b).map(Scratch::Gpu))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let scratch = gpu_scratch(dev, &r.scratch_bytes)?;
                 Ok(Some(Variant {
                     rendered: r,
                     entries,
@@ -423,6 +415,36 @@ impl CudaBackend {
 
 /// Timed launches of each candidate plan when autotuning (after one warm-up launch).
 const TUNE_RUNS: usize = 5;
+
+/// Runs `work` `warmup` times, then `reps` times (at least once) between two CUDA events
+/// each; the median device time in milliseconds.
+fn median_device_ms(
+    dev: &Device,
+    warmup: usize,
+    reps: usize,
+    mut work: impl FnMut() -> Result<(), BackendError>,
+) -> Result<f64, BackendError> {
+    for _ in 0..warmup {
+        work()?;
+    }
+    let mut times = Vec::with_capacity(reps.max(1));
+    for _ in 0..reps.max(1) {
+        let start = dev.record_event().map_err(err)?;
+        work()?;
+        let end = dev.record_event().map_err(err)?;
+        times.push(f64::from(start.elapsed_ms(&end).map_err(err)?));
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[times.len() / 2])
+}
+
+/// Zeroed device scratch buffers of these sizes (a fused split's counters must start at 0).
+fn gpu_scratch(dev: &Device, bytes: &[usize]) -> Result<Vec<Scratch>, CudaError> {
+    bytes
+        .iter()
+        .map(|&b| dev.alloc_zeroed(b).map(Scratch::Gpu))
+        .collect()
+}
 
 enum Scratch {
     Gpu(DeviceBuffer),
@@ -652,16 +674,9 @@ impl CudaKernels {
         let mut medians = Vec::with_capacity(k.alternatives.len() + 1);
         for v in 0..=k.alternatives.len() {
             let (r, entries, scratch) = k.variant(v);
-            self.launch_gpu(dev, r, entries, scratch, bufs, false)?;
-            let mut times = Vec::with_capacity(TUNE_RUNS);
-            for _ in 0..TUNE_RUNS {
-                let start = dev.record_event().map_err(err)?;
-                self.launch_gpu(dev, r, entries, scratch, bufs, false)?;
-                let end = dev.record_event().map_err(err)?;
-                times.push(f64::from(start.elapsed_ms(&end).map_err(err)?));
-            }
-            times.sort_by(f64::total_cmp);
-            medians.push(times[times.len() / 2]);
+            medians.push(median_device_ms(dev, 1, TUNE_RUNS, || {
+                self.launch_gpu(dev, r, entries, scratch, bufs, false)
+            })?);
         }
         let best = (0..medians.len())
             .min_by(|&a, &b| medians[a].total_cmp(&medians[b]))
@@ -989,18 +1004,9 @@ impl DeviceClock for CudaBackend {
         let bytes = bytes.max(1 << 20);
         let src = dev.alloc_zeroed(bytes).map_err(err)?;
         let mut dst = dev.alloc_zeroed(bytes).map_err(err)?;
-        for _ in 0..3 {
-            dev.copy_device(&src, 0, &mut dst, 0, bytes).map_err(err)?;
-        }
-        let mut times = Vec::with_capacity(reps.max(1));
-        for _ in 0..reps.max(1) {
-            let start = dev.record_event().map_err(err)?;
-            dev.copy_device(&src, 0, &mut dst, 0, bytes).map_err(err)?;
-            let end = dev.record_event().map_err(err)?;
-            times.push(f64::from(start.elapsed_ms(&end).map_err(err)?));
-        }
-        times.sort_by(f64::total_cmp);
-        let ms = times[times.len() / 2];
+        let ms = median_device_ms(dev, 3, reps, || {
+            dev.copy_device(&src, 0, &mut dst, 0, bytes).map_err(err)
+        })?;
         Ok(2.0 * bytes as f64 / (ms * 1e-3) / 1e9)
     }
 }

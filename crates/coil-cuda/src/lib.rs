@@ -53,6 +53,6 @@ pub use error::CudaError;
 pub use launch::LaunchConfig;
 pub use runtime::{
     Device, DeviceBuffer, DeviceInfo, Element, Event, KernelArg, LoadedKernel, cublas_present,
-    driver_present, preload_library,
+    driver_present, preload_cublas, preload_library,
 };
 pub use target::{GpuCaps, PtxTarget};

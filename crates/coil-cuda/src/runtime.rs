@@ -50,6 +50,65 @@ pub fn preload_library(path: &Path) -> Result<(), CudaError> {
     Ok(())
 }
 
+/// Makes cuBLAS loadable when it is installed outside the loader path: looks in
+/// `$COIL_CUBLAS_DIR`, then in the `nvidia` Python package of `python3`/`python` (PyTorch's
+/// wheels: `nvidia/cu13/lib`, `nvidia/cublas/lib`), and preloads `libcublasLt` then
+/// `libcublas` from the first directory that makes cuBLAS present. Returns where cuBLAS was
+/// found (in words) and the libraries that failed to load on the way.
+pub fn preload_cublas() -> (String, Vec<CudaError>) {
+    let mut errors = Vec::new();
+    if cublas_present() {
+        return ("on the loader path".into(), errors);
+    }
+    let mut dirs: Vec<std::path::PathBuf> = Vec::new();
+    if let Some(d) = std::env::var_os("COIL_CUBLAS_DIR") {
+        dirs.push(d.into());
+    }
+    for python in ["python3", "python"] {
+        let out = std::process::Command::new(python)
+            .args([
+                "-c",
+                "import nvidia, sys; print('\\n'.join(list(nvidia.__path__)))",
+            ])
+            .output();
+        if let Ok(out) = out {
+            for line in String::from_utf8_lossy(&out.stdout).lines() {
+                let root = std::path::PathBuf::from(line.trim());
+                dirs.push(root.join("cu13/lib"));
+                dirs.push(root.join("cublas/lib"));
+            }
+        }
+    }
+    for dir in &dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut libs: Vec<std::path::PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("libcublas") && n.contains(".so"))
+            })
+            .collect();
+        // libcublasLt before libcublas (its dependency).
+        libs.sort_by_key(|p| !p.to_string_lossy().contains("libcublasLt"));
+        for lib in &libs {
+            if let Err(e) = preload_library(lib) {
+                errors.push(e);
+            }
+        }
+        if cublas_present() {
+            return (format!("preloaded from {}", dir.display()), errors);
+        }
+    }
+    (
+        "not found (set COIL_CUBLAS_DIR to the directory holding libcublas.so.13)".into(),
+        errors,
+    )
+}
+
 /// What the driver says about an open device.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceInfo {
