@@ -21,7 +21,7 @@ def at0(f, limit):
 
 LN2 = mp.log(2)
 fits = []
-for suffix, degs in (("F32", dict(exp=5, log=3, tanh=5, sin=3, cos=3, erf=7, erfc=11)),
+for suffix, degs in (("F32", dict(exp=4, log=3, tanh=5, sin=3, cos=3, erf=7, erfc=11)),
                      ("F64", dict(exp=10, log=7, tanh=11))):
     # exp(r) = 1 + r + r^2 * q(r), |r| <= ln2/2
     fits.append(fit(f"EXP_{suffix}", at0(lambda r: (mp.exp(r) - 1 - r) / r**2, 0.5), -LN2 / 2, LN2 / 2, degs["exp"]))

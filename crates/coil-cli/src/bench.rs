@@ -6,6 +6,8 @@
 //! its output through the cache can reach. A `memcpy` of the same bytes is reported beside it:
 //! glibc switches to non-temporal stores for large copies, which skip the read-for-ownership of
 //! the destination and so move the same bytes faster; it is an upper bound, not the reference.
+//! Both copies run interleaved with the model's timed runs (one of each per round), so all
+//! three medians are taken over the same stretch of a machine whose bandwidth drifts.
 //!
 //! A backend with a device clock (CUDA) is timed on the device: CUDA events around runs
 //! enqueued back to back, per-launch events in separate runs for per-kernel times, and a
@@ -132,9 +134,6 @@ fn time_ms(
     Ok(median(times))
 }
 
-/// How many timed runs each copy's median is taken over (after one warm-up run).
-const COPY_RUNS: usize = 9;
-
 /// The bytes each copy moves: `bytes / 2` read and as many written (at least 1 MiB each way).
 fn copy_half(bytes: usize) -> usize {
     (bytes / 2).max(1 << 20)
@@ -146,33 +145,44 @@ fn threads() -> usize {
         .unwrap_or(1)
 }
 
-/// Runs `run` once to warm up (which also touches every page), then `COPY_RUNS` times; the
-/// bandwidth of the median run for `moved` bytes.
-fn median_gbps(moved: usize, mut run: impl FnMut()) -> f64 {
-    run();
-    let mut times = Vec::with_capacity(COPY_RUNS);
-    for _ in 0..COPY_RUNS {
-        let t = Instant::now();
-        run();
-        times.push(t.elapsed().as_secs_f64());
-    }
-    moved as f64 / median(times) / 1e9
+/// The host's reference copies over arrays of `bytes / 2` bytes each, allocated and written
+/// once (so no first-touch page fault is timed):
+/// - STREAM's scale copy, `b[i] = s * a[i]` (f32), split over every thread, with ordinary
+///   (cached) stores: each written line is read for ownership and written back, as a
+///   generated kernel's stores are;
+/// - a `memcpy` (`copy_from_slice`) split the same way; glibc's memcpy uses non-temporal stores
+///   for copies this large.
+struct HostCopies {
+    a: Vec<f32>,
+    b: Vec<f32>,
+    src: Vec<u8>,
+    dst: Vec<u8>,
 }
 
-/// STREAM's scale copy, `b[i] = s * a[i]` over f32 arrays of `bytes / 2` bytes each, split
-/// over every thread, with ordinary (cached) stores: each written line is read for ownership
-/// and written back, as a generated kernel's stores are. Both arrays are written before timing
-/// (`a` by its initialisation, `b` by the warm-up run), so no first-touch page fault is timed.
-pub(crate) fn scale_copy_gbps(bytes: usize) -> f64 {
-    let n = copy_half(bytes) / 4;
-    let a = vec![1.0f32; n];
-    let mut b = vec![0.0f32; n];
-    let scale = std::hint::black_box(3.0f32);
-    let chunk = n.div_ceil(threads()).next_multiple_of(16);
-    let moved = 2 * 4 * n;
-    median_gbps(moved, || {
+impl HostCopies {
+    fn new(bytes: usize) -> HostCopies {
+        let half = copy_half(bytes);
+        let mut c = HostCopies {
+            a: vec![1.0f32; half / 4],
+            b: vec![0.0f32; half / 4],
+            src: vec![1u8; half],
+            dst: vec![0u8; half],
+        };
+        c.scale();
+        c.memcpy();
+        c
+    }
+
+    /// Bytes one copy moves (read and written).
+    fn moved(&self) -> usize {
+        2 * self.src.len()
+    }
+
+    fn scale(&mut self) {
+        let scale = std::hint::black_box(3.0f32);
+        let chunk = self.a.len().div_ceil(threads()).next_multiple_of(16);
         std::thread::scope(|s| {
-            for (dst, src) in b.chunks_mut(chunk).zip(a.chunks(chunk)) {
+            for (dst, src) in self.b.chunks_mut(chunk).zip(self.a.chunks(chunk)) {
                 s.spawn(move || {
                     for (d, x) in dst.iter_mut().zip(src) {
                         *d = scale * x;
@@ -180,25 +190,50 @@ pub(crate) fn scale_copy_gbps(bytes: usize) -> f64 {
                 });
             }
         });
-        std::hint::black_box(&mut b);
-    })
-}
+        std::hint::black_box(&mut self.b);
+    }
 
-/// A `memcpy` (`copy_from_slice`) of `bytes / 2` bytes split over every thread, into memory
-/// touched beforehand. glibc's memcpy uses non-temporal stores for copies this large.
-pub(crate) fn memcpy_gbps(bytes: usize) -> f64 {
-    let half = copy_half(bytes);
-    let src = vec![1u8; half];
-    let mut dst = vec![0u8; half];
-    let chunk = half.div_ceil(threads());
-    median_gbps(2 * half, || {
+    fn memcpy(&mut self) {
+        let chunk = self.src.len().div_ceil(threads());
         std::thread::scope(|s| {
-            for (d, c) in dst.chunks_mut(chunk).zip(src.chunks(chunk)) {
+            for (d, c) in self.dst.chunks_mut(chunk).zip(self.src.chunks(chunk)) {
                 s.spawn(move || d.copy_from_slice(c));
             }
         });
-        std::hint::black_box(&mut dst);
-    })
+        std::hint::black_box(&mut self.dst);
+    }
+}
+
+/// Seconds one call of `f` takes.
+fn seconds(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+/// The host backend's timings: `runs` rounds (after 3 warm-up calls), each one compiled run,
+/// one scale copy and one memcpy, so the model and its reference see the same moments of a
+/// machine whose bandwidth drifts. Medians: `(compiled ms, scale copy GB/s, memcpy GB/s)`.
+fn host_interleaved(
+    model: &coil::CompiledModel,
+    runs: usize,
+    min_bytes: usize,
+) -> Result<(f64, f64, f64), String> {
+    let run = || model.run_resident().map_err(|e| e.to_string());
+    for _ in 0..3 {
+        run()?;
+    }
+    let mut copies = HostCopies::new(min_bytes);
+    let moved = copies.moved() as f64;
+    let (mut model_ms, mut scale, mut memcpy) = (vec![], vec![], vec![]);
+    for _ in 0..runs {
+        let t = Instant::now();
+        run()?;
+        model_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        scale.push(moved / seconds(|| copies.scale()) / 1e9);
+        memcpy.push(moved / seconds(|| copies.memcpy()) / 1e9);
+    }
+    Ok((median(model_ms), median(scale), median(memcpy)))
 }
 
 /// Benchmarks eager and the compiled model on the same inputs. The compiled model runs on its
@@ -218,10 +253,17 @@ pub(crate) fn measure(
     let eager_ms = eager_ms(graph, inputs)?;
     model.write_inputs(inputs).map_err(|e| e.to_string())?;
     let runs = 21;
-    let host_call_ms = time_ms(3, runs, || model.run_resident().map_err(|e| e.to_string()))?;
-    let (compiled_ms, kernels, copy_gbps, memcpy_gbps, timer, copy_kind) = match model.clock() {
+    let (compiled_ms, kernels, copy_gbps, memcpy_gbps, timer, copy_kind, host_call_ms) = match model
+        .clock()
+    {
         Some(clock) => {
-            let (ms, kernels) = device_ms(model, clock, runs)?;
+            let host_call_ms =
+                time_ms(3, runs, || model.run_resident().map_err(|e| e.to_string()))?;
+            let bench = model
+                .device_times(runs, BACK_TO_BACK)
+                .map_err(|e| e.to_string())?
+                .ok_or("the backend's device clock went away")?;
+            let (ms, kernels) = (bench.run_ms, bench.launches);
             let copy = clock
                 .copy_gbps((min_bytes / 2).max(1), runs)
                 .map_err(|e| e.to_string())?;
@@ -232,16 +274,21 @@ pub(crate) fn measure(
                 None,
                 "cuda events",
                 "device-to-device copy",
+                host_call_ms,
             )
         }
-        None => (
-            host_call_ms,
-            Vec::new(),
-            scale_copy_gbps(min_bytes),
-            Some(memcpy_gbps(min_bytes)),
-            "host clock",
-            "scale copy b = s * a, f32, all threads, ordinary stores",
-        ),
+        None => {
+            let (ms, scale, memcpy) = host_interleaved(model, runs, min_bytes)?;
+            (
+                ms,
+                Vec::new(),
+                scale,
+                Some(memcpy),
+                "host clock",
+                "scale copy b = s * a, f32, all threads, ordinary stores, interleaved with the runs",
+                ms,
+            )
+        }
     };
     Ok(Bench {
         eager_ms,
@@ -277,48 +324,8 @@ fn eager_ms(graph: &Graph, inputs: &[Tensor]) -> Result<f64, String> {
     Ok(median(times))
 }
 
-/// Runs timed together between two events: the device time of one run in steady state (the
-/// queue never runs dry, so no host launch gap counts), as a model runs inside a loop.
+/// Runs timed together between two device events ([`coil::CompiledModel::device_times`]).
 const BACK_TO_BACK: usize = 10;
-
-/// The model's median device time per run (runs enqueued [`BACK_TO_BACK`] at a time between
-/// two events, no host copies) over `runs` samples, and each launch's median from `runs`
-/// further runs with per-launch events (kept apart so those events do not slow the
-/// whole-model figure).
-fn device_ms(
-    model: &coil::CompiledModel,
-    clock: &dyn coil::DeviceClock,
-    runs: usize,
-) -> Result<(f64, Vec<(String, f64)>), String> {
-    let e = |e: coil_codegen::BackendError| e.to_string();
-    let mut totals = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        clock.start(false).map_err(e)?;
-        for _ in 0..BACK_TO_BACK {
-            model.enqueue().map_err(|e| e.to_string())?;
-        }
-        totals.push(clock.stop().map_err(e)?.total_ms / BACK_TO_BACK as f64);
-    }
-    let mut per_launch: Vec<(String, Vec<f64>)> = Vec::new();
-    for _ in 0..runs {
-        clock.start(true).map_err(e)?;
-        model.enqueue().map_err(|e| e.to_string())?;
-        let times = clock.stop().map_err(e)?;
-        for (i, (name, ms)) in times.launches.into_iter().enumerate() {
-            match per_launch.get_mut(i) {
-                Some((_, v)) => v.push(ms),
-                None => per_launch.push((name, vec![ms])),
-            }
-        }
-    }
-    Ok((
-        median(totals),
-        per_launch
-            .into_iter()
-            .map(|(name, v)| (name, median(v)))
-            .collect(),
-    ))
-}
 
 /// Each launch's device time in one run of the inputs already in memory (empty for a backend
 /// without a device clock).

@@ -36,6 +36,8 @@ pub struct CpuOptions {
     pub prefetch_next_row: bool,
     /// See [`CodegenOptions::row_cache_min_cost`].
     pub row_cache_min_cost: Option<u32>,
+    /// See [`CodegenOptions::invariant_reciprocal`] (default on).
+    pub invariant_reciprocal: bool,
 }
 
 impl Default for CpuOptions {
@@ -47,6 +49,7 @@ impl Default for CpuOptions {
             streaming_store_min_bytes: codegen.streaming_store_min_bytes,
             prefetch_next_row: codegen.prefetch_next_row,
             row_cache_min_cost: codegen.row_cache_min_cost,
+            invariant_reciprocal: codegen.invariant_reciprocal,
         }
     }
 }
@@ -146,6 +149,7 @@ impl CpuBackend {
                 streaming_store_min_bytes: options.streaming_store_min_bytes,
                 prefetch_next_row: options.prefetch_next_row,
                 row_cache_min_cost: options.row_cache_min_cost,
+                invariant_reciprocal: options.invariant_reciprocal,
             },
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),

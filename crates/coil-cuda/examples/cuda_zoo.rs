@@ -180,47 +180,20 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// One benchmark: median model time (first launch's start to last launch's end, GPU time),
-/// and each entry's median.
-struct Bench {
-    ms: f64,
-    kernels: Vec<(String, f64)>,
-}
+/// Runs timed together between two device events (as `run-model --bench` does).
+const BACK_TO_BACK: usize = 10;
 
-fn bench(model: &CompiledModel, backend: &CudaBackend, reps: usize) -> Result<Bench, String> {
+/// One benchmark through the facade's device clock ([`CompiledModel::device_times`], the same
+/// measurement `run-model --bench` makes): the median device time of one run from runs
+/// enqueued back to back, and each launch's median.
+fn bench(model: &CompiledModel, reps: usize) -> Result<coil::DeviceBench, String> {
     for _ in 0..WARMUP {
         model.run_resident().map_err(|e| e.to_string())?;
     }
-    backend.set_profiling(true);
-    let mut totals = Vec::with_capacity(reps);
-    let mut per: BTreeMap<(usize, String), Vec<f64>> = BTreeMap::new();
-    for _ in 0..reps {
-        model.run_resident().map_err(|e| e.to_string())?;
-        let launches = backend.take_profile();
-        let (Some(first), Some(last)) = (launches.first(), launches.last()) else {
-            return Err("no launches recorded".into());
-        };
-        totals.push(f64::from(
-            first
-                .start
-                .elapsed_ms(&last.end)
-                .map_err(|e| e.to_string())?,
-        ));
-        for (i, l) in launches.iter().enumerate() {
-            let ms = l.start.elapsed_ms(&l.end).map_err(|e| e.to_string())?;
-            per.entry((i, l.name.clone()))
-                .or_default()
-                .push(f64::from(ms));
-        }
-    }
-    backend.set_profiling(false);
-    Ok(Bench {
-        ms: median(totals),
-        kernels: per
-            .into_iter()
-            .map(|((_, name), v)| (name, median(v)))
-            .collect(),
-    })
+    model
+        .device_times(reps, BACK_TO_BACK)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| "the CUDA backend has no device clock".to_string())
 }
 
 /// Host wall time of one whole call (`run_resident`: launches + synchronize), median.
@@ -447,7 +420,7 @@ fn main() -> ExitCode {
     if !large_cases.is_empty() {
         println!();
         println!(
-            "## large models: median of {} runs, GPU time first launch to last (CUDA events); copy = {copy:.0} GB/s",
+            "## large models: median of {} samples of 10 runs back to back (CUDA events), per run; copy = {copy:.0} GB/s",
             args.reps
         );
         println!();
@@ -474,24 +447,24 @@ fn main() -> ExitCode {
                     }
                     let out = model.run(inputs).map_err(|e| e.to_string())?;
                     close(&out, want)?;
-                    let r = bench(&model, &b, args.reps)?;
+                    let r = bench(&model, args.reps)?;
                     Ok(Some((model, r)))
                 });
                 match run {
                     Ok(None) => {}
                     Ok(Some((model, r))) => {
                         let bytes = model.min_bytes() as f64;
-                        let gbps = bytes / (r.ms * 1e-3) / 1e9;
+                        let gbps = bytes / (r.run_ms * 1e-3) / 1e9;
                         println!(
                             "| {} | {plan} | {} | {:.1} | {:.0} | {gbps:.0} | {:.0}% |",
                             m.name,
                             model.report.num_kernels,
-                            r.ms * 1e3,
+                            r.run_ms * 1e3,
                             bytes / 1e6,
                             100.0 * gbps / copy
                         );
                         let plans = entry_plans(&model.source());
-                        for (name, ms) in &r.kernels {
+                        for (name, ms) in &r.launches {
                             let bytes = model
                                 .report
                                 .kernels

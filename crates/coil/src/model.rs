@@ -176,6 +176,51 @@ impl CompiledModel {
         self.backend.clock()
     }
 
+    /// Times the model on its device, with the inputs already in memory (see
+    /// [`CompiledModel::write_inputs`]): `samples` samples of `back_to_back` runs enqueued
+    /// between two device events (the device time of one run in steady state: the queue never
+    /// runs dry, so no host launch gap counts, as when a model runs inside a loop), then
+    /// `samples` single runs with an event pair around each launch (kept apart, so those events
+    /// do not slow the whole-run figure). Medians of both. `None` when the backend has no
+    /// device clock (a host backend: time [`CompiledModel::run_resident`] instead).
+    pub fn device_times(
+        &self,
+        samples: usize,
+        back_to_back: usize,
+    ) -> Result<Option<DeviceBench>, CoilError> {
+        let Some(clock) = self.clock() else {
+            return Ok(None);
+        };
+        let (samples, back_to_back) = (samples.max(1), back_to_back.max(1));
+        self.run_resident()?; // warm-up: first-launch work (module loads, autotuning)
+        let mut runs = Vec::with_capacity(samples);
+        for _ in 0..samples {
+            clock.start(false)?;
+            for _ in 0..back_to_back {
+                self.enqueue()?;
+            }
+            runs.push(clock.stop()?.total_ms / back_to_back as f64);
+        }
+        let mut per_launch: Vec<(String, Vec<f64>)> = Vec::new();
+        for _ in 0..samples {
+            clock.start(true)?;
+            self.enqueue()?;
+            for (i, (name, ms)) in clock.stop()?.launches.into_iter().enumerate() {
+                match per_launch.get_mut(i) {
+                    Some((_, v)) => v.push(ms),
+                    None => per_launch.push((name, vec![ms])),
+                }
+            }
+        }
+        Ok(Some(DeviceBench {
+            run_ms: median(runs),
+            launches: per_launch
+                .into_iter()
+                .map(|(name, v)| (name, median(v)))
+                .collect(),
+        }))
+    }
+
     /// Launches every step on the inputs already in memory without waiting for a device to
     /// finish them (a host backend has finished when this returns).
     pub fn enqueue(&self) -> Result<(), CoilError> {
@@ -273,4 +318,22 @@ fn view(storage: &Tensor, layout: &FixedLayout) -> Result<Tensor, CoilError> {
         storage.contiguous().view(vec![n], vec![1], 0)?
     };
     Ok(flat.view(layout.sizes.clone(), layout.strides.clone(), layout.offset)?)
+}
+
+/// What [`CompiledModel::device_times`] measured, in device milliseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceBench {
+    /// The median time of one run, from runs enqueued back to back.
+    pub run_ms: f64,
+    /// Each launch (kernel or extern call, in launch order) with its median time.
+    pub launches: Vec<(String, f64)>,
+}
+
+/// The median of `v` (the upper one of an even count); 0 for none.
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }

@@ -23,11 +23,11 @@ mod ops;
 mod reduce;
 mod rowcache;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use coil_codegen::{AccId, ArgId, KExpr, Kernel, KernelKind, Stage, StageKind, Store, ValueId};
 use coil_graph::DType;
-use coil_lower::{IndexExpr, Term, Var};
+use coil_lower::{Const, IndexExpr, Op, Term, Var};
 use inkwell::AddressSpace;
 use inkwell::IntPredicate;
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -114,6 +114,11 @@ pub struct CodegenOptions {
     /// costs at least this much (rough instruction count; a transcendental is 20); `None`:
     /// never ([`rowcache`]).
     pub row_cache_min_cost: Option<u32>,
+    /// A float division whose divisor does not change along the reduction loop (a finished
+    /// accumulator, as in softmax's `e / sum`, or an outer value) becomes one division per row
+    /// and a multiplication per element. The result can differ from the quotient by an ulp;
+    /// off: every element divides.
+    pub invariant_reciprocal: bool,
 }
 
 impl CodegenOptions {
@@ -125,6 +130,7 @@ impl CodegenOptions {
             streaming_store_min_bytes: Some(64 << 20),
             prefetch_next_row: true,
             row_cache_min_cost: Some(rowcache::DEFAULT_MIN_COST),
+            invariant_reciprocal: true,
         }
     }
 }
@@ -176,6 +182,7 @@ pub fn emit_kernel<'ctx>(
         },
         streaming_store_min_bytes: options.streaming_store_min_bytes,
         row_cache_min_cost: options.row_cache_min_cost,
+        invariant_reciprocal: options.invariant_reciprocal,
         next_vars: HashMap::new(),
         streamed: std::cell::Cell::new(false),
     };
@@ -280,6 +287,7 @@ struct Emitter<'a, 'ctx> {
     streamed: std::cell::Cell<bool>,
     streaming_store_min_bytes: Option<usize>,
     row_cache_min_cost: Option<u32>,
+    invariant_reciprocal: bool,
 }
 
 /// Software prefetch of the next row.
@@ -289,6 +297,12 @@ struct Prefetch {
     /// `(argument, index)` of each load to prefetch.
     loads: Vec<(ArgId, IndexExpr)>,
 }
+
+/// Per-element cost (as [`rowcache::stage_cost`] counts it: a transcendental is 20) from which
+/// a reduction stage unrolls [`HEAVY_STAGE_UNROLL`] times instead of [`reduce::ACC_VECTORS`].
+const HEAVY_STAGE_COST: u32 = 20;
+/// Unrolled copies (and vector accumulators in use) of a heavy reduction stage.
+const HEAVY_STAGE_UNROLL: u32 = 2;
 
 /// Rows shorter than this many bytes are left to the hardware prefetcher.
 const PREFETCH_MIN_ROW_BYTES: usize = 4096;
@@ -584,7 +598,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let width = self.width;
         let name = var.to_string();
         let mut from = lo;
-        if width > 1 && unroll > 1 {
+        // A cascading fold needs the blocked loop even without unrolling.
+        if width > 1 && (unroll > 1 || fold.is_some()) {
             let step = (width * unroll) as u64;
             if let Some(fold) = fold.as_mut() {
                 let block = step * CASCADE_BLOCK;
@@ -694,9 +709,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             })?;
             return Ok(());
         }
-        // Stages that accumulate unroll, so the accumulators' updates overlap.
+        // Stages that accumulate unroll, so the accumulators' updates overlap. A stage that
+        // computes a transcendental per element takes longer per vector than an update's
+        // latency: fewer copies leave registers for its constants (16 vector registers with
+        // AVX2), which would otherwise be reloaded for every vector.
         let unroll = if stage.accumulators.is_empty() {
             1
+        } else if self.stage_cost(si) >= HEAVY_STAGE_COST {
+            HEAVY_STAGE_UNROLL
         } else {
             reduce::ACC_VECTORS
         };
@@ -723,6 +743,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.vector_and_tail(v, (lo, hi), vars, unroll, fold, &mut |em, env| {
             em.reduction_body(si, stage, env, pos)
         })
+    }
+
+    /// [`rowcache::stage_cost`] of stage `si` with this kernel's row cache.
+    fn stage_cost(&self, si: usize) -> u32 {
+        let cached: Vec<rowcache::CachedValue> =
+            self.cache.iter().map(|(c, _)| c.clone()).collect();
+        rowcache::stage_cost(self.k, si, &cached)
     }
 
     fn reduction_body(
@@ -831,8 +858,22 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     ) -> Result<HashMap<ValueId, V<'ctx>>, CpuError> {
         let k = self.k;
         let mut vals: HashMap<ValueId, V<'ctx>> = HashMap::new();
+        // Values that do not change along this stage's loop: constants, finished accumulators,
+        // outer values, and what is computed from those alone.
+        let mut invariant: HashSet<ValueId> = HashSet::new();
         for &v in &stage.values {
             let dt = k.dtype(v);
+            let fixed = match k.expr(v) {
+                KExpr::Const(_) | KExpr::Acc(_) => true,
+                KExpr::Load { .. } | KExpr::Index(_) => false,
+                e => e
+                    .operands()
+                    .iter()
+                    .all(|o| invariant.contains(o) || self.outer_values.contains_key(o)),
+            };
+            if fixed {
+                invariant.insert(v);
+            }
             if let (Some(&ci), Some(p)) = (self.cache_loads.get(&v), row_pos) {
                 let elem = self.ir.scalar_ty(Class::of(dt));
                 let x = self.ir.load_raw(elem, self.cache[ci].1, p, env.width)?;
@@ -878,7 +919,21 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         KExpr::Const(c) => Some(c.to_f64()),
                         _ => None,
                     };
-                    self.ir.binary(*op, xa, xb, da, dt, b_const)?
+                    let b_fixed = invariant.contains(b) || self.outer_values.contains_key(b);
+                    if *op == Op::TrueDiv
+                        && self.invariant_reciprocal
+                        && b_const.is_none()
+                        && b_fixed
+                        && !invariant.contains(a)
+                        && matches!(Class::of(da), Class::F32 | Class::F64)
+                    {
+                        // LLVM hoists `1 / b` out of the loop: one division per row.
+                        let one = self.ir.constant(Const::Float(1.0), da);
+                        let r = self.ir.fdiv(one, xb)?;
+                        self.ir.binary(Op::Mul, xa, r, da, dt, None)?
+                    } else {
+                        self.ir.binary(*op, xa, xb, da, dt, b_const)?
+                    }
                 }
                 KExpr::Where(c, a, b) => {
                     let cond = self

@@ -68,7 +68,7 @@ const FAST_EXP_LIMIT_F64: f64 = 708.0;
 
 /// `e^x` for lanes whose result is normal: `t = x / ln 2 + 1.5 * 2^m` rounds `x / ln 2` to an
 /// integer `n` in `t`'s low mantissa bits (`m` = the mantissa width), `n = t - 1.5 * 2^m` as a
-/// float, `r = x - n ln 2` (two FMA steps), `e^r = 1 + r + r² q(r)`, and `2^n` applied by adding
+/// float, `r = x - n ln 2` (two FMA steps), `e^r = 1 + r (1 + r q(r))`, and `2^n` applied by adding
 /// `t`'s bits shifted into the exponent field (the magic number's own bits shift out).
 fn exp_normal<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuError> {
     let q = match em.kind {
@@ -82,15 +82,20 @@ fn exp_normal<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuError> 
     let n = em.sub(t, em.c(magic))?;
     let r = em.fma(n, em.c(-ln2_hi), x)?;
     let r = em.fma(n, em.c(-ln2_lo), r)?;
-    let poly = em.poly(r, q)?;
-    let p = em.fma(em.mul(r, r)?, poly, r)?;
-    let p = em.add(p, em.c(1.0))?;
+    let p = exp_reduced(em, r, q)?;
     let scale = em.shl(em.float_to_bits(t)?, em.ci(shift))?;
     em.bits_to_float(em.iadd(em.float_to_bits(p)?, scale)?)
 }
 
+/// `e^r = 1 + r (1 + r q(r))` for the reduced argument, all of it in Horner form: one FMA
+/// per coefficient and two more, no separate square or add.
+fn exp_reduced<'ctx>(em: &Em<'_, 'ctx>, r: V<'ctx>, q: &[f64]) -> Result<V<'ctx>, CpuError> {
+    let s = em.fma(em.poly(r, q)?, r, em.c(1.0))?;
+    em.fma(s, r, em.c(1.0))
+}
+
 /// `e^x` for any `x`: `n = rint(x / ln 2)`, `r = x - n ln 2` (two FMA steps),
-/// `e^r = 1 + r + r² q(r)`, scaled by `2^n` in two steps so subnormal results round once. `x`
+/// `e^r = 1 + r (1 + r q(r))`, scaled by `2^n` in two steps so subnormal results round once. `x`
 /// is clamped first, so overflow gives `inf` and underflow `0`; NaN is passed through.
 pub(super) fn exp_general<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuError> {
     let (lo, hi, q) = match em.kind {
@@ -102,9 +107,7 @@ pub(super) fn exp_general<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<V<'ctx>
     let n = em.un("llvm.rint", em.mul(xc, em.c(std::f64::consts::LOG2_E))?)?;
     let r = em.fma(n, em.c(-ln2_hi), xc)?;
     let r = em.fma(n, em.c(-ln2_lo), r)?;
-    let poly = em.poly(r, q)?;
-    let p = em.fma(em.mul(r, r)?, poly, r)?;
-    let p = em.add(p, em.c(1.0))?;
+    let p = exp_reduced(em, r, q)?;
     let y = em.ldexp(p, em.fptosi(n)?)?;
     em.select(em.is_nan(x)?, x, y)
 }

@@ -17,6 +17,11 @@ fn fused_ir(name: &str) -> String {
 /// The optimised IR of the large (8192 x 8192) model's kernel, all buffers fused (compiled,
 /// not run).
 fn large_fused_ir(name: &str) -> String {
+    large_fused_ir_on(name, backend())
+}
+
+/// [`large_fused_ir`] compiled by `b`.
+fn large_fused_ir_on(name: &str, b: &coil_cpu::CpuBackend) -> String {
     let g = coil_models::find(name)
         .unwrap()
         .graph(coil_models::Size::Large)
@@ -26,7 +31,7 @@ fn large_fused_ir(name: &str) -> String {
     let outs: Vec<_> = l.outputs().iter().map(|o| o.buffer).collect();
     let needed = |b| outs.contains(&coil_lower::BufRef::Buffer(b));
     let k = coil_codegen::build_kernel(&l, &members, &needed, name, &Default::default()).unwrap();
-    let compiled = backend().compile_kernels(std::slice::from_ref(&k)).unwrap();
+    let compiled = b.compile_kernels(std::slice::from_ref(&k)).unwrap();
     compiled.jit().optimized_ir().to_string()
 }
 
@@ -139,6 +144,32 @@ fn large_softmax_computes_exp_once_per_element() {
     );
 }
 
+#[test]
+fn large_softmax_divides_once_per_row() {
+    // `e / sum` with a finished sum: one scalar division per row, hoisted out of the loop,
+    // and a multiplication per element.
+    let vec = format!("<{} x float>", backend().vector_width());
+    let ir = large_fused_ir("softmax");
+    let f = function(&ir, "cpu_softmax");
+    assert!(!f.contains(&format!("fdiv {vec}")), "{f}");
+    assert_eq!(f.matches("fdiv float 1.000000e+00").count(), 1, "{f}");
+    let division = block_of(f, ".cached = load");
+    assert!(division.contains(&format!("fmul {vec}")), "{f}");
+    // With the option off, every element divides.
+    let exact = coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+        threads: 1,
+        invariant_reciprocal: false,
+        ..Default::default()
+    })
+    .unwrap();
+    let ir = large_fused_ir_on("softmax", &exact);
+    let f = function(&ir, "cpu_softmax");
+    assert!(
+        block_of(f, ".cached = load").contains(&format!("fdiv {vec}")),
+        "{f}"
+    );
+}
+
 /// The basic block of `f` that contains the first occurrence of `needle`.
 fn block_of<'a>(f: &'a str, needle: &str) -> &'a str {
     let at = f
@@ -157,8 +188,8 @@ fn large_softmax_prefetches_the_next_row_from_its_exp_loop() {
     let ir = large_fused_ir("softmax");
     let f = function(&ir, "cpu_softmax");
     let prefetching = block_of(f, "@llvm.prefetch");
-    assert!(!prefetching.contains("fdiv"), "{f}");
-    let division = block_of(f, &format!("fdiv {vec}"));
+    assert!(!prefetching.contains(".cached = load"), "{f}");
+    let division = block_of(f, ".cached = load");
     assert!(!division.contains("@llvm.prefetch"), "{f}");
     // layernorm's last stage computes the most: the loop that stores prefetches.
     let ir = large_fused_ir("layernorm");
