@@ -3,8 +3,9 @@
 
     python tools/gpu_summary.py RESULTS_DIR
 
-Reads zoo.jsonl (run-model against PyTorch), bench.jsonl (run-model --bench on the large
-models), seed_article.json (the 1024x1024 call), torch.json (tools/torch_baseline.py) and
+Reads zoo.jsonl (run-model against PyTorch), bench.<r>.jsonl (run-model --bench on the large
+models, round r), seed_article.json (the 1024x1024 call), torch.<r>.json (tools/torch_baseline.py,
+round r) and
 sanitizer.txt, and prints what docs/perf.md records: correctness per model and size, each large
 model's device time, bandwidth and fraction of the copy for coil and torch.compile side by
 side, per-kernel times, and the whole-call host time.
@@ -72,32 +73,60 @@ def main():
                   f"{fmt(torch64) if r['size'] == 'article' else '-'} | {ok} |")
         print()
 
-    bench = load_jsonl(out / "bench.jsonl")
-    torch = load_json(out / "torch.json") or {}
-    tmodels = {m["model"]: m for m in torch.get("models", [])}
-    if bench:
-        print("## Large models ([8192, 8192] f32): coil (CUDA events, median) vs torch.compile\n")
-        tcopy = torch.get("copy_gbps")
-        print(f"Copy bandwidth measured in the same run: coil's device-to-device "
-              f"{bench[0]['bench']['copy_gbps']:.0f} GB/s; torch's `copy_` "
-              f"{tcopy:.0f} GB/s\n" if tcopy else "")
-        print("| model | kernels | coil µs | coil GB/s | coil % of copy | torch.compile µs | torch % of copy | coil speed-up |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        for r in bench:
-            b = r.get("bench") or {}
-            t = tmodels.get(r["model"], {})
-            tus = t.get("ms", float("nan")) * 1e3
-            cus = b.get("compiled_ms", float("nan")) * 1e3
-            print(f"| {r['model']} | {r.get('num_kernels')} | {cus:.1f} | {b.get('achieved_gbps', 0):.0f} | "
-                  f"{100 * b.get('fraction_of_copy', 0):.1f}% | {tus:.1f} | "
-                  f"{100 * t.get('fraction_of_copy', float('nan')):.1f}% | {tus / cus:.2f}x |")
+    # Rounds: bench.<r>.jsonl and torch.<r>.json (run.sh alternates them); a folder from before
+    # rounds has bench.jsonl and torch.json.
+    rounds = []
+    for r in range(1, 100):
+        b, t = out / f"bench.{r}.jsonl", out / f"torch.{r}.json"
+        if not b.exists():
+            break
+        rounds.append((load_jsonl(b), load_json(t) or {}))
+    if not rounds and (out / "bench.jsonl").exists():
+        rounds.append((load_jsonl(out / "bench.jsonl"), load_json(out / "torch.json") or {}))
+    rounds = [(b, t) for b, t in rounds if b]
+    if rounds:
+        med = lambda v: sorted(v)[len(v) // 2] if v else float("nan")
+        nan = float("nan")
+        print(f"## Large models ([8192, 8192] f32): coil (CUDA events) vs torch.compile, "
+              f"{len(rounds)} round(s)\n")
+        print("Each round runs `run-model --bench` on every model, then `torch_baseline.py`; each "
+              "side's figure in a round is its median over many runs. The table gives the median "
+              "over rounds, and coil's speed-up in every round (torch.compile time / coil time).\n")
+        copies = [f"round {i + 1}: coil's device-to-device {b[0]['bench']['copy_gbps']:.0f} GB/s, "
+                  f"torch's `copy_` {t.get('copy_gbps', nan):.0f} GB/s"
+                  for i, (b, t) in enumerate(rounds)]
+        print("Copy bandwidth measured in the same runs: " + "; ".join(copies) + "\n")
+        print("| model | kernels | coil µs | coil GB/s | coil % of copy | torch.compile µs | "
+              "torch % of copy | coil speed-up (median) | per round |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+        models = [r["model"] for r in rounds[0][0]]
+        for m in models:
+            cus, tus, cgb, cfr, tfr, ups, kernels = [], [], [], [], [], [], "-"
+            for b, t in rounds:
+                rb = next((r for r in b if r["model"] == m), None)
+                rt = next((x for x in t.get("models", []) if x["model"] == m), None)
+                if not rb or not rb.get("bench"):
+                    continue
+                kernels = rb.get("num_kernels")
+                c = rb["bench"]["compiled_ms"] * 1e3
+                cus.append(c)
+                cgb.append(rb["bench"]["achieved_gbps"])
+                cfr.append(100 * rb["bench"]["fraction_of_copy"])
+                if rt:
+                    tus.append(rt["ms"] * 1e3)
+                    tfr.append(100 * rt["fraction_of_copy"])
+                    ups.append(rt["ms"] * 1e3 / c)
+            print(f"| {m} | {kernels} | {med(cus):.1f} | {med(cgb):.0f} | {med(cfr):.1f}% | "
+                  f"{med(tus):.1f} | {med(tfr):.1f}% | {med(ups):.2f}x | "
+                  + ", ".join(f"{u:.2f}x" for u in ups) + " |")
         print()
-        print("Per launch (median device time, CUDA events):\n")
-        for r in bench:
+        print("Per launch (median device time, CUDA events, round 1):\n")
+        for r in rounds[0][0]:
             ks = (r.get("bench") or {}).get("kernels", [])
             print(f"- {r['model']}: " + ", ".join(f"`{k['name']}` {k['ms'] * 1e3:.1f} µs" for k in ks))
         print()
 
+    torch = rounds[0][1] if rounds else (load_json(out / "torch.json") or {})
     seed = load_json(out / "seed_article.json")
     if seed and seed.get("bench"):
         b = seed["bench"]

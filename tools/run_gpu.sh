@@ -3,7 +3,7 @@
 # beside the release `coil`, `cuda_zoo` and `gpu_selfcheck`, the zoo (models/) and the PyTorch
 # scripts; copy that folder to a machine with an NVIDIA GPU, PyTorch and Triton, and run
 #
-#     ./run.sh            # everything (about 8 minutes on an H200)
+#     ./run.sh            # everything (about 6 minutes on an H200; ROUNDS=1 for a shorter perf part)
 #     ./run.sh --quick    # correctness only (self-check, zoo vs PyTorch, compute-sanitizer)
 #     ./run.sh --perf     # benchmarks only (cuda_zoo, run-model --bench, torch.compile)
 #
@@ -16,6 +16,8 @@ OUT=${OUT:-$(pwd)/results}
 RAW=$(mktemp -d)
 mkdir -p "$OUT"
 MODE=${1:-all}
+# Rounds of the coil / torch.compile comparison (ROUNDS=1 for a quick look).
+ROUNDS=${ROUNDS:-3}
 fail=0
 note() { echo "$*" | tee -a "$RAW/failures.txt" >&2; fail=1; }
 
@@ -75,18 +77,22 @@ if [ "$MODE" != --quick ]; then
   echo "== cuda_zoo: every size, large models timed with CUDA events, per-kernel times, other plans"
   timeout 400 ./cuda_zoo --no-variants > "$RAW/cuda_zoo.md" 2> "$RAW/cuda_zoo.err" || note "cuda_zoo failed (see cuda_zoo.err)"
 
-  echo "== run-model --bench on the large models, and seed_model at the article size (call time)"
-  : > "$RAW/bench.jsonl"
-  for m in seed_model chain rowsum siblings wall softmax layernorm rmsnorm; do
-    timeout 120 ./coil run-model "$m" --size large --backend cuda --bench --json > "$RAW/r.json" 2> "$RAW/r.err" \
-      || note "run-model $m --size large --bench: exit $?"
-    python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$RAW/r.json" >> "$RAW/bench.jsonl" 2>/dev/null
+  # coil and torch.compile take turns, $ROUNDS times, so both sides of each comparison are
+  # sampled across the same minutes (either side's times drift by a few percent between calls).
+  for r in $(seq "$ROUNDS"); do
+    echo "== round $r of $ROUNDS: run-model --bench on the large models"
+    : > "$RAW/bench.$r.jsonl"
+    for m in seed_model chain rowsum siblings wall softmax layernorm rmsnorm; do
+      timeout 120 ./coil run-model "$m" --size large --backend cuda --bench --json > "$RAW/r.json" 2> "$RAW/r.err" \
+        || note "run-model $m --size large --bench: exit $?"
+      python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$RAW/r.json" >> "$RAW/bench.$r.jsonl" 2>/dev/null
+    done
+    echo "== round $r of $ROUNDS: torch.compile on the same shapes"
+    timeout 300 python3 torch_baseline.py --json "$RAW/torch.$r.json" > "$RAW/torch.$r.txt" 2>&1 || note "torch_baseline.py failed (see torch.$r.txt)"
   done
+  echo "== seed_model at the article size (call time)"
   timeout 120 ./coil run-model seed_model --size article --backend cuda --bench --json > "$RAW/seed_article.json" 2> "$RAW/r.err" \
     || note "run-model seed_model --size article --bench: exit $?"
-
-  echo "== torch.compile on the same shapes"
-  timeout 300 python3 torch_baseline.py --json "$RAW/torch.json" > "$RAW/torch.txt" 2>&1 || note "torch_baseline.py failed (see torch.txt)"
 fi
 
 python3 gpu_summary.py "$RAW" > "$OUT/summary.md" 2>> "$RAW/failures.txt" || fail=1
