@@ -236,8 +236,12 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
         Some(Arc::new(move |k: &Kernel, caps: &GpuCaps| {
             let default = plan_kernel(k, caps);
             match default.strategy {
-                Strategy::Pointwise { lanes, .. } => Plan {
-                    strategy: Strategy::Pointwise { lanes, unroll },
+                Strategy::Pointwise { lanes, reverse, .. } => Plan {
+                    strategy: Strategy::Pointwise {
+                        lanes,
+                        unroll,
+                        reverse,
+                    },
                     ..default
                 },
                 _ => default,

@@ -24,7 +24,8 @@ use crate::emu;
 use crate::error::CudaError;
 use crate::ptx::PtxModule;
 use crate::render::{
-    LaunchArg, Plan, RenderedKernel, candidate_plans, render_kernel, render_planned,
+    LaunchArg, Plan, RenderedKernel, candidate_plans, oriented, plan_kernel, render_planned,
+    reverse_after,
 };
 use crate::runtime::{Device, DeviceBuffer, Event, KernelArg, LoadedKernel};
 use crate::target::{GpuCaps, PtxTarget};
@@ -284,17 +285,22 @@ impl CudaBackend {
         let mut names = std::collections::HashSet::new();
         let mut module = PtxModule::new(self.target);
         let mut rendered = Vec::with_capacity(kernels.len());
-        for k in kernels {
+        for (i, k) in kernels.iter().enumerate() {
             if !names.insert(k.name.as_str()) {
                 return Err(CudaError::Codegen {
                     kernel: k.name.clone(),
                     reason: "two kernels of one module have this name".into(),
                 });
             }
+            // Kernels come in launch order: a pointwise kernel rereading what the one before
+            // it read walks backwards, into what L2 still holds.
+            let reverse = reverse_after(kernels, i, &self.caps);
+            let default =
+                || render_planned(k, &self.caps, self.target, self.default_plan(k, reverse));
             let r = match &self.planner {
                 Some(plan) => render_planned(k, &self.caps, self.target, plan(k, &self.caps))
-                    .or_else(|_| render_kernel(k, &self.caps, self.target))?,
-                None => render_kernel(k, &self.caps, self.target)?,
+                    .or_else(|_| default())?,
+                None => default()?,
             };
             for l in &r.launches {
                 module.push(l.kernel.clone())?;
@@ -376,12 +382,22 @@ impl CudaBackend {
 }
 
 impl CudaBackend {
+    /// `kernel`'s default plan, walking backwards when `reverse` ([`reverse_after`]).
+    fn default_plan(&self, kernel: &Kernel, reverse: bool) -> Plan {
+        oriented(plan_kernel(kernel, &self.caps), reverse)
+    }
+
     /// `kernel` rendered and loaded under its other candidate plans (each in a module of its
     /// own, so entry names may repeat; each with its own scratch memory); plans that fail to
     /// render or load are left out.
     fn alternatives(&self, dev: &Device, kernel: &Kernel, main: &RenderedKernel) -> Vec<Variant> {
         let mut out = Vec::new();
+        let reverse = matches!(
+            main.plan.strategy,
+            crate::render::Strategy::Pointwise { reverse: true, .. }
+        );
         for plan in candidate_plans(kernel, &self.caps) {
+            let plan = oriented(plan, reverse);
             if plan == main.plan {
                 continue;
             }

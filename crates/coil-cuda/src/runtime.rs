@@ -390,6 +390,7 @@ impl Device {
             max_threads_per_sm: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
             shared_mem_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
             vector_bytes: 16,
+            l2_bytes: u64::from(attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?),
         };
         let mut driver_version = 0;
         // SAFETY: writes one int.

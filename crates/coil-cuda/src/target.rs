@@ -97,6 +97,9 @@ pub struct GpuCaps {
     pub shared_mem_per_block: u32,
     /// The widest global load or store in bytes: 16 (`ld.global.v4.f32`).
     pub vector_bytes: u32,
+    /// Bytes of L2 cache (50 MiB on an H100/H200): what a kernel may still find there of what
+    /// the kernel before it read.
+    pub l2_bytes: u64,
 }
 
 impl GpuCaps {
@@ -110,6 +113,7 @@ impl GpuCaps {
             max_threads_per_sm: 2048,
             shared_mem_per_block: 48 * 1024,
             vector_bytes: 16,
+            l2_bytes: 50 << 20,
         }
     }
 

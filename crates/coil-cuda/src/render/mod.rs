@@ -14,8 +14,9 @@
 //! - **looped reduction**: one block per row, each stage a loop over the row with per-thread
 //!   accumulators (two chunks per iteration), then the block all-reduce.
 //! - **split reduction** (too few rows to fill the GPU, one reduction stage): a first kernel
-//!   reduces `parts` slices of each row into a scratch buffer, a second combines the partials
-//!   and runs the outer stages.
+//!   reduces `parts` interleaved sets of tiles of each row (tile `t` to part `t mod parts`)
+//!   into a scratch buffer, a second combines the partials and runs the outer stages (or, in
+//!   a fused split, the last block of a row to finish does).
 //!
 //! Sizes are compile-time constants in the PTX (kernels take only pointers), so divisions by
 //! them are strength-reduced by ptxas. Index arithmetic is 32-bit when every index of the
@@ -64,6 +65,8 @@ pub enum Strategy {
         lanes: u32,
         /// Chunks per thread and iteration.
         unroll: u32,
+        /// Walk the elements from the last to the first ([`reverse_after`]).
+        reverse: bool,
     },
     /// The row held in registers: `row_threads` threads per row (32: a warp), each holding
     /// `chunks` chunks of `lanes` elements.
@@ -176,6 +179,42 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> Plan {
     }
 }
 
+/// Whether pointwise kernel `kernels[i]` should walk its elements backwards: the kernel
+/// launched before it read one of its inputs, a buffer larger than half the L2 cache, front
+/// to back (every strategy does), so what is left of it in L2 is its end. Walking back from
+/// the end, the kernel finds that part there instead of evicting it while it reads the
+/// start (`wall`: the global mean reads x, then `relu(x - mean)` reads it again).
+pub fn reverse_after(kernels: &[Kernel], i: usize, caps: &GpuCaps) -> bool {
+    let (Some(k), Some(prev)) = (
+        kernels.get(i),
+        i.checked_sub(1).and_then(|j| kernels.get(j)),
+    ) else {
+        return false;
+    };
+    let reads = |k: &Kernel, name: &str| {
+        k.args
+            .iter()
+            .any(|a| a.name == name && a.role != ArgRole::Output)
+    };
+    // A pointwise kernel that itself walked backwards left the start of its inputs in L2.
+    let prev_forward = !(prev.reduction_ranges.is_empty() && reverse_after(kernels, i - 1, caps));
+    k.reduction_ranges.is_empty()
+        && prev_forward
+        && k.args.iter().any(|a| {
+            a.role != ArgRole::Output
+                && (a.len * a.dtype.itemsize()) as u64 > caps.l2_bytes / 2
+                && reads(prev, &a.name)
+        })
+}
+
+/// `plan` walking backwards when `reverse` (pointwise plans only; others are unchanged).
+pub fn oriented(mut plan: Plan, reverse: bool) -> Plan {
+    if let Strategy::Pointwise { reverse: r, .. } = &mut plan.strategy {
+        *r = reverse;
+    }
+    plan
+}
+
 /// Plans worth timing against each other for `k` on the device (autotuning, as Inductor's
 /// reduction heuristics hand Triton several configs to benchmark at the first call): the
 /// default first, then, for pointwise kernels of a million elements or more, one chunk per
@@ -190,7 +229,12 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
     let default = plan_kernel(k, caps);
     let mut plans = vec![default];
     let rnumel = k.rnumel();
-    if let Strategy::Pointwise { lanes, unroll } = default.strategy {
+    if let Strategy::Pointwise {
+        lanes,
+        unroll,
+        reverse,
+    } = default.strategy
+    {
         // Big pointwise kernels: one chunk a thread and iteration against the default two
         // (fewer live registers, where the kernel's math is long); and the default with every
         // block resident at once guaranteed (registers capped for eight blocks an SM, or
@@ -198,7 +242,11 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
         if k.numel() >= 1 << 20 {
             if unroll != 1 {
                 plans.push(Plan {
-                    strategy: Strategy::Pointwise { lanes, unroll: 1 },
+                    strategy: Strategy::Pointwise {
+                        lanes,
+                        unroll: 1,
+                        reverse,
+                    },
                     ..default
                 });
             }
@@ -305,7 +353,14 @@ fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
     let rnumel = k.rnumel();
     if k.reduction_ranges.is_empty() {
         let lanes = if numel.is_multiple_of(4) { 4 } else { 1 };
-        return (Strategy::Pointwise { lanes, unroll: 2 }, POINTWISE_BLOCK);
+        return (
+            Strategy::Pointwise {
+                lanes,
+                unroll: 2,
+                reverse: false,
+            },
+            POINTWISE_BLOCK,
+        );
     }
     let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
     let held = held_loads(k);
@@ -492,7 +547,13 @@ pub fn render_planned(
             "{strategy:?} with {block} threads does not cover the row"
         )));
     }
-    if let Strategy::Split { parts, .. } = strategy {
+    if let Strategy::Split {
+        parts,
+        lanes,
+        unroll,
+        ..
+    } = strategy
+    {
         let splittable = matches!(k.stages.first(), Some(s) if s.kind == StageKind::Reduction)
             && k.stages[1..].iter().all(|s| s.kind == StageKind::Outer);
         if !splittable || parts < 2 {
@@ -500,17 +561,26 @@ pub fn render_planned(
                 "a split reduction needs one reduction stage, then outer stages".into(),
             ));
         }
+        // A part's loop position passes the row's end by up to one round of tiles.
+        let round = parts as usize * (block * lanes * unroll.max(1)) as usize;
+        if !wide && k.rnumel() + round >= 1 << 31 {
+            return Err(bad("its split loop needs 64-bit indices".into()));
+        }
     }
     let name = format!("cuda_{}", k.name);
     let all_args: Vec<LaunchArg> = (0..k.args.len()).map(LaunchArg::Arg).collect();
     let mut launches = Vec::new();
     let mut scratch_bytes = Vec::new();
     match strategy {
-        Strategy::Pointwise { lanes, unroll } => {
+        Strategy::Pointwise {
+            lanes,
+            unroll,
+            reverse,
+        } => {
             let unroll = unroll.max(1);
             let kernel = Emitter::new(k, &name, target, block, wide, 0)
                 .occupancy(min_blocks_per_sm)
-                .pointwise(lanes, unroll)?;
+                .pointwise(lanes, unroll, reverse)?;
             let items = (k.numel() / lanes as usize) as u64;
             // With a residency target, the grid is what the SMs hold at once under it.
             let caps = GpuCaps {
@@ -1227,7 +1297,7 @@ impl<'k> Emitter<'k> {
 
     // ---- entries ------------------------------------------------------------------------
 
-    fn pointwise(mut self, lanes: u32, unroll: u32) -> Result<PtxKernel, CudaError> {
+    fn pointwise(mut self, lanes: u32, unroll: u32, reverse: bool) -> Result<PtxKernel, CudaError> {
         let k = self.k;
         let x = outer_var();
         for stage in &k.stages {
@@ -1279,6 +1349,13 @@ impl<'k> Emitter<'k> {
                         };
                         let valid =
                             (c > 0).then(|| em.b.setp(Cmp::Lt, loop_ty, item, Self::imm(items)));
+                        // Reversed: item `i` is chunk `items - 1 - i` (past the end, `valid`
+                        // is false and the wrapped index is never dereferenced).
+                        let item = if reverse {
+                            em.b.sub(loop_ty, Self::imm(items - 1), item)
+                        } else {
+                            item
+                        };
                         let base = if lanes == 1 {
                             item
                         } else {
@@ -1412,6 +1489,7 @@ impl<'k> Emitter<'k> {
         start: Val,
         end: Val,
         exact: bool,
+        stride: Option<usize>,
     ) -> Vec<AccRegs> {
         let ty = self.index_ty();
         let x = reduction_var();
@@ -1432,7 +1510,7 @@ impl<'k> Emitter<'k> {
             self.b.mul(ty, t, i64::from(lanes))
         };
         let first = self.b.add(ty, offset, start);
-        let step = Self::imm((threads * lanes * unroll) as usize);
+        let step = Self::imm(stride.unwrap_or((threads * lanes * unroll) as usize));
         self.counted_loop(ty, Val::Reg(first), end, step, |em, j| {
             let chunks = (0..unroll)
                 .map(|c| {
@@ -1489,6 +1567,7 @@ impl<'k> Emitter<'k> {
                                 Self::imm(0),
                                 Self::imm(rnumel),
                                 exact,
+                                None,
                             );
                             em.block_allreduce(&regs, threads);
                             em.finish_accs(stage, &regs);
@@ -1498,14 +1577,6 @@ impl<'k> Emitter<'k> {
             },
         );
         self.finish()
-    }
-
-    fn split_span(&self, lanes: u32, unroll: u32, parts: u32, threads: u32) -> usize {
-        let step = (threads * lanes * unroll) as usize;
-        self.k
-            .rnumel()
-            .div_ceil(parts as usize)
-            .next_multiple_of(step)
     }
 
     fn split_partials(
@@ -1526,17 +1597,17 @@ impl<'k> Emitter<'k> {
         let row = self.b.div(Ty::U32, bid, parts);
         let part = self.b.rem(Ty::U32, bid, parts);
         self.bind_row(row);
-        let span = self.split_span(lanes, unroll, parts, threads);
         let rnumel = k.rnumel();
         let step = (threads * lanes * unroll) as usize;
-        // Every part starts at a multiple of `span`, itself a multiple of `step`; so only the
-        // end of the row can be ragged. Parts past the end (more parts than a longer step
-        // needs) run no iteration and give the identity.
+        // Tiles of `step` elements go round-robin to the parts: part `p` reduces tiles `p`,
+        // `p + parts`, ... So the blocks in flight read one dense window of the row that moves
+        // forward together (as a looped reduction's rows do), rather than `parts` streams far
+        // apart, and the row's tail is the last thing read (still in L2 for a next kernel).
+        // Only the last tile can be ragged; parts past the end (more parts than tiles) run no
+        // iteration and give the identity.
         let exact = rnumel.is_multiple_of(step);
         let part_i = self.as_index(part);
-        let start = self.b.mul(ty, part_i, span as i64);
-        let stop = self.b.add(ty, start, span as i64);
-        let end = self.b.min(ty, stop, rnumel as i64);
+        let start = self.b.mul(ty, part_i, step as i64);
         let regs = self.looped_stage(
             stage,
             tid,
@@ -1544,8 +1615,9 @@ impl<'k> Emitter<'k> {
             lanes,
             unroll,
             Val::Reg(start),
-            Val::Reg(end),
+            Self::imm(rnumel),
             exact,
+            Some(parts as usize * step),
         );
         self.block_allreduce(&regs, threads);
         let leader = self.b.setp(Cmp::Eq, Ty::U32, tid, 0u32);

@@ -138,7 +138,8 @@ fn chain_is_one_vectorized_pointwise_kernel() {
         r[0].plan.strategy,
         Strategy::Pointwise {
             lanes: 4,
-            unroll: 2
+            unroll: 2,
+            reverse: false
         }
     );
     let text = golden_text(&r);

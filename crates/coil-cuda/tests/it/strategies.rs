@@ -383,3 +383,99 @@ fn fused_split_reductions_reset_their_counters() {
         }
     }
 }
+
+const REVERSED_POINTWISE: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[3, 1001]", y: "f32[1001]", z: "f32[4, 2048]"):
+        mul: "f32[3, 1001]" = torch.ops.aten.mul.Tensor(x, y)
+        add: "f32[3, 1001]" = torch.ops.aten.add.Tensor(mul, 1.0)
+        relu: "f32[3, 1001]" = torch.ops.aten.relu.default(add)
+        sin: "f32[4, 2048]" = torch.ops.aten.sin.default(z)
+        mean: "f32[]" = torch.ops.aten.mean.default(z)
+        sub: "f32[4, 2048]" = torch.ops.aten.sub.Tensor(z, mean)
+        return (relu, sin, sub)
+"#;
+
+/// Pointwise kernels walked backwards (as `reverse_after` picks for a kernel rereading what
+/// the one before it read) compute what eager does: odd sizes (one lane), a size of a multiple
+/// of four (four lanes), with one and two chunks per iteration.
+#[test]
+fn reversed_pointwise_kernels_match_eager() {
+    let g = coil_graph::parse(REVERSED_POINTWISE).expect("parses");
+    let inputs = [
+        input(DType::F32, &[3, 1001], 31, 0),
+        input(DType::F32, &[1001], 32, 0),
+        input(DType::F32, &[4, 2048], 33, 0),
+    ];
+    let want = coil_eager::run(&g, &inputs).expect("eager runs").outputs;
+    let l = coil_lower::lower(&g, &LowerConfig::gpu()).expect("lowers");
+    for unroll in [1, 2] {
+        let planner: coil_cuda::Planner = std::sync::Arc::new(move |k, caps| {
+            let mut plan = plan_kernel(k, caps);
+            if let Strategy::Pointwise {
+                reverse, unroll: u, ..
+            } = &mut plan.strategy
+            {
+                *reverse = true;
+                *u = unroll;
+            }
+            plan
+        });
+        let backend = CudaBackend::emulated().with_planner(planner);
+        let source = backend
+            .render(&program(&l, true, 132).kernels)
+            .expect("renders")
+            .1;
+        assert!(
+            source
+                .iter()
+                .any(|r| matches!(r.plan.strategy, Strategy::Pointwise { reverse: true, .. })),
+            "no reversed kernel"
+        );
+        let got = run(&backend as &dyn Backend, &l, &inputs, true)
+            .unwrap_or_else(|e| panic!("unroll {unroll}: {e}"));
+        for (o, (g, w)) in got.iter().zip(&want).enumerate() {
+            let (abs, rel) =
+                compare(g, w).unwrap_or_else(|e| panic!("unroll {unroll}, output {o}: {e}"));
+            assert!(
+                abs <= 1e-6 || rel <= 1e-6,
+                "unroll {unroll}, output {o}: abs {abs} rel {rel}"
+            );
+        }
+    }
+}
+
+/// The large `wall` runs its second kernel backwards: it rereads x (256 MiB, past the 50 MiB
+/// L2) right after the global mean read it front to back. At the article size x fits in L2,
+/// and a single kernel has nothing before it.
+#[test]
+fn a_kernel_rereading_a_big_input_walks_backwards() {
+    use coil_cuda::render::reverse_after;
+    let caps = GpuCaps::h200();
+    let kernels = |size| {
+        let g = coil_models::find("wall").unwrap().graph(size).unwrap();
+        let l = coil_lower::lower(&g, &LowerConfig::gpu()).expect("lowers");
+        program(&l, true, caps.sm_count).kernels
+    };
+    let large = kernels(coil_models::Size::Large);
+    assert_eq!(large.len(), 2);
+    assert!(!reverse_after(&large, 0, &caps));
+    assert!(reverse_after(&large, 1, &caps));
+    let backend = CudaBackend::offline();
+    let (_, rendered) = backend.render(&large).expect("renders");
+    assert!(matches!(
+        rendered[1].plan.strategy,
+        Strategy::Pointwise { reverse: true, .. }
+    ));
+    let article = kernels(coil_models::Size::Article);
+    assert!(!(0..article.len()).any(|i| reverse_after(&article, i, &caps)));
+    let chain = {
+        let g = coil_models::find("chain")
+            .unwrap()
+            .graph(coil_models::Size::Large)
+            .unwrap();
+        let l = coil_lower::lower(&g, &LowerConfig::gpu()).expect("lowers");
+        program(&l, true, caps.sm_count).kernels
+    };
+    assert!(!(0..chain.len()).any(|i| reverse_after(&chain, i, &caps)));
+}
