@@ -236,11 +236,17 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
         Some(Arc::new(move |k: &Kernel, caps: &GpuCaps| {
             let default = plan_kernel(k, caps);
             match default.strategy {
-                Strategy::Pointwise { lanes, reverse, .. } => Plan {
+                Strategy::Pointwise {
+                    lanes,
+                    reverse,
+                    one_pass,
+                    ..
+                } => Plan {
                     strategy: Strategy::Pointwise {
                         lanes,
                         unroll,
                         reverse,
+                        one_pass,
                     },
                     ..default
                 },

@@ -67,6 +67,10 @@ pub enum Strategy {
         unroll: u32,
         /// Walk the elements from the last to the first ([`reverse_after`]).
         reverse: bool,
+        /// A grid that covers every element, so each thread runs the loop once (as Triton
+        /// launches pointwise kernels; the block scheduler then balances the SMs), instead of
+        /// as many blocks as the SMs hold at once.
+        one_pass: bool,
     },
     /// The row held in registers: `row_threads` threads per row (32: a warp), each holding
     /// `chunks` chunks of `lanes` elements.
@@ -233,22 +237,30 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
         lanes,
         unroll,
         reverse,
+        ..
     } = default.strategy
     {
         // Big pointwise kernels: one chunk a thread and iteration against the default two
-        // (fewer live registers, where the kernel's math is long); and the default with every
+        // (fewer live registers, where the kernel's math is long); a grid covering every
+        // element (each thread one pass, with one or two chunks); and the default with every
         // block resident at once guaranteed (registers capped for eight blocks an SM, or
         // four blocks with more registers), the grid sized to match.
         if k.numel() >= 1 << 20 {
+            let pointwise = |unroll, one_pass| Plan {
+                strategy: Strategy::Pointwise {
+                    lanes,
+                    unroll,
+                    reverse,
+                    one_pass,
+                },
+                ..default
+            };
             if unroll != 1 {
-                plans.push(Plan {
-                    strategy: Strategy::Pointwise {
-                        lanes,
-                        unroll: 1,
-                        reverse,
-                    },
-                    ..default
-                });
+                plans.push(pointwise(1, false));
+            }
+            plans.push(pointwise(unroll, true));
+            if unroll != 1 {
+                plans.push(pointwise(1, true));
             }
             let full = (caps.max_threads_per_sm / default.block).max(1);
             for blocks in [full, full / 2] {
@@ -358,6 +370,7 @@ fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
                 lanes,
                 unroll: 2,
                 reverse: false,
+                one_pass: false,
             },
             POINTWISE_BLOCK,
         );
@@ -576,6 +589,7 @@ pub fn render_planned(
             lanes,
             unroll,
             reverse,
+            one_pass,
         } => {
             let unroll = unroll.max(1);
             let kernel = Emitter::new(k, &name, target, block, wide, 0)
@@ -590,9 +604,16 @@ pub fn render_planned(
                 },
                 ..caps.clone()
             };
+            let work = items.div_ceil(u64::from(unroll));
+            let config = if one_pass {
+                let blocks = work.div_ceil(u64::from(block)).clamp(1, (1 << 31) - 1);
+                LaunchConfig::linear(blocks as u32, block)
+            } else {
+                LaunchConfig::grid_stride(work, block, &caps)
+            };
             launches.push(KernelLaunch {
                 kernel,
-                config: LaunchConfig::grid_stride(items.div_ceil(u64::from(unroll)), block, &caps),
+                config,
                 args: all_args,
             });
         }

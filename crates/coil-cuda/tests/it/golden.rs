@@ -139,7 +139,8 @@ fn chain_is_one_vectorized_pointwise_kernel() {
         Strategy::Pointwise {
             lanes: 4,
             unroll: 2,
-            reverse: false
+            reverse: false,
+            one_pass: false
         }
     );
     let text = golden_text(&r);

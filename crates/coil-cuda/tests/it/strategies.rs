@@ -397,10 +397,11 @@ class GraphModule(torch.nn.Module):
 "#;
 
 /// Pointwise kernels walked backwards (as `reverse_after` picks for a kernel rereading what
-/// the one before it read) compute what eager does: odd sizes (one lane), a size of a multiple
-/// of four (four lanes), with one and two chunks per iteration.
+/// the one before it read), and with a grid covering every element (`one_pass`), compute what
+/// eager does: odd sizes (one lane), a size of a multiple of four (four lanes), with one and
+/// two chunks per iteration.
 #[test]
-fn reversed_pointwise_kernels_match_eager() {
+fn reversed_and_one_pass_pointwise_kernels_match_eager() {
     let g = coil_graph::parse(REVERSED_POINTWISE).expect("parses");
     let inputs = [
         input(DType::F32, &[3, 1001], 31, 0),
@@ -409,15 +410,24 @@ fn reversed_pointwise_kernels_match_eager() {
     ];
     let want = coil_eager::run(&g, &inputs).expect("eager runs").outputs;
     let l = coil_lower::lower(&g, &LowerConfig::gpu()).expect("lowers");
-    for unroll in [1, 2] {
+    for (unroll, reversed, full_grid) in [
+        (1, true, false),
+        (2, true, false),
+        (2, false, true),
+        (1, true, true),
+    ] {
         let planner: coil_cuda::Planner = std::sync::Arc::new(move |k, caps| {
             let mut plan = plan_kernel(k, caps);
             if let Strategy::Pointwise {
-                reverse, unroll: u, ..
+                reverse,
+                unroll: u,
+                one_pass,
+                ..
             } = &mut plan.strategy
             {
-                *reverse = true;
+                *reverse = reversed;
                 *u = unroll;
+                *one_pass = full_grid;
             }
             plan
         });
@@ -427,13 +437,16 @@ fn reversed_pointwise_kernels_match_eager() {
             .expect("renders")
             .1;
         assert!(
-            source
-                .iter()
-                .any(|r| matches!(r.plan.strategy, Strategy::Pointwise { reverse: true, .. })),
-            "no reversed kernel"
+            source.iter().any(|r| matches!(
+                r.plan.strategy,
+                Strategy::Pointwise { reverse, one_pass, .. }
+                    if reverse == reversed && one_pass == full_grid
+            )),
+            "no pointwise kernel with reverse {reversed} and one_pass {full_grid}"
         );
-        let got = run(&backend as &dyn Backend, &l, &inputs, true)
-            .unwrap_or_else(|e| panic!("unroll {unroll}: {e}"));
+        let got = run(&backend as &dyn Backend, &l, &inputs, true).unwrap_or_else(|e| {
+            panic!("unroll {unroll}, reverse {reversed}, one pass {full_grid}: {e}")
+        });
         for (o, (g, w)) in got.iter().zip(&want).enumerate() {
             let (abs, rel) =
                 compare(g, w).unwrap_or_else(|e| panic!("unroll {unroll}, output {o}: {e}"));
