@@ -4,7 +4,9 @@
 //! measured in the same run (`cargo bench -p coil-benches --bench cpu_kernels`): `copy`, compiled
 //! like the models (its output is streamed past the caches, as every output of 64 MiB and more
 //! is), and `copy_cached`, compiled with streaming stores off (an ordinary store-through-cache
-//! copy, like STREAM's scale-copy or torch.compile's kernels).
+//! copy, like STREAM's scale-copy or torch.compile's kernels). Two more rows are softmax built
+//! without row pipelining (`softmax_nopipe`) and without it and the per-row reciprocal
+//! (`softmax_div`), so those choices are measured against the default in the same rounds.
 //!
 //! Bytes counted are the model's minimum: each input read once plus each output written once.
 //! Buffers are allocated and touched once before timing, so no page faults land in the timed
@@ -173,11 +175,34 @@ fn cpu_kernels(c: &mut Criterion) {
         ..CpuOptions::default()
     })
     .expect("cpu backend");
+    // softmax again without row pipelining and without the per-row reciprocal: A/B rows
+    // measured in the same rounds as the defaults.
+    let unpipelined = CpuBackend::with_options(CpuOptions {
+        pipeline_rows: false,
+        ..CpuOptions::default()
+    })
+    .expect("cpu backend");
+    let dividing = CpuBackend::with_options(CpuOptions {
+        pipeline_rows: false,
+        invariant_reciprocal: false,
+        ..CpuOptions::default()
+    })
+    .expect("cpu backend");
     let mut prepared = vec![
-        prepare_copy(&backend, "copy"),
-        prepare_copy(&cached, "copy_cached"),
+        (0, prepare_copy(&backend, "copy")),
+        (1, prepare_copy(&cached, "copy_cached")),
     ];
-    prepared.extend(MODELS.iter().map(|m| prepare_model(&backend, m)));
+    prepared.extend(MODELS.iter().map(|m| (0, prepare_model(&backend, m))));
+    for (owner, b, label) in [
+        (2, &unpipelined, "softmax_nopipe"),
+        (3, &dividing, "softmax_div"),
+    ] {
+        let mut p = prepare_model(b, "softmax");
+        p.name = label.into();
+        prepared.push((owner, p));
+    }
+    let owners = [&backend, &cached, &unpipelined, &dividing];
+    let (owner_of, prepared): (Vec<usize>, Vec<Prepared>) = prepared.into_iter().unzip();
     // Touch every page once (first-touch faults stay out of the timed loops).
     for p in &prepared {
         launch(p);
@@ -198,13 +223,13 @@ fn cpu_kernels(c: &mut Criterion) {
         backend.device()
     );
     eprintln!(
-        "{:<12} {:>9} {:>9} {:>9} {:>12}",
+        "{:<15} {:>9} {:>9} {:>9} {:>12}",
         "kernel", "ms", "GB/s", "of copy", "of cached"
     );
     for (p, t) in prepared.iter().zip(&best) {
         let g = gbps(p, *t);
         eprintln!(
-            "{:<12} {:>9.2} {:>9.2} {:>8.0}% {:>11.0}%",
+            "{:<15} {:>9.2} {:>9.2} {:>8.0}% {:>11.0}%",
             p.name,
             t.as_secs_f64() * 1e3,
             g,
@@ -212,10 +237,9 @@ fn cpu_kernels(c: &mut Criterion) {
             100.0 * g / cached_gbps
         );
     }
-    for (i, p) in prepared.into_iter().enumerate() {
-        let owner = if i == 1 { &cached } else { &backend };
+    for (p, o) in prepared.into_iter().zip(owner_of) {
         for h in p.args {
-            owner.free(h);
+            owners[o].free(h);
         }
     }
 }

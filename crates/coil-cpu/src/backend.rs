@@ -38,6 +38,8 @@ pub struct CpuOptions {
     pub row_cache_min_cost: Option<u32>,
     /// See [`CodegenOptions::invariant_reciprocal`] (default on).
     pub invariant_reciprocal: bool,
+    /// See [`CodegenOptions::pipeline_rows`] (default on).
+    pub pipeline_rows: bool,
 }
 
 impl Default for CpuOptions {
@@ -50,6 +52,7 @@ impl Default for CpuOptions {
             prefetch_next_row: codegen.prefetch_next_row,
             row_cache_min_cost: codegen.row_cache_min_cost,
             invariant_reciprocal: codegen.invariant_reciprocal,
+            pipeline_rows: codegen.pipeline_rows,
         }
     }
 }
@@ -150,6 +153,7 @@ impl CpuBackend {
                 prefetch_next_row: options.prefetch_next_row,
                 row_cache_min_cost: options.row_cache_min_cost,
                 invariant_reciprocal: options.invariant_reciprocal,
+                pipeline_rows: options.pipeline_rows,
             },
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),

@@ -20,6 +20,7 @@
 
 mod ir;
 mod ops;
+mod pipeline;
 mod reduce;
 mod rowcache;
 
@@ -32,7 +33,7 @@ use inkwell::AddressSpace;
 use inkwell::IntPredicate;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Module;
-use inkwell::types::BasicType;
+use inkwell::types::{BasicType, BasicTypeEnum};
 use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 
 use crate::CpuError;
@@ -119,6 +120,10 @@ pub struct CodegenOptions {
     /// and a multiplication per element. The result can differ from the quotient by an ulp;
     /// off: every element divides.
     pub invariant_reciprocal: bool,
+    /// A reduction kernel whose last stage only writes runs that stage one row late, in the
+    /// loop of the stage before it when that stage computes a transcendental per element
+    /// ([`pipeline`]): softmax's stores overlap the next row's `exp`.
+    pub pipeline_rows: bool,
 }
 
 impl CodegenOptions {
@@ -131,6 +136,7 @@ impl CodegenOptions {
             prefetch_next_row: true,
             row_cache_min_cost: Some(rowcache::DEFAULT_MIN_COST),
             invariant_reciprocal: true,
+            pipeline_rows: true,
         }
     }
 }
@@ -183,6 +189,8 @@ pub fn emit_kernel<'ctx>(
         streaming_store_min_bytes: options.streaming_store_min_bytes,
         row_cache_min_cost: options.row_cache_min_cost,
         invariant_reciprocal: options.invariant_reciprocal,
+        pipeline_rows: options.pipeline_rows,
+        pipe: None,
         next_vars: HashMap::new(),
         streamed: std::cell::Cell::new(false),
     };
@@ -288,6 +296,27 @@ struct Emitter<'a, 'ctx> {
     streaming_store_min_bytes: Option<usize>,
     row_cache_min_cost: Option<u32>,
     invariant_reciprocal: bool,
+    pipeline_rows: bool,
+    /// The row pipeline, when the kernel has one ([`pipeline`]).
+    pipe: Option<Pipe<'ctx>>,
+}
+
+/// A pipelined kernel's state while emitting ([`pipeline`]).
+struct Pipe<'ctx> {
+    plan: pipeline::PipelinePlan,
+    /// The row cache's arrays: `base[i]` (the first) and `alt[i]` (the second); rows alternate.
+    base: Vec<PointerValue<'ctx>>,
+    alt: Vec<PointerValue<'ctx>>,
+    /// Stack slots of the late stage's accumulators, written by each row for the next.
+    acc_slots: Vec<(AccId, PointerValue<'ctx>, BasicTypeEnum<'ctx>)>,
+    /// The first outer iteration of this call (`start`).
+    start: IntValue<'ctx>,
+    /// Per row: whether a previous row waits for its late stage, its variables, its row-cache
+    /// arrays and its accumulators.
+    has_prev: Option<IntValue<'ctx>>,
+    prev_vars: HashMap<Var, IntValue<'ctx>>,
+    prev_cache: Vec<PointerValue<'ctx>>,
+    prev_accs: HashMap<AccId, V<'ctx>>,
 }
 
 /// Software prefetch of the next row.
@@ -410,7 +439,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
             self.cache.push((entry, p));
         }
+        self.setup_pipeline(start)?;
         self.counted_loop(start, end, 1, "it", &mut |em, it| em.outer_iteration(it))?;
+        self.late_stage_of_last_row(start, end)?;
         if self.streamed.get() {
             // Streaming stores are weakly ordered: fence them before the caller signals
             // completion to other threads.
@@ -501,8 +532,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
             self.acc_values.clear();
             self.outer_values.clear();
+            self.pipeline_row(it)?;
+            let late = self.pipe.as_ref().map(|p| p.plan.late);
             let k = self.k;
             for (si, stage) in k.stages.iter().enumerate() {
+                if Some(si) == late {
+                    // Runs in the next row's host loop (or after the last row).
+                    self.keep_late_accs()?;
+                    continue;
+                }
                 match stage.kind {
                     StageKind::Outer => {
                         let env = Env::scalar(vars.clone());
@@ -745,6 +783,231 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         })
     }
 
+    /// Plans the row pipeline and allocates its second row-cache arrays and accumulator slots
+    /// (in the entry block, after the row cache).
+    fn setup_pipeline(&mut self, start: IntValue<'ctx>) -> Result<(), CpuError> {
+        if !self.pipeline_rows {
+            return Ok(());
+        }
+        let cached: Vec<rowcache::CachedValue> =
+            self.cache.iter().map(|(c, _)| c.clone()).collect();
+        let Some(plan) = pipeline::plan(
+            self.k,
+            &cached,
+            HEAVY_STAGE_COST,
+            rowcache::MAX_SCRATCH_BYTES,
+        ) else {
+            return Ok(());
+        };
+        let b = self.ir.b;
+        let rnumel = self.k.rnumel();
+        let mut alt = Vec::new();
+        for (i, (entry, _)) in self.cache.iter().enumerate() {
+            let elem = self.ir.scalar_ty(Class::of(entry.dtype));
+            let p = b.build_alloca(elem.array_type(rnumel as u32), &format!("row_cache{i}.b"))?;
+            if let Some(ins) = p.as_instruction_value() {
+                ins.set_alignment(64).map_err(|e| err(e.to_string()))?;
+            }
+            alt.push(p);
+        }
+        let mut acc_slots = Vec::new();
+        for &a in &plan.accs {
+            let slot = self
+                .slots
+                .get(&a)
+                .ok_or_else(|| err(format!("{a} has no slot")))?;
+            let ty = self.ir.scalar_ty(Class::of(slot.acc.dtype));
+            let p = b.build_alloca(ty, &format!("{a}.prev"))?;
+            b.build_store(p, ty.const_zero())?;
+            acc_slots.push((a, p, ty));
+        }
+        self.pipe = Some(Pipe {
+            plan,
+            base: self.cache.iter().map(|(_, p)| *p).collect(),
+            alt,
+            acc_slots,
+            start,
+            has_prev: None,
+            prev_vars: HashMap::new(),
+            prev_cache: vec![],
+            prev_accs: HashMap::new(),
+        });
+        Ok(())
+    }
+
+    /// The row-cache arrays of row `it`: `(this row's, the other's)`, by `it`'s parity.
+    fn cache_arrays(
+        &self,
+        it: IntValue<'ctx>,
+    ) -> Result<(Vec<PointerValue<'ctx>>, Vec<PointerValue<'ctx>>), CpuError> {
+        let Some(pipe) = &self.pipe else {
+            return Ok((vec![], vec![]));
+        };
+        let b = self.ir.b;
+        let odd = b.build_int_truncate(it, self.ir.cx.bool_type(), "odd")?;
+        let mut cur = Vec::new();
+        let mut other = Vec::new();
+        for (&x, &y) in pipe.base.iter().zip(&pipe.alt) {
+            cur.push(b.build_select(odd, y, x, "cache")?.into_pointer_value());
+            other.push(
+                b.build_select(odd, x, y, "cache.prev")?
+                    .into_pointer_value(),
+            );
+        }
+        Ok((cur, other))
+    }
+
+    /// At the top of row `it`: this row's row-cache arrays, and what the previous row's late
+    /// stage needs (whether there is one, its variables, arrays and accumulators).
+    fn pipeline_row(&mut self, it: IntValue<'ctx>) -> Result<(), CpuError> {
+        let Some(start) = self.pipe.as_ref().map(|p| p.start) else {
+            return Ok(());
+        };
+        let b = self.ir.b;
+        let (cur, prev) = self.cache_arrays(it)?;
+        for (c, p) in self.cache.iter_mut().zip(cur) {
+            c.1 = p;
+        }
+        let has_prev = b.build_int_compare(IntPredicate::SGT, it, start, "has_prev")?;
+        let before = b.build_int_sub(it, self.ir.i64c(1), "it.prev")?;
+        let n = self.k.ranges.len();
+        let outer_vars: Vec<Var> = (0..n).map(Var::p).collect();
+        let mut prev_vars = HashMap::new();
+        self.unflatten(before, &outer_vars, &self.k.ranges, &mut prev_vars)?;
+        let prev_accs = self.load_late_accs()?;
+        let pipe = self.pipe.as_mut().ok_or_else(|| err("no pipeline"))?;
+        pipe.has_prev = Some(has_prev);
+        pipe.prev_vars = prev_vars;
+        pipe.prev_cache = prev;
+        pipe.prev_accs = prev_accs;
+        Ok(())
+    }
+
+    /// The late stage's accumulators as the previous row left them.
+    fn load_late_accs(&self) -> Result<HashMap<AccId, V<'ctx>>, CpuError> {
+        let mut out = HashMap::new();
+        if let Some(pipe) = &self.pipe {
+            for &(a, p, ty) in &pipe.acc_slots {
+                out.insert(a, self.ir.b.build_load(ty, p, &format!("{a}.prev"))?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Stores this row's finished accumulators that its late stage will read.
+    fn keep_late_accs(&self) -> Result<(), CpuError> {
+        if let Some(pipe) = &self.pipe {
+            for &(a, p, _) in &pipe.acc_slots {
+                let v = *self
+                    .acc_values
+                    .get(&a)
+                    .ok_or_else(|| err(format!("{a} is read before its stage finished")))?;
+                self.ir.b.build_store(p, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// In the host stage's loop, at the position `env`: the late stage of the previous row at
+    /// the same position (when there is a previous row).
+    fn late_stage_of_previous_row(
+        &mut self,
+        si: usize,
+        env: &Env<'ctx>,
+        pos: &IndexExpr,
+    ) -> Result<(), CpuError> {
+        let Some(pipe) = self.pipe.as_ref().filter(|p| p.plan.host == si) else {
+            return Ok(());
+        };
+        let late = pipe.plan.late;
+        let has_prev = pipe
+            .has_prev
+            .ok_or_else(|| err("pipeline row not set up"))?;
+        let mut vars = env.vars.clone();
+        vars.extend(pipe.prev_vars.iter().map(|(v, x)| (*v, *x)));
+        let prev_env = Env {
+            vars,
+            vec: env.vec,
+            width: env.width,
+            acc: env.acc,
+        };
+        let mut prev_accs = pipe.prev_accs.clone();
+        let prev_cache = pipe.prev_cache.clone();
+        let cx = self.ir.cx;
+        let b = self.ir.b;
+        let run = cx.append_basic_block(self.f, "late");
+        let done = cx.append_basic_block(self.f, "late.done");
+        b.build_conditional_branch(has_prev, run, done)?;
+        b.position_at_end(run);
+        // The previous row's accumulators and row-cache arrays stand in for this row's.
+        std::mem::swap(&mut self.acc_values, &mut prev_accs);
+        let cur: Vec<PointerValue<'ctx>> = self.cache.iter().map(|(_, p)| *p).collect();
+        for (c, p) in self.cache.iter_mut().zip(&prev_cache) {
+            c.1 = *p;
+        }
+        let stage = &self.k.stages[late];
+        let row_pos = if stage
+            .values
+            .iter()
+            .any(|v| self.cache_loads.contains_key(v))
+        {
+            Some(self.scalar_index(pos, &prev_env)?)
+        } else {
+            None
+        };
+        let result = self
+            .stage_values(stage, &prev_env, row_pos)
+            .and_then(|vals| self.stores(stage, &vals, &prev_env));
+        std::mem::swap(&mut self.acc_values, &mut prev_accs);
+        for (c, p) in self.cache.iter_mut().zip(cur) {
+            c.1 = p;
+        }
+        result?;
+        b.build_unconditional_branch(done)?;
+        b.position_at_end(done);
+        Ok(())
+    }
+
+    /// After the loop over rows: the late stage of the last row of `start..end`, if any.
+    fn late_stage_of_last_row(
+        &mut self,
+        start: IntValue<'ctx>,
+        end: IntValue<'ctx>,
+    ) -> Result<(), CpuError> {
+        let Some(late) = self.pipe.as_ref().map(|p| p.plan.late) else {
+            return Ok(());
+        };
+        let cx = self.ir.cx;
+        let b = self.ir.b;
+        let run = cx.append_basic_block(self.f, "last.late");
+        let done = cx.append_basic_block(self.f, "last.late.done");
+        let any = b.build_int_compare(IntPredicate::SLT, start, end, "")?;
+        b.build_conditional_branch(any, run, done)?;
+        b.position_at_end(run);
+        let last = b.build_int_sub(end, self.ir.i64c(1), "it.last")?;
+        let n = self.k.ranges.len();
+        let outer_vars: Vec<Var> = (0..n).map(Var::p).collect();
+        let mut vars = HashMap::new();
+        self.unflatten(last, &outer_vars, &self.k.ranges, &mut vars)?;
+        let (cur, _) = self.cache_arrays(last)?;
+        for (c, p) in self.cache.iter_mut().zip(cur) {
+            c.1 = p;
+        }
+        self.acc_values = self.load_late_accs()?;
+        self.outer_values.clear();
+        // Emitted once, after the loop: no next row to prefetch, no previous row to finish.
+        let pipe = self.pipe.take();
+        let prefetch = self.prefetch.take();
+        let stage = &self.k.stages[late];
+        let result = self.reduction_stage(late, stage, &vars);
+        self.pipe = pipe;
+        self.prefetch = prefetch;
+        result?;
+        b.build_unconditional_branch(done)?;
+        b.position_at_end(done);
+        Ok(())
+    }
+
     /// [`rowcache::stage_cost`] of stage `si` with this kernel's row cache.
     fn stage_cost(&self, si: usize) -> u32 {
         let cached: Vec<rowcache::CachedValue> =
@@ -781,6 +1044,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         self.stores(stage, &vals, env)?;
         self.prefetch_next_row(si, env)?;
+        self.late_stage_of_previous_row(si, env, pos)?;
         if stage.accumulators.is_empty() {
             return Ok(());
         }

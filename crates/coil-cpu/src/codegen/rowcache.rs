@@ -14,7 +14,7 @@ use coil_lower::Op;
 /// Recomputations cheaper than this (in rough instruction counts) are left alone by default.
 pub(crate) const DEFAULT_MIN_COST: u32 = 6;
 /// Scratch bytes per kernel invocation (on the stack of the calling thread).
-const MAX_SCRATCH_BYTES: usize = 128 * 1024;
+pub(crate) const MAX_SCRATCH_BYTES: usize = 128 * 1024;
 
 /// One cached value: computed by `source` in stage `source_stage`, reloaded for `users`.
 #[derive(Clone, Debug, PartialEq, Eq)]

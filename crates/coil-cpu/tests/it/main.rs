@@ -10,6 +10,7 @@ mod errors;
 mod ir;
 mod kernels;
 mod parallel;
+mod pipeline;
 mod random;
 mod reduce;
 mod shapes;

@@ -9,7 +9,7 @@ use coil_testkit::check_close;
 use crate::driver::{all_in_one, backend, eager, lower, per_buffer, run};
 
 /// Deterministic pseudo-random values: floats in [-2, 2), integers in [-5, 5], bools.
-fn random(dtype: DType, sizes: &[usize], seed: u64) -> Tensor {
+pub(crate) fn random(dtype: DType, sizes: &[usize], seed: u64) -> Tensor {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut next = move || {
         state ^= state << 13;
