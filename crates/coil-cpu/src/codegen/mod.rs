@@ -165,6 +165,10 @@ pub fn emit_kernel<'ctx>(
         AttributeLoc::Function,
         cx.create_enum_attribute(nounwind, 0),
     );
+    let cached = options
+        .row_cache_min_cost
+        .map(|min_cost| rowcache::plan(kernel, min_cost))
+        .unwrap_or_default();
     let mut em = Emitter {
         ir: Ir::new(&builder, module),
         k: kernel,
@@ -175,19 +179,15 @@ pub fn emit_kernel<'ctx>(
         slots: HashMap::new(),
         acc_values: HashMap::new(),
         outer_values: HashMap::new(),
-        cache: vec![],
-        cache_loads: HashMap::new(),
         prefetch: if options.prefetch_next_row {
-            let cached = options
-                .row_cache_min_cost
-                .map(|min_cost| rowcache::plan(kernel, min_cost))
-                .unwrap_or_default();
             plan_prefetch(kernel, &cached)
         } else {
             None
         },
+        cached,
+        row_arrays: vec![],
+        cache_loads: HashMap::new(),
         streaming_store_min_bytes: options.streaming_store_min_bytes,
-        row_cache_min_cost: options.row_cache_min_cost,
         invariant_reciprocal: options.invariant_reciprocal,
         pipeline_rows: options.pipeline_rows,
         pipe: None,
@@ -282,9 +282,12 @@ struct Emitter<'a, 'ctx> {
     acc_values: HashMap<AccId, V<'ctx>>,
     /// Values of the current outer point's outer stages.
     outer_values: HashMap<ValueId, V<'ctx>>,
-    /// Row-cache scratch arrays and what fills them ([`rowcache`]).
-    cache: Vec<(rowcache::CachedValue, PointerValue<'ctx>)>,
-    /// Values reloaded from the row cache: value -> index into `cache`.
+    /// What the row cache holds ([`rowcache`]), planned once per kernel.
+    cached: Vec<rowcache::CachedValue>,
+    /// The current row's scratch array of each `cached` entry (a pipelined kernel alternates
+    /// two per entry, [`pipeline`]).
+    row_arrays: Vec<PointerValue<'ctx>>,
+    /// Values reloaded from the row cache: value -> index into `cached`.
     cache_loads: HashMap<ValueId, usize>,
     /// Streamed loads of the first reduction stage, prefetched for the next outer point by a
     /// later reduction stage ([`plan_prefetch`]).
@@ -294,7 +297,6 @@ struct Emitter<'a, 'ctx> {
     /// Whether a non-temporal store was emitted (the function then ends with a fence).
     streamed: std::cell::Cell<bool>,
     streaming_store_min_bytes: Option<usize>,
-    row_cache_min_cost: Option<u32>,
     invariant_reciprocal: bool,
     pipeline_rows: bool,
     /// The row pipeline, when the kernel has one ([`pipeline`]).
@@ -422,22 +424,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
         }
         // Row-cache scratch arrays, also in the entry block.
-        let rnumel = self.k.rnumel();
-        let plan = match self.row_cache_min_cost {
-            Some(min_cost) => rowcache::plan(self.k, min_cost),
-            None => vec![],
-        };
-        for (i, entry) in plan.into_iter().enumerate() {
-            let elem = self.ir.scalar_ty(Class::of(entry.dtype));
-            let array = elem.array_type(rnumel as u32);
-            let p = b.build_alloca(array, &format!("row_cache{i}"))?;
-            if let Some(ins) = p.as_instruction_value() {
-                ins.set_alignment(64).map_err(|e| err(e.to_string()))?;
-            }
-            for &u in &entry.users {
+        for i in 0..self.cached.len() {
+            let p = self.row_array(i, "")?;
+            for &u in &self.cached[i].users {
                 self.cache_loads.insert(u, i);
             }
-            self.cache.push((entry, p));
+            self.row_arrays.push(p);
         }
         self.setup_pipeline(start)?;
         self.counted_loop(start, end, 1, "it", &mut |em, it| em.outer_iteration(it))?;
@@ -789,27 +781,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         if !self.pipeline_rows {
             return Ok(());
         }
-        let cached: Vec<rowcache::CachedValue> =
-            self.cache.iter().map(|(c, _)| c.clone()).collect();
         let Some(plan) = pipeline::plan(
             self.k,
-            &cached,
+            &self.cached,
             HEAVY_STAGE_COST,
             rowcache::MAX_SCRATCH_BYTES,
         ) else {
             return Ok(());
         };
         let b = self.ir.b;
-        let rnumel = self.k.rnumel();
-        let mut alt = Vec::new();
-        for (i, (entry, _)) in self.cache.iter().enumerate() {
-            let elem = self.ir.scalar_ty(Class::of(entry.dtype));
-            let p = b.build_alloca(elem.array_type(rnumel as u32), &format!("row_cache{i}.b"))?;
-            if let Some(ins) = p.as_instruction_value() {
-                ins.set_alignment(64).map_err(|e| err(e.to_string()))?;
-            }
-            alt.push(p);
-        }
+        let alt = (0..self.cached.len())
+            .map(|i| self.row_array(i, ".b"))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut acc_slots = Vec::new();
         for &a in &plan.accs {
             let slot = self
@@ -823,7 +806,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         self.pipe = Some(Pipe {
             plan,
-            base: self.cache.iter().map(|(_, p)| *p).collect(),
+            base: self.row_arrays.clone(),
             alt,
             acc_slots,
             start,
@@ -865,9 +848,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         };
         let b = self.ir.b;
         let (cur, prev) = self.cache_arrays(it)?;
-        for (c, p) in self.cache.iter_mut().zip(cur) {
-            c.1 = p;
-        }
+        self.row_arrays = cur;
         let has_prev = b.build_int_compare(IntPredicate::SGT, it, start, "has_prev")?;
         let before = b.build_int_sub(it, self.ir.i64c(1), "it.prev")?;
         let n = self.k.ranges.len();
@@ -941,10 +922,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         b.position_at_end(run);
         // The previous row's accumulators and row-cache arrays stand in for this row's.
         std::mem::swap(&mut self.acc_values, &mut prev_accs);
-        let cur: Vec<PointerValue<'ctx>> = self.cache.iter().map(|(_, p)| *p).collect();
-        for (c, p) in self.cache.iter_mut().zip(&prev_cache) {
-            c.1 = *p;
-        }
+        let cur = std::mem::replace(&mut self.row_arrays, prev_cache);
         let stage = &self.k.stages[late];
         let row_pos = if stage
             .values
@@ -959,9 +937,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .stage_values(stage, &prev_env, row_pos)
             .and_then(|vals| self.stores(stage, &vals, &prev_env));
         std::mem::swap(&mut self.acc_values, &mut prev_accs);
-        for (c, p) in self.cache.iter_mut().zip(cur) {
-            c.1 = p;
-        }
+        self.row_arrays = cur;
         result?;
         b.build_unconditional_branch(done)?;
         b.position_at_end(done);
@@ -989,10 +965,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let outer_vars: Vec<Var> = (0..n).map(Var::p).collect();
         let mut vars = HashMap::new();
         self.unflatten(last, &outer_vars, &self.k.ranges, &mut vars)?;
-        let (cur, _) = self.cache_arrays(last)?;
-        for (c, p) in self.cache.iter_mut().zip(cur) {
-            c.1 = p;
-        }
+        self.row_arrays = self.cache_arrays(last)?.0;
         self.acc_values = self.load_late_accs()?;
         self.outer_values.clear();
         // Emitted once, after the loop: no next row to prefetch, no previous row to finish.
@@ -1010,9 +983,22 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     /// [`rowcache::stage_cost`] of stage `si` with this kernel's row cache.
     fn stage_cost(&self, si: usize) -> u32 {
-        let cached: Vec<rowcache::CachedValue> =
-            self.cache.iter().map(|(c, _)| c.clone()).collect();
-        rowcache::stage_cost(self.k, si, &cached)
+        rowcache::stage_cost(self.k, si, &self.cached)
+    }
+
+    /// A new 64-byte aligned scratch array for row-cache entry `i` (`row_cache<i><suffix>`),
+    /// at the builder's position (the entry block).
+    fn row_array(&self, i: usize, suffix: &str) -> Result<PointerValue<'ctx>, CpuError> {
+        let elem = self.ir.scalar_ty(Class::of(self.cached[i].dtype));
+        let array = elem.array_type(self.k.rnumel() as u32);
+        let p = self
+            .ir
+            .b
+            .build_alloca(array, &format!("row_cache{i}{suffix}"))?;
+        if let Some(ins) = p.as_instruction_value() {
+            ins.set_alignment(64).map_err(|e| err(e.to_string()))?;
+        }
+        Ok(p)
     }
 
     fn reduction_body(
@@ -1023,7 +1009,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         pos: &IndexExpr,
     ) -> Result<(), CpuError> {
         // The row cache is indexed by the position in the row (lane 0's, in vector code).
-        let uses_cache = self.cache.iter().any(|(c, _)| c.source_stage == si)
+        let uses_cache = self.cached.iter().any(|c| c.source_stage == si)
             || stage
                 .values
                 .iter()
@@ -1034,7 +1020,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             None
         };
         let vals = self.stage_values(stage, env, row_pos)?;
-        for (entry, scratch) in &self.cache {
+        for (entry, scratch) in self.cached.iter().zip(&self.row_arrays) {
             if entry.source_stage == si {
                 let p = row_pos.ok_or_else(|| err("row cache without a position"))?;
                 let elem = self.ir.scalar_ty(Class::of(entry.dtype));
@@ -1140,7 +1126,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
             if let (Some(&ci), Some(p)) = (self.cache_loads.get(&v), row_pos) {
                 let elem = self.ir.scalar_ty(Class::of(dt));
-                let x = self.ir.load_raw(elem, self.cache[ci].1, p, env.width)?;
+                let x = self.ir.load_raw(elem, self.row_arrays[ci], p, env.width)?;
                 self.ir.name(x, &format!("{v}{}.cached", env.suffix()));
                 vals.insert(v, x);
                 continue;
