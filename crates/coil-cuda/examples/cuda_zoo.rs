@@ -234,24 +234,11 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
     }
     fn pointwise(unroll: u32) -> Option<Planner> {
         Some(Arc::new(move |k: &Kernel, caps: &GpuCaps| {
-            let default = plan_kernel(k, caps);
-            match default.strategy {
-                Strategy::Pointwise {
-                    lanes,
-                    reverse,
-                    one_pass,
-                    ..
-                } => Plan {
-                    strategy: Strategy::Pointwise {
-                        lanes,
-                        unroll,
-                        reverse,
-                        one_pass,
-                    },
-                    ..default
-                },
-                _ => default,
+            let mut plan = plan_kernel(k, caps);
+            if let Strategy::Pointwise { unroll: u, .. } = &mut plan.strategy {
+                *u = unroll;
             }
+            plan
         }))
     }
     let looped = |threads: u32| {

@@ -152,6 +152,19 @@ fn input(dtype: DType, sizes: &[usize], seed: u64, nan_every: usize) -> Tensor {
 
 /// Runs `text` on the emulator (fused and per buffer) and checks it against coil-eager;
 /// returns the strategies of the kernels (fused run).
+/// Every output in `got` within `tol` of `want` (absolute or relative); `what` names the run in
+/// failures.
+fn assert_outputs_close(got: &[Tensor], want: &[Tensor], tol: f64, what: &str) {
+    for (o, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g.dtype(), w.dtype(), "{what}, output {o}");
+        let (abs, rel) = compare(g, w).unwrap_or_else(|e| panic!("{what}, output {o}: {e}"));
+        assert!(
+            abs <= tol || rel <= tol,
+            "{what}, output {o}: abs {abs} rel {rel}"
+        );
+    }
+}
+
 fn check(text: &str, inputs: &[Tensor], tol: f64) -> Vec<Strategy> {
     let g = coil_graph::parse(text).expect("parses");
     let want = coil_eager::run(&g, inputs).expect("eager runs").outputs;
@@ -162,15 +175,7 @@ fn check(text: &str, inputs: &[Tensor], tol: f64) -> Vec<Strategy> {
     for fuse in [true, false] {
         let got = run(&backend as &dyn Backend, &l, inputs, fuse)
             .unwrap_or_else(|e| panic!("fuse {fuse}: {e}"));
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(g.dtype(), w.dtype(), "output {i}");
-            let (abs, rel) =
-                compare(g, w).unwrap_or_else(|e| panic!("output {i} (fuse {fuse}): {e}"));
-            assert!(
-                abs <= tol || rel <= tol,
-                "output {i} (fuse {fuse}): abs {abs} rel {rel}\n{text}"
-            );
-        }
+        assert_outputs_close(&got, &want, tol, &format!("fuse {fuse}\n{text}\n"));
         if fuse {
             strategies = program(&l, true, 132)
                 .kernels
@@ -333,14 +338,7 @@ fn every_autotuning_candidate_matches_eager() {
         let backend = CudaBackend::emulated().with_planner(planner);
         let got = run(&backend as &dyn Backend, &l, &inputs, true)
             .unwrap_or_else(|e| panic!("candidate {i}: {e}"));
-        for (o, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (abs, rel) =
-                compare(g, w).unwrap_or_else(|e| panic!("candidate {i}, output {o}: {e}"));
-            assert!(
-                abs <= 1e-5 || rel <= 1e-5,
-                "candidate {i}, output {o}: abs {abs} rel {rel}"
-            );
-        }
+        assert_outputs_close(&got, &want, 1e-5, &format!("candidate {i}"));
     }
 }
 
@@ -373,14 +371,7 @@ fn fused_split_reductions_reset_their_counters() {
     }
     for run_no in 0..3 {
         let got = model.run(&inputs).expect("runs");
-        for (o, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (abs, rel) =
-                compare(g, w).unwrap_or_else(|e| panic!("run {run_no}, output {o}: {e}"));
-            assert!(
-                abs <= 1e-5 || rel <= 1e-5,
-                "run {run_no}, output {o}: abs {abs} rel {rel}"
-            );
-        }
+        assert_outputs_close(&got, &want, 1e-5, &format!("run {run_no}"));
     }
 }
 
@@ -447,14 +438,12 @@ fn reversed_and_one_pass_pointwise_kernels_match_eager() {
         let got = run(&backend as &dyn Backend, &l, &inputs, true).unwrap_or_else(|e| {
             panic!("unroll {unroll}, reverse {reversed}, one pass {full_grid}: {e}")
         });
-        for (o, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (abs, rel) =
-                compare(g, w).unwrap_or_else(|e| panic!("unroll {unroll}, output {o}: {e}"));
-            assert!(
-                abs <= 1e-6 || rel <= 1e-6,
-                "unroll {unroll}, output {o}: abs {abs} rel {rel}"
-            );
-        }
+        assert_outputs_close(
+            &got,
+            &want,
+            1e-6,
+            &format!("unroll {unroll}, reverse {reversed}, one pass {full_grid}"),
+        );
     }
 }
 
