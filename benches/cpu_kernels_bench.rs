@@ -5,8 +5,9 @@
 //! like the models (its output is streamed past the caches, as every output of 64 MiB and more
 //! is), and `copy_cached`, compiled with streaming stores off (an ordinary store-through-cache
 //! copy, like STREAM's scale-copy or torch.compile's kernels). Two more rows are softmax built
-//! without row pipelining (`softmax_nopipe`) and without it and the per-row reciprocal
-//! (`softmax_div`), so those choices are measured against the default in the same rounds.
+//! without row pipelining (`softmax_nopipe`), without it and the per-row reciprocal
+//! (`softmax_div`), and with the polynomial `exp` instead of the table one (`softmax_poly`), so
+//! those choices are measured against the default in the same rounds.
 //!
 //! Bytes counted are the model's minimum: each input read once plus each output written once.
 //! Buffers are allocated and touched once before timing, so no page faults land in the timed
@@ -175,8 +176,8 @@ fn cpu_kernels(c: &mut Criterion) {
         ..CpuOptions::default()
     })
     .expect("cpu backend");
-    // softmax again without row pipelining and without the per-row reciprocal: A/B rows
-    // measured in the same rounds as the defaults.
+    // softmax again without row pipelining, without the per-row reciprocal, and with the
+    // polynomial exp: A/B rows measured in the same rounds as the defaults.
     let unpipelined = CpuBackend::with_options(CpuOptions {
         pipeline_rows: false,
         ..CpuOptions::default()
@@ -188,6 +189,11 @@ fn cpu_kernels(c: &mut Criterion) {
         ..CpuOptions::default()
     })
     .expect("cpu backend");
+    let polynomial = CpuBackend::with_options(CpuOptions {
+        table_exp: false,
+        ..CpuOptions::default()
+    })
+    .expect("cpu backend");
     let mut prepared = vec![
         (0, prepare_copy(&backend, "copy")),
         (1, prepare_copy(&cached, "copy_cached")),
@@ -196,12 +202,13 @@ fn cpu_kernels(c: &mut Criterion) {
     for (owner, b, label) in [
         (2, &unpipelined, "softmax_nopipe"),
         (3, &dividing, "softmax_div"),
+        (4, &polynomial, "softmax_poly"),
     ] {
         let mut p = prepare_model(b, "softmax");
         p.name = label.into();
         prepared.push((owner, p));
     }
-    let owners = [&backend, &cached, &unpipelined, &dividing];
+    let owners = [&backend, &cached, &unpipelined, &dividing, &polynomial];
     let (owner_of, prepared): (Vec<usize>, Vec<Prepared>) = prepared.into_iter().unzip();
     // Touch every page once (first-touch faults stay out of the timed loops).
     for p in &prepared {

@@ -25,6 +25,9 @@ for suffix, degs in (("F32", dict(exp=4, log=3, tanh=5, sin=3, cos=3, erf=7, erf
                      ("F64", dict(exp=10, log=7, tanh=11))):
     # exp(r) = 1 + r + r^2 * q(r), |r| <= ln2/2
     fits.append(fit(f"EXP_{suffix}", at0(lambda r: (mp.exp(r) - 1 - r) / r**2, 0.5), -LN2 / 2, LN2 / 2, degs["exp"]))
+    if suffix == "F32":
+        # the same q for the table exp (2^(j/8) looked up), |r| <= ln2/16
+        fits.append(fit("EXP_TABLE_F32", at0(lambda r: (mp.exp(r) - 1 - r) / r**2, 0.5), -LN2 / 16, LN2 / 16, 2))
     # log1p(f) = f - (hfsq - s*(hfsq + z*L(z))), s = f/(2+f), z = s^2, |f| <= sqrt(2)-1
     zmax = ((mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)) ** 2
     fits.append(fit(f"LOG_{suffix}", at0(lambda z: 2 * (mp.atanh(mp.sqrt(z)) - mp.sqrt(z)) / mp.sqrt(z) ** 3, mp.mpf(2) / 3), 0, zmax, degs["log"]))

@@ -40,6 +40,8 @@ pub struct CpuOptions {
     pub invariant_reciprocal: bool,
     /// See [`CodegenOptions::pipeline_rows`] (default on).
     pub pipeline_rows: bool,
+    /// See [`CodegenOptions::table_exp`] (default on; used only where the host has AVX2).
+    pub table_exp: bool,
 }
 
 impl Default for CpuOptions {
@@ -53,6 +55,7 @@ impl Default for CpuOptions {
             row_cache_min_cost: codegen.row_cache_min_cost,
             invariant_reciprocal: codegen.invariant_reciprocal,
             pipeline_rows: codegen.pipeline_rows,
+            table_exp: true,
         }
     }
 }
@@ -154,6 +157,7 @@ impl CpuBackend {
                 row_cache_min_cost: options.row_cache_min_cost,
                 invariant_reciprocal: options.invariant_reciprocal,
                 pipeline_rows: options.pipeline_rows,
+                table_exp: options.table_exp && target.has_feature("avx2"),
             },
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),

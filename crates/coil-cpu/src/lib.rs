@@ -51,7 +51,7 @@ pub use codegen::{CodegenOptions, LaunchShape, emit_kernel};
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, optimize};
 pub use parallel::{ArgSpec, Element, Kernel, KernelArgs, KernelFn, ThreadPool};
-pub use vmath::{FloatKind, MathFn, VMath};
+pub use vmath::{FloatKind, MathFn, VMath, VMathOptions};
 
 /// The `inkwell` this crate builds on, re-exported so the translator uses the same version.
 pub use inkwell;

@@ -16,7 +16,7 @@ use inkwell::values::{
 use inkwell::{FloatPredicate, IntPredicate};
 
 use crate::CpuError;
-use crate::vmath::VMath;
+use crate::vmath::{VMath, VMathOptions};
 
 /// A value: a scalar or a vector of a compute type.
 pub(crate) type V<'ctx> = BasicValueEnum<'ctx>;
@@ -103,12 +103,12 @@ pub(crate) struct Ir<'a, 'ctx> {
 }
 
 impl<'a, 'ctx> Ir<'a, 'ctx> {
-    pub(crate) fn new(b: &'a Builder<'ctx>, module: &'a Module<'ctx>) -> Self {
+    pub(crate) fn new(b: &'a Builder<'ctx>, module: &'a Module<'ctx>, math: VMathOptions) -> Self {
         Ir {
             cx: module.get_context(),
             b,
             module,
-            vm: VMath::declare(module),
+            vm: VMath::with_options(module, math),
         }
     }
 

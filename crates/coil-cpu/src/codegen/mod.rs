@@ -37,6 +37,7 @@ use inkwell::types::{BasicType, BasicTypeEnum};
 use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 
 use crate::CpuError;
+use crate::vmath::VMathOptions;
 use ir::{Class, Ir, V, err};
 use reduce::AccSlot;
 
@@ -124,6 +125,10 @@ pub struct CodegenOptions {
     /// loop of the stage before it when that stage computes a transcendental per element
     /// ([`pipeline`]): softmax's stores overlap the next row's `exp`.
     pub pipeline_rows: bool,
+    /// f32 `exp` on 8-lane vectors looks `2^(j/8)` up in a register-held table
+    /// ([`crate::VMathOptions::table_exp`]); needs AVX2, so [`CodegenOptions::new`] leaves it
+    /// off and the CPU backend turns it on where the host has AVX2.
+    pub table_exp: bool,
 }
 
 impl CodegenOptions {
@@ -137,6 +142,7 @@ impl CodegenOptions {
             row_cache_min_cost: Some(rowcache::DEFAULT_MIN_COST),
             invariant_reciprocal: true,
             pipeline_rows: true,
+            table_exp: false,
         }
     }
 }
@@ -170,7 +176,13 @@ pub fn emit_kernel<'ctx>(
         .map(|min_cost| rowcache::plan(kernel, min_cost))
         .unwrap_or_default();
     let mut em = Emitter {
-        ir: Ir::new(&builder, module),
+        ir: Ir::new(
+            &builder,
+            module,
+            VMathOptions {
+                table_exp: options.table_exp,
+            },
+        ),
         k: kernel,
         f,
         width,

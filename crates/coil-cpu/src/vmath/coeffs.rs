@@ -10,6 +10,8 @@ pub(crate) const EXP_F32: [f64; 5] = [
     0.008363173074513711,
     0.001392617611993558,
 ];
+/// max fit error 1.71e-7
+pub(crate) const EXP_TABLE_F32: [f64; 3] = [0.5, 0.1666783968696943, 0.04166862168412452];
 /// max fit error 1.15e-9
 pub(crate) const LOG_F32: [f64; 4] = [
     0.6666666655449709,

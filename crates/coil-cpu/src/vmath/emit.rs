@@ -241,6 +241,16 @@ impl<'a, 'ctx> Em<'a, 'ctx> {
         Ok(acc)
     }
 
+    /// Lane `i` of the result is lane `index[i] & 7` of `table`: AVX2's `vpermps`, for 8-lane
+    /// f32 vectors only.
+    pub(crate) fn permute8(&self, table: V<'ctx>, index: V<'ctx>) -> Result<V<'ctx>, CpuError> {
+        const NAME: &str = "llvm.x86.avx2.permps";
+        let f = Intrinsic::find(NAME)
+            .and_then(|i| i.get_declaration(self.module, &[]))
+            .ok_or(CpuError::MissingIntrinsic(NAME))?;
+        self.call(f, &[table, index])
+    }
+
     /// `|a|`.
     pub(crate) fn abs(&self, a: V<'ctx>) -> Result<V<'ctx>, CpuError> {
         self.un("llvm.fabs", a)

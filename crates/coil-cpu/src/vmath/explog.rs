@@ -94,6 +94,87 @@ fn exp_reduced<'ctx>(em: &Em<'_, 'ctx>, r: V<'ctx>, q: &[f64]) -> Result<V<'ctx>
     em.fma(s, r, em.c(1.0))
 }
 
+/// Lanes of the table `exp` ([`exp_table`]): one AVX2 register of f32.
+pub(super) const TABLE_EXP_LANES: u32 = 8;
+
+/// The table `exp`'s reduction: `x = (8k + j) ln 2 / 8 + r`.
+const TABLE_EXP_STEPS: f64 = 8.0;
+
+/// Largest `|n|` (in eighths of `ln 2`) the table's short path takes: `2^(n/8)` stays normal
+/// with room for `e^r` (within 5% of 1) on either side.
+const TABLE_EXP_MAX_N: f64 = 1000.0;
+
+/// `e^x` for 8-lane f32 vectors on AVX2 (see [`super::VMathOptions::table_exp`]):
+/// `t = x 8 / ln 2 + 1.5 * 2^23` rounds to `n = 8k + j` in `t`'s low mantissa bits,
+/// `r = x - n ln 2 / 8` (two FMA steps, `|r| <= ln 2 / 16`), `e^r = 1 + r (1 + r q(r))` with `q`
+/// of degree 2, and `2^(n/8) = 2^(j/8) 2^k` built in the integer domain: `vpermps` indexes the
+/// register-held table by `t`'s low three bits, each entry holding `2^(j/8)`'s bits less
+/// `j << 20`, so adding `t`'s bits shifted left by 20 (which is `(8k + j) << 20`; the magic
+/// number's bits shift out) puts `k` into the exponent field. One multiply by `e^r` then rounds
+/// once. Lanes with `|n| > 1000` (results near or past the normal range), infinities and NaN
+/// make the whole vector take [`exp_general`]; the test `n² > 1000²` needs one constant, where
+/// `|x| > limit` needs two.
+pub(super) fn exp_table<'ctx>(
+    em: &Em<'_, 'ctx>,
+    function: FunctionValue<'ctx>,
+    x: V<'ctx>,
+) -> Result<V<'ctx>, CpuError> {
+    let magic = 1.5 * 2f64.powi(em.kind.mantissa_bits() as i32);
+    let t = em.fma(
+        x,
+        em.c(TABLE_EXP_STEPS * std::f64::consts::LOG2_E),
+        em.c(magic),
+    )?;
+    let n = em.sub(t, em.c(magic))?;
+    // Unordered: NaN lanes (x NaN, or inf - inf) are out of range too.
+    let out_of_range = em.fcmp(
+        P::UGT,
+        em.mul(n, n)?,
+        em.c(TABLE_EXP_MAX_N * TABLE_EXP_MAX_N),
+    )?;
+    let any_out = em.any_lane(out_of_range)?;
+    let general_block = em.cx.append_basic_block(function, "exp_general");
+    let table_block = em.cx.append_basic_block(function, "exp_table");
+    let done_block = em.cx.append_basic_block(function, "exp_done");
+    em.b.build_conditional_branch(any_out, general_block, table_block)?;
+
+    em.b.position_at_end(table_block);
+    let step = std::f64::consts::LN_2 / TABLE_EXP_STEPS;
+    let hi = step as f32 as f64;
+    let lo = (step - hi) as f32 as f64;
+    let r = em.fma(n, em.c(-hi), x)?;
+    let r = em.fma(n, em.c(-lo), r)?;
+    let p = exp_reduced(em, r, &coeffs::EXP_TABLE_F32)?;
+    let bits = em.float_to_bits(t)?;
+    let entry = em.permute8(table_2_pow_eighths(em)?, bits)?;
+    let scale = em.iadd(em.float_to_bits(entry)?, em.shl(bits, em.ci(20))?)?;
+    let fast = em.mul(p, em.bits_to_float(scale)?)?;
+    let table_end = em.block()?;
+    em.b.build_unconditional_branch(done_block)?;
+
+    em.b.position_at_end(general_block);
+    let general = exp_general(em, x)?;
+    let general_end = em.block()?;
+    em.b.build_unconditional_branch(done_block)?;
+    em.b.position_at_end(done_block);
+    let phi = em.b.build_phi(em.fty(), "exp")?;
+    phi.add_incoming(&[(&fast, table_end), (&general, general_end)]);
+    Ok(phi.as_basic_value())
+}
+
+/// The table of [`exp_table`]: lane `j` holds the bits of `2^(j/8)` (rounded to f32) less
+/// `j << 20`, as a float vector.
+fn table_2_pow_eighths<'ctx>(em: &Em<'_, 'ctx>) -> Result<V<'ctx>, CpuError> {
+    let i32t = em.cx.i32_type();
+    let lanes: Vec<_> = (0..TABLE_EXP_LANES as i64)
+        .map(|j| {
+            let entry = (2f64.powf(j as f64 / TABLE_EXP_STEPS) as f32).to_bits() as i64;
+            i32t.const_int((entry - (j << 20)) as u64, true)
+        })
+        .collect();
+    em.bits_to_float(inkwell::types::VectorType::const_vector(&lanes).into())
+}
+
 /// `e^x` for any `x`: `n = rint(x / ln 2)`, `r = x - n ln 2` (two FMA steps),
 /// `e^r = 1 + r (1 + r q(r))`, scaled by `2^n` in two steps so subnormal results round once. `x`
 /// is clamped first, so overflow gives `inf` and underflow `0`; NaN is passed through.

@@ -4,9 +4,10 @@
 
 use coil_cpu::{
     ArgSpec, FloatKind, HostTarget, JitModule, JitOptions, Kernel, KernelArgs, MathFn, ThreadPool,
+    VMathOptions,
 };
 
-use crate::kernels::build_unary;
+use crate::kernels::build_unary_with;
 
 const ROW: u64 = 4099;
 const ROWS: u64 = 256;
@@ -272,9 +273,18 @@ fn err_f64(y: f64, r: f64) -> f64 {
 }
 
 fn compile_unary(target: &HostTarget, f: MathFn, kind: FloatKind, row: u64) -> JitModule {
+    compile_unary_with(target, (f, VMathOptions::default()), kind, row)
+}
+
+fn compile_unary_with(
+    target: &HostTarget,
+    (f, options): (MathFn, VMathOptions),
+    kind: FloatKind,
+    row: u64,
+) -> JitModule {
     let name = format!("unary_{}", f.name());
     JitModule::compile(&name, target, &JitOptions::default(), |cx, module| {
-        build_unary(cx, module, &name, f, kind, row, 8)
+        build_unary_with(cx, module, &name, (f, options), kind, row, 8)
     })
     .unwrap_or_else(|e| panic!("{} compiles: {e}", f.name()))
 }
@@ -346,6 +356,45 @@ fn f32_functions_are_within_their_ulp_bounds() {
         }
     }
     assert!(failures.is_empty(), "over the bound: {failures:?}");
+}
+
+/// The table `exp` (AVX2 only) over exp's range, its edges, and every eighth of `ln 2` near
+/// the short path's limits (where the table index and the exponent step change).
+#[allow(clippy::print_stderr)] // The measured error is this test's report.
+#[test]
+fn f32_table_exp_is_within_2_ulp() {
+    let target = HostTarget::detect().unwrap();
+    if !target.has_feature("avx2") {
+        eprintln!("skipped: the table exp needs AVX2, which this host lacks");
+        return;
+    }
+    let pool = ThreadPool::new().unwrap();
+    let mut x: Vec<f32> = inputs((ROW * ROWS) as usize, (-104.0, 89.0), FloatKind::F32, 77)
+        .into_iter()
+        .map(|v| v as f32)
+        .collect();
+    let step = std::f64::consts::LN_2 / 8.0;
+    for n in (-1010..=-990).chain(-20..=20).chain(990..=1010) {
+        let at = n as f64 * step;
+        x.extend([at, at + step / 2.0, at - step / 2.0].map(|v| v as f32));
+    }
+    x.resize(x.len().next_multiple_of(ROW as usize), 0.5);
+    let options = VMathOptions { table_exp: true };
+    let jit = compile_unary_with(&target, (MathFn::Exp, options), FloatKind::F32, ROW);
+    assert!(
+        jit.optimized_ir().contains("llvm.x86.avx2.permps"),
+        "the table exp looks its table up with vpermps"
+    );
+    let y = run(&jit, &pool, &x, ROW);
+    let (mut worst, mut at) = (0.0f64, 0.0f32);
+    for (&xi, &yi) in x.iter().zip(&y) {
+        let e = err_f32(yi, (xi as f64).exp());
+        if e > worst {
+            (worst, at) = (e, xi);
+        }
+    }
+    eprintln!("f32 table exp max error {worst:.3} ulp at x = {at:e}");
+    assert!(worst <= 2.0, "table exp: {worst} ulp at {at:e}");
 }
 
 #[allow(clippy::print_stderr)] // The measured accuracy table is this test's report.

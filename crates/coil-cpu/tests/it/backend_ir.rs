@@ -200,3 +200,21 @@ fn large_softmax_prefetches_the_next_row_from_its_exp_loop() {
         "{f}"
     );
 }
+
+#[test]
+fn softmax_exp_uses_the_register_table_where_the_host_has_avx2() {
+    // The default looks 2^(j/8) up with vpermps on AVX2 hosts with 8-lane vectors; with the
+    // option off (or without AVX2) the exp is the portable polynomial.
+    let avx2_lanes = coil_cpu::HostTarget::detect().unwrap().has_feature("avx2")
+        && backend().vector_width() == 8;
+    let f = large_fused_ir("softmax");
+    assert_eq!(f.contains("@llvm.x86.avx2.permps"), avx2_lanes, "{f}");
+    let polynomial = coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+        threads: 1,
+        table_exp: false,
+        ..Default::default()
+    })
+    .unwrap();
+    let f = large_fused_ir_on("softmax", &polynomial);
+    assert!(!f.contains("@llvm.x86.avx2.permps"), "{f}");
+}

@@ -10,7 +10,7 @@ use coil_cpu::inkwell::values::{
     BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue,
 };
 use coil_cpu::inkwell::{AddressSpace, IntPredicate};
-use coil_cpu::{CpuError, FloatKind, MathFn, VMath};
+use coil_cpu::{CpuError, FloatKind, MathFn, VMath, VMathOptions};
 
 /// `void name(i8** args, i64 start, i64 end)` with its entry block; returns (function, args,
 /// start, end).
@@ -130,7 +130,21 @@ pub(crate) fn build_unary<'ctx>(
     row: u64,
     width: u32,
 ) -> Result<(), CpuError> {
-    let vm = VMath::declare(module);
+    let options = VMathOptions::default();
+    build_unary_with(cx, module, name, (f, options), kind, row, width)
+}
+
+/// [`build_unary`] with the math library's `options`.
+pub(crate) fn build_unary_with<'ctx>(
+    cx: &'ctx Context,
+    module: &Module<'ctx>,
+    name: &str,
+    (f, options): (MathFn, VMathOptions),
+    kind: FloatKind,
+    row: u64,
+    width: u32,
+) -> Result<(), CpuError> {
+    let vm = VMath::with_options(module, options);
     let (func, args, start, end) = kernel_fn(cx, module, name);
     let b = cx.create_builder();
     b.position_at_end(func.get_first_basic_block().unwrap());
