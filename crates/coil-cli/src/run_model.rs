@@ -428,13 +428,24 @@ fn execute(opts: &Options) -> Result<Report, String> {
             let start = Instant::now();
             let outputs = model.run(&loaded.inputs).map_err(|e| e.to_string())?;
             run_ms = start.elapsed().as_secs_f64() * 1e3;
-            let (k, term) = longest_reduction(&lowered, &loaded.inputs);
-            compiled_check = compare(
-                &outputs,
-                &run.outputs,
-                crate::report::EAGER_RTOL,
-                crate::report::eager_check_atol(k, term),
-            )?;
+            progress(
+                opts,
+                "running eager in float64 (the reference of the check)",
+            );
+            compiled_check = match float64_reference(&loaded.graph, &loaded.inputs) {
+                Some(exact) => crate::report::compare_to_exact(&outputs, &run.outputs, &exact)?,
+                None => {
+                    let (k, term) = longest_reduction(&lowered, &loaded.inputs);
+                    let mut c = compare(
+                        &outputs,
+                        &run.outputs,
+                        crate::report::EAGER_RTOL,
+                        crate::report::eager_check_atol(k, term),
+                    )?;
+                    c.atol_rule = crate::report::AtolRule::ReductionLength;
+                    c
+                }
+            };
             launch_times = crate::bench::launch_times(model)?;
             if opts.bench {
                 bench = Some(crate::bench::measure(
@@ -503,6 +514,31 @@ fn execute(opts: &Options) -> Result<Report, String> {
         compile_only: opts.compile_only,
         schedule: sched,
     })
+}
+
+/// The graph's outputs computed by eager in float64 (f32 replaced by f64 throughout, inputs
+/// cast), when the graph computes in f32 and that run succeeds; `None` otherwise (no f32 in the
+/// graph, or an op that picks f32 by default makes the run fail its meta checks).
+fn float64_reference(graph: &Graph, inputs: &[Tensor]) -> Option<Vec<Tensor>> {
+    let has_f32 = graph
+        .nodes()
+        .any(|(_, n)| n.outputs.iter().any(|m| m.dtype == DType::F32));
+    if !has_f32 {
+        return None;
+    }
+    let g64 = graph.with_dtype_replaced(DType::F32, DType::F64);
+    let inputs: Vec<Tensor> = inputs
+        .iter()
+        .map(|t| {
+            if t.dtype() == DType::F32 {
+                t.to_dtype(DType::F64)
+            } else {
+                t.clone()
+            }
+        })
+        .collect();
+    let run = coil_eager::run(&g64, &inputs).ok()?;
+    (run.outputs.len() == graph.outputs().len()).then_some(run.outputs)
 }
 
 /// The longest reduction of the lowered graph and a bound on the magnitude of its terms, for

@@ -84,6 +84,15 @@ impl Arg {
             other => other.clone(),
         }
     }
+
+    /// Replaces `torch.<from>` by `torch.<to>` in this argument (lists included).
+    fn replace_dtype(&mut self, from: DType, to: DType) {
+        match self {
+            Arg::DType(d) if *d == from => *d = to,
+            Arg::List(items) => items.iter_mut().for_each(|a| a.replace_dtype(from, to)),
+            _ => {}
+        }
+    }
 }
 
 /// `torch.strided`.
@@ -324,6 +333,28 @@ impl Graph {
             stack.extend(self.arena[id].inputs());
         }
         self.filtered(|id, node| live[id.index()] || matches!(node.kind, NodeKind::Input))
+    }
+
+    /// A copy that computes in `to` wherever this graph computes in `from`: every input and
+    /// result of dtype `from` becomes `to`, and so does every `dtype=` argument naming `from`.
+    /// Run with the inputs cast the same way, it is a reference of higher precision (f32 to
+    /// f64). Ops that pick a float dtype by default (a float `arange` with no `dtype`) still
+    /// pick the default, so a run of such a graph may fail its meta checks; callers fall back.
+    pub fn with_dtype_replaced(&self, from: DType, to: DType) -> Graph {
+        let mut g = self.clone();
+        for &id in &self.order {
+            let node = g.node_mut(id);
+            for meta in &mut node.outputs {
+                if meta.dtype == from {
+                    meta.dtype = to;
+                }
+            }
+            if let NodeKind::Call(c) = &mut node.kind {
+                let args = c.args.iter_mut().chain(c.kwargs.iter_mut().map(|(_, a)| a));
+                args.for_each(|a| a.replace_dtype(from, to));
+            }
+        }
+        g
     }
 
     /// A copy with the nodes `keep` accepts, in the same order; references are remapped.

@@ -125,3 +125,14 @@ fn an_unknown_policy_is_an_option_error() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown loop rules 'avx'"), "{err}");
 }
+
+#[test]
+fn the_eager_check_holds_a_global_mean_to_float64() {
+    // wall's outputs are `relu(x - mean(x))`: against eager run in float64, the tolerance is
+    // eager float32's own error (about 1e-8) plus 1e-6, not the bound of a long sum.
+    let r = report(&["wall"]);
+    let c = &r["compiled_vs_eager"];
+    assert_eq!(c["ok"], true, "{c}");
+    assert_eq!(c["atol_rule"], "eager_f32_error_vs_f64", "{c}");
+    assert!(c["atol"].as_f64().unwrap() < 1e-5, "{c}");
+}

@@ -304,3 +304,38 @@ class GraphModule(torch.nn.Module):
     let relu = live.find("relu").unwrap();
     assert_eq!(live.original_op(relu), Some(coil_graph::OpKind::Relu));
 }
+
+/// `with_dtype_replaced` retypes inputs, results (multi-output ones included) and `dtype=`
+/// arguments of the replaced dtype, and nothing else.
+#[test]
+fn replacing_f32_by_f64_retypes_values_and_dtype_arguments_only() {
+    let text = r#"class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4, 8]", idx: "i64[4]"):
+        full: "f32[4, 8]" = torch.ops.aten.full.default([4, 8], 2.0, dtype = torch.float32, device = device(type='cpu'), pin_memory = False)
+        mul: "f32[4, 8]" = torch.ops.aten.mul.Tensor(x, full)
+        var_mean = torch.ops.aten.var_mean.correction(mul, [1], correction = 0, keepdim = True)
+        getitem: "f32[4, 1]" = var_mean[1];  var_mean = None
+        to: "f16[4, 1]" = torch.ops.aten._to_copy.default(getitem, dtype = torch.float16)
+        add: "i64[4]" = torch.ops.aten.add.Tensor(idx, 1)
+        return (mul, to, add)
+"#;
+    let g = parse(text).unwrap();
+    let promoted = g.with_dtype_replaced(DType::F32, DType::F64);
+    expect![[r#"
+        class GraphModule(torch.nn.Module):
+            def forward(self, x: "f64[4, 8]", idx: "i64[4]"):
+                full: "f64[4, 8]" = torch.ops.aten.full.default([4, 8], 2.0, dtype = torch.float64, device = device(type='cpu'), pin_memory = False)
+                mul: "f64[4, 8]" = torch.ops.aten.mul.Tensor(x, full);  x = full = None
+                var_mean = torch.ops.aten.var_mean.correction(mul, [1], correction = 0, keepdim = True)
+                getitem: "f64[4, 1]" = var_mean[1];  var_mean = None
+                to: "f16[4, 1]" = torch.ops.aten._to_copy.default(getitem, dtype = torch.float16);  getitem = None
+                add: "i64[4]" = torch.ops.aten.add.Tensor(idx, 1);  idx = None
+                return (mul, to, add)
+    "#]]
+    .assert_eq(&print_graph(&promoted));
+    // The original is untouched, and replacing back gives it again.
+    assert_eq!(
+        print_graph(&g),
+        print_graph(&promoted.with_dtype_replaced(DType::F64, DType::F32))
+    );
+}
