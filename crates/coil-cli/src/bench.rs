@@ -130,11 +130,6 @@ impl Bench {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Times `f` `runs` times after `warmup` calls; the median in milliseconds.
 fn time_ms(
     warmup: usize,
@@ -150,7 +145,7 @@ fn time_ms(
         f()?;
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
-    Ok(median(times))
+    Ok(coil::median(times))
 }
 
 /// The bytes each copy moves: `bytes / 2` read and as many written (at least 1 MiB each way).
@@ -264,9 +259,9 @@ fn host_interleaved(
     Ok(HostTimes {
         best_ms: model_ms.iter().copied().fold(f64::INFINITY, f64::min),
         best_scale_gbps: scale.iter().copied().fold(0.0, f64::max),
-        model_ms: median(model_ms),
-        scale_gbps: median(scale),
-        memcpy_gbps: median(memcpy),
+        model_ms: coil::median(model_ms),
+        scale_gbps: coil::median(scale),
+        memcpy_gbps: coil::median(memcpy),
     })
 }
 
@@ -358,7 +353,7 @@ fn eager_ms(graph: &Graph, inputs: &[Tensor]) -> Result<f64, String> {
         spent += ms;
         times.push(ms);
     }
-    Ok(median(times))
+    Ok(coil::median(times))
 }
 
 /// Runs timed together between two device events ([`coil::CompiledModel::device_times`]).

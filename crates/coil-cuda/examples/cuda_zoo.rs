@@ -172,14 +172,6 @@ fn close(got: &[Tensor], want: &[Tensor]) -> Result<f64, String> {
 
 // ---- timing -------------------------------------------------------------------------------
 
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Runs timed together between two device events (as `run-model --bench` does).
 const BACK_TO_BACK: usize = 10;
 
@@ -207,7 +199,7 @@ fn call_us(model: &CompiledModel, reps: usize) -> Result<f64, String> {
         model.run_resident().map_err(|e| e.to_string())?;
         v.push(t.elapsed().as_secs_f64() * 1e6);
     }
-    Ok(median(v))
+    Ok(coil::median(v))
 }
 
 // ---- strategies to compare ----------------------------------------------------------------

@@ -20,4 +20,4 @@ mod model;
 pub use coil_codegen::{DeviceClock, DeviceTimes};
 pub use compile::{CompileReport, KernelReport, Options, Policy, StageTimes, compile};
 pub use error::CoilError;
-pub use model::{CompiledModel, DeviceBench};
+pub use model::{CompiledModel, DeviceBench, median};

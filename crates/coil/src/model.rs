@@ -329,8 +329,9 @@ pub struct DeviceBench {
     pub launches: Vec<(String, f64)>,
 }
 
-/// The median of `v` (the upper one of an even count); 0 for none.
-fn median(mut v: Vec<f64>) -> f64 {
+/// The median of timing samples `v` (the upper one of an even count); 0 for none. Shared by
+/// the benchmarks built on the facade (`run-model --bench`, `cuda_zoo`).
+pub fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
