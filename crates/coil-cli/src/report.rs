@@ -163,8 +163,15 @@ impl Comparison {
             if x.is_nan() && y.is_nan() || x == y {
                 continue;
             }
+            // Unequal where either is inf or NaN: a mismatch (as `torch.isclose` has it), which
+            // the bound below would miss when `y` is inf.
+            if !x.is_finite() || !y.is_finite() {
+                self.max_abs_err = f64::INFINITY;
+                self.max_rel_err = f64::INFINITY;
+                self.ok = false;
+                continue;
+            }
             let abs = (x - y).abs();
-            let abs = if abs.is_nan() { f64::INFINITY } else { abs };
             self.max_abs_err = self.max_abs_err.max(abs);
             self.max_rel_err = self.max_rel_err.max(abs / y.abs().max(atol));
             if abs > atol + self.rtol * y.abs() {
@@ -174,15 +181,28 @@ impl Comparison {
     }
 }
 
+/// Outputs with fewer elements than this give too few samples of eager's error to set a
+/// tolerance from: they may also use the length-scaled one ([`compare_to_exact`]).
+pub(crate) const FEW_ELEMENTS: usize = 256;
+
 /// Compares the compiled model's outputs with `exact`, eager's outputs computed in float64
 /// ([`coil_graph::Graph::with_dtype_replaced`]), allowing each output
 /// `EXACT_ATOL + EAGER_ERROR_MARGIN * e`, where `e` is the largest distance of eager's own
 /// float32 output from `exact`: the compiled model has to be about as accurate as eager, and a
 /// global mean's tiny error is held to its own scale instead of that of a long sum.
+///
+/// Where the float64 reference cannot judge, eager's float32 outputs do, as in [`compare`]:
+/// - elements where eager's or the exact value is not finite (an overflow to inf, a NaN of f32
+///   that f64 avoids) compare with eager's value (inf equal to inf, NaN to NaN);
+/// - outputs that are not floats (bool, integer: an argmax's near-tie may go either way in
+///   f64) compare with eager's under `length_atol` ([`eager_check_atol`]);
+/// - outputs of fewer than [`FEW_ELEMENTS`] elements allow the larger of the two tolerances:
+///   one sample of eager's error may happen to be tiny.
 pub(crate) fn compare_to_exact(
     actual: &[Tensor],
     eager: &[Tensor],
     exact: &[Tensor],
+    length_atol: f64,
 ) -> Result<Comparison, String> {
     if actual.len() != eager.len() || eager.len() != exact.len() {
         return Err(format!(
@@ -207,17 +227,31 @@ pub(crate) fn compare_to_exact(
                 "output {i}: the float64 reference has another shape"
             ));
         }
-        let exact = x.to_f64_vec();
-        let eager_error = e
-            .to_f64_vec()
+        let eager_values = e.to_f64_vec();
+        if !e.dtype().is_float() {
+            c.atol = c.atol.max(length_atol);
+            c.add(&a.to_f64_vec(), &eager_values, length_atol);
+            continue;
+        }
+        let mut eager_error = 0.0f64;
+        let reference: Vec<f64> = eager_values
             .iter()
-            .zip(&exact)
-            .map(|(&y, &z)| (y - z).abs())
-            .filter(|d| d.is_finite())
-            .fold(0.0f64, f64::max);
-        let atol = EXACT_ATOL + EAGER_ERROR_MARGIN * eager_error;
+            .zip(x.to_f64_vec())
+            .map(|(&y, z)| {
+                if y.is_finite() && z.is_finite() {
+                    eager_error = eager_error.max((y - z).abs());
+                    z
+                } else {
+                    y
+                }
+            })
+            .collect();
+        let mut atol = EXACT_ATOL + EAGER_ERROR_MARGIN * eager_error;
+        if e.numel() < FEW_ELEMENTS {
+            atol = atol.max(length_atol);
+        }
         c.atol = c.atol.max(atol);
-        c.add(&a.to_f64_vec(), &exact, atol);
+        c.add(&a.to_f64_vec(), &reference, atol);
     }
     Ok(c)
 }
@@ -665,6 +699,7 @@ mod tests {
             std::slice::from_ref(&compiled),
             std::slice::from_ref(&eager),
             std::slice::from_ref(&exact),
+            eager_check_atol(k, 1.0),
         )
         .unwrap();
         assert!(c.ok && c.atol < 2e-6, "{c:?}");
@@ -675,10 +710,64 @@ mod tests {
             std::slice::from_ref(&off),
             std::slice::from_ref(&eager),
             std::slice::from_ref(&exact),
+            eager_check_atol(k, 1.0),
         )
         .unwrap();
         assert!(!c.ok, "{c:?}");
         let fallback = compare(&[off], &[eager], EAGER_RTOL, eager_check_atol(k, 1.0)).unwrap();
         assert!(fallback.ok, "{fallback:?}");
+    }
+
+    /// Where f32 overflows (f64 does not) and where an output is not a float, the compiled
+    /// model is compared with eager's float32 outputs.
+    #[test]
+    fn overflows_and_integer_outputs_compare_with_eager() {
+        let f32s = |v: Vec<f32>| Tensor::from_f32(v.clone(), vec![v.len()]).unwrap();
+        let f64s = |v: Vec<f64>| {
+            Tensor::new(Data::from_f64(DType::F64, v.iter().copied()), vec![v.len()]).unwrap()
+        };
+        let i64s = |v: Vec<f64>| {
+            Tensor::new(Data::from_f64(DType::I64, v.iter().copied()), vec![v.len()]).unwrap()
+        };
+        let eager = [
+            f32s(vec![f32::INFINITY, f32::NAN, 1.0]),
+            i64s(vec![3.0, 4.0]),
+        ];
+        // f64 neither overflows nor makes a NaN, and decides a near-tie of an argmax otherwise.
+        let exact = [f64s(vec![1e39, 0.25, 1.0]), i64s(vec![3.0, 5.0])];
+        let same = [
+            f32s(vec![f32::INFINITY, f32::NAN, 1.0]),
+            i64s(vec![3.0, 4.0]),
+        ];
+        let c = compare_to_exact(&same, &eager, &exact, 1e-5).unwrap();
+        assert!(c.ok, "{c:?}");
+        let finite = [f32s(vec![3e38, f32::NAN, 1.0]), i64s(vec![3.0, 4.0])];
+        assert!(!compare_to_exact(&finite, &eager, &exact, 1e-5).unwrap().ok);
+        let index = [
+            f32s(vec![f32::INFINITY, f32::NAN, 1.0]),
+            i64s(vec![3.0, 5.0]),
+        ];
+        assert!(!compare_to_exact(&index, &eager, &exact, 1e-5).unwrap().ok);
+    }
+
+    /// One sample of eager's error says little: an output of a few elements may use the
+    /// length-scaled tolerance, a large one may not.
+    #[test]
+    fn small_outputs_may_use_the_length_scaled_tolerance() {
+        let check = |n: usize| {
+            let eager = Tensor::from_f32(vec![0.5; n], vec![n]).unwrap();
+            let exact = Tensor::new(
+                Data::from_f64(DType::F64, std::iter::repeat_n(0.5, n)),
+                vec![n],
+            )
+            .unwrap();
+            let compiled = Tensor::from_f32(vec![0.5 + 1e-4; n], vec![n]).unwrap();
+            compare_to_exact(&[compiled], &[eager], &[exact], 1e-3)
+                .unwrap()
+                .ok
+        };
+        assert!(check(1));
+        assert!(check(FEW_ELEMENTS - 1));
+        assert!(!check(FEW_ELEMENTS));
     }
 }

@@ -432,15 +432,18 @@ fn execute(opts: &Options) -> Result<Report, String> {
                 opts,
                 "running eager in float64 (the reference of the check)",
             );
+            let (k, term) = longest_reduction(&lowered, &loaded.inputs);
+            let length_atol = crate::report::eager_check_atol(k, term);
             compiled_check = match float64_reference(&loaded.graph, &loaded.inputs) {
-                Some(exact) => crate::report::compare_to_exact(&outputs, &run.outputs, &exact)?,
+                Some(exact) => {
+                    crate::report::compare_to_exact(&outputs, &run.outputs, &exact, length_atol)?
+                }
                 None => {
-                    let (k, term) = longest_reduction(&lowered, &loaded.inputs);
                     let mut c = compare(
                         &outputs,
                         &run.outputs,
                         crate::report::EAGER_RTOL,
-                        crate::report::eager_check_atol(k, term),
+                        length_atol,
                     )?;
                     c.atol_rule = crate::report::AtolRule::ReductionLength;
                     c
@@ -518,7 +521,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
 
 /// The graph's outputs computed by eager in float64 (f32 replaced by f64 throughout, inputs
 /// cast), when the graph computes in f32 and that run succeeds; `None` otherwise (no f32 in the
-/// graph, or an op that picks f32 by default makes the run fail its meta checks).
+/// graph, or eager fails on the float64 graph).
 fn float64_reference(graph: &Graph, inputs: &[Tensor]) -> Option<Vec<Tensor>> {
     let has_f32 = graph
         .nodes()

@@ -40,7 +40,8 @@ pub struct CpuOptions {
     pub invariant_reciprocal: bool,
     /// See [`CodegenOptions::pipeline_rows`] (default on).
     pub pipeline_rows: bool,
-    /// See [`CodegenOptions::table_exp`] (default on; used only where the host has AVX2).
+    /// See [`CodegenOptions::table_exp`] (default on; used only where the host has AVX2 and
+    /// the vector loops have 8 f32 lanes, i.e. not with AVX-512's 16).
     pub table_exp: bool,
 }
 

@@ -338,8 +338,8 @@ impl Graph {
     /// A copy that computes in `to` wherever this graph computes in `from`: every input and
     /// result of dtype `from` becomes `to`, and so does every `dtype=` argument naming `from`.
     /// Run with the inputs cast the same way, it is a reference of higher precision (f32 to
-    /// f64). Ops that pick a float dtype by default (a float `arange` with no `dtype`) still
-    /// pick the default, so a run of such a graph may fail its meta checks; callers fall back.
+    /// f64): each value's dtype is its meta's, so results an op would make f32 by default (a
+    /// float `arange` with no `dtype`) are f64 here too.
     pub fn with_dtype_replaced(&self, from: DType, to: DType) -> Graph {
         let mut g = self.clone();
         for &id in &self.order {

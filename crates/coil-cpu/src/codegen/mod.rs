@@ -126,8 +126,9 @@ pub struct CodegenOptions {
     /// ([`pipeline`]): softmax's stores overlap the next row's `exp`.
     pub pipeline_rows: bool,
     /// f32 `exp` on 8-lane vectors looks `2^(j/8)` up in a register-held table
-    /// ([`crate::VMathOptions::table_exp`]); needs AVX2, so [`CodegenOptions::new`] leaves it
-    /// off and the CPU backend turns it on where the host has AVX2.
+    /// ([`crate::VMathOptions::table_exp`]; ignored where the host lacks AVX2).
+    /// [`CodegenOptions::new`] leaves it off; the CPU backend turns it on where the host has
+    /// AVX2.
     pub table_exp: bool,
 }
 

@@ -155,8 +155,20 @@ pub struct VMathOptions {
     /// an eight-entry table held in one register (AVX2's `vpermps`), so a degree-4 polynomial
     /// replaces the degree-6 one: two FMAs fewer, a shorter dependency chain and one constant
     /// register fewer in the hot loops of softmax-like kernels, within 2 ulp like the
-    /// polynomial. Only for targets with AVX2.
+    /// polynomial. JIT code runs on this host, so the option is ignored where the host lacks
+    /// AVX2 (LLVM could not select `vpermps` there).
     pub table_exp: bool,
+}
+
+/// Whether this host has AVX2 (checked once).
+fn host_has_avx2() -> bool {
+    static AVX2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVX2.get_or_init(|| {
+        inkwell::targets::TargetMachine::get_host_cpu_features()
+            .to_string()
+            .split(',')
+            .any(|f| f == "+avx2")
+    })
 }
 
 /// The math library bound to one module: emits each function the first time it is used.
@@ -173,8 +185,11 @@ impl<'m, 'ctx> VMath<'m, 'ctx> {
         Self::with_options(module, VMathOptions::default())
     }
 
-    /// Binds the library to `module` with `options`.
+    /// Binds the library to `module` with `options` (those this host cannot run turned off).
     pub fn with_options(module: &'m Module<'ctx>, options: VMathOptions) -> Self {
+        let options = VMathOptions {
+            table_exp: options.table_exp && host_has_avx2(),
+        };
         VMath { module, options }
     }
 

@@ -373,12 +373,25 @@ fn f32_table_exp_is_within_2_ulp() {
         .into_iter()
         .map(|v| v as f32)
         .collect();
+    // Near each n (in eighths of ln 2), one vector of points that all round to n, and one
+    // around the half step to n + 1 (where the table index changes). Each group fills one
+    // 8-lane vector of a row (a row holds 512 of them and a 3-element scalar tail), so the
+    // groups with |n| <= 1000 take the table path: none shares a vector with a lane beyond it.
     let step = std::f64::consts::LN_2 / 8.0;
+    let mut groups: Vec<[f32; 8]> = Vec::new();
     for n in (-1010..=-990).chain(-20..=20).chain(990..=1010) {
         let at = n as f64 * step;
-        x.extend([at, at + step / 2.0, at - step / 2.0].map(|v| v as f32));
+        let near = [0.0, 0.25, -0.25, 0.125, -0.125, 0.3, -0.3, 0.05];
+        groups.push(near.map(|f| (at + f * step) as f32));
+        let half = [-3e-6, -2e-6, -1e-6, 0.0, 1e-6, 2e-6, 3e-6, 4e-6];
+        groups.push(half.map(|f| (at + (0.5 + f) * step) as f32));
     }
-    x.resize(x.len().next_multiple_of(ROW as usize), 0.5);
+    assert_eq!(ROW % 8, 3);
+    for row in groups.chunks(ROW as usize / 8) {
+        let start = x.len();
+        x.extend(row.iter().flatten());
+        x.resize(start + ROW as usize, 0.5);
+    }
     let options = VMathOptions { table_exp: true };
     let jit = compile_unary_with(&target, (MathFn::Exp, options), FloatKind::F32, ROW);
     assert!(
