@@ -126,15 +126,7 @@ pub(crate) fn compare(
             expected.len()
         ));
     }
-    let mut c = Comparison {
-        ok: true,
-        checked: true,
-        max_abs_err: 0.0,
-        max_rel_err: 0.0,
-        rtol,
-        atol,
-        atol_rule: AtolRule::Fixed,
-    };
+    let mut c = Comparison::start(rtol, atol, AtolRule::Fixed);
     for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
         same_kind(i, a, e)?;
         c.add(&a.to_f64_vec(), &e.to_f64_vec(), atol);
@@ -157,6 +149,19 @@ fn same_kind(i: usize, a: &Tensor, e: &Tensor) -> Result<(), String> {
 }
 
 impl Comparison {
+    /// A check about to compare, nothing seen yet.
+    fn start(rtol: f64, atol: f64, atol_rule: AtolRule) -> Comparison {
+        Comparison {
+            ok: true,
+            checked: true,
+            max_abs_err: 0.0,
+            max_rel_err: 0.0,
+            rtol,
+            atol,
+            atol_rule,
+        }
+    }
+
     /// Compares one output's values `a` with the reference's `e` under `atol`.
     fn add(&mut self, a: &[f64], e: &[f64], atol: f64) {
         for (&x, &y) in a.iter().zip(e) {
@@ -211,15 +216,7 @@ pub(crate) fn compare_to_exact(
             eager.len()
         ));
     }
-    let mut c = Comparison {
-        ok: true,
-        checked: true,
-        max_abs_err: 0.0,
-        max_rel_err: 0.0,
-        rtol: EAGER_RTOL,
-        atol: 0.0,
-        atol_rule: AtolRule::EagerError,
-    };
+    let mut c = Comparison::start(EAGER_RTOL, 0.0, AtolRule::EagerError);
     for (i, ((a, e), x)) in actual.iter().zip(eager).zip(exact).enumerate() {
         same_kind(i, a, e)?;
         if x.sizes() != e.sizes() {

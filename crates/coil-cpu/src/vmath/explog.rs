@@ -40,13 +40,31 @@ pub(super) fn exp<'ctx>(
     };
     // Unordered: a NaN lane is "out of range" and takes the general path.
     let out_of_range = em.fcmp(P::UGT, em.abs(x)?, em.c(limit))?;
+    short_or_general(
+        em,
+        function,
+        x,
+        out_of_range,
+        ("exp_normal", &|| exp_normal(em, x)),
+    )
+}
+
+/// `short()` when no lane of `out_of_range` is set, [`exp_general`] otherwise: one branch per
+/// vector, each path in its own block (the short one named `name`), joined by a phi.
+fn short_or_general<'ctx>(
+    em: &Em<'_, 'ctx>,
+    function: FunctionValue<'ctx>,
+    x: V<'ctx>,
+    out_of_range: V<'ctx>,
+    (name, short): (&str, &dyn Fn() -> Result<V<'ctx>, CpuError>),
+) -> Result<V<'ctx>, CpuError> {
     let any_out = em.any_lane(out_of_range)?;
     let general_block = em.cx.append_basic_block(function, "exp_general");
-    let normal_block = em.cx.append_basic_block(function, "exp_normal");
+    let short_block = em.cx.append_basic_block(function, name);
     let done_block = em.cx.append_basic_block(function, "exp_done");
-    em.b.build_conditional_branch(any_out, general_block, normal_block)?;
-    em.b.position_at_end(normal_block);
-    let fast = exp_normal(em, x)?;
+    em.b.build_conditional_branch(any_out, general_block, short_block)?;
+    em.b.position_at_end(short_block);
+    let fast = short()?;
     let fast_end = em.block()?;
     em.b.build_unconditional_branch(done_block)?;
     em.b.position_at_end(general_block);
@@ -132,34 +150,19 @@ pub(super) fn exp_table<'ctx>(
         em.mul(n, n)?,
         em.c(TABLE_EXP_MAX_N * TABLE_EXP_MAX_N),
     )?;
-    let any_out = em.any_lane(out_of_range)?;
-    let general_block = em.cx.append_basic_block(function, "exp_general");
-    let table_block = em.cx.append_basic_block(function, "exp_table");
-    let done_block = em.cx.append_basic_block(function, "exp_done");
-    em.b.build_conditional_branch(any_out, general_block, table_block)?;
-
-    em.b.position_at_end(table_block);
-    let step = std::f64::consts::LN_2 / TABLE_EXP_STEPS;
-    let hi = step as f32 as f64;
-    let lo = (step - hi) as f32 as f64;
-    let r = em.fma(n, em.c(-hi), x)?;
-    let r = em.fma(n, em.c(-lo), r)?;
-    let p = exp_reduced(em, r, &coeffs::EXP_TABLE_F32)?;
-    let bits = em.float_to_bits(t)?;
-    let entry = em.permute8(table_2_pow_eighths(em)?, bits)?;
-    let scale = em.iadd(em.float_to_bits(entry)?, em.shl(bits, em.ci(20))?)?;
-    let fast = em.mul(p, em.bits_to_float(scale)?)?;
-    let table_end = em.block()?;
-    em.b.build_unconditional_branch(done_block)?;
-
-    em.b.position_at_end(general_block);
-    let general = exp_general(em, x)?;
-    let general_end = em.block()?;
-    em.b.build_unconditional_branch(done_block)?;
-    em.b.position_at_end(done_block);
-    let phi = em.b.build_phi(em.fty(), "exp")?;
-    phi.add_incoming(&[(&fast, table_end), (&general, general_end)]);
-    Ok(phi.as_basic_value())
+    let table = || {
+        let step = std::f64::consts::LN_2 / TABLE_EXP_STEPS;
+        let hi = step as f32 as f64;
+        let lo = (step - hi) as f32 as f64;
+        let r = em.fma(n, em.c(-hi), x)?;
+        let r = em.fma(n, em.c(-lo), r)?;
+        let p = exp_reduced(em, r, &coeffs::EXP_TABLE_F32)?;
+        let bits = em.float_to_bits(t)?;
+        let entry = em.permute8(table_2_pow_eighths(em)?, bits)?;
+        let scale = em.iadd(em.float_to_bits(entry)?, em.shl(bits, em.ci(20))?)?;
+        em.mul(p, em.bits_to_float(scale)?)
+    };
+    short_or_general(em, function, x, out_of_range, ("exp_table", &table))
 }
 
 /// The table of [`exp_table`]: lane `j` holds the bits of `2^(j/8)` (rounded to f32) less
