@@ -6,8 +6,9 @@
 //! is), and `copy_cached`, compiled with streaming stores off (an ordinary store-through-cache
 //! copy, like STREAM's scale-copy or torch.compile's kernels). Two more rows are softmax built
 //! without row pipelining (`softmax_nopipe`), without it and the per-row reciprocal
-//! (`softmax_div`), and with the polynomial `exp` instead of the table one (`softmax_poly`), so
-//! those choices are measured against the default in the same rounds.
+//! (`softmax_div`), with the polynomial `exp` instead of the table one (`softmax_poly`), and
+//! with the exact max updates instead of the guarded fast ones (`softmax_exactmax`), so those
+//! choices are measured against the default in the same rounds.
 //!
 //! Bytes counted are the model's minimum: each input read once plus each output written once.
 //! Buffers are allocated and touched once before timing, so no page faults land in the timed
@@ -176,8 +177,9 @@ fn cpu_kernels(c: &mut Criterion) {
         ..CpuOptions::default()
     })
     .expect("cpu backend");
-    // softmax again without row pipelining, without the per-row reciprocal, and with the
-    // polynomial exp: A/B rows measured in the same rounds as the defaults.
+    // softmax again without row pipelining, without the per-row reciprocal, with the
+    // polynomial exp, and with the exact max: A/B rows measured in the same rounds as the
+    // defaults.
     let unpipelined = CpuBackend::with_options(CpuOptions {
         pipeline_rows: false,
         ..CpuOptions::default()
@@ -194,6 +196,11 @@ fn cpu_kernels(c: &mut Criterion) {
         ..CpuOptions::default()
     })
     .expect("cpu backend");
+    let exact_max = CpuBackend::with_options(CpuOptions {
+        guarded_max_min: false,
+        ..CpuOptions::default()
+    })
+    .expect("cpu backend");
     let mut prepared = vec![
         (0, prepare_copy(&backend, "copy")),
         (1, prepare_copy(&cached, "copy_cached")),
@@ -203,12 +210,20 @@ fn cpu_kernels(c: &mut Criterion) {
         (2, &unpipelined, "softmax_nopipe"),
         (3, &dividing, "softmax_div"),
         (4, &polynomial, "softmax_poly"),
+        (5, &exact_max, "softmax_exactmax"),
     ] {
         let mut p = prepare_model(b, "softmax");
         p.name = label.into();
         prepared.push((owner, p));
     }
-    let owners = [&backend, &cached, &unpipelined, &dividing, &polynomial];
+    let owners = [
+        &backend,
+        &cached,
+        &unpipelined,
+        &dividing,
+        &polynomial,
+        &exact_max,
+    ];
     let (owner_of, prepared): (Vec<usize>, Vec<Prepared>) = prepared.into_iter().unzip();
     // Touch every page once (first-touch faults stay out of the timed loops).
     for p in &prepared {

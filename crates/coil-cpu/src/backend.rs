@@ -40,6 +40,9 @@ pub struct CpuOptions {
     pub invariant_reciprocal: bool,
     /// See [`CodegenOptions::pipeline_rows`] (default on).
     pub pipeline_rows: bool,
+    /// See [`CodegenOptions::guarded_max_min`] (default on; used only where the host has AVX
+    /// and the vector loops have 8 f32 lanes).
+    pub guarded_max_min: bool,
     /// See [`CodegenOptions::table_exp`] (default on; used only where the host has AVX2 and
     /// the vector loops have 8 f32 lanes, i.e. not with AVX-512's 16).
     pub table_exp: bool,
@@ -56,6 +59,7 @@ impl Default for CpuOptions {
             row_cache_min_cost: codegen.row_cache_min_cost,
             invariant_reciprocal: codegen.invariant_reciprocal,
             pipeline_rows: codegen.pipeline_rows,
+            guarded_max_min: codegen.guarded_max_min,
             table_exp: true,
         }
     }
@@ -158,6 +162,7 @@ impl CpuBackend {
                 row_cache_min_cost: options.row_cache_min_cost,
                 invariant_reciprocal: options.invariant_reciprocal,
                 pipeline_rows: options.pipeline_rows,
+                guarded_max_min: options.guarded_max_min,
                 table_exp: options.table_exp && target.has_feature("avx2"),
             },
             cpu: target.cpu().to_string(),

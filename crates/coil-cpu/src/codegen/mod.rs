@@ -125,6 +125,12 @@ pub struct CodegenOptions {
     /// loop of the stage before it when that stage computes a transcendental per element
     /// ([`pipeline`]): softmax's stores overlap the next row's `exp`.
     pub pipeline_rows: bool,
+    /// A reduction stage that only accumulates, with a float max or min over 8-lane f32
+    /// vectors (AVX), takes one `vmaxps`/`vminps` per vector instead of the NaN-propagating
+    /// compare, compare and blend, plus a guard (a running sum of `x - x` on the add pipes)
+    /// that turns NaN when a NaN or an infinity went by; the row's loop then runs again with
+    /// the exact updates. Results are identical.
+    pub guarded_max_min: bool,
     /// f32 `exp` on 8-lane vectors looks `2^(j/8)` up in a register-held table
     /// ([`crate::VMathOptions::table_exp`]; ignored where the host lacks AVX2).
     /// [`CodegenOptions::new`] leaves it off; the CPU backend turns it on where the host has
@@ -143,6 +149,7 @@ impl CodegenOptions {
             row_cache_min_cost: Some(rowcache::DEFAULT_MIN_COST),
             invariant_reciprocal: true,
             pipeline_rows: true,
+            guarded_max_min: true,
             table_exp: false,
         }
     }
@@ -203,6 +210,7 @@ pub fn emit_kernel<'ctx>(
         streaming_store_min_bytes: options.streaming_store_min_bytes,
         invariant_reciprocal: options.invariant_reciprocal,
         pipeline_rows: options.pipeline_rows,
+        guarded_max_min: options.guarded_max_min,
         pipe: None,
         next_vars: HashMap::new(),
         streamed: std::cell::Cell::new(false),
@@ -312,6 +320,8 @@ struct Emitter<'a, 'ctx> {
     streaming_store_min_bytes: Option<usize>,
     invariant_reciprocal: bool,
     pipeline_rows: bool,
+    /// [`CodegenOptions::guarded_max_min`].
+    guarded_max_min: bool,
     /// The row pipeline, when the kernel has one ([`pipeline`]).
     pipe: Option<Pipe<'ctx>>,
 }
@@ -723,6 +733,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         if rvars.is_empty() {
             self.reduction_body(si, stage, &Env::scalar(vars.clone()), &pos)?;
+        } else if self.guarded_stage(si, stage) {
+            self.guarded_reduction_nest(si, stage, &rvars, vars, &pos)?;
         } else {
             self.reduction_nest(si, stage, &rvars, 0, vars.clone(), &pos)?;
         }
@@ -730,6 +742,66 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let v = self.ir.acc_finish(&self.slots[&acc.id])?;
             self.acc_values.insert(acc.id, v);
         }
+        Ok(())
+    }
+
+    /// Whether stage `si` takes the guarded fast max/min ([`reduce`]'s `AccSlot::guard`): it
+    /// has such an accumulator, and its loop only accumulates (no stores, no row-cache
+    /// entries, no prefetch, no pipelined late stage), so running it a second time changes
+    /// nothing but the accumulators.
+    fn guarded_stage(&self, si: usize, stage: &Stage) -> bool {
+        self.guarded_max_min
+            && stage
+                .accumulators
+                .iter()
+                .any(|a| self.slots[&a.id].has_fast_form())
+            && stage.stores.is_empty()
+            && !self.cached.iter().any(|c| c.source_stage == si)
+            && self.prefetch.as_ref().is_none_or(|p| p.stage != si)
+            && self.pipe.as_ref().is_none_or(|p| p.plan.host != si)
+    }
+
+    /// The stage's loop with the guarded fast max/min, then, when a guard saw a NaN or an
+    /// infinity, the loop again with the exact updates (accumulators reset first).
+    fn guarded_reduction_nest(
+        &mut self,
+        si: usize,
+        stage: &Stage,
+        rvars: &[(Var, usize)],
+        vars: &HashMap<Var, IntValue<'ctx>>,
+        pos: &IndexExpr,
+    ) -> Result<(), CpuError> {
+        let guarded: Vec<AccId> = stage
+            .accumulators
+            .iter()
+            .map(|a| a.id)
+            .filter(|id| self.slots[id].has_fast_form())
+            .collect();
+        guarded.iter().for_each(|id| self.slots[id].set_fast(true));
+        let fast = self.reduction_nest(si, stage, rvars, 0, vars.clone(), pos);
+        guarded.iter().for_each(|id| self.slots[id].set_fast(false));
+        fast?;
+        let b = self.ir.b;
+        let mut tripped = None;
+        for id in &guarded {
+            if let Some(t) = self.ir.acc_guard_tripped(&self.slots[id])? {
+                tripped = Some(match tripped {
+                    None => t,
+                    Some(a) => b.build_or(a, t, "guard")?,
+                });
+            }
+        }
+        let tripped = tripped.ok_or_else(|| err("a guarded stage without a guard"))?;
+        let redo = self.ir.cx.append_basic_block(self.f, "exact.redo");
+        let done = self.ir.cx.append_basic_block(self.f, "exact.done");
+        b.build_conditional_branch(tripped, redo, done)?;
+        b.position_at_end(redo);
+        for acc in &stage.accumulators {
+            self.ir.acc_init(&self.slots[&acc.id])?;
+        }
+        self.reduction_nest(si, stage, rvars, 0, vars.clone(), pos)?;
+        b.build_unconditional_branch(done)?;
+        b.position_at_end(done);
         Ok(())
     }
 

@@ -2,7 +2,9 @@
 //! fed in turn by the (unrolled) vector loop, so consecutive updates do not wait on each other,
 //! and a scalar one fed by the tail, each in a stack slot (promoted to registers by LLVM),
 //! combined once after the loop by a tree over the accumulators and then over the lanes. Max/min propagate NaN; argmax/argmin keep the
-//! first position of the winner and let NaN win, as PyTorch does.
+//! first position of the winner and let NaN win, as PyTorch does. A float max/min of 8-lane
+//! f32 vectors on AVX can take a guarded fast form instead (one `vmaxps` per vector and a
+//! running sum that turns NaN when a NaN went by; the caller redoes the loop exactly then).
 
 use coil_codegen::Accumulator;
 use coil_graph::DType;
@@ -16,6 +18,9 @@ use crate::CpuError;
 /// Independent vector accumulators per reduction (the vector loop is unrolled this many times):
 /// enough to cover an add's latency with two adds issued per cycle.
 pub(crate) const ACC_VECTORS: u32 = 4;
+
+/// Lanes of an AVX register of f32: the width of the guarded fast max/min.
+const AVX_F32_LANES: u32 = 8;
 
 /// The stack slots of one accumulator.
 pub(crate) struct AccSlot<'ctx> {
@@ -33,6 +38,12 @@ pub(crate) struct AccSlot<'ctx> {
     /// Positions of the running winners (argmax/argmin).
     vec_pos: Vec<PointerValue<'ctx>>,
     tail_pos: Option<PointerValue<'ctx>>,
+    /// Float max/min of 8-lane f32 vectors on AVX: per vector accumulator, the running sum of
+    /// the values, which is NaN once a NaN went by (and, rarely, after `inf + -inf`: a false
+    /// alarm that only costs the exact redo; [`Ir::acc_guard_tripped`]).
+    guard: Vec<PointerValue<'ctx>>,
+    /// While set, the vector updates take the guarded fast form (see [`AccSlot::guard`]).
+    fast: std::cell::Cell<bool>,
 }
 
 fn is_arg(rt: R) -> bool {
@@ -47,6 +58,18 @@ impl AccSlot<'_> {
     /// Whether the accumulator sums in two levels (float sums).
     pub(crate) fn cascades(&self) -> bool {
         !self.outer.is_empty()
+    }
+
+    /// Whether the vector updates can take the guarded fast max/min (one `vmaxps` instead of
+    /// compare, compare and blend), with the row redone exactly when the guard trips.
+    pub(crate) fn has_fast_form(&self) -> bool {
+        !self.guard.is_empty()
+    }
+
+    /// Selects the guarded fast form (`true`) or the exact one for the vector updates emitted
+    /// next.
+    pub(crate) fn set_fast(&self, fast: bool) {
+        self.fast.set(fast && self.has_fast_form());
     }
 }
 
@@ -87,6 +110,19 @@ impl<'ctx> Ir<'_, 'ctx> {
                 );
             }
         }
+        let mut guard = vec![];
+        if matches!(acc.reduction_type, R::Max | R::Min)
+            && c == Class::F32
+            && width == AVX_F32_LANES
+            && crate::vmath::host_has_avx()
+        {
+            for u in 0..ACC_VECTORS {
+                guard.push(
+                    self.b
+                        .build_alloca(self.ty(c, width), &format!("{name}.guard{u}"))?,
+                );
+            }
+        }
         let tail = self
             .b
             .build_alloca(self.ty(c, 1), &format!("{name}.tail"))?;
@@ -108,6 +144,8 @@ impl<'ctx> Ir<'_, 'ctx> {
             tail,
             vec_pos,
             tail_pos,
+            guard,
+            fast: std::cell::Cell::new(false),
         })
     }
 
@@ -135,6 +173,10 @@ impl<'ctx> Ir<'_, 'ctx> {
         let id = self.identity(s.acc.reduction_type, Class::of(s.run_dtype));
         for &v in s.vec.iter().chain(&s.outer) {
             self.store_slot(v, self.splat(id, s.width)?)?;
+        }
+        for &g in &s.guard {
+            let zero = self.zero(Class::of(s.run_dtype));
+            self.store_slot(g, self.splat(zero, s.width)?)?;
         }
         self.store_slot(s.tail, id)?;
         let none = self.ci(Class::I64, -1);
@@ -250,12 +292,50 @@ impl<'ctx> Ir<'_, 'ctx> {
             self.name(new, &format!("{name}.next"));
             self.store_slot(slot, new)?;
             self.store_slot(ps, new_pos)?;
+        } else if let (true, Some(u)) = (s.fast.get(), vector) {
+            let new = self.fast_max_min(is_max(rt), cur, x)?;
+            self.name(new, &format!("{name}.next"));
+            self.store_slot(slot, new)?;
+            let g = s.guard[u as usize];
+            let sum = self.fadd(self.load_slot(g, ty, "")?, x)?;
+            self.store_slot(g, sum)?;
         } else {
             let new = self.combine(rt, c, cur, x)?;
             self.name(new, &format!("{name}.next"));
             self.store_slot(slot, new)?;
         }
         Ok(())
+    }
+
+    /// `vmaxps x, acc` (`x > acc ? x : acc`; the running value on ties and when either is NaN):
+    /// the exact result whenever no NaN went by, which the guard checks.
+    fn fast_max_min(&self, max: bool, acc: V<'ctx>, x: V<'ctx>) -> Result<V<'ctx>, CpuError> {
+        let name = if max {
+            "llvm.x86.avx.max.ps.256"
+        } else {
+            "llvm.x86.avx.min.ps.256"
+        };
+        self.intrinsic(name, &[], &[x, acc])
+    }
+
+    /// True (an `i1`) when a guarded accumulator saw a NaN or an infinity since its
+    /// initialisation: the fast updates may then be wrong, and the caller redoes the loop with
+    /// the exact ones. `None` for an accumulator without the fast form.
+    pub(crate) fn acc_guard_tripped(
+        &self,
+        s: &AccSlot<'ctx>,
+    ) -> Result<Option<inkwell::values::IntValue<'ctx>>, CpuError> {
+        let Some((&first, rest)) = s.guard.split_first() else {
+            return Ok(None);
+        };
+        let ty = self.ty(Class::of(s.run_dtype), s.width);
+        let mut sum = self.load_slot(first, ty, "")?;
+        for &g in rest {
+            sum = self.fadd(sum, self.load_slot(g, ty, "")?)?;
+        }
+        let nan = self.fcmp(F::UNO, sum, sum)?;
+        let any = self.intrinsic("llvm.vector.reduce.or", &[nan.get_type()], &[nan])?;
+        Ok(Some(any.into_int_value()))
     }
 
     /// The finished value (a scalar of the accumulator's dtype): the vector accumulator's lanes

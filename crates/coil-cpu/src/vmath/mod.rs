@@ -163,12 +163,21 @@ pub struct VMathOptions {
 /// Whether this host has AVX2 (checked once).
 fn host_has_avx2() -> bool {
     static AVX2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *AVX2.get_or_init(|| {
-        inkwell::targets::TargetMachine::get_host_cpu_features()
-            .to_string()
-            .split(',')
-            .any(|f| f == "+avx2")
-    })
+    *AVX2.get_or_init(|| host_has("avx2"))
+}
+
+/// Whether this host has AVX (checked once): JIT code may then use its 256-bit intrinsics.
+pub(crate) fn host_has_avx() -> bool {
+    static AVX: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVX.get_or_init(|| host_has("avx"))
+}
+
+/// Whether LLVM lists `feature` (spelt without the sign) among this host's CPU features.
+fn host_has(feature: &str) -> bool {
+    inkwell::targets::TargetMachine::get_host_cpu_features()
+        .to_string()
+        .split(',')
+        .any(|f| f.strip_prefix('+') == Some(feature))
 }
 
 /// The math library bound to one module: emits each function the first time it is used.

@@ -7,6 +7,7 @@ mod accuracy;
 mod backend_ir;
 mod driver;
 mod errors;
+mod guarded;
 mod ir;
 mod kernels;
 mod parallel;

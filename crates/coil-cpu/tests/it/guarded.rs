@@ -1,0 +1,102 @@
+//! The guarded fast max/min (`CpuOptions::guarded_max_min`): a max or min over 8-lane f32
+//! vectors takes one `vmaxps`/`vminps` per vector, a running sum of the values trips on NaN,
+//! and the row is then redone with the exact updates. The results are bit-identical to the
+//! exact kernel's, NaN, infinities, signed zeros and the scalar tail included.
+
+use coil_cpu::{CpuBackend, CpuOptions, HostTarget};
+use coil_graph::{DType, Tensor};
+
+use crate::driver::{all_in_one, lower, run};
+use crate::shapes::random;
+
+const ROWS: usize = 8;
+const COLS: usize = 1027;
+
+fn graph() -> coil_graph::Graph {
+    coil_graph::parse(&format!(
+        r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[{ROWS}, {COLS}]"):
+        _softmax: "f32[{ROWS}, {COLS}]" = torch.ops.aten._softmax.default(x, -1, False)
+        amax: "f32[{ROWS}]" = torch.ops.aten.amax.default(x, [1])
+        amin: "f32[{ROWS}]" = torch.ops.aten.amin.default(x, [1])
+        return (_softmax, amax, amin)
+"#
+    ))
+    .expect("parses")
+}
+
+/// Rows with the cases the guard must catch or let through: plain values, a NaN in the vector
+/// part, a NaN in the scalar tail, both infinities (a false alarm: `inf + -inf`), only `-inf`,
+/// signed zeros only, one `+inf`, and a NaN in the first vector.
+fn inputs() -> Tensor {
+    let mut x: Vec<f32> = random(DType::F32, &[ROWS, COLS], 11)
+        .to_f64_vec()
+        .into_iter()
+        .map(|v| v as f32)
+        .collect();
+    let row = |r: usize| r * COLS..(r + 1) * COLS;
+    x[row(1).start + 517] = f32::NAN;
+    x[row(2).end - 1] = f32::NAN;
+    x[row(3).start + 40] = f32::INFINITY;
+    x[row(3).start + 900] = f32::NEG_INFINITY;
+    x[row(4)].fill(f32::NEG_INFINITY);
+    for (i, v) in x[row(5)].iter_mut().enumerate() {
+        *v = if i % 3 == 0 { -0.0 } else { 0.0 };
+    }
+    x[row(6).start + 3] = f32::INFINITY;
+    x[row(7).start + 2] = f32::NAN;
+    Tensor::from_f32(x, vec![ROWS, COLS]).expect("tensor")
+}
+
+fn backend(threads: usize, guarded_max_min: bool) -> CpuBackend {
+    CpuBackend::with_options(CpuOptions {
+        threads,
+        guarded_max_min,
+        ..Default::default()
+    })
+    .expect("cpu backend")
+}
+
+#[test]
+fn guarded_max_and_min_give_the_exact_bits() {
+    let g = graph();
+    let l = lower(&g);
+    let groups = all_in_one(&l);
+    let inputs = [inputs()];
+    let avx = HostTarget::detect().unwrap().has_feature("avx");
+    for threads in [1, 3] {
+        let on = run(&backend(threads, true), &l, &groups, &inputs).expect("runs");
+        let off = run(&backend(threads, false), &l, &groups, &inputs).expect("runs");
+        assert_eq!(
+            on.source.contains("llvm.x86.avx.max.ps.256"),
+            avx,
+            "{}",
+            on.source
+        );
+        // The exact loop's join block (LLVM folds the redo's entry into the loop it starts).
+        assert_eq!(on.source.contains("exact.done"), avx, "{}", on.source);
+        assert!(!off.source.contains("exact.done"), "{}", off.source);
+        for (a, b) in on.outputs.iter().zip(&off.outputs) {
+            let (a, b) = (a.to_f64_vec(), b.to_f64_vec());
+            assert!(
+                a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "{threads} threads: guarded results differ\n{a:?}\n{b:?}"
+            );
+        }
+        // What the rows must give (PyTorch's rules: NaN wins, infinities are values).
+        let amax = on.outputs[1].to_f64_vec();
+        let amin = on.outputs[2].to_f64_vec();
+        for r in [1, 2, 7] {
+            assert!(
+                amax[r].is_nan() && amin[r].is_nan(),
+                "row {r}: {amax:?} {amin:?}"
+            );
+        }
+        assert_eq!((amax[3], amin[3]), (f64::INFINITY, f64::NEG_INFINITY));
+        assert_eq!((amax[4], amin[4]), (f64::NEG_INFINITY, f64::NEG_INFINITY));
+        assert_eq!((amax[5], amin[5]), (0.0, 0.0));
+        assert_eq!(amax[6], f64::INFINITY);
+        assert!(amax[0] > 0.9 && amin[0] < -0.9, "{amax:?} {amin:?}");
+    }
+}
