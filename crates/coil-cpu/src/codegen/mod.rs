@@ -127,9 +127,9 @@ pub struct CodegenOptions {
     pub pipeline_rows: bool,
     /// A reduction stage that only accumulates, with a float max or min over 8-lane f32
     /// vectors (AVX), takes one `vmaxps`/`vminps` per vector instead of the NaN-propagating
-    /// compare, compare and blend, plus a guard (a running sum of `x - x` on the add pipes)
-    /// that turns NaN when a NaN or an infinity went by; the row's loop then runs again with
-    /// the exact updates. Results are identical.
+    /// compare, compare and blend, plus a guard (a running sum of the values, on the add
+    /// pipes) that is NaN once a NaN went by (or, rarely, after `inf + -inf`); the row's loop
+    /// then runs again with the exact updates. Results are identical.
     pub guarded_max_min: bool,
     /// f32 `exp` on 8-lane vectors looks `2^(j/8)` up in a register-held table
     /// ([`crate::VMathOptions::table_exp`]; ignored where the host lacks AVX2).
@@ -761,8 +761,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             && self.pipe.as_ref().is_none_or(|p| p.plan.host != si)
     }
 
-    /// The stage's loop with the guarded fast max/min, then, when a guard saw a NaN or an
-    /// infinity, the loop again with the exact updates (accumulators reset first).
+    /// The stage's loop with the guarded fast max/min, then, when a guard is NaN (a NaN went
+    /// by, or rarely `inf + -inf`), the loop again with the exact updates (accumulators reset
+    /// first).
     fn guarded_reduction_nest(
         &mut self,
         si: usize,

@@ -318,8 +318,8 @@ impl<'ctx> Ir<'_, 'ctx> {
         self.intrinsic(name, &[], &[x, acc])
     }
 
-    /// True (an `i1`) when a guarded accumulator saw a NaN or an infinity since its
-    /// initialisation: the fast updates may then be wrong, and the caller redoes the loop with
+    /// True (an `i1`) when a guard of the accumulator is NaN (a NaN went by since its
+    /// initialisation, or `inf + -inf` happened in a guard lane or across guards): the fast updates may then be wrong, and the caller redoes the loop with
     /// the exact ones. `None` for an accumulator without the fast form.
     pub(crate) fn acc_guard_tripped(
         &self,
