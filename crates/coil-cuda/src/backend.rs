@@ -25,7 +25,7 @@ use crate::error::CudaError;
 use crate::ptx::PtxModule;
 use crate::render::{
     LaunchArg, Plan, RenderedKernel, candidate_plans, oriented, plan_kernel, render_planned,
-    reverse_after,
+    walk_backwards,
 };
 use crate::runtime::{Device, DeviceBuffer, Event, KernelArg, LoadedKernel};
 use crate::target::{GpuCaps, PtxTarget};
@@ -285,16 +285,16 @@ impl CudaBackend {
         let mut names = std::collections::HashSet::new();
         let mut module = PtxModule::new(self.target);
         let mut rendered = Vec::with_capacity(kernels.len());
-        for (i, k) in kernels.iter().enumerate() {
+        // Kernels come in launch order: a pointwise kernel rereading what the one before it
+        // read walks backwards, into what L2 still holds.
+        let backwards = walk_backwards(kernels, &self.caps);
+        for (k, &reverse) in kernels.iter().zip(&backwards) {
             if !names.insert(k.name.as_str()) {
                 return Err(CudaError::Codegen {
                     kernel: k.name.clone(),
                     reason: "two kernels of one module have this name".into(),
                 });
             }
-            // Kernels come in launch order: a pointwise kernel rereading what the one before
-            // it read walks backwards, into what L2 still holds.
-            let reverse = reverse_after(kernels, i, &self.caps);
             let default =
                 || render_planned(k, &self.caps, self.target, self.default_plan(k, reverse));
             let r = match &self.planner {
@@ -382,7 +382,7 @@ impl CudaBackend {
 }
 
 impl CudaBackend {
-    /// `kernel`'s default plan, walking backwards when `reverse` ([`reverse_after`]).
+    /// `kernel`'s default plan, walking backwards when `reverse` ([`walk_backwards`]).
     fn default_plan(&self, kernel: &Kernel, reverse: bool) -> Plan {
         oriented(plan_kernel(kernel, &self.caps), reverse)
     }

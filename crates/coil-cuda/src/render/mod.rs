@@ -65,7 +65,7 @@ pub enum Strategy {
         lanes: u32,
         /// Chunks per thread and iteration.
         unroll: u32,
-        /// Walk the elements from the last to the first ([`reverse_after`]).
+        /// Walk the elements from the last to the first ([`walk_backwards`]).
         reverse: bool,
         /// A grid that covers every element, so each thread runs the loop once (as Triton
         /// launches pointwise kernels; the block scheduler then balances the SMs), instead of
@@ -183,32 +183,36 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> Plan {
     }
 }
 
-/// Whether pointwise kernel `kernels[i]` should walk its elements backwards: the kernel
-/// launched before it read one of its inputs, a buffer larger than half the L2 cache, front
-/// to back (every strategy does), so what is left of it in L2 is its end. Walking back from
-/// the end, the kernel finds that part there instead of evicting it while it reads the
-/// start (`wall`: the global mean reads x, then `relu(x - mean)` reads it again).
-pub fn reverse_after(kernels: &[Kernel], i: usize, caps: &GpuCaps) -> bool {
-    let (Some(k), Some(prev)) = (
-        kernels.get(i),
-        i.checked_sub(1).and_then(|j| kernels.get(j)),
-    ) else {
-        return false;
-    };
+/// For each kernel of `kernels` (in launch order), whether it walks its elements backwards:
+/// a pointwise kernel does when the kernel launched before it read one of its inputs, a
+/// buffer larger than half the L2 cache, front to back, so what is left of it in L2 is its
+/// end. Walking back from the end, the kernel finds that part there instead of evicting it
+/// while it reads the start (`wall`: the global mean reads x, then `relu(x - mean)` reads it
+/// again). A pointwise kernel that itself walked backwards left the start of its inputs in
+/// L2, so the one after it walks forwards. One pass over the launch order.
+pub fn walk_backwards(kernels: &[Kernel], caps: &GpuCaps) -> Vec<bool> {
     let reads = |k: &Kernel, name: &str| {
         k.args
             .iter()
             .any(|a| a.name == name && a.role != ArgRole::Output)
     };
-    // A pointwise kernel that itself walked backwards left the start of its inputs in L2.
-    let prev_forward = !(prev.reduction_ranges.is_empty() && reverse_after(kernels, i - 1, caps));
-    k.reduction_ranges.is_empty()
-        && prev_forward
-        && k.args.iter().any(|a| {
-            a.role != ArgRole::Output
-                && (a.len * a.dtype.itemsize()) as u64 > caps.l2_bytes / 2
-                && reads(prev, &a.name)
-        })
+    let mut backwards: Vec<bool> = Vec::with_capacity(kernels.len());
+    for (i, k) in kernels.iter().enumerate() {
+        let after = match i.checked_sub(1) {
+            Some(j) if !backwards[j] => {
+                let prev = &kernels[j];
+                k.reduction_ranges.is_empty()
+                    && k.args.iter().any(|a| {
+                        a.role != ArgRole::Output
+                            && (a.len * a.dtype.itemsize()) as u64 > caps.l2_bytes / 2
+                            && reads(prev, &a.name)
+                    })
+            }
+            _ => false,
+        };
+        backwards.push(after);
+    }
+    backwards
 }
 
 /// `plan` walking backwards when `reverse` (pointwise plans only; others are unchanged).

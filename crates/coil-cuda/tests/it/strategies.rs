@@ -387,7 +387,7 @@ class GraphModule(torch.nn.Module):
         return (relu, sin, sub)
 "#;
 
-/// Pointwise kernels walked backwards (as `reverse_after` picks for a kernel rereading what
+/// Pointwise kernels walked backwards (as `walk_backwards` picks for a kernel rereading what
 /// the one before it read), and with a grid covering every element (`one_pass`), compute what
 /// eager does: odd sizes (one lane), a size of a multiple of four (four lanes), with one and
 /// two chunks per iteration.
@@ -452,7 +452,7 @@ fn reversed_and_one_pass_pointwise_kernels_match_eager() {
 /// and a single kernel has nothing before it.
 #[test]
 fn a_kernel_rereading_a_big_input_walks_backwards() {
-    use coil_cuda::render::reverse_after;
+    use coil_cuda::render::walk_backwards;
     let caps = GpuCaps::h200();
     let kernels = |size| {
         let g = coil_models::find("wall").unwrap().graph(size).unwrap();
@@ -461,8 +461,7 @@ fn a_kernel_rereading_a_big_input_walks_backwards() {
     };
     let large = kernels(coil_models::Size::Large);
     assert_eq!(large.len(), 2);
-    assert!(!reverse_after(&large, 0, &caps));
-    assert!(reverse_after(&large, 1, &caps));
+    assert_eq!(walk_backwards(&large, &caps), [false, true]);
     let backend = CudaBackend::offline();
     let (_, rendered) = backend.render(&large).expect("renders");
     assert!(matches!(
@@ -470,7 +469,7 @@ fn a_kernel_rereading_a_big_input_walks_backwards() {
         Strategy::Pointwise { reverse: true, .. }
     ));
     let article = kernels(coil_models::Size::Article);
-    assert!(!(0..article.len()).any(|i| reverse_after(&article, i, &caps)));
+    assert!(!walk_backwards(&article, &caps).contains(&true));
     let chain = {
         let g = coil_models::find("chain")
             .unwrap()
@@ -479,5 +478,5 @@ fn a_kernel_rereading_a_big_input_walks_backwards() {
         let l = coil_lower::lower(&g, &LowerConfig::gpu()).expect("lowers");
         program(&l, true, caps.sm_count).kernels
     };
-    assert!(!(0..chain.len()).any(|i| reverse_after(&chain, i, &caps)));
+    assert!(!walk_backwards(&chain, &caps).contains(&true));
 }
