@@ -530,20 +530,25 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(())
     }
 
+    /// The outer variables `p0, p1, ...` of outer iteration `it` (row-major over the ranges).
+    fn outer_point(&self, it: IntValue<'ctx>) -> Result<HashMap<Var, IntValue<'ctx>>, CpuError> {
+        let outer_vars: Vec<Var> = (0..self.k.ranges.len()).map(Var::p).collect();
+        let mut vars = HashMap::new();
+        self.unflatten(it, &outer_vars, &self.k.ranges, &mut vars)?;
+        Ok(vars)
+    }
+
     fn outer_iteration(&mut self, it: IntValue<'ctx>) -> Result<(), CpuError> {
         let n = self.k.ranges.len();
         let outer_vars: Vec<Var> = (0..n).map(Var::p).collect();
         if matches!(self.k.kind, KernelKind::Reduction { .. }) {
-            let mut vars = HashMap::new();
-            self.unflatten(it, &outer_vars, &self.k.ranges, &mut vars)?;
+            let vars = self.outer_point(it)?;
             if self.prefetch.is_some() {
                 let next = self
                     .ir
                     .b
                     .build_int_add(it, self.ir.i64c(1), "it.prefetch")?;
-                let mut next_vars = HashMap::new();
-                self.unflatten(next, &outer_vars, &self.k.ranges, &mut next_vars)?;
-                self.next_vars = next_vars;
+                self.next_vars = self.outer_point(next)?;
             }
             self.acc_values.clear();
             self.outer_values.clear();
@@ -785,12 +790,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let b = self.ir.b;
         let mut tripped = None;
         for id in &guarded {
-            if let Some(t) = self.ir.acc_guard_tripped(&self.slots[id])? {
-                tripped = Some(match tripped {
-                    None => t,
-                    Some(a) => b.build_or(a, t, "guard")?,
-                });
-            }
+            let t = self.ir.acc_guard_tripped(&self.slots[id])?;
+            tripped = Some(match tripped {
+                None => t,
+                Some(a) => b.build_or(a, t, "guard")?,
+            });
         }
         let tripped = tripped.ok_or_else(|| err("a guarded stage without a guard"))?;
         let redo = self.ir.cx.append_basic_block(self.f, "exact.redo");
@@ -937,10 +941,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.row_arrays = cur;
         let has_prev = b.build_int_compare(IntPredicate::SGT, it, start, "has_prev")?;
         let before = b.build_int_sub(it, self.ir.i64c(1), "it.prev")?;
-        let n = self.k.ranges.len();
-        let outer_vars: Vec<Var> = (0..n).map(Var::p).collect();
-        let mut prev_vars = HashMap::new();
-        self.unflatten(before, &outer_vars, &self.k.ranges, &mut prev_vars)?;
+        let prev_vars = self.outer_point(before)?;
         let prev_accs = self.load_late_accs()?;
         let pipe = self.pipe.as_mut().ok_or_else(|| err("no pipeline"))?;
         pipe.has_prev = Some(has_prev);
@@ -1047,10 +1048,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         b.build_conditional_branch(any, run, done)?;
         b.position_at_end(run);
         let last = b.build_int_sub(end, self.ir.i64c(1), "it.last")?;
-        let n = self.k.ranges.len();
-        let outer_vars: Vec<Var> = (0..n).map(Var::p).collect();
-        let mut vars = HashMap::new();
-        self.unflatten(last, &outer_vars, &self.k.ranges, &mut vars)?;
+        let vars = self.outer_point(last)?;
         self.row_arrays = self.cache_arrays(last)?.0;
         self.acc_values = self.load_late_accs()?;
         self.outer_values.clear();

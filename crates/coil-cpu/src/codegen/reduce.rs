@@ -12,7 +12,7 @@ use coil_lower::ReductionType as R;
 use inkwell::values::PointerValue;
 use inkwell::{FloatPredicate as F, IntPredicate as I};
 
-use super::ir::{Class, Ir, V};
+use super::ir::{Class, Ir, V, err};
 use crate::CpuError;
 
 /// Independent vector accumulators per reduction (the vector loop is unrolled this many times):
@@ -319,15 +319,17 @@ impl<'ctx> Ir<'_, 'ctx> {
     }
 
     /// True (an `i1`) when a guard of the accumulator is NaN (a NaN went by since its
-    /// initialisation, or `inf + -inf` happened in a guard lane or across guards): the fast updates may then be wrong, and the caller redoes the loop with
-    /// the exact ones. `None` for an accumulator without the fast form.
+    /// initialisation, or `inf + -inf` happened in a guard lane or across guards): the fast
+    /// updates may then be wrong, and the caller redoes the loop with the exact ones. An error
+    /// for an accumulator without the fast form ([`AccSlot::has_fast_form`]).
     pub(crate) fn acc_guard_tripped(
         &self,
         s: &AccSlot<'ctx>,
-    ) -> Result<Option<inkwell::values::IntValue<'ctx>>, CpuError> {
-        let Some((&first, rest)) = s.guard.split_first() else {
-            return Ok(None);
-        };
+    ) -> Result<inkwell::values::IntValue<'ctx>, CpuError> {
+        let (&first, rest) = s
+            .guard
+            .split_first()
+            .ok_or_else(|| err(format!("{} has no guard", s.acc.id)))?;
         let ty = self.ty(Class::of(s.run_dtype), s.width);
         let mut sum = self.load_slot(first, ty, "")?;
         for &g in rest {
@@ -335,7 +337,7 @@ impl<'ctx> Ir<'_, 'ctx> {
         }
         let nan = self.fcmp(F::UNO, sum, sum)?;
         let any = self.intrinsic("llvm.vector.reduce.or", &[nan.get_type()], &[nan])?;
-        Ok(Some(any.into_int_value()))
+        Ok(any.into_int_value())
     }
 
     /// The finished value (a scalar of the accumulator's dtype): the vector accumulator's lanes
