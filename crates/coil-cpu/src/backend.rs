@@ -163,7 +163,7 @@ impl CpuBackend {
                 invariant_reciprocal: options.invariant_reciprocal,
                 pipeline_rows: options.pipeline_rows,
                 guarded_max_min: options.guarded_max_min,
-                table_exp: options.table_exp && target.has_feature("avx2"),
+                table_exp: options.table_exp,
             },
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),

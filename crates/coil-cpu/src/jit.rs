@@ -88,9 +88,7 @@ impl HostTarget {
 
     /// Whether the host has `feature` (spelt without the sign, e.g. `avx2`).
     pub fn has_feature(&self, feature: &str) -> bool {
-        self.features
-            .split(',')
-            .any(|f| f.strip_prefix('+') == Some(feature))
+        lists(&self.features, feature)
     }
 
     /// The natural vector width in bytes for float arithmetic: 64 with AVX-512, 32 with AVX,
@@ -350,4 +348,20 @@ impl JitModule {
         // `addr` is the entry of a function JIT-compiled from this module.
         Ok(unsafe { std::mem::transmute_copy::<usize, F>(&addr) })
     }
+}
+
+/// Whether LLVM's feature string `features` (`+avx2,+fma,-avx512f,...`) turns `feature` on.
+fn lists(features: &str, feature: &str) -> bool {
+    features
+        .split(',')
+        .any(|f| f.strip_prefix('+') == Some(feature))
+}
+
+/// Whether this host has `feature` (spelt without the sign), without building a
+/// [`HostTarget`]: the host's feature string is read from LLVM once. Code generation asks this
+/// before it emits a target-specific intrinsic (JIT code runs on this host).
+pub(crate) fn host_has_feature(feature: &str) -> bool {
+    static FEATURES: OnceLock<String> = OnceLock::new();
+    let features = FEATURES.get_or_init(|| TargetMachine::get_host_cpu_features().to_string());
+    lists(features, feature)
 }

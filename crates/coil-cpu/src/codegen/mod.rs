@@ -133,8 +133,8 @@ pub struct CodegenOptions {
     pub guarded_max_min: bool,
     /// f32 `exp` on 8-lane vectors looks `2^(j/8)` up in a register-held table
     /// ([`crate::VMathOptions::table_exp`]; ignored where the host lacks AVX2).
-    /// [`CodegenOptions::new`] leaves it off; the CPU backend turns it on where the host has
-    /// AVX2.
+    /// [`CodegenOptions::new`] leaves it off; the CPU backend turns it on by default
+    /// ([`crate::CpuOptions::table_exp`]).
     pub table_exp: bool,
 }
 

@@ -114,7 +114,7 @@ impl<'ctx> Ir<'_, 'ctx> {
         if matches!(acc.reduction_type, R::Max | R::Min)
             && c == Class::F32
             && width == AVX_F32_LANES
-            && crate::vmath::host_has_avx()
+            && crate::jit::host_has_feature("avx")
         {
             for u in 0..ACC_VECTORS {
                 guard.push(

@@ -160,26 +160,6 @@ pub struct VMathOptions {
     pub table_exp: bool,
 }
 
-/// Whether this host has AVX2 (checked once).
-fn host_has_avx2() -> bool {
-    static AVX2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *AVX2.get_or_init(|| host_has("avx2"))
-}
-
-/// Whether this host has AVX (checked once): JIT code may then use its 256-bit intrinsics.
-pub(crate) fn host_has_avx() -> bool {
-    static AVX: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *AVX.get_or_init(|| host_has("avx"))
-}
-
-/// Whether LLVM lists `feature` (spelt without the sign) among this host's CPU features.
-fn host_has(feature: &str) -> bool {
-    inkwell::targets::TargetMachine::get_host_cpu_features()
-        .to_string()
-        .split(',')
-        .any(|f| f.strip_prefix('+') == Some(feature))
-}
-
 /// The math library bound to one module: emits each function the first time it is used.
 #[derive(Debug, Clone, Copy)]
 pub struct VMath<'m, 'ctx> {
@@ -197,7 +177,7 @@ impl<'m, 'ctx> VMath<'m, 'ctx> {
     /// Binds the library to `module` with `options` (those this host cannot run turned off).
     pub fn with_options(module: &'m Module<'ctx>, options: VMathOptions) -> Self {
         let options = VMathOptions {
-            table_exp: options.table_exp && host_has_avx2(),
+            table_exp: options.table_exp && crate::jit::host_has_feature("avx2"),
         };
         VMath { module, options }
     }
