@@ -119,6 +119,17 @@ pub(crate) fn compare(
     rtol: f64,
     atol: f64,
 ) -> Result<Comparison, String> {
+    same_count(actual, expected)?;
+    let mut c = Comparison::start(rtol, atol, AtolRule::Fixed);
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        same_kind(i, a, e)?;
+        c.add(&a.to_f64_vec(), &e.to_f64_vec(), atol);
+    }
+    Ok(c)
+}
+
+/// The model returned as many outputs as the reference has.
+fn same_count(actual: &[Tensor], expected: &[Tensor]) -> Result<(), String> {
     if actual.len() != expected.len() {
         return Err(format!(
             "the model returned {} outputs, the reference has {}",
@@ -126,12 +137,7 @@ pub(crate) fn compare(
             expected.len()
         ));
     }
-    let mut c = Comparison::start(rtol, atol, AtolRule::Fixed);
-    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
-        same_kind(i, a, e)?;
-        c.add(&a.to_f64_vec(), &e.to_f64_vec(), atol);
-    }
-    Ok(c)
+    Ok(())
 }
 
 /// Output `i` and its reference have the same shape and dtype.
@@ -209,10 +215,11 @@ pub(crate) fn compare_to_exact(
     exact: &[Tensor],
     length_atol: f64,
 ) -> Result<Comparison, String> {
-    if actual.len() != eager.len() || eager.len() != exact.len() {
+    same_count(actual, eager)?;
+    if exact.len() != eager.len() {
         return Err(format!(
-            "the model returned {} outputs, the reference has {}",
-            actual.len(),
+            "the float64 reference has {} outputs, eager {}",
+            exact.len(),
             eager.len()
         ));
     }
