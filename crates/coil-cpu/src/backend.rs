@@ -1,6 +1,7 @@
-//! [`CpuBackend`]: coil's [`Backend`] for the host CPU. `compile` translates every kernel of a
-//! model into one LLVM module (one function `cpu_<name>` per kernel), optimises it with
-//! `default<O3>` for the host and JIT-compiles it; memory is 64-byte aligned host allocations
+//! [`CpuBackend`]: coil's [`Backend`] for the host CPU. `compile` translates the kernels of a
+//! model into LLVM modules (one function `cpu_<name>` per kernel; the kernels are shared out
+//! over one module per thread, compiled in parallel), optimises them with `default<O3>` for
+//! the host and JIT-compiles them; memory is 64-byte aligned host allocations
 //! behind opaque handles; `launch` splits a kernel's outer loop over the thread pool; `matmul`
 //! calls the `gemm` crate on strided operands.
 
@@ -15,6 +16,7 @@ use coil_codegen::{
 use coil_lower::LowerConfig;
 
 use crate::codegen::{CodegenOptions, LaunchShape, emit_kernel};
+use crate::jit::link_ir;
 use crate::{CpuError, HostTarget, JitModule, JitOptions, KernelFn, ThreadPool};
 
 /// Alignment (and granularity) of every allocation: a cache line, and a whole vector of any
@@ -192,18 +194,31 @@ impl CpuBackend {
                 });
             }
         }
-        let target = HostTarget::detect()?;
-        let mut shapes = Vec::with_capacity(kernels.len());
-        let jit = JitModule::compile("coil_cpu", &target, &self.jit, |_cx, module| {
-            for k in kernels {
-                shapes.push(emit_kernel(module, k, &function_name(k), &self.codegen)?);
+        let parts = share_out(kernels, self.rt.pool.threads());
+        let results: Vec<Mutex<Option<CompiledPart>>> =
+            parts.iter().map(|_| Mutex::new(None)).collect();
+        self.rt.pool.parallel_for(parts.len(), |i| {
+            let part = self.compile_part(i, &parts[i], kernels);
+            *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(part);
+        });
+        let mut modules = Vec::with_capacity(parts.len());
+        let mut placed: Vec<Option<(usize, LaunchShape)>> = vec![None; kernels.len()];
+        for (m, (part, result)) in parts.iter().zip(results).enumerate() {
+            let (jit, shapes) = result
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner)
+                .ok_or_else(|| CpuError::Runtime("a module was not compiled".into()))??;
+            for (&k, shape) in part.iter().zip(shapes) {
+                placed[k] = Some((m, shape));
             }
-            Ok(())
-        })?;
+            modules.push(jit);
+        }
         let mut compiled = Vec::with_capacity(kernels.len());
-        for (k, shape) in kernels.iter().zip(shapes) {
+        for (k, place) in kernels.iter().zip(placed) {
+            let (module, shape) =
+                place.ok_or_else(|| CpuError::Runtime(format!("{} was not compiled", k.name)))?;
             // SAFETY: `emit_kernel` defined this function with the `KernelFn` signature.
-            let entry: KernelFn = unsafe { jit.function(&function_name(k))? };
+            let entry: KernelFn = unsafe { modules[module].function(&function_name(k))? };
             compiled.push(CompiledKernel {
                 name: k.name.clone(),
                 entry,
@@ -219,11 +234,67 @@ impl CpuBackend {
             });
         }
         Ok(CpuKernels {
-            jit,
+            modules,
             kernels: compiled,
             rt: Arc::clone(&self.rt),
         })
     }
+}
+
+/// One module's compiled code and its kernels' launch shapes (in the part's order).
+type CompiledPart = Result<(JitModule, Vec<LaunchShape>), CpuError>;
+
+impl CpuBackend {
+    /// Translates, optimises and JIT-compiles the kernels `part` (indices into `kernels`) as
+    /// module `i` (`coil_cpu`, `coil_cpu.1`, ...), with its own LLVM context and target
+    /// machine, so parts compile on different threads.
+    fn compile_part(&self, i: usize, part: &[usize], kernels: &[Kernel]) -> CompiledPart {
+        let target = HostTarget::detect()?;
+        let name = match i {
+            0 => "coil_cpu".to_string(),
+            i => format!("coil_cpu.{i}"),
+        };
+        let mut shapes = Vec::with_capacity(part.len());
+        let jit = JitModule::compile(&name, &target, &self.jit, |_cx, module| {
+            for &k in part {
+                let k = &kernels[k];
+                shapes.push(emit_kernel(module, k, &function_name(k), &self.codegen)?);
+            }
+            Ok(())
+        })?;
+        Ok((jit, shapes))
+    }
+}
+
+/// The kernels shared out over at most `threads` modules, each a list of kernel indices in
+/// launch order: the costliest kernel first onto the module with the least work so far, with
+/// LLVM's time taken as proportional to [`compile_cost`].
+fn share_out(kernels: &[Kernel], threads: usize) -> Vec<Vec<usize>> {
+    let n = threads.clamp(1, kernels.len().max(1));
+    let mut order: Vec<usize> = (0..kernels.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(compile_cost(&kernels[k])));
+    let mut parts = vec![(0u64, Vec::new()); n];
+    for k in order {
+        let lightest = (0..n).min_by_key(|&p| parts[p].0).unwrap_or(0);
+        parts[lightest].0 += compile_cost(&kernels[k]);
+        parts[lightest].1.push(k);
+    }
+    parts
+        .into_iter()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(_, mut p)| {
+            p.sort_unstable();
+            p
+        })
+        .collect()
+}
+
+/// A rough measure of the LLVM work a kernel makes: its stages' per-element work (a
+/// transcendental, inlined vector math, counts 20) and a fixed amount per stage for its loops.
+fn compile_cost(k: &Kernel) -> u64 {
+    (0..k.stages.len())
+        .map(|s| u64::from(crate::codegen::stage_work(k, s)) + 8)
+        .sum()
 }
 
 /// The LLVM function of a kernel: `cpu_<name>`.
@@ -362,9 +433,10 @@ struct CompiledKernel {
     args: Vec<ArgNeed>,
 }
 
-/// Kernels JIT-compiled together (one LLVM module), ready to launch on the backend's memory.
+/// Kernels JIT-compiled together (one LLVM module per compiling thread), ready to launch on the
+/// backend's memory.
 pub struct CpuKernels {
-    jit: JitModule,
+    modules: Vec<JitModule>,
     kernels: Vec<CompiledKernel>,
     rt: Arc<Runtime>,
 }
@@ -388,9 +460,15 @@ struct SharedArgs(*const *mut u8);
 unsafe impl Sync for SharedArgs {}
 
 impl CpuKernels {
-    /// The JIT module (optimised IR, function addresses).
-    pub fn jit(&self) -> &JitModule {
-        &self.jit
+    /// The JIT modules (optimised IR, function addresses); each kernel is in one of them.
+    pub fn modules(&self) -> &[JitModule] {
+        &self.modules
+    }
+
+    /// The optimised IR of every module, linked into one module's text ([`link_ir`]).
+    pub fn optimized_ir(&self) -> Result<String, CpuError> {
+        let texts: Vec<&str> = self.modules.iter().map(|m| m.optimized_ir()).collect();
+        link_ir("coil_cpu", &texts)
     }
 
     /// How kernel `index`'s outer loop is laid out.
@@ -471,7 +549,15 @@ impl CompiledKernels for CpuKernels {
     }
 
     fn source(&self) -> String {
-        self.jit.optimized_ir().to_string()
+        // Linking only fails on IR LLVM itself printed; the modules' texts one after another
+        // still show every kernel then.
+        self.optimized_ir().unwrap_or_else(|e| {
+            let mut text = format!("; {e}\n");
+            for m in &self.modules {
+                text.push_str(m.optimized_ir());
+            }
+            text
+        })
     }
 
     fn source_file_name(&self) -> &'static str {

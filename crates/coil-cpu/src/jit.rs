@@ -120,6 +120,15 @@ impl HostTarget {
 pub struct JitOptions {
     /// The new-pass-manager pipeline text; `default<O3>` unless a test wants something else.
     pub pipeline: String,
+    /// Whether the pipeline's loop vectorizer and SLP vectorizer run. Off by default: coil's
+    /// translator emits its vector code itself, and what is left for them (scalar tails,
+    /// per-row scalar code) gains nothing from vectors but costs compile time.
+    pub llvm_vectorize: bool,
+    /// Whether the pipeline's loop unroller runs. Off by default: the translator unrolls the
+    /// loops that gain from it (a reduction's accumulators); LLVM's unroller mostly copied
+    /// short scalar tails out, about a quarter of the compile time on the zoo with the
+    /// vectorizers.
+    pub llvm_unroll: bool,
     /// Also keep the host assembly of the optimised module ([`JitModule::assembly`]), generated
     /// by the same target machine settings the JIT uses (for `output_code.s` and tests).
     pub emit_assembly: bool,
@@ -129,6 +138,8 @@ impl Default for JitOptions {
     fn default() -> Self {
         JitOptions {
             pipeline: "default<O3>".to_string(),
+            llvm_vectorize: false,
+            llvm_unroll: false,
             emit_assembly: false,
         }
     }
@@ -139,7 +150,8 @@ fn module_name(module: &Module<'_>) -> String {
 }
 
 /// Verifies `module`, tags every function with the host CPU and features (so codegen uses AVX2,
-/// FMA, ...), runs `options.pipeline` with the host target machine, and verifies again.
+/// FMA, ...), runs `options.pipeline` with the host target machine (vectorizers and unroller as
+/// `options` say), and verifies again.
 pub fn optimize(
     module: &Module<'_>,
     target: &HostTarget,
@@ -162,11 +174,14 @@ pub fn optimize(
         }
     }
     module
-        .run_passes(
-            &options.pipeline,
-            target.machine(),
-            PassBuilderOptions::create(),
-        )
+        .run_passes(&options.pipeline, target.machine(), {
+            let passes = PassBuilderOptions::create();
+            passes.set_loop_vectorization(options.llvm_vectorize);
+            passes.set_loop_slp_vectorization(options.llvm_vectorize);
+            passes.set_loop_interleaving(options.llvm_vectorize);
+            passes.set_loop_unrolling(options.llvm_unroll);
+            passes
+        })
         .map_err(|e| CpuError::Passes {
             module: name.clone(),
             pipeline: options.pipeline.clone(),
@@ -177,6 +192,39 @@ pub fn optimize(
         stage: "after optimisation",
         message: e.to_string(),
     })
+}
+
+/// The optimised IR of modules compiled apart (in parallel), linked into one module's text: one
+/// file that LLVM's tools read as they would a single module's. An error if LLVM cannot parse
+/// or link them (function names must be distinct).
+pub fn link_ir(name: &str, texts: &[&str]) -> Result<String, CpuError> {
+    let jit_err = |stage: &str, e: String| CpuError::Jit {
+        module: name.to_string(),
+        message: format!("{stage}: {e}"),
+    };
+    if let [one] = texts {
+        return Ok(one.to_string());
+    }
+    let context = Context::create();
+    let mut linked: Option<Module<'_>> = None;
+    for (i, text) in texts.iter().enumerate() {
+        let buffer = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
+            text.as_bytes(),
+            &format!("{name}.{i}"),
+        );
+        let module = context
+            .create_module_from_ir(buffer)
+            .map_err(|e| jit_err("parsing optimised IR", e.to_string()))?;
+        match &linked {
+            None => linked = Some(module),
+            Some(base) => base
+                .link_in_module(module)
+                .map_err(|e| jit_err("linking optimised IR", e.to_string()))?,
+        }
+    }
+    let module = linked.ok_or_else(|| jit_err("linking optimised IR", "no modules".into()))?;
+    module.set_name(name);
+    Ok(module.print_to_string().to_string())
 }
 
 /// JIT-compiled machine code, the optimised IR it came from, and the LLVM state that owns both.

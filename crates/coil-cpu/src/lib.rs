@@ -49,7 +49,7 @@ pub mod vmath;
 pub use backend::{CpuBackend, CpuKernels, CpuOptions, function_name};
 pub use codegen::{CodegenOptions, LaunchShape, emit_kernel};
 pub use error::CpuError;
-pub use jit::{HostTarget, JitModule, JitOptions, optimize};
+pub use jit::{HostTarget, JitModule, JitOptions, link_ir, optimize};
 pub use parallel::{ArgSpec, Element, Kernel, KernelArgs, KernelFn, ThreadPool};
 pub use vmath::{FloatKind, MathFn, VMath, VMathOptions};
 

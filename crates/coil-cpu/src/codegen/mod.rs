@@ -155,6 +155,12 @@ impl CodegenOptions {
     }
 }
 
+/// Stage `stage`'s per-element work as the row cache counts it (a transcendental is 20), with no
+/// row cache: a measure of the code the stage's loop bodies make.
+pub(crate) fn stage_work(k: &Kernel, stage: usize) -> u32 {
+    rowcache::stage_cost(k, stage, &[])
+}
+
 /// Emits `kernel` into `module` as the function `fname`.
 pub fn emit_kernel<'ctx>(
     module: &Module<'ctx>,
@@ -661,25 +667,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let step = (width * unroll) as u64;
             if let Some(fold) = fold.as_mut() {
                 let block = step * CASCADE_BLOCK;
-                from = self.counted_loop(
-                    lo,
-                    hi,
-                    block,
-                    &format!("{name}.block"),
-                    &mut |em, start| {
-                        let end = em.ir.b.build_int_add(start, em.ir.i64c(block as i64), "")?;
-                        em.counted_loop(
-                            start,
-                            end,
-                            step,
-                            &format!("{name}.x{unroll}"),
-                            &mut |em, iv| em.unrolled_copies(iv, var, &vars, unroll, body),
-                        )?;
-                        fold(em)
-                    },
-                )?;
+                from = self.phase(lo, hi, block, &format!("{name}.block"), &mut |em, start| {
+                    let end = em.ir.b.build_int_add(start, em.ir.i64c(block as i64), "")?;
+                    em.counted_loop(
+                        start,
+                        end,
+                        step,
+                        &format!("{name}.x{unroll}"),
+                        &mut |em, iv| em.unrolled_copies(iv, var, &vars, unroll, body),
+                    )?;
+                    fold(em)
+                })?;
             }
-            from = self.counted_loop(
+            from = self.phase(
                 from,
                 hi,
                 step,
@@ -688,7 +688,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             )?;
         }
         if width > 1 {
-            from = self.counted_loop(from, hi, width as u64, &name, &mut |em, iv| {
+            from = self.phase(from, hi, width as u64, &name, &mut |em, iv| {
                 let mut vars = vars.clone();
                 vars.insert(var, iv);
                 body(
@@ -702,12 +702,37 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 )
             })?;
         }
-        self.counted_loop(from, hi, 1, &format!("{name}.tail"), &mut |em, iv| {
+        self.phase(from, hi, 1, &format!("{name}.tail"), &mut |em, iv| {
             let mut vars = vars.clone();
             vars.insert(var, iv);
             body(em, &Env::scalar(vars))
         })?;
         Ok(())
+    }
+
+    /// One phase of [`Emitter::vector_and_tail`]: `counted_loop(from, to, step, ..)`, returning
+    /// where the next phase starts. With both bounds constant (a reduction row's), the trip
+    /// count is known here: a phase with none is not emitted at all, and the next phase starts
+    /// at a constant, so a row whose length the vectors divide gets no remainder loop and no
+    /// scalar tail (less IR for LLVM to optimise; nothing changes at run time).
+    fn phase(
+        &mut self,
+        from: IntValue<'ctx>,
+        to: IntValue<'ctx>,
+        step: u64,
+        name: &str,
+        body: Body<'_, 'a, 'ctx>,
+    ) -> Result<IntValue<'ctx>, CpuError> {
+        let known = |v: IntValue<'ctx>| v.get_sign_extended_constant().filter(|&c| c >= 0);
+        let (Some(a), Some(b)) = (known(from), known(to)) else {
+            return self.counted_loop(from, to, step, name, body);
+        };
+        let trips = (b - a).max(0) as u64 / step;
+        if trips == 0 {
+            return Ok(from);
+        }
+        self.counted_loop(from, to, step, name, body)?;
+        Ok(self.ir.i64c(a + (trips * step) as i64))
     }
 
     fn pointwise_body(&mut self, env: &Env<'ctx>) -> Result<(), CpuError> {

@@ -32,7 +32,7 @@ fn large_fused_ir_on(name: &str, b: &coil_cpu::CpuBackend) -> String {
     let needed = |b| outs.contains(&coil_lower::BufRef::Buffer(b));
     let k = coil_codegen::build_kernel(&l, &members, &needed, name, &Default::default()).unwrap();
     let compiled = b.compile_kernels(std::slice::from_ref(&k)).unwrap();
-    compiled.jit().optimized_ir().to_string()
+    compiled.optimized_ir().unwrap()
 }
 
 /// The body of function `@name` in `ir`.
@@ -92,6 +92,79 @@ fn one_function_per_kernel_named_after_the_kernel() {
         "{}",
         r.source
     );
+}
+
+/// The kernels are shared out over one LLVM module per thread and compiled in parallel; the
+/// results equal a one-thread compile's bit for bit, and the source is one module's text (LLVM
+/// parses it back) defining every kernel once.
+#[test]
+fn kernels_compile_in_parallel_modules_and_link_into_one_source() {
+    let case = coil_models::find("transformer_block")
+        .unwrap()
+        .tiny_case()
+        .unwrap();
+    let l = lower(&case.graph);
+    let groups = crate::driver::per_buffer(&l);
+    let with_threads = |threads| {
+        let b = coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+            threads,
+            ..Default::default()
+        })
+        .unwrap();
+        run(&b, &l, &groups, &case.inputs).unwrap()
+    };
+    let (one, three) = (with_threads(1), with_threads(3));
+    assert_eq!(one.modules, 1);
+    assert_eq!(three.modules, 3);
+    for r in [&one, &three] {
+        assert_eq!(r.source.matches("; ModuleID").count(), 1, "{}", r.source);
+        assert_eq!(r.source.matches("define void @cpu_").count(), r.kernels);
+        // The linked text is valid IR: LLVM reads it back (linking it with itself would
+        // redefine every function).
+        coil_cpu::link_ir("again", &[&r.source, "; nothing\n"]).unwrap();
+    }
+    for (a, b) in one.outputs.iter().zip(&three.outputs) {
+        let (a, b) = (a.to_f64_vec(), b.to_f64_vec());
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+}
+
+/// A row the vectors divide gets neither a remainder vector loop nor a scalar tail (the trip
+/// counts are known when the row's length is); a row they do not divide gets both.
+#[test]
+fn rows_the_vectors_divide_have_no_remainder_loops() {
+    let source = |cols: usize| {
+        let g = coil_graph::parse(&format!(
+            r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4, {cols}]"):
+        sum_1: "f32[4]" = torch.ops.aten.sum.dim_IntList(x, [1])
+        return (sum_1,)
+"#
+        ))
+        .unwrap();
+        let l = lower(&g);
+        let x = crate::shapes::random(coil_graph::DType::F32, &[4, cols], 3);
+        let r = run(backend(), &l, &all_in_one(&l), std::slice::from_ref(&x)).unwrap();
+        let want: Vec<f64> = x
+            .to_f64_vec()
+            .chunks(cols)
+            .map(|row| row.iter().sum())
+            .collect();
+        for (got, want) in r.outputs[0].to_f64_vec().iter().zip(&want) {
+            assert!(
+                (got - want).abs() <= 1e-4 * want.abs().max(1.0),
+                "{got} != {want}"
+            );
+        }
+        r.source
+    };
+    let w = backend().vector_width() as usize;
+    // Four vector accumulators: 32 lanes a step with AVX2.
+    let divided = source(64 * w);
+    assert!(!divided.contains("p1.tail"), "{divided}");
+    let ragged = source(64 * w + w + 3);
+    assert!(ragged.contains("p1.tail"), "{ragged}");
 }
 
 #[test]

@@ -5,7 +5,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use coil_codegen::{Backend, BufferHandle, BuildOptions, MatmulCall, StridedOperand, build_kernel};
+use coil_codegen::{
+    Backend, BufferHandle, BuildOptions, CompiledKernels, MatmulCall, StridedOperand, build_kernel,
+};
 use coil_cpu::CpuBackend;
 use coil_graph::{DType, Data, Graph, Tensor};
 use coil_lower::{BufRef, BufferId, BufferKind, FixedLayout, LowerConfig, LoweredGraph};
@@ -77,10 +79,12 @@ fn storage_bytes(layout: &FixedLayout) -> usize {
 pub(crate) struct Run {
     /// The graph outputs, contiguous.
     pub(crate) outputs: Vec<Tensor>,
-    /// The optimised LLVM IR of the module.
+    /// The optimised LLVM IR of the modules, linked into one text.
     pub(crate) source: String,
     /// Kernels compiled.
     pub(crate) kernels: usize,
+    /// LLVM modules they were compiled in (one per compiling thread).
+    pub(crate) modules: usize,
 }
 
 /// Builds, compiles and runs `groups` (in order) on `inputs`.
@@ -125,7 +129,9 @@ pub(crate) fn run(
         steps.push(Ok(kernels.len()));
         kernels.push(k);
     }
-    let compiled = backend.compile(&kernels).map_err(|e| e.to_string())?;
+    let compiled = backend
+        .compile_kernels(&kernels)
+        .map_err(|e| e.to_string())?;
     let mut handles: HashMap<BufRef, BufferHandle> = HashMap::new();
     for (i, ib) in l.inputs().iter().enumerate() {
         let h = backend
@@ -201,6 +207,7 @@ pub(crate) fn run(
         outputs: outs,
         source: compiled.source(),
         kernels: kernels.len(),
+        modules: compiled.modules().len(),
     })
 }
 
