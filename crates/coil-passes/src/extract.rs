@@ -1,8 +1,9 @@
 //! DAG-aware extraction. A term's cost is the sum of the own costs of the *distinct* e-classes
 //! it uses, so a value used twice is paid for once (egg's tree extractor would pay twice and
-//! prefer recomputation). Greedy bottom-up over cost sets, with a cycle check per candidate.
+//! prefer recomputation). Greedy bottom-up over cost sets, with a cycle check per candidate, on
+//! a worklist of classes whose children got cheaper.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use coil_graph::{OpClass, OpKind};
 use egg::{Id, Language};
@@ -67,8 +68,9 @@ pub struct Extraction {
 
 /// Extracts the cheapest DAG for `roots`.
 pub fn extract(egraph: &AtenGraph, roots: &[Id], model: &dyn CostModel) -> Option<Extraction> {
-    // Per class: (own costs of every class in the term, keyed by class) and the chosen node.
-    let mut best: HashMap<Id, (BTreeMap<Id, f64>, f64, Aten)> = HashMap::new();
+    // Per class: (own costs of every class in the term, sorted by class), its total and the
+    // chosen node.
+    let mut best: HashMap<Id, (CostSet, f64, Aten)> = HashMap::new();
     let own: HashMap<(Id, usize), f64> = egraph
         .classes()
         .flat_map(|c| {
@@ -78,46 +80,57 @@ pub fn extract(egraph: &AtenGraph, roots: &[Id], model: &dyn CostModel) -> Optio
                 .map(move |(i, n)| ((c.id, i), model.own_cost(egraph, n)))
         })
         .collect();
-    let max_rounds = egraph.number_of_classes() + 2;
-    for _ in 0..max_rounds {
+    // A worklist: every class once, in the order of its id (a class's children were mostly
+    // added before it: the input graph is loaded in topological order, and a rewrite builds
+    // the children of what it adds first), then again each time a child's best term got
+    // cheaper. Each update lowers a class's cost, so the list runs dry.
+    let mut ids: Vec<Id> = egraph.classes().map(|c| c.id).collect();
+    ids.sort_unstable();
+    let mut queued: HashSet<Id> = ids.iter().copied().collect();
+    let mut queue: VecDeque<Id> = ids.into();
+    while let Some(id) = queue.pop_front() {
+        queued.remove(&id);
+        let class = &egraph[id];
         let mut changed = false;
-        for class in egraph.classes() {
-            for (i, node) in class.nodes.iter().enumerate() {
-                let c = own[&(class.id, i)];
-                if !c.is_finite() {
-                    continue;
-                }
-                let mut set: BTreeMap<Id, f64> = BTreeMap::new();
-                let mut ok = true;
-                for child in node.children() {
-                    let child = egraph.find(*child);
-                    match best.get(&child) {
-                        Some((s, _, _)) if !s.contains_key(&class.id) => {
-                            set.extend(s.iter().map(|(k, v)| (*k, *v)));
-                        }
-                        _ => {
-                            ok = false;
-                            break;
-                        }
+        for (i, node) in class.nodes.iter().enumerate() {
+            let c = own[&(class.id, i)];
+            if !c.is_finite() {
+                continue;
+            }
+            let mut set: CostSet = vec![(class.id, c)];
+            let mut ok = true;
+            for child in node.children() {
+                let child = egraph.find(*child);
+                match best.get(&child) {
+                    Some((s, _, _)) if s.binary_search_by_key(&class.id, |e| e.0).is_err() => {
+                        set = union(&set, s);
+                    }
+                    _ => {
+                        ok = false;
+                        break;
                     }
                 }
-                if !ok {
-                    continue;
-                }
-                set.insert(class.id, c);
-                let total: f64 = set.values().sum();
-                let better = match best.get(&class.id) {
-                    None => true,
-                    Some((_, old, _)) => total < *old - 1e-9,
-                };
-                if better {
-                    best.insert(class.id, (set, total, node.clone()));
-                    changed = true;
-                }
+            }
+            if !ok {
+                continue;
+            }
+            let total: f64 = set.iter().map(|e| e.1).sum();
+            let better = match best.get(&class.id) {
+                None => true,
+                Some((_, old, _)) => total < *old - 1e-9,
+            };
+            if better {
+                best.insert(class.id, (set, total, node.clone()));
+                changed = true;
             }
         }
-        if !changed {
-            break;
+        if changed {
+            for parent in class.parents() {
+                let parent = egraph.find(parent);
+                if queued.insert(parent) {
+                    queue.push_back(parent);
+                }
+            }
         }
     }
     let mut choice = HashMap::new();
@@ -134,6 +147,36 @@ pub fn extract(egraph: &AtenGraph, roots: &[Id], model: &dyn CostModel) -> Optio
         choice.insert(c, node.clone());
     }
     Some(Extraction { choice, cost })
+}
+
+/// The classes of a term with the own cost of each one's chosen node, sorted by class.
+type CostSet = Vec<(Id, f64)>;
+
+/// `a` and `b` merged (a class in both keeps `a`'s cost: the node's own class, put first,
+/// keeps its new cost).
+fn union(a: &[(Id, f64)], b: &[(Id, f64)]) -> CostSet {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// The DAG cost of a fixed choice (used to price the input graph itself).
