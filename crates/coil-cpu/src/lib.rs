@@ -1,7 +1,8 @@
 //! coil-cpu: the CPU backend. [`CpuBackend`] implements [`coil_codegen::Backend`]: it
-//! translates the kernel IR into one LLVM module (one function `cpu_<name>` per kernel, the outer
-//! loop split across threads, the inner loop vectorized, reductions in vector accumulators),
-//! optimises it with `default<O3>` for the host CPU, JIT-compiles it, and runs it on 64-byte
+//! translates the kernel IR into LLVM modules (one function `cpu_<name>` per kernel, the outer
+//! loop split across threads, the inner loop vectorized, reductions in vector accumulators; the
+//! kernels shared out over one module per thread, compiled in parallel), optimises them with
+//! `default<O3>` for the host CPU, JIT-compiles them, and runs them on 64-byte
 //! aligned host memory; matmuls go to the `gemm` crate. Underneath: an LLVM 19 JIT harness, a
 //! vectorized math library emitted as LLVM IR, and a thread pool.
 //!
