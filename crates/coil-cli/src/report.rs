@@ -287,6 +287,8 @@ pub(crate) struct Report {
     pub(crate) passes_check: Comparison,
     /// The compiled model's outputs against eager's.
     pub(crate) compiled_check: Comparison,
+    /// Parsing the model's text.
+    pub(crate) parse_ms: f64,
     /// The compiled model's report (compiled backends only).
     pub(crate) compile: Option<coil::CompileReport>,
     /// Timings with `--bench`.
@@ -350,12 +352,14 @@ impl Report {
                 "atol_rule": self.compiled_check.atol_rule.name(),
             },
             "compile": self.compile.as_ref().map(|c| json!({
+                "parse_ms": self.parse_ms,
                 "passes_ms": c.times.passes_ms,
                 "lower_ms": c.times.lower_ms,
                 "schedule_ms": c.times.schedule_ms,
                 "codegen_ms": c.times.codegen_ms,
                 "backend_ms": c.times.backend_ms,
                 "total_ms": c.times.total_ms(),
+                "parse_to_runnable_ms": self.parse_ms + c.times.total_ms(),
                 "planned_bytes": c.planned_bytes,
             })),
             "bench": self.bench.as_ref().map(|b| b.to_json()),
@@ -487,8 +491,9 @@ impl Report {
             rows.push((
                 "compile".into(),
                 format!(
-                    "{:.1} ms: passes {:.1}, lowering {:.1}, scheduling {:.1}, kernels {:.1}, backend {:.1}",
-                    t.total_ms(),
+                    "{:.1} ms: parse {:.1}, passes {:.1}, lowering {:.1}, scheduling {:.1}, kernels {:.1}, backend {:.1}",
+                    self.parse_ms + t.total_ms(),
+                    self.parse_ms,
                     t.passes_ms,
                     t.lower_ms,
                     t.schedule_ms,

@@ -238,14 +238,19 @@ struct Loaded {
     inputs: Vec<Tensor>,
     input_source: String,
     expected: Option<Vec<Tensor>>,
+    /// Parsing the graph's text (the first step of parse-to-runnable).
+    parse_ms: f64,
 }
 
 fn load(opts: &Options) -> Result<Loaded, String> {
+    let parse_ms;
     let (name, graph, mut tensors) = if opts.model.ends_with(".py") || opts.model.contains('/') {
         let path = PathBuf::from(&opts.model);
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let clock = std::time::Instant::now();
         let graph = coil_graph::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        parse_ms = clock.elapsed().as_secs_f64() * 1e3;
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -259,9 +264,11 @@ fn load(opts: &Options) -> Result<Loaded, String> {
                 coil_models::names().collect::<Vec<_>>().join(", ")
             )
         })?;
+        let clock = std::time::Instant::now();
         let graph = model
             .graph(opts.size)
             .map_err(|e| format!("{}: {e}", model.name))?;
+        parse_ms = clock.elapsed().as_secs_f64() * 1e3;
         let tensors = match (opts.size, model.tiny) {
             (Size::Tiny, Some(t)) => Some((
                 Tensor::read_safetensors(t.safetensors).map_err(|e| e.to_string())?,
@@ -293,6 +300,7 @@ fn load(opts: &Options) -> Result<Loaded, String> {
         inputs,
         input_source,
         expected,
+        parse_ms,
     })
 }
 
@@ -493,6 +501,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
         size: opts.size,
         input_source: loaded.input_source,
         graph_nodes: loaded.graph.len(),
+        parse_ms: loaded.parse_ms,
         ok: comparison.ok && passes_check.ok && compiled_check.ok,
         compiled_check,
         compile: compiled.as_ref().map(|m| m.report.clone()),
