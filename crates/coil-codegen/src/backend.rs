@@ -66,7 +66,7 @@ pub enum BackendError {
     Runtime(String),
 }
 
-/// Kernels compiled together (one LLVM module, one PTX module).
+/// Kernels compiled together (LLVM modules compiled side by side, one PTX module).
 pub trait CompiledKernels: Send + Sync {
     /// Runs kernel `index` (in the order given to [`Backend::compile`]) on buffers given in the
     /// kernel's argument order.

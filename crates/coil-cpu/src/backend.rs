@@ -28,9 +28,11 @@ const PARALLEL_WORK: usize = 1 << 15;
 /// How the backend is set up.
 #[derive(Clone, Debug)]
 pub struct CpuOptions {
-    /// Threads kernels and matmuls run on; 0 means every core.
+    /// Threads kernels and matmuls run on, and LLVM modules compile on (at most one module per
+    /// thread); 0 means every core.
     pub threads: usize,
-    /// The LLVM pipeline (`default<O3>`) and whether to keep assembly.
+    /// The LLVM pipeline (`default<O3>`, its vectorizers and unroller off by default) and
+    /// whether to keep assembly.
     pub jit: JitOptions,
     /// See [`CodegenOptions::streaming_store_min_bytes`] (default 64 MiB).
     pub streaming_store_min_bytes: Option<usize>,
@@ -183,7 +185,8 @@ impl CpuBackend {
     }
 
     /// Compiles kernels like [`Backend::compile`], returning the concrete type (launch shapes,
-    /// the JIT module).
+    /// the JIT modules). Compiling holds the pool: launches from other threads on this backend
+    /// wait until it is done.
     pub fn compile_kernels(&self, kernels: &[Kernel]) -> Result<CpuKernels, CpuError> {
         let mut names = std::collections::HashSet::new();
         for k in kernels {
@@ -480,7 +483,7 @@ impl CpuKernels {
     pub fn run(&self, index: usize, args: &[BufferHandle]) -> Result<(), CpuError> {
         let k = self.kernels.get(index).ok_or_else(|| {
             CpuError::Runtime(format!(
-                "no kernel {index}: the module has {}",
+                "no kernel {index}: {} kernels were compiled",
                 self.kernels.len()
             ))
         })?;

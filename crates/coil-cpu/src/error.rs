@@ -35,6 +35,15 @@ pub enum CpuError {
         /// LLVM's message.
         message: String,
     },
+    /// The optimised IR of modules compiled apart could not be parsed back or linked into one
+    /// text ([`crate::link_ir`]).
+    #[error("could not link the optimised IR of `{module}`: {message}")]
+    Link {
+        /// The linked module's name.
+        module: String,
+        /// What failed, and LLVM's message.
+        message: String,
+    },
     /// The module calls a function that is neither defined in it, an LLVM intrinsic, a coil
     /// runtime helper, nor a symbol of the running process.
     #[error("module `{module}` calls `{symbol}`, which the JIT cannot resolve")]

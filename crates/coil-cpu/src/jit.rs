@@ -195,10 +195,10 @@ pub fn optimize(
 }
 
 /// The optimised IR of modules compiled apart (in parallel), linked into one module's text: one
-/// file that LLVM's tools read as they would a single module's. An error if LLVM cannot parse
-/// or link them (function names must be distinct).
+/// file that LLVM's tools read as they would a single module's (an empty module `name` for no
+/// texts). An error if LLVM cannot parse or link them (function names must be distinct).
 pub fn link_ir(name: &str, texts: &[&str]) -> Result<String, CpuError> {
-    let jit_err = |stage: &str, e: String| CpuError::Jit {
+    let link_err = |stage: &str, e: String| CpuError::Link {
         module: name.to_string(),
         message: format!("{stage}: {e}"),
     };
@@ -206,7 +206,9 @@ pub fn link_ir(name: &str, texts: &[&str]) -> Result<String, CpuError> {
         return Ok(one.to_string());
     }
     let context = Context::create();
-    let mut linked: Option<Module<'_>> = None;
+    // Every text is parsed before any linking: linking leaves a diagnostic handler behind in
+    // the context that a later parse must not run into.
+    let mut modules = Vec::with_capacity(texts.len());
     for (i, text) in texts.iter().enumerate() {
         let buffer = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
             text.as_bytes(),
@@ -214,17 +216,18 @@ pub fn link_ir(name: &str, texts: &[&str]) -> Result<String, CpuError> {
         );
         let module = context
             .create_module_from_ir(buffer)
-            .map_err(|e| jit_err("parsing optimised IR", e.to_string()))?;
-        match &linked {
-            None => linked = Some(module),
-            Some(base) => base
-                .link_in_module(module)
-                .map_err(|e| jit_err("linking optimised IR", e.to_string()))?,
-        }
+            .map_err(|e| link_err("parsing optimised IR", e.to_string()))?;
+        modules.push(module);
     }
-    let module = linked.ok_or_else(|| jit_err("linking optimised IR", "no modules".into()))?;
-    module.set_name(name);
-    Ok(module.print_to_string().to_string())
+    let mut rest = modules.into_iter();
+    let linked = rest.next().unwrap_or_else(|| context.create_module(name));
+    for module in rest {
+        linked
+            .link_in_module(module)
+            .map_err(|e| link_err("linking optimised IR", e.to_string()))?;
+    }
+    linked.set_name(name);
+    Ok(linked.print_to_string().to_string())
 }
 
 /// JIT-compiled machine code, the optimised IR it came from, and the LLVM state that owns both.
@@ -354,7 +357,8 @@ impl JitModule {
         &self.name
     }
 
-    /// The optimised module as LLVM text IR (what `output_code.ll` holds).
+    /// The optimised module as LLVM text IR (`output_code.ll` holds the backend's modules'
+    /// texts linked into one, [`link_ir`]).
     pub fn optimized_ir(&self) -> &str {
         &self.ir
     }

@@ -1,10 +1,11 @@
 //! coil-cpu: the CPU backend. [`CpuBackend`] implements [`coil_codegen::Backend`]: it
 //! translates the kernel IR into LLVM modules (one function `cpu_<name>` per kernel, the outer
 //! loop split across threads, the inner loop vectorized, reductions in vector accumulators; the
-//! kernels shared out over one module per thread, compiled in parallel), optimises them with
-//! `default<O3>` for the host CPU, JIT-compiles them, and runs them on 64-byte
-//! aligned host memory; matmuls go to the `gemm` crate. Underneath: an LLVM 19 JIT harness, a
-//! vectorized math library emitted as LLVM IR, and a thread pool.
+//! kernels shared out over at most one module per thread, compiled in parallel), optimises them
+//! with `default<O3>` for the host CPU (LLVM's vectorizers and unroller off: the translator does
+//! both), JIT-compiles them, and runs them on 64-byte aligned host memory; matmuls go to the
+//! `gemm` crate. Underneath: an LLVM 19 JIT harness, a vectorized math library emitted as LLVM
+//! IR, and a thread pool.
 //!
 //! **Takes**: [`coil_codegen::Kernel`]s (the kernel IR: loop ranges, stages of CSE'd values,
 //! accumulators, stores over [`coil_lower::IndexExpr`] indices), buffers as opaque

@@ -29,6 +29,11 @@ thread_local! {
 
 type Panic = Box<dyn Any + Send + 'static>;
 
+/// Stack of each worker thread: the backend compiles LLVM modules on the workers too, and
+/// LLVM's recursive passes want the room a main thread has (8 MiB), not a spawned thread's
+/// default 2 MiB. Address space only; pages are touched as used.
+const WORKER_STACK_BYTES: usize = 16 << 20;
+
 /// One `parallel_for` in flight.
 struct Job {
     /// The chunk body, its lifetime erased; only called for claimed chunks `< n_chunks`, all of
@@ -129,6 +134,7 @@ impl ThreadPool {
             let shared = Arc::clone(&pool.shared);
             let handle = std::thread::Builder::new()
                 .name(format!("coil-cpu-{i}"))
+                .stack_size(WORKER_STACK_BYTES)
                 .spawn(move || worker(&shared))?;
             pool.workers.push(handle);
         }

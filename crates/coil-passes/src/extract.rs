@@ -88,7 +88,17 @@ pub fn extract(egraph: &AtenGraph, roots: &[Id], model: &dyn CostModel) -> Optio
     ids.sort_unstable();
     let mut queued: HashSet<Id> = ids.iter().copied().collect();
     let mut queue: VecDeque<Id> = ids.into();
+    // Each visit that changes something lowers a class's total, so the list runs dry; the
+    // budget (what the round-based fixpoint this replaced allowed: every class, once per
+    // round, for as many rounds as classes plus two) only bounds a pathological e-graph.
+    let n = egraph.number_of_classes();
+    let mut budget = (n + 2).saturating_mul(n);
     while let Some(id) = queue.pop_front() {
+        if budget == 0 {
+            tracing::warn!(target: "passes", "extraction stopped at its visit budget");
+            break;
+        }
+        budget -= 1;
         queued.remove(&id);
         let class = &egraph[id];
         let mut changed = false;
@@ -186,4 +196,31 @@ pub(crate) fn choice_cost(
     model: &dyn CostModel,
 ) -> f64 {
     choice.values().map(|n| model.own_cost(egraph, n)).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(i: usize) -> Id {
+        Id::from(i)
+    }
+
+    #[test]
+    fn union_merges_sorted_sets_and_keeps_the_first_cost_of_a_shared_class() {
+        let a = vec![(id(1), 1.0), (id(4), 4.0), (id(7), 7.0)];
+        let b = vec![(id(2), 2.0), (id(4), 40.0), (id(9), 9.0)];
+        assert_eq!(
+            union(&a, &b),
+            vec![
+                (id(1), 1.0),
+                (id(2), 2.0),
+                (id(4), 4.0),
+                (id(7), 7.0),
+                (id(9), 9.0)
+            ]
+        );
+        assert_eq!(union(&a, &[]), a);
+        assert_eq!(union(&[], &b), b);
+    }
 }

@@ -123,10 +123,18 @@ fn kernels_compile_in_parallel_modules_and_link_into_one_source() {
         // redefine every function).
         coil_cpu::link_ir("again", &[&r.source, "; nothing\n"]).unwrap();
     }
-    for (a, b) in one.outputs.iter().zip(&three.outputs) {
+    assert_eq!(one.outputs.len(), three.outputs.len());
+    for (i, (a, b)) in one.outputs.iter().zip(&three.outputs).enumerate() {
         let (a, b) = (a.to_f64_vec(), b.to_f64_vec());
-        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
+        assert_eq!(a.len(), b.len(), "output {i}");
+        assert!(
+            a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+            "output {i} differs between 1 and 3 compiling threads"
+        );
     }
+    // No modules (a model of extern calls only) link into an empty module, not an error.
+    let empty = coil_cpu::link_ir("none", &[]).unwrap();
+    assert!(empty.contains("ModuleID = 'none'"), "{empty}");
 }
 
 /// A row the vectors divide gets neither a remainder vector loop nor a scalar tail (the trip
@@ -160,8 +168,13 @@ class GraphModule(torch.nn.Module):
         r.source
     };
     let w = backend().vector_width() as usize;
-    // Four vector accumulators: 32 lanes a step with AVX2.
+    if w == 1 {
+        return; // No vectors: every element is the scalar loop's.
+    }
+    // Four vector accumulators: 4·W lanes a step. `p1.loop` is the remainder vector loop's
+    // header, `p1.tail.loop` the scalar tail's.
     let divided = source(64 * w);
+    assert!(!divided.contains("p1.loop"), "{divided}");
     assert!(!divided.contains("p1.tail"), "{divided}");
     let ragged = source(64 * w + w + 3);
     assert!(ragged.contains("p1.tail"), "{ragged}");
