@@ -21,23 +21,26 @@ options:
   --inputs FILE.safetensors   input.<arg> tensors (and, if present, output.<i> to check against);
                               without it, inputs are random from a fixed seed
   --seed N                    seed for random inputs (default 0)
-  --backend cpu|eager         where to run (default cpu: LLVM kernels; eager is the reference
-                              interpreter)
+  --backend cpu|cuda|eager    where to run (default cpu: LLVM kernels; cuda: PTX on an NVIDIA
+                              GPU through the driver; eager is the reference interpreter)
   --bench                     time eager and compiled (median of repeated runs, inputs resident),
                               report GB/s against a copy measured in the same run
   --policy P                  fusion: inductor (default), inductor-regpressure, tvm, none
   --loops cpp|simd            loop rules the scheduler asks (default cpp, with the CPU's
                               realize rules; simd uses the GPU's)
-  --compile-only              stop after scheduling: report kernels and bytes, run nothing
+  --compile-only              compile, run nothing: report kernels, bytes and compile times
+                              (with --backend cuda, renders the PTX with no GPU present)
   --passes SWITCHES           e.g. -decompose,-fold (passes: decompose fold algebra views noop dce)
   --debug-dir DIR             write fx_graph_readable.py, fx_graph_transformed.py,
                               ir_pre_fusion.txt, ir_post_fusion.txt, fusion.log, graph.dot
-                              (and graph.svg when Graphviz's dot is installed) there
+                              (and graph.svg when Graphviz's dot is installed), kernels.txt and
+                              output_code.ll / output_code.ptx there
   --json                      print one JSON object instead of the table
   --rtol X / --atol X         tolerance of the output check (default 1e-4 / 1e-5)
 
 environment:
   COIL_LOGS=passes,...        log these stages (tracing targets) to stderr; +name for trace level
+  COIL_DEBUG_DIR=DIR          the debug directory when --debug-dir is not given
 
 models: ";
 

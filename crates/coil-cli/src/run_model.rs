@@ -228,6 +228,13 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     if opts.model.is_empty() {
         return Err("which model? give a zoo name or a readable-FX .py file".into());
     }
+    // Like TORCH_COMPILE_DEBUG_DIR: the environment names a debug directory the command line
+    // did not.
+    if opts.debug_dir.is_none() {
+        opts.debug_dir = std::env::var_os("COIL_DEBUG_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from);
+    }
     Ok(opts)
 }
 

@@ -113,6 +113,30 @@ fn the_debug_dir_gets_the_schedule_dumps() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `COIL_DEBUG_DIR` names the debug directory when `--debug-dir` does not, output code
+/// included.
+#[test]
+fn coil_debug_dir_in_the_environment_is_the_debug_dir() {
+    let dir = std::env::temp_dir().join(format!("coil-cli-env-debug-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_coil"))
+        .args(["run-model", "seed_model", "--compile-only"])
+        .env("COIL_DEBUG_DIR", &dir)
+        .output()
+        .expect("coil runs");
+    assert!(out.status.success(), "{out:?}");
+    for f in [
+        "fx_graph_readable.py",
+        "ir_post_fusion.txt",
+        "output_code.ll",
+    ] {
+        assert!(dir.join(f).is_file(), "no {f} in {}", dir.display());
+    }
+    let code = std::fs::read_to_string(dir.join("output_code.ll")).unwrap();
+    assert!(code.contains("define void @cpu_"), "{code}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn an_unknown_policy_is_an_option_error() {
     let (code, _, err) = coil(&["seed_model", "--policy", "greedy"]);
