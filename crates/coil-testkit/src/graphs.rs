@@ -377,16 +377,11 @@ fn build(shapes: &[(Vec<usize>, bool)], steps: &[Step]) -> Graph {
     b.finish(&outs).expect("built graphs verify")
 }
 
-/// Deterministic pseudo-random inputs for `g` (xorshift from `seed`): floats in [-2, 2),
-/// integers in [-3, 3].
+/// Deterministic pseudo-random inputs for `g` (from [`crate::Rng`]'s stream of `seed`): floats
+/// in [-2, 2), integers in [-3, 3].
 pub fn inputs(g: &Graph, seed: u64) -> Vec<Tensor> {
-    let mut state = seed | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = crate::Rng::new(seed);
+    let mut next = move || rng.unit();
     g.inputs()
         .iter()
         .map(|&id| {

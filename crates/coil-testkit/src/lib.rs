@@ -4,7 +4,7 @@
 //! and steps, shapes, integer inputs); tensors to compare with a tolerance; with the `zoo`
 //! feature, a backend as an `Arc<dyn coil_codegen::Backend>` and the policies to try.
 //! **Gives**: a proptest strategy of random graphs with deterministic inputs
-//! ([`random_graph`], [`RandomGraph`]); [`check_close`] and [`check_outputs`] (NaNs equal,
+//! ([`random_graph`], [`RandomGraph`]); deterministic test inputs ([`Rng`], [`random_tensor`]); [`check_close`] and [`check_outputs`] (NaNs equal,
 //! `|got - want| <= atol + rtol * |want|`, sizes and dtypes checked); with `zoo`,
 //! `zoo_failures` (every tiny zoo model under each policy through `coil::compile`, run and
 //! compared to PyTorch's saved outputs), `POLICIES` and `ARTICLE_KERNEL_COUNTS`.
@@ -13,10 +13,12 @@
 
 mod close;
 mod graphs;
+mod random;
 #[cfg(feature = "zoo")]
 mod zoo;
 
 pub use close::{check_close, check_outputs};
 pub use graphs::{BINARY, GraphConfig, OpFamily, RandomGraph, UNARY, inputs, random_graph};
+pub use random::{Rng, random_tensor};
 #[cfg(feature = "zoo")]
 pub use zoo::{ARTICLE_KERNEL_COUNTS, POLICIES, zoo_failures};

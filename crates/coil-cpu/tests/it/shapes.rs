@@ -10,22 +10,7 @@ use crate::driver::{all_in_one, backend, eager, lower, per_buffer, run};
 
 /// Deterministic pseudo-random values: floats in [-2, 2), integers in [-5, 5], bools.
 pub(crate) fn random(dtype: DType, sizes: &[usize], seed: u64) -> Tensor {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let n: usize = sizes.iter().product();
-    let vals: Vec<f64> = (0..n)
-        .map(|_| match dtype {
-            DType::Bool => (next() < 0.5) as u8 as f64,
-            d if d.is_float() => next() * 4.0 - 2.0,
-            _ => (next() * 11.0).floor() - 5.0,
-        })
-        .collect();
-    Tensor::new(Data::from_f64(dtype, vals.into_iter()), sizes.to_vec()).unwrap()
+    coil_testkit::random_tensor(dtype, sizes, seed)
 }
 
 /// Parses `text`, runs it per buffer (and fused when `fused`), and compares with eager.

@@ -6,17 +6,8 @@ use crate::*;
 
 /// Deterministic values in [-1, 1).
 fn values(len: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
+    let mut rng = coil_testkit::Rng::new(seed);
+    (0..len).map(|_| rng.uniform(-1.0, 1.0)).collect()
 }
 
 fn f32_tensor(v: &[f64], sizes: &[usize]) -> Tensor {

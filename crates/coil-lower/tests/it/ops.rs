@@ -15,15 +15,10 @@ fn ints(v: &[i64]) -> Arg {
     Arg::List(v.iter().map(|&i| Arg::Int(i)).collect())
 }
 
-/// Deterministic inputs: floats in [-2, 2), ints in [-3, 3], bools alternating.
+/// Deterministic inputs: floats in [-2, 2), ints in [-3, 3], bools fair coins.
 fn inputs(g: &Graph) -> Vec<Tensor> {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = coil_testkit::Rng::new(1);
+    let mut next = move || rng.unit();
     g.inputs()
         .iter()
         .map(|&id| {

@@ -14,29 +14,18 @@ pub(crate) fn run(switches: &str, text: &str) -> (String, PassStats) {
     (coil_graph::print_graph(&out), stats)
 }
 
-/// Deterministic inputs for a graph: floats in [-2, 2), ints in [0, 7), alternating bools.
+/// Deterministic inputs for a graph: floats in [-2, 2), ints in [0, 6], bools fair coins.
 pub(crate) fn inputs_for(g: &Graph, seed: u64) -> Vec<Tensor> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((state >> 33) as f64) / ((1u64 << 31) as f64)
-    };
+    let mut rng = coil_testkit::Rng::new(seed);
     g.inputs()
         .iter()
         .map(|&i| {
             let m = g.node(i).meta();
             let vals: Vec<f64> = (0..m.numel())
-                .map(|_| {
-                    let u = next();
-                    if m.dtype.is_float() {
-                        u * 4.0 - 2.0
-                    } else {
-                        (u * 7.0).floor()
-                    }
+                .map(|_| match m.dtype {
+                    coil_graph::DType::Bool => f64::from(u8::from(rng.coin())),
+                    d if d.is_float() => rng.uniform(-2.0, 2.0),
+                    _ => rng.int(0, 6) as f64,
                 })
                 .collect();
             Tensor::new(Data::from_f64(m.dtype, vals.into_iter()), m.sizes.clone())
