@@ -97,21 +97,6 @@ fn rsqrt(x: f64) -> f64 {
     1.0 / x.sqrt()
 }
 
-/// SplitMix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 fn edge_cases() -> Vec<f64> {
     let mut v = vec![
         0.0,
@@ -187,7 +172,7 @@ fn edge_cases() -> Vec<f64> {
 /// About `n` inputs: edge cases, a uniform sweep over `domain`, log-uniform magnitudes (both
 /// signs), and random bit patterns (every class of float, NaN and ±inf included).
 fn inputs(n: usize, domain: (f64, f64), kind: FloatKind, seed: u64) -> Vec<f64> {
-    let mut rng = Rng(seed);
+    let mut rng = coil_testkit::Rng::new(seed);
     let mut v = edge_cases();
     let (lo, hi) = domain;
     let max_exp = match kind {
@@ -199,18 +184,18 @@ fn inputs(n: usize, domain: (f64, f64), kind: FloatKind, seed: u64) -> Vec<f64> 
             0 | 1 => lo + (hi - lo) * rng.unit(),
             2 => {
                 let mag = 2f64.powf(-40.0 + (hi.abs().max(lo.abs()).log2() + 40.0) * rng.unit());
-                if rng.next() & 1 == 0 && lo < 0.0 {
+                if rng.next_u64() & 1 == 0 && lo < 0.0 {
                     -mag
                 } else {
                     mag
                 }
             }
             _ => match kind {
-                FloatKind::F32 => f32::from_bits(rng.next() as u32) as f64,
+                FloatKind::F32 => f32::from_bits(rng.next_u64() as u32) as f64,
                 FloatKind::F64 => {
                     // Random magnitude over the whole exponent range (uniform bits are mostly huge).
                     let mag = 2f64.powf(-max_exp + 2.0 * max_exp * rng.unit());
-                    if rng.next() & 1 == 0 { -mag } else { mag }
+                    if rng.next_u64() & 1 == 0 { -mag } else { mag }
                 }
             },
         };

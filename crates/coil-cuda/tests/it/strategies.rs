@@ -114,20 +114,16 @@ pub(crate) fn graphs() -> Vec<String> {
     all
 }
 
-/// Deterministic values in [-2, 2) (SplitMix64), with every `nan_every`-th a NaN.
+/// Deterministic values in [-2, 2) ([`coil_testkit::Rng`]), with every `nan_every`-th a NaN.
 fn values(n: usize, seed: u64, nan_every: usize) -> Vec<f64> {
-    let mut s = seed;
+    let mut rng = coil_testkit::Rng::new(seed);
     (0..n)
         .map(|i| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
+            let v = rng.uniform(-2.0, 2.0);
             if nan_every > 0 && i % nan_every == nan_every - 1 {
                 f64::NAN
             } else {
-                (z >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+                v
             }
         })
         .collect()
