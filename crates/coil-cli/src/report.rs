@@ -703,25 +703,21 @@ mod tests {
             vec![k],
         )
         .unwrap();
-        let compiled = f32_tensor(out(blocked(&x) / k as f32));
-        let c = compare_to_exact(
-            std::slice::from_ref(&compiled),
-            std::slice::from_ref(&eager),
-            std::slice::from_ref(&exact),
-            eager_check_atol(k, 1.0),
-        )
-        .unwrap();
+        let against_exact = |compiled: &Tensor| {
+            compare_to_exact(
+                std::slice::from_ref(compiled),
+                std::slice::from_ref(&eager),
+                std::slice::from_ref(&exact),
+                eager_check_atol(k, 1.0),
+            )
+            .unwrap()
+        };
+        let c = against_exact(&f32_tensor(out(blocked(&x) / k as f32)));
         assert!(c.ok && c.atol < 2e-6, "{c:?}");
         let mut off = out(blocked(&x) / k as f32);
         off[1234] += 1e-4;
         let off = f32_tensor(off);
-        let c = compare_to_exact(
-            std::slice::from_ref(&off),
-            std::slice::from_ref(&eager),
-            std::slice::from_ref(&exact),
-            eager_check_atol(k, 1.0),
-        )
-        .unwrap();
+        let c = against_exact(&off);
         assert!(!c.ok, "{c:?}");
         let fallback = compare(&[off], &[eager], EAGER_RTOL, eager_check_atol(k, 1.0)).unwrap();
         assert!(fallback.ok, "{fallback:?}");

@@ -274,12 +274,13 @@ impl CpuBackend {
 /// LLVM's time taken as proportional to [`compile_cost`].
 fn share_out(kernels: &[Kernel], threads: usize) -> Vec<Vec<usize>> {
     let n = threads.clamp(1, kernels.len().max(1));
+    let cost: Vec<u64> = kernels.iter().map(compile_cost).collect();
     let mut order: Vec<usize> = (0..kernels.len()).collect();
-    order.sort_by_key(|&k| std::cmp::Reverse(compile_cost(&kernels[k])));
+    order.sort_by_key(|&k| std::cmp::Reverse(cost[k]));
     let mut parts = vec![(0u64, Vec::new()); n];
     for k in order {
         let lightest = (0..n).min_by_key(|&p| parts[p].0).unwrap_or(0);
-        parts[lightest].0 += compile_cost(&kernels[k]);
+        parts[lightest].0 += cost[k];
         parts[lightest].1.push(k);
     }
     parts

@@ -712,10 +712,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     /// One phase of [`Emitter::vector_and_tail`]: `counted_loop(from, to, step, ..)`, returning
     /// where the next phase starts. With both bounds constant (a reduction row's, or a pointwise
-    /// row in one block), the trip
-    /// count is known here: a phase with none is not emitted at all, and the next phase starts
-    /// at a constant, so a row whose length the vectors divide gets no remainder loop and no
-    /// scalar tail (less IR for LLVM to optimise; nothing changes at run time).
+    /// row in one block), the trip count is known here: a phase with none is not emitted at
+    /// all, and the next phase starts at a constant, so a row whose length the vectors divide
+    /// gets no remainder loop and no scalar tail (less IR for LLVM to optimise; nothing changes
+    /// at run time).
     fn phase(
         &mut self,
         from: IntValue<'ctx>,
