@@ -47,6 +47,8 @@ pub struct CpuOptions {
     /// See [`CodegenOptions::guarded_max_min`] (default on; used only where the host has AVX
     /// and the vector loops have 8 f32 lanes).
     pub guarded_max_min: bool,
+    /// See [`CodegenOptions::bounded_exp`] (default on).
+    pub bounded_exp: bool,
     /// See [`CodegenOptions::table_exp`] (default on; used only where the host has AVX2 and
     /// the vector loops have 8 f32 lanes, i.e. not with AVX-512's 16).
     pub table_exp: bool,
@@ -64,6 +66,7 @@ impl Default for CpuOptions {
             invariant_reciprocal: codegen.invariant_reciprocal,
             pipeline_rows: codegen.pipeline_rows,
             guarded_max_min: codegen.guarded_max_min,
+            bounded_exp: codegen.bounded_exp,
             table_exp: true,
         }
     }
@@ -167,6 +170,7 @@ impl CpuBackend {
                 invariant_reciprocal: options.invariant_reciprocal,
                 pipeline_rows: options.pipeline_rows,
                 guarded_max_min: options.guarded_max_min,
+                bounded_exp: options.bounded_exp,
                 table_exp: options.table_exp,
             },
             cpu: target.cpu().to_string(),

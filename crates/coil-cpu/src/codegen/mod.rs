@@ -18,6 +18,7 @@
 //! - **Values** are named after the kernel IR (`v12`; `v12.s` in the scalar tail), accumulators
 //!   `acc0`, loop variables `p1`, arguments by their buffer names.
 
+mod bounds;
 mod ir;
 mod ops;
 mod pipeline;
@@ -131,6 +132,11 @@ pub struct CodegenOptions {
     /// pipes) that is NaN once a NaN went by (or, rarely, after `inf + -inf`); the row's loop
     /// then runs again with the exact updates. Results are identical.
     pub guarded_max_min: bool,
+    /// A reduction stage's `exp(x - max)`, where `max` is an earlier stage's max of the same
+    /// `x` over the row, runs without the math library's per-vector range test in rows whose
+    /// min is within 86 of their max (the max's stage also takes the row's min; [`bounds`]).
+    /// Results are identical.
+    pub bounded_exp: bool,
     /// f32 `exp` on 8-lane vectors looks `2^(j/8)` up in a register-held table
     /// ([`crate::VMathOptions::table_exp`]; ignored where the host lacks AVX2).
     /// [`CodegenOptions::new`] leaves it off; the CPU backend turns it on by default
@@ -150,6 +156,7 @@ impl CodegenOptions {
             invariant_reciprocal: true,
             pipeline_rows: true,
             guarded_max_min: true,
+            bounded_exp: true,
             table_exp: false,
         }
     }
@@ -170,6 +177,11 @@ pub fn emit_kernel<'ctx>(
 ) -> Result<LaunchShape, CpuError> {
     let width = options.width;
     let shape = LaunchShape::of(kernel, width);
+    let (bounded_kernel, row_bounds) = match options.bounded_exp.then(|| bounds::plan(kernel)) {
+        Some(Some((k, b))) => (Some(k), b),
+        _ => (None, vec![]),
+    };
+    let kernel = bounded_kernel.as_ref().unwrap_or(kernel);
     let cx = module.get_context();
     let builder = cx.create_builder();
     let ptr = cx.ptr_type(AddressSpace::default());
@@ -218,6 +230,8 @@ pub fn emit_kernel<'ctx>(
         pipeline_rows: options.pipeline_rows,
         guarded_max_min: options.guarded_max_min,
         pipe: None,
+        row_bounds,
+        exp_in_range: HashSet::new(),
         next_vars: HashMap::new(),
         streamed: std::cell::Cell::new(false),
     };
@@ -330,6 +344,11 @@ struct Emitter<'a, 'ctx> {
     guarded_max_min: bool,
     /// The row pipeline, when the kernel has one ([`pipeline`]).
     pipe: Option<Pipe<'ctx>>,
+    /// Stages whose `exp`s are bounded per row ([`bounds`]).
+    row_bounds: Vec<bounds::BoundedStage>,
+    /// The `exp` values emitted without the range test (in the in-range copy of their stage's
+    /// loop).
+    exp_in_range: HashSet<ValueId>,
 }
 
 /// A pipelined kernel's state while emitting ([`pipeline`]).
@@ -444,11 +463,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let p = b.build_load(ptr, slot, &a.name)?.into_pointer_value();
             self.args.push(p);
         }
-        // Accumulator slots live in the entry block, so LLVM promotes them to registers.
+        // Accumulator slots live in the entry block, so LLVM promotes them to registers. A
+        // stage's fast max and min of the same values share one guard.
         for stage in &self.k.stages {
+            let mut owners: Vec<AccId> = vec![];
             for acc in &stage.accumulators {
                 let value_dtype = self.k.dtype(acc.value);
-                let slot = self.ir.acc_slot(acc, value_dtype, self.width)?;
+                let mut slot = self.ir.acc_slot(acc, value_dtype, self.width)?;
+                match owners.iter().find(|o| self.slots[o].acc.value == acc.value) {
+                    Some(owner) => slot.share_guard(&self.slots[owner]),
+                    None if slot.has_fast_form() => owners.push(acc.id),
+                    None => {}
+                }
                 self.slots.insert(acc.id, slot);
             }
         }
@@ -766,6 +792,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.reduction_body(si, stage, &Env::scalar(vars.clone()), &pos)?;
         } else if self.guarded_stage(si, stage) {
             self.guarded_reduction_nest(si, stage, &rvars, vars, &pos)?;
+        } else if let Some((in_range, exps)) = self.row_in_range(si)? {
+            self.bounded_reduction_nest(si, stage, &rvars, vars, &pos, in_range, exps)?;
         } else {
             self.reduction_nest(si, stage, &rvars, 0, vars.clone(), &pos)?;
         }
@@ -830,6 +858,77 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         for acc in &stage.accumulators {
             self.ir.acc_init(&self.slots[&acc.id])?;
         }
+        self.reduction_nest(si, stage, rvars, 0, vars.clone(), pos)?;
+        b.build_unconditional_branch(done)?;
+        b.position_at_end(done);
+        Ok(())
+    }
+
+    /// For a stage with bounded `exp`s ([`bounds`]; not a pipelined late stage, which runs
+    /// with another row's accumulators): whether this row's spreads are all within the math
+    /// library's short range, and the `exp`s that may then skip the range test.
+    fn row_in_range(
+        &self,
+        si: usize,
+    ) -> Result<Option<(IntValue<'ctx>, HashSet<ValueId>)>, CpuError> {
+        let Some(bounded) = self.row_bounds.iter().find(|b| b.stage == si) else {
+            return Ok(None);
+        };
+        if self.pipe.as_ref().is_some_and(|p| p.plan.late == si) {
+            return Ok(None);
+        }
+        let b = self.ir.b;
+        let mut all = None;
+        for &(max, min) in &bounded.spreads {
+            let (Some(&hi), Some(&lo)) = (self.acc_values.get(&max), self.acc_values.get(&min))
+            else {
+                return Ok(None);
+            };
+            let dtype = self.slots[&max].acc.dtype;
+            let class = Class::of(dtype);
+            let kind = match class {
+                Class::F64 => crate::FloatKind::F64,
+                _ => crate::FloatKind::F32,
+            };
+            let spread = self.ir.binary(Op::Sub, lo, hi, dtype, dtype, None)?;
+            let limit = self.ir.cf(class, -crate::vmath::exp_in_range_limit(kind));
+            // Ordered: a NaN spread (a NaN max, or inf - inf) is out of range.
+            let ok = self.ir.fcmp(inkwell::FloatPredicate::OGE, spread, limit)?;
+            let ok = ok.into_int_value();
+            all = Some(match all {
+                None => ok,
+                Some(a) => b.build_and(a, ok, "in_range")?,
+            });
+        }
+        Ok(all.map(|ok| (ok, bounded.exps.clone())))
+    }
+
+    /// The stage's loop twice, chosen by `in_range`: a copy whose `exps` skip the range test,
+    /// and the ordinary one.
+    #[allow(clippy::too_many_arguments)]
+    fn bounded_reduction_nest(
+        &mut self,
+        si: usize,
+        stage: &Stage,
+        rvars: &[(Var, usize)],
+        vars: &HashMap<Var, IntValue<'ctx>>,
+        pos: &IndexExpr,
+        in_range: IntValue<'ctx>,
+        exps: HashSet<ValueId>,
+    ) -> Result<(), CpuError> {
+        let cx = self.ir.cx;
+        let b = self.ir.b;
+        let fast = cx.append_basic_block(self.f, "in_range");
+        let checked = cx.append_basic_block(self.f, "checked");
+        let done = cx.append_basic_block(self.f, "in_range.done");
+        b.build_conditional_branch(in_range, fast, checked)?;
+        b.position_at_end(fast);
+        self.exp_in_range = exps;
+        let result = self.reduction_nest(si, stage, rvars, 0, vars.clone(), pos);
+        self.exp_in_range.clear();
+        result?;
+        b.build_unconditional_branch(done)?;
+        b.position_at_end(checked);
         self.reduction_nest(si, stage, rvars, 0, vars.clone(), pos)?;
         b.build_unconditional_branch(done)?;
         b.position_at_end(done);
@@ -1267,6 +1366,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 KExpr::Cast(x) => self
                     .ir
                     .convert(self.value(&vals, *x)?, k.dtype(*x), dt, true)?,
+                KExpr::Unary(Op::Exp, x) if self.exp_in_range.contains(&v) => self
+                    .ir
+                    .exp_in_range(self.value(&vals, *x)?, k.dtype(*x), dt)?,
                 KExpr::Unary(op, x) => {
                     self.ir
                         .unary(*op, self.value(&vals, *x)?, k.dtype(*x), dt)?

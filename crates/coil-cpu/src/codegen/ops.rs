@@ -83,6 +83,18 @@ impl<'ctx> Ir<'_, 'ctx> {
     }
 
     /// A one-operand op on a value of dtype `from`, giving dtype `to`.
+    /// `exp(a)` where the caller knows every lane of `a` (a float) to be within
+    /// `±`[`crate::vmath::exp_in_range_limit`] and not NaN ([`crate::VMath::call_exp_in_range`]).
+    pub(crate) fn exp_in_range(
+        &self,
+        a: V<'ctx>,
+        from: DType,
+        to: DType,
+    ) -> Result<V<'ctx>, CpuError> {
+        let x = self.convert(a, from, to, false)?;
+        self.vm.call_exp_in_range(self.b, x)
+    }
+
     pub(crate) fn unary(
         &self,
         op: Op,

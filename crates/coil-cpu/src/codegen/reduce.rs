@@ -42,6 +42,9 @@ pub(crate) struct AccSlot<'ctx> {
     /// the values, which is NaN once a NaN went by (and, rarely, after `inf + -inf`: a false
     /// alarm that only costs the exact redo; [`Ir::acc_guard_tripped`]).
     guard: Vec<PointerValue<'ctx>>,
+    /// Whether the fast updates add the values into [`AccSlot::guard`]: not when the guard is
+    /// another slot's over the same values ([`AccSlot::share_guard`]).
+    adds_to_guard: bool,
     /// While set, the vector updates take the guarded fast form (see [`AccSlot::guard`]).
     fast: std::cell::Cell<bool>,
 }
@@ -54,7 +57,7 @@ fn is_max(rt: R) -> bool {
     matches!(rt, R::Max | R::Argmax)
 }
 
-impl AccSlot<'_> {
+impl<'ctx> AccSlot<'ctx> {
     /// Whether the accumulator sums in two levels (float sums).
     pub(crate) fn cascades(&self) -> bool {
         !self.outer.is_empty()
@@ -64,6 +67,21 @@ impl AccSlot<'_> {
     /// compare, compare and blend), with the row redone exactly when the guard trips.
     pub(crate) fn has_fast_form(&self) -> bool {
         !self.guard.is_empty()
+    }
+
+    /// Takes `owner`'s guard instead of its own, when both accumulate the same values in the
+    /// same stage with the fast form (a row's max and min): one running sum then guards both,
+    /// and only `owner`'s updates feed it.
+    pub(crate) fn share_guard(&mut self, owner: &AccSlot<'ctx>) {
+        if self.has_fast_form()
+            && owner.has_fast_form()
+            && owner.adds_to_guard
+            && self.acc.value == owner.acc.value
+            && self.run_dtype == owner.run_dtype
+        {
+            self.guard = owner.guard.clone();
+            self.adds_to_guard = false;
+        }
     }
 
     /// Selects the guarded fast form (`true`) or the exact one for the vector updates emitted
@@ -145,6 +163,7 @@ impl<'ctx> Ir<'_, 'ctx> {
             vec_pos,
             tail_pos,
             guard,
+            adds_to_guard: true,
             fast: std::cell::Cell::new(false),
         })
     }
@@ -296,9 +315,11 @@ impl<'ctx> Ir<'_, 'ctx> {
             let new = self.fast_max_min(is_max(rt), cur, x)?;
             self.name(new, &format!("{name}.next"));
             self.store_slot(slot, new)?;
-            let g = s.guard[u as usize];
-            let sum = self.fadd(self.load_slot(g, ty, "")?, x)?;
-            self.store_slot(g, sum)?;
+            if s.adds_to_guard {
+                let g = s.guard[u as usize];
+                let sum = self.fadd(self.load_slot(g, ty, "")?, x)?;
+                self.store_slot(g, sum)?;
+            }
         } else {
             let new = self.combine(rt, c, cur, x)?;
             self.name(new, &format!("{name}.next"));

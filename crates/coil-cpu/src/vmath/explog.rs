@@ -125,7 +125,7 @@ const TABLE_EXP_MAX_N: f64 = 1000.0;
 /// `e^x` for 8-lane f32 vectors on AVX2 (see [`super::VMathOptions::table_exp`]):
 /// `t = x 8 / ln 2 + 1.5 * 2^23` rounds to `n = 8k + j` in `t`'s low mantissa bits,
 /// `r = x - n ln 2 / 8` (two FMA steps, `|r| <= ln 2 / 16`), `e^r = 1 + r (1 + r q(r))` with `q`
-/// of degree 2, and `2^(n/8) = 2^(j/8) 2^k` built in the integer domain: `vpermps` indexes the
+/// of degree 1 (fitted for the relative error of `e^r`: 0.43 ulp of 1), and `2^(n/8) = 2^(j/8) 2^k` built in the integer domain: `vpermps` indexes the
 /// register-held table by `t`'s low three bits, each entry holding `2^(j/8)`'s bits less
 /// `j << 20`, so adding `t`'s bits shifted left by 20 (which is `(8k + j) << 20`; the magic
 /// number's bits shift out) puts `k` into the exponent field. One multiply by `e^r` then rounds
@@ -137,6 +137,20 @@ pub(super) fn exp_table<'ctx>(
     function: FunctionValue<'ctx>,
     x: V<'ctx>,
 ) -> Result<V<'ctx>, CpuError> {
+    let (t, n) = table_exp_round(em, x)?;
+    // Unordered: NaN lanes (x NaN, or inf - inf) are out of range too.
+    let out_of_range = em.fcmp(
+        P::UGT,
+        em.mul(n, n)?,
+        em.c(TABLE_EXP_MAX_N * TABLE_EXP_MAX_N),
+    )?;
+    let table = || table_exp_short(em, x, t, n);
+    short_or_general(em, function, x, out_of_range, ("exp_table", &table))
+}
+
+/// The table `exp`'s rounding: `t = x 8 / ln 2 + 1.5 * 2^23` (`n` in its low mantissa bits)
+/// and `n` as a float.
+fn table_exp_round<'ctx>(em: &Em<'_, 'ctx>, x: V<'ctx>) -> Result<(V<'ctx>, V<'ctx>), CpuError> {
     let magic = 1.5 * 2f64.powi(em.kind.mantissa_bits() as i32);
     let t = em.fma(
         x,
@@ -144,25 +158,56 @@ pub(super) fn exp_table<'ctx>(
         em.c(magic),
     )?;
     let n = em.sub(t, em.c(magic))?;
-    // Unordered: NaN lanes (x NaN, or inf - inf) are out of range too.
-    let out_of_range = em.fcmp(
-        P::UGT,
-        em.mul(n, n)?,
-        em.c(TABLE_EXP_MAX_N * TABLE_EXP_MAX_N),
-    )?;
-    let table = || {
-        let step = std::f64::consts::LN_2 / TABLE_EXP_STEPS;
-        let hi = step as f32 as f64;
-        let lo = (step - hi) as f32 as f64;
-        let r = em.fma(n, em.c(-hi), x)?;
-        let r = em.fma(n, em.c(-lo), r)?;
-        let p = exp_reduced(em, r, &coeffs::EXP_TABLE_F32)?;
-        let bits = em.float_to_bits(t)?;
-        let entry = em.permute8(table_2_pow_eighths(em)?, bits)?;
-        let scale = em.iadd(em.float_to_bits(entry)?, em.shl(bits, em.ci(20))?)?;
-        em.mul(p, em.bits_to_float(scale)?)
-    };
-    short_or_general(em, function, x, out_of_range, ("exp_table", &table))
+    Ok((t, n))
+}
+
+/// The table `exp`'s short path for lanes with `|n| <= 1000`: reduction, polynomial, and the
+/// table entry scaled into place.
+fn table_exp_short<'ctx>(
+    em: &Em<'_, 'ctx>,
+    x: V<'ctx>,
+    t: V<'ctx>,
+    n: V<'ctx>,
+) -> Result<V<'ctx>, CpuError> {
+    let step = std::f64::consts::LN_2 / TABLE_EXP_STEPS;
+    let hi = step as f32 as f64;
+    let lo = (step - hi) as f32 as f64;
+    let r = em.fma(n, em.c(-hi), x)?;
+    let r = em.fma(n, em.c(-lo), r)?;
+    let p = exp_reduced(em, r, &coeffs::EXP_TABLE_F32)?;
+    let bits = em.float_to_bits(t)?;
+    let entry = em.permute8(table_2_pow_eighths(em)?, bits)?;
+    let scale = em.iadd(em.float_to_bits(entry)?, em.shl(bits, em.ci(20))?)?;
+    em.mul(p, em.bits_to_float(scale)?)
+}
+
+/// Below this `|x|` both short paths apply: the table's (`|n| <= 1000` needs
+/// `|x| <= 1000 ln 2 / 8 = 86.6`) and [`exp_normal`]'s ([`FAST_EXP_LIMIT_F32`]).
+const IN_RANGE_LIMIT_F32: f64 = 86.0;
+/// The same for f64, below [`FAST_EXP_LIMIT_F64`].
+const IN_RANGE_LIMIT_F64: f64 = 700.0;
+
+/// See [`super::exp_in_range_limit`].
+pub(super) fn in_range_limit(kind: FloatKind) -> f64 {
+    match kind {
+        FloatKind::F32 => IN_RANGE_LIMIT_F32,
+        FloatKind::F64 => IN_RANGE_LIMIT_F64,
+    }
+}
+
+/// `e^x` for `|x| <= `[`in_range_limit`] and not NaN: the short path that [`exp_table`]
+/// (`table`) or [`exp`] takes for such vectors, without the test, so the same bits.
+pub(super) fn exp_in_range<'ctx>(
+    em: &Em<'_, 'ctx>,
+    x: V<'ctx>,
+    table: bool,
+) -> Result<V<'ctx>, CpuError> {
+    if table {
+        let (t, n) = table_exp_round(em, x)?;
+        table_exp_short(em, x, t, n)
+    } else {
+        exp_normal(em, x)
+    }
 }
 
 /// The table of [`exp_table`]: lane `j` holds the bits of `2^(j/8)` (rounded to f32) less

@@ -152,9 +152,9 @@ impl MathFn {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct VMathOptions {
     /// f32 `exp` on 8-lane vectors reduces its argument by `ln 2 / 8` and looks `2^(j/8)` up in
-    /// an eight-entry table held in one register (AVX2's `vpermps`), so a degree-4 polynomial
-    /// replaces the degree-6 one: two FMAs fewer, a shorter dependency chain and one constant
-    /// register fewer in the hot loops of softmax-like kernels, within 2 ulp like the
+    /// an eight-entry table held in one register (AVX2's `vpermps`), so a degree-3 polynomial
+    /// replaces the degree-6 one: three FMAs fewer, a shorter dependency chain and two constant
+    /// registers fewer in the hot loops of softmax-like kernels, within 2 ulp like the
     /// polynomial. JIT code runs on this host, so the option is ignored where the host lacks
     /// AVX2 (LLVM could not select `vpermps` there).
     pub table_exp: bool,
@@ -199,6 +199,25 @@ impl<'m, 'ctx> VMath<'m, 'ctx> {
             .ok_or(CpuError::MissingIntrinsic("(void math call)"))
     }
 
+    /// Emits `e^value` for a `value` whose every lane the caller knows to be within
+    /// `±`[`exp_in_range_limit`] and not NaN (softmax's `x - max` in a row whose spread is
+    /// small): the short path of [`MathFn::Exp`] alone, without its per-vector range test and
+    /// branch, so the same bits as [`VMath::call`] for such arguments. Other arguments give
+    /// wrong results (never undefined behaviour).
+    pub fn call_exp_in_range(
+        &self,
+        builder: &Builder<'ctx>,
+        value: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>, CpuError> {
+        let (kind, width) = classify(MathFn::Exp, value, self.module.get_context())?;
+        let function = self.function_of(MathFn::Exp, kind, width, true)?;
+        builder
+            .build_call(function, &[value.into()], "exp")?
+            .try_as_basic_value()
+            .basic()
+            .ok_or(CpuError::MissingIntrinsic("(void math call)"))
+    }
+
     /// The function computing `f` on `kind` values with `width` lanes (1 = scalar), defined in
     /// the module if it is not there yet.
     pub fn function(
@@ -207,15 +226,30 @@ impl<'m, 'ctx> VMath<'m, 'ctx> {
         kind: FloatKind,
         width: u32,
     ) -> Result<FunctionValue<'ctx>, CpuError> {
+        self.function_of(f, kind, width, false)
+    }
+
+    /// [`VMath::function`], or with `in_range` the `exp` of [`VMath::call_exp_in_range`]
+    /// (`coil_exp_v8f32_table_inrange`, ...).
+    fn function_of(
+        &self,
+        f: MathFn,
+        kind: FloatKind,
+        width: u32,
+        in_range: bool,
+    ) -> Result<FunctionValue<'ctx>, CpuError> {
         let table_exp = self.options.table_exp
             && f == MathFn::Exp
             && kind == FloatKind::F32
             && width == explog::TABLE_EXP_LANES;
-        let name = if table_exp {
-            format!("{}_table", f.symbol(kind, width))
-        } else {
-            f.symbol(kind, width)
-        };
+        let in_range = in_range && f == MathFn::Exp;
+        let mut name = f.symbol(kind, width);
+        if table_exp {
+            name.push_str("_table");
+        }
+        if in_range {
+            name.push_str("_inrange");
+        }
         if let Some(existing) = self.module.get_function(&name) {
             return Ok(existing);
         }
@@ -246,7 +280,9 @@ impl<'m, 'ctx> VMath<'m, 'ctx> {
         let x = function
             .get_nth_param(0)
             .ok_or(CpuError::MissingIntrinsic("(math function parameter)"))?;
-        let y = if table_exp {
+        let y = if in_range {
+            explog::exp_in_range(&em, x, table_exp)?
+        } else if table_exp {
             explog::exp_table(&em, function, x)?
         } else {
             emit_body(&em, function, f, x)?
@@ -254,6 +290,12 @@ impl<'m, 'ctx> VMath<'m, 'ctx> {
         builder.build_return(Some(&y))?;
         Ok(function)
     }
+}
+
+/// The largest `|x|` for which [`VMath::call_exp_in_range`] computes `e^x` (`kind`'s normal
+/// results with room to spare: 86 for f32, 700 for f64).
+pub fn exp_in_range_limit(kind: FloatKind) -> f64 {
+    explog::in_range_limit(kind)
 }
 
 fn classify<'ctx>(

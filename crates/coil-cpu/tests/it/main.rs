@@ -5,6 +5,7 @@
 
 mod accuracy;
 mod backend_ir;
+mod bounded;
 mod driver;
 mod errors;
 mod guarded;
