@@ -308,6 +308,23 @@ fn size_name(s: Size) -> &'static str {
 impl Report {
     pub(crate) fn to_json(&self) -> Value {
         let c = &self.comparison;
+        let passes = json!({
+            "nodes_before": self.passes.nodes_before,
+            "nodes_after": self.passes.nodes_after,
+            "rewrites": self.passes.rewrites,
+            "per_pass": self.passes.per_pass.iter().map(|p| json!({ "name": p.name, "rewrites": p.rewrites })).collect::<Vec<_>>(),
+            "stop_reason": self.passes.stop_reason,
+            "iterations": self.passes.iterations,
+            "egraph_nodes": self.passes.egraph_nodes,
+            "cost_before": self.passes.cost_before,
+            "cost_after": self.passes.cost_after,
+            "ms": self.passes.ms,
+            "ok": self.passes_check.ok,
+            "max_abs_err": self.passes_check.max_abs_err,
+            "max_rel_err": self.passes_check.max_rel_err,
+            "atol": self.passes_check.atol,
+            "atol_rule": self.passes_check.atol_rule.name(),
+        });
         json!({
             "model": self.model,
             "backend": self.backend,
@@ -369,20 +386,7 @@ impl Report {
                 "reductions": self.lowered_reductions,
                 "ms": self.lower_ms,
             },
-            "passes": {
-                "nodes_before": self.passes.nodes_before,
-                "nodes_after": self.passes.nodes_after,
-                "rewrites": self.passes.rewrites,
-                "per_pass": self.passes.per_pass.iter().map(|p| json!({ "name": p.name, "rewrites": p.rewrites })).collect::<Vec<_>>(),
-                "stop_reason": self.passes.stop_reason,
-                "iterations": self.passes.iterations,
-                "egraph_nodes": self.passes.egraph_nodes,
-                "cost_before": self.passes.cost_before,
-                "cost_after": self.passes.cost_after,
-                "ms": self.passes.ms,
-                "ok": self.passes_check.ok,
-                "max_rel_err": self.passes_check.max_rel_err,
-            },
+            "passes": passes,
         })
     }
 
@@ -432,7 +436,7 @@ impl Report {
         rows.push((
             "passes".into(),
             format!(
-                "{} -> {} ops, {} rewrites ({}), {} in {:.2} ms; results {} (max rel err {:.1e})",
+                "{} -> {} ops, {} rewrites ({}), {} in {:.2} ms; results {} (max abs err {:.1e}, as vs eager)",
                 p.nodes_before,
                 p.nodes_after,
                 p.rewrites,
@@ -449,7 +453,7 @@ impl Report {
                 } else {
                     "CHANGED"
                 },
-                self.passes_check.max_rel_err
+                self.passes_check.max_abs_err
             ),
         ));
         rows.push((
