@@ -464,18 +464,36 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.args.push(p);
         }
         // Accumulator slots live in the entry block, so LLVM promotes them to registers. A
-        // stage's fast max and min of the same values share one guard.
+        // stage's fast max and min of the same values share one guard, and a float sum of
+        // those values, when the stage has one, is that guard.
         for stage in &self.k.stages {
             let mut owners: Vec<AccId> = vec![];
             for acc in &stage.accumulators {
                 let value_dtype = self.k.dtype(acc.value);
-                let mut slot = self.ir.acc_slot(acc, value_dtype, self.width)?;
-                match owners.iter().find(|o| self.slots[o].acc.value == acc.value) {
-                    Some(owner) => slot.share_guard(&self.slots[owner]),
-                    None if slot.has_fast_form() => owners.push(acc.id),
-                    None => {}
-                }
+                let slot = self.ir.acc_slot(acc, value_dtype, self.width)?;
                 self.slots.insert(acc.id, slot);
+            }
+            let ids: Vec<AccId> = stage.accumulators.iter().map(|a| a.id).collect();
+            for &id in &ids {
+                let value = self.slots[&id].acc.value;
+                let sum = ids.iter().find(|s| {
+                    let other = &self.slots[*s].acc;
+                    **s != id
+                        && other.value == value
+                        && other.reduction_type == coil_lower::ReductionType::Sum
+                });
+                let mut slot = self.slots.remove(&id).ok_or_else(|| err("slot"))?;
+                if let Some(sum) = sum {
+                    slot.guard_by_sum(&self.slots[sum]);
+                }
+                if slot.guard_sum().is_none() {
+                    match owners.iter().find(|o| self.slots[o].acc.value == value) {
+                        Some(owner) => slot.share_guard(&self.slots[owner]),
+                        None if slot.has_fast_form() => owners.push(id),
+                        None => {}
+                    }
+                }
+                self.slots.insert(id, slot);
             }
         }
         // Row-cache scratch arrays, also in the entry block.
@@ -844,7 +862,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let b = self.ir.b;
         let mut tripped = None;
         for id in &guarded {
-            let t = self.ir.acc_guard_tripped(&self.slots[id])?;
+            let t = match self.slots[id].guard_sum() {
+                // The stand-in sum, finished now for the test (and again after the stage).
+                Some(sum) => {
+                    let total = self.ir.acc_finish(&self.slots[&sum])?;
+                    self.ir
+                        .fcmp(inkwell::FloatPredicate::UNO, total, total)?
+                        .into_int_value()
+                }
+                None => self.ir.acc_guard_tripped(&self.slots[id])?,
+            };
             tripped = Some(match tripped {
                 None => t,
                 Some(a) => b.build_or(a, t, "guard")?,

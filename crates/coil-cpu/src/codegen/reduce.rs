@@ -43,8 +43,12 @@ pub(crate) struct AccSlot<'ctx> {
     /// alarm that only costs the exact redo; [`Ir::acc_guard_tripped`]).
     guard: Vec<PointerValue<'ctx>>,
     /// Whether the fast updates add the values into [`AccSlot::guard`]: not when the guard is
-    /// another slot's over the same values ([`AccSlot::share_guard`]).
+    /// another slot's over the same values ([`AccSlot::share_guard`]) or a float sum of them
+    /// ([`AccSlot::guard_by_sum`]).
     adds_to_guard: bool,
+    /// A float sum accumulator of the same values in the same stage, which stands in for the
+    /// guard: it turns NaN exactly when the guard would (and on the scalar tail's values too).
+    guard_sum: Option<coil_codegen::AccId>,
     /// While set, the vector updates take the guarded fast form (see [`AccSlot::guard`]).
     fast: std::cell::Cell<bool>,
 }
@@ -82,6 +86,26 @@ impl<'ctx> AccSlot<'ctx> {
             self.guard = owner.guard.clone();
             self.adds_to_guard = false;
         }
+    }
+
+    /// Lets `sum`, a float sum of the same values in the same stage (siblings' `max` and
+    /// `sum` of a row), stand in for the guard: the fast updates then add nothing of their own.
+    pub(crate) fn guard_by_sum(&mut self, sum: &AccSlot<'ctx>) {
+        if self.has_fast_form()
+            && self.adds_to_guard
+            && sum.acc.reduction_type == R::Sum
+            && sum.cascades()
+            && sum.acc.value == self.acc.value
+            && sum.run_dtype == self.run_dtype
+        {
+            self.guard_sum = Some(sum.acc.id);
+            self.adds_to_guard = false;
+        }
+    }
+
+    /// The sum that stands in for the guard ([`AccSlot::guard_by_sum`]).
+    pub(crate) fn guard_sum(&self) -> Option<coil_codegen::AccId> {
+        self.guard_sum
     }
 
     /// Selects the guarded fast form (`true`) or the exact one for the vector updates emitted
@@ -164,6 +188,7 @@ impl<'ctx> Ir<'_, 'ctx> {
             tail_pos,
             guard,
             adds_to_guard: true,
+            guard_sum: None,
             fast: std::cell::Cell::new(false),
         })
     }

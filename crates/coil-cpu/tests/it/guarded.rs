@@ -105,3 +105,39 @@ fn guarded_max_and_min_give_the_exact_bits() {
         assert!(amax[0] > 0.9 && amin[0] < -0.9, "{amax:?} {amin:?}");
     }
 }
+
+#[test]
+fn a_row_sum_of_the_same_values_is_the_guard() {
+    // siblings: the max's and min's guard is the sum the stage computes anyway; a NaN must
+    // still send the row through the exact loop, and the sum must not change.
+    let g = coil_graph::parse(&format!(
+        r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[{ROWS}, {COLS}]"):
+        amax: "f32[{ROWS}]" = torch.ops.aten.amax.default(x, [1])
+        amin: "f32[{ROWS}]" = torch.ops.aten.amin.default(x, [1])
+        sum_1: "f32[{ROWS}]" = torch.ops.aten.sum.dim_IntList(x, [1])
+        return (amax, amin, sum_1)
+"#
+    ))
+    .expect("parses");
+    let l = lower(&g);
+    let groups = all_in_one(&l);
+    let inputs = [inputs()];
+    let avx = HostTarget::detect().unwrap().has_feature("avx");
+    let on = run(&backend(1, true), &l, &groups, &inputs).expect("runs");
+    let off = run(&backend(1, false), &l, &groups, &inputs).expect("runs");
+    assert_eq!(on.kernels, 1);
+    assert_eq!(on.source.contains("exact.done"), avx, "{}", on.source);
+    for (a, b) in on.outputs.iter().zip(&off.outputs) {
+        let (a, b) = (a.to_f64_vec(), b.to_f64_vec());
+        assert!(
+            a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+            "results differ\n{a:?}\n{b:?}"
+        );
+    }
+    let amax = on.outputs[0].to_f64_vec();
+    for r in [1, 2, 7, 8] {
+        assert!(amax[r].is_nan(), "row {r}: {amax:?}");
+    }
+}
