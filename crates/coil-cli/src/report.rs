@@ -436,7 +436,7 @@ impl Report {
         rows.push((
             "passes".into(),
             format!(
-                "{} -> {} ops, {} rewrites ({}), {} in {:.2} ms; results {} (max abs err {:.1e}, as vs eager)",
+                "{} -> {} ops, {} rewrites ({}), {} in {:.2} ms; results {} (max abs err {:.1e} {})",
                 p.nodes_before,
                 p.nodes_after,
                 p.rewrites,
@@ -449,11 +449,15 @@ impl Report {
                 p.stop_reason,
                 p.ms,
                 if self.passes_check.ok {
-                    "unchanged"
+                    "within rounding"
                 } else {
                     "CHANGED"
                 },
-                self.passes_check.max_abs_err
+                self.passes_check.max_abs_err,
+                match self.passes_check.atol_rule {
+                    AtolRule::EagerError => "against float64, as for vs eager",
+                    _ => "against eager, as for vs eager",
+                }
             ),
         ));
         rows.push((

@@ -298,11 +298,15 @@ fn share_out(kernels: &[Kernel], threads: usize) -> Vec<Vec<usize>> {
 }
 
 /// A rough measure of the LLVM work a kernel makes: its stages' per-element work (a
-/// transcendental, inlined vector math, counts 20) and a fixed amount per stage for its loops.
+/// transcendental, inlined vector math, counts 20) and a fixed amount per stage for its loops;
+/// a stage with bounded `exp`s is emitted twice and counts twice.
 fn compile_cost(k: &Kernel) -> u64 {
-    (0..k.stages.len())
-        .map(|s| u64::from(crate::codegen::stage_work(k, s)) + 8)
-        .sum()
+    let stage = |s: usize| u64::from(crate::codegen::stage_work(k, s)) + 8;
+    let twice: u64 = crate::codegen::bounded_stages(k)
+        .into_iter()
+        .map(stage)
+        .sum();
+    (0..k.stages.len()).map(stage).sum::<u64>() + twice
 }
 
 /// The LLVM function of a kernel: `cpu_<name>`.

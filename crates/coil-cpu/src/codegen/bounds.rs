@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use coil_codegen::{AccId, Accumulator, ArgId, KExpr, Kernel, StageKind, ValueId};
+use coil_codegen::{AccId, Accumulator, ArgId, ArgRole, KExpr, Kernel, StageKind, ValueId};
 use coil_graph::DType;
 use coil_lower::{IndexExpr, Op, ReductionType};
 
@@ -35,24 +35,33 @@ struct MaxOfLoad {
     dtype: DType,
 }
 
-/// The bounded stages of `k`, and `k` with the min accumulators they test added to the max
-/// stages (ids after every id `k` uses). `None` when no stage qualifies.
-pub(crate) fn plan(k: &Kernel) -> Option<(Kernel, Vec<BoundedStage>)> {
-    let reduction = |s: usize| k.stages[s].kind == StageKind::Reduction;
-    // Max accumulators over plain f32/f64 loads, by what they load.
+/// The bounded stages of `k` (none among `excluded`: a pipelined late stage runs with another
+/// row's accumulators), and `k` with the min accumulators they test added to the max stages
+/// (ids after every id `k` declares or reads). `None` when no stage qualifies.
+pub(crate) fn plan(k: &Kernel, excluded: &[usize]) -> Option<(Kernel, Vec<BoundedStage>)> {
+    // Max accumulators over plain f32/f64 loads of inputs.
     let mut maxes: Vec<MaxOfLoad> = vec![];
     let mut bounded: Vec<BoundedStage> = vec![];
-    // The min accumulator of each max that some stage tests.
-    let mut mins: BTreeMap<AccId, Accumulator> = BTreeMap::new();
-    let mut next_id = k
-        .stages
-        .iter()
-        .flat_map(|s| &s.accumulators)
-        .map(|a| a.id.0 + 1)
-        .max()
-        .unwrap_or(0);
+    // The min accumulator of each max that some stage tests, with the max's stage.
+    let mut mins: BTreeMap<AccId, (usize, Accumulator)> = BTreeMap::new();
+    let declared = k.stages.iter().flat_map(|s| &s.accumulators).map(|a| a.id);
+    let read = k.values.iter().filter_map(|(e, _)| match e {
+        KExpr::Acc(a) => Some(*a),
+        _ => None,
+    });
+    let mut next_id = declared.chain(read).map(|a| a.0 + 1).max().unwrap_or(0);
     for (si, stage) in k.stages.iter().enumerate() {
-        if !reduction(si) {
+        if stage.kind != StageKind::Reduction {
+            continue;
+        }
+        // A stage with a max or min of its own may take the guarded fast form instead of
+        // being split ([`super::Emitter`]'s `guarded_stage`): not bounded, to stay simple.
+        let has_max_min = stage
+            .accumulators
+            .iter()
+            .any(|a| matches!(a.reduction_type, ReductionType::Max | ReductionType::Min));
+        if excluded.contains(&si) || has_max_min {
+            record_maxes(k, si, &mut maxes);
             continue;
         }
         let mut found = BoundedStage {
@@ -64,15 +73,16 @@ pub(crate) fn plan(k: &Kernel) -> Option<(Kernel, Vec<BoundedStage>)> {
             let Some(m) = bounded_exp(k, e, &maxes) else {
                 continue;
             };
-            let min = mins.entry(m.max).or_insert_with(|| {
+            let (_, min) = mins.entry(m.max).or_insert_with(|| {
                 let id = AccId(next_id);
                 next_id += 1;
-                Accumulator {
+                let min = Accumulator {
                     id,
                     reduction_type: ReductionType::Min,
                     value: m.value,
                     dtype: m.dtype,
-                }
+                };
+                (m.stage, min)
             });
             if !found.spreads.contains(&(m.max, min.id)) {
                 found.spreads.push((m.max, min.id));
@@ -82,32 +92,32 @@ pub(crate) fn plan(k: &Kernel) -> Option<(Kernel, Vec<BoundedStage>)> {
         if !found.exps.is_empty() {
             bounded.push(found);
         }
-        for acc in &stage.accumulators {
-            if let Some((arg, index)) = max_of_load(k, acc) {
-                maxes.push(MaxOfLoad {
-                    arg,
-                    index: index.clone(),
-                    stage: si,
-                    max: acc.id,
-                    value: acc.value,
-                    dtype: acc.dtype,
-                });
-            }
-        }
+        record_maxes(k, si, &mut maxes);
     }
     if bounded.is_empty() {
         return None;
     }
     let mut out = k.clone();
-    for (max, min) in mins {
-        let stage = maxes
-            .iter()
-            .find(|m| m.max == max)
-            .map(|m| m.stage)
-            .expect("every min belongs to a recorded max");
+    for (stage, min) in mins.into_values() {
         out.stages[stage].accumulators.push(min);
     }
     Some((out, bounded))
+}
+
+/// Records stage `si`'s max accumulators over plain loads.
+fn record_maxes(k: &Kernel, si: usize, maxes: &mut Vec<MaxOfLoad>) {
+    for acc in &k.stages[si].accumulators {
+        if let Some((arg, index)) = max_of_load(k, acc) {
+            maxes.push(MaxOfLoad {
+                arg,
+                index: index.clone(),
+                stage: si,
+                max: acc.id,
+                value: acc.value,
+                dtype: acc.dtype,
+            });
+        }
+    }
 }
 
 /// `(arg, index)` of the load a float max accumulator reduces, when it reduces an unmasked
@@ -120,14 +130,15 @@ fn max_of_load<'k>(k: &'k Kernel, acc: &Accumulator) -> Option<(ArgId, &'k Index
     (k.dtype(acc.value) == acc.dtype).then_some((arg, index))
 }
 
-/// `arg[index]` when `v` is an unmasked load.
+/// `arg[index]` when `v` is an unmasked load of a buffer the kernel only reads (a buffer it
+/// also writes could change between the max's stage and the `exp`'s).
 fn plain_load(k: &Kernel, v: ValueId) -> Option<(ArgId, &IndexExpr)> {
     match k.expr(v) {
         KExpr::Load {
             arg,
             index,
             mask: None,
-        } => Some((*arg, index)),
+        } if k.arg(*arg).role == ArgRole::Input => Some((*arg, index)),
         _ => None,
     }
 }
@@ -153,7 +164,7 @@ fn bounded_exp<'m>(k: &Kernel, e: ValueId, maxes: &'m [MaxOfLoad]) -> Option<&'m
 #[cfg(test)]
 mod tests {
     use super::*;
-    use coil_codegen::{ArgRole, KernelArg, KernelKind, Stage};
+    use coil_codegen::{KernelArg, KernelKind, Stage};
 
     /// `arg0` of 4 x 8 f32; stage 0 takes the max of `arg0[8 p0 + r0]`, stage 1 computes
     /// `exp(load - acc)` of `exp_arg`'s load and sums it.
@@ -215,7 +226,7 @@ mod tests {
 
     #[test]
     fn exp_of_the_load_less_its_row_max_is_bounded_by_a_new_min() {
-        let (out, bounded) = plan(&kernel(0, ReductionType::Max)).expect("bounded");
+        let (out, bounded) = plan(&kernel(0, ReductionType::Max), &[]).expect("bounded");
         assert_eq!(
             bounded,
             vec![BoundedStage {
@@ -233,9 +244,53 @@ mod tests {
     }
 
     #[test]
+    fn written_buffers_excluded_stages_and_masked_loads_are_not_bounded() {
+        let mut k = kernel(0, ReductionType::Max);
+        k.args[0].role = ArgRole::InOut;
+        assert!(plan(&k, &[]).is_none(), "x is also written");
+        assert!(plan(&kernel(0, ReductionType::Max), &[1]).is_none());
+        let mut k = kernel(0, ReductionType::Max);
+        k.values
+            .push((KExpr::Const(coil_lower::Const::Bool(true)), DType::Bool));
+        for v in [0, 1] {
+            if let KExpr::Load { mask, .. } = &mut k.values[v].0 {
+                *mask = Some(ValueId(5));
+            }
+        }
+        assert!(plan(&k, &[]).is_none(), "masked loads");
+    }
+
+    #[test]
+    fn two_stages_of_exps_share_one_min_whose_id_follows_every_read_id() {
+        let mut k = kernel(0, ReductionType::Max);
+        // A third stage with its own exp(load - acc0); acc7 is read (not declared) somewhere.
+        let n = k.values.len() as u32;
+        k.values.push((k.values[1].0.clone(), DType::F32));
+        k.values.push((KExpr::Acc(AccId(0)), DType::F32));
+        k.values.push((
+            KExpr::Binary(Op::Sub, ValueId(n), ValueId(n + 1)),
+            DType::F32,
+        ));
+        k.values
+            .push((KExpr::Unary(Op::Exp, ValueId(n + 2)), DType::F32));
+        k.values.push((KExpr::Acc(AccId(7)), DType::F32));
+        k.stages.push(Stage {
+            kind: StageKind::Reduction,
+            values: (n..n + 5).map(ValueId).collect(),
+            accumulators: vec![],
+            stores: vec![],
+        });
+        let (out, bounded) = plan(&k, &[]).expect("bounded");
+        assert_eq!(bounded.len(), 2);
+        assert!(bounded.iter().all(|b| b.spreads == [(AccId(0), AccId(8))]));
+        assert_eq!(out.stages[0].accumulators.len(), 2);
+        assert_eq!(out.stages[0].accumulators[1].id, AccId(8));
+    }
+
+    #[test]
     fn other_loads_and_other_reductions_are_not_bounded() {
         // exp of another buffer less x's max, and exp of x less x's min.
-        assert!(plan(&kernel(1, ReductionType::Max)).is_none());
-        assert!(plan(&kernel(0, ReductionType::Min)).is_none());
+        assert!(plan(&kernel(1, ReductionType::Max), &[]).is_none());
+        assert!(plan(&kernel(0, ReductionType::Min), &[]).is_none());
     }
 }

@@ -134,8 +134,8 @@ pub struct CodegenOptions {
     pub guarded_max_min: bool,
     /// A reduction stage's `exp(x - max)`, where `max` is an earlier stage's max of the same
     /// `x` over the row, runs without the math library's per-vector range test in rows whose
-    /// min is within 86 of their max (the max's stage also takes the row's min; [`bounds`]).
-    /// Results are identical.
+    /// min is within 86 (f32; 700 for f64) of their max (the max's stage also takes the row's
+    /// min; [`bounds`]). Results are identical.
     pub bounded_exp: bool,
     /// f32 `exp` on 8-lane vectors looks `2^(j/8)` up in a register-held table
     /// ([`crate::VMathOptions::table_exp`]; ignored where the host lacks AVX2).
@@ -168,6 +168,13 @@ pub(crate) fn stage_work(k: &Kernel, stage: usize) -> u32 {
     rowcache::stage_cost(k, stage, &[])
 }
 
+/// The reduction stages [`bounds`] would emit twice (for the backend's compile-cost estimate).
+pub(crate) fn bounded_stages(k: &Kernel) -> Vec<usize> {
+    bounds::plan(k, &[])
+        .map(|(_, b)| b.iter().map(|s| s.stage).collect())
+        .unwrap_or_default()
+}
+
 /// Emits `kernel` into `module` as the function `fname`.
 pub fn emit_kernel<'ctx>(
     module: &Module<'ctx>,
@@ -176,11 +183,34 @@ pub fn emit_kernel<'ctx>(
     options: &CodegenOptions,
 ) -> Result<LaunchShape, CpuError> {
     let width = options.width;
+    // The launch shape depends on the ranges only, which the bounded kernel shares.
     let shape = LaunchShape::of(kernel, width);
-    let (bounded_kernel, row_bounds) = match options.bounded_exp.then(|| bounds::plan(kernel)) {
-        Some(Some((k, b))) => (Some(k), b),
-        _ => (None, vec![]),
-    };
+    let cached = options
+        .row_cache_min_cost
+        .map(|min_cost| rowcache::plan(kernel, min_cost))
+        .unwrap_or_default();
+    // The pipelined late stage runs with the previous row's accumulators: never bounded. The
+    // row cache and the pipeline plan the same on the bounded kernel (it only adds a min
+    // accumulator to a max's stage).
+    let late: Vec<usize> = options
+        .pipeline_rows
+        .then(|| {
+            pipeline::plan(
+                kernel,
+                &cached,
+                HEAVY_STAGE_COST,
+                rowcache::MAX_SCRATCH_BYTES,
+            )
+        })
+        .flatten()
+        .map(|p| p.late)
+        .into_iter()
+        .collect();
+    let (bounded_kernel, row_bounds) = options
+        .bounded_exp
+        .then(|| bounds::plan(kernel, &late))
+        .flatten()
+        .map_or((None, vec![]), |(k, b)| (Some(k), b));
     let kernel = bounded_kernel.as_ref().unwrap_or(kernel);
     let cx = module.get_context();
     let builder = cx.create_builder();
@@ -197,10 +227,6 @@ pub fn emit_kernel<'ctx>(
         AttributeLoc::Function,
         cx.create_enum_attribute(nounwind, 0),
     );
-    let cached = options
-        .row_cache_min_cost
-        .map(|min_cost| rowcache::plan(kernel, min_cost))
-        .unwrap_or_default();
     let mut em = Emitter {
         ir: Ir::new(
             &builder,
@@ -891,9 +917,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(())
     }
 
-    /// For a stage with bounded `exp`s ([`bounds`]; not a pipelined late stage, which runs
-    /// with another row's accumulators): whether this row's spreads are all within the math
-    /// library's short range, and the `exp`s that may then skip the range test.
+    /// For a stage with bounded `exp`s ([`bounds`]): whether this row's spreads are all
+    /// within the math library's short range, and the `exp`s that may then skip the range
+    /// test.
     fn row_in_range(
         &self,
         si: usize,
@@ -901,24 +927,26 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let Some(bounded) = self.row_bounds.iter().find(|b| b.stage == si) else {
             return Ok(None);
         };
-        if self.pipe.as_ref().is_some_and(|p| p.plan.late == si) {
-            return Ok(None);
-        }
         let b = self.ir.b;
         let mut all = None;
         for &(max, min) in &bounded.spreads {
-            let (Some(&hi), Some(&lo)) = (self.acc_values.get(&max), self.acc_values.get(&min))
-            else {
-                return Ok(None);
+            let finished = |a: AccId| {
+                self.acc_values
+                    .get(&a)
+                    .copied()
+                    .ok_or_else(|| err(format!("{a} is read before its stage finished")))
             };
+            let (hi, lo) = (finished(max)?, finished(min)?);
             let dtype = self.slots[&max].acc.dtype;
-            let class = Class::of(dtype);
-            let kind = match class {
-                Class::F64 => crate::FloatKind::F64,
-                _ => crate::FloatKind::F32,
+            let kind = match dtype {
+                DType::F32 => crate::FloatKind::F32,
+                DType::F64 => crate::FloatKind::F64,
+                other => return Err(err(format!("a bounded exp of {other}"))),
             };
             let spread = self.ir.binary(Op::Sub, lo, hi, dtype, dtype, None)?;
-            let limit = self.ir.cf(class, -crate::vmath::exp_in_range_limit(kind));
+            let limit = self
+                .ir
+                .cf(Class::of(dtype), -crate::vmath::exp_in_range_limit(kind));
             // Ordered: a NaN spread (a NaN max, or inf - inf) is out of range.
             let ok = self.ir.fcmp(inkwell::FloatPredicate::OGE, spread, limit)?;
             let ok = ok.into_int_value();
@@ -1159,8 +1187,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let done = cx.append_basic_block(self.f, "late.done");
         b.build_conditional_branch(has_prev, run, done)?;
         b.position_at_end(run);
-        // The previous row's accumulators and row-cache arrays stand in for this row's.
+        // The previous row's accumulators and row-cache arrays stand in for this row's; this
+        // row's in-range flag says nothing of that row's `exp`s.
         std::mem::swap(&mut self.acc_values, &mut prev_accs);
+        let in_range = std::mem::take(&mut self.exp_in_range);
         let cur = std::mem::replace(&mut self.row_arrays, prev_cache);
         let stage = &self.k.stages[late];
         let row_pos = if stage
@@ -1176,6 +1206,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .stage_values(stage, &prev_env, row_pos)
             .and_then(|vals| self.stores(stage, &vals, &prev_env));
         std::mem::swap(&mut self.acc_values, &mut prev_accs);
+        self.exp_in_range = in_range;
         self.row_arrays = cur;
         result?;
         b.build_unconditional_branch(done)?;

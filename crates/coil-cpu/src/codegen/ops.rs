@@ -82,7 +82,6 @@ impl<'ctx> Ir<'_, 'ctx> {
         }
     }
 
-    /// A one-operand op on a value of dtype `from`, giving dtype `to`.
     /// `exp(a)` where the caller knows every lane of `a` (a float) to be within
     /// `±`[`crate::vmath::exp_in_range_limit`] and not NaN ([`crate::VMath::call_exp_in_range`]).
     pub(crate) fn exp_in_range(
@@ -95,6 +94,7 @@ impl<'ctx> Ir<'_, 'ctx> {
         self.vm.call_exp_in_range(self.b, x)
     }
 
+    /// A one-operand op on a value of dtype `from`, giving dtype `to`.
     pub(crate) fn unary(
         &self,
         op: Op,

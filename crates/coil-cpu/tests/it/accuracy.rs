@@ -490,3 +490,69 @@ fn special_values_follow_ieee() {
         }
     }
 }
+
+/// `VMath::call_exp_in_range` is `exp`'s short path without the range test: over its whole
+/// range (±86 for f32, ±700 for f64: a dense sweep, the limits, signed zeros and tiny values)
+/// it gives `VMath::call`'s bits, table exp and polynomial, vector lanes and scalar tail.
+#[test]
+fn exp_in_range_gives_the_bits_of_exp() {
+    let target = HostTarget::detect().unwrap();
+    let pool = ThreadPool::new().unwrap();
+    let mut cases = vec![
+        (FloatKind::F32, VMathOptions { table_exp: false }),
+        (FloatKind::F64, VMathOptions { table_exp: false }),
+    ];
+    if target.has_feature("avx2") {
+        cases.push((FloatKind::F32, VMathOptions { table_exp: true }));
+    }
+    for (kind, options) in cases {
+        let limit = coil_cpu::vmath::exp_in_range_limit(kind);
+        let n = (ROW * 64) as usize;
+        let mut x: Vec<f64> = (0..n)
+            .map(|i| -limit + 2.0 * limit * i as f64 / (n - 1) as f64)
+            .collect();
+        x.extend([limit, -limit, 0.0, -0.0, 1e-30, -1e-30, 1e-6, -1e-6]);
+        x.resize(x.len().div_ceil(ROW as usize) * ROW as usize, 0.5);
+        let compile = |in_range: bool| {
+            JitModule::compile("exp", &target, &JitOptions::default(), |cx, module| {
+                let call: &crate::kernels::UnaryCall<'_, '_> = &|vm, b, v| {
+                    if in_range {
+                        vm.call_exp_in_range(b, v)
+                    } else {
+                        vm.call(b, MathFn::Exp, v)
+                    }
+                };
+                crate::kernels::build_unary_by(cx, module, "exp", (call, options), kind, ROW, 8)
+            })
+            .expect("compiles")
+        };
+        let (plain, short) = (compile(false), compile(true));
+        let differ = |a: &[u64], b: &[u64]| a.iter().zip(b).position(|(p, q)| p != q);
+        let bad = match kind {
+            FloatKind::F32 => {
+                let x: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+                let bits = |jit| {
+                    run(jit, &pool, &x, ROW)
+                        .iter()
+                        .map(|v| u64::from(v.to_bits()))
+                        .collect::<Vec<_>>()
+                };
+                differ(&bits(&plain), &bits(&short))
+            }
+            FloatKind::F64 => {
+                let bits = |jit| {
+                    run(jit, &pool, &x, ROW)
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .collect::<Vec<_>>()
+                };
+                differ(&bits(&plain), &bits(&short))
+            }
+        };
+        assert_eq!(
+            bad.map(|i| x[i]),
+            None,
+            "{kind:?} {options:?}: in-range exp differs"
+        );
+    }
+}

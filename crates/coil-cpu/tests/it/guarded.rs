@@ -136,8 +136,12 @@ class GraphModule(torch.nn.Module):
             "results differ\n{a:?}\n{b:?}"
         );
     }
-    let amax = on.outputs[0].to_f64_vec();
+    let (amax, amin) = (on.outputs[0].to_f64_vec(), on.outputs[1].to_f64_vec());
     for r in [1, 2, 7, 8] {
-        assert!(amax[r].is_nan(), "row {r}: {amax:?}");
+        assert!(
+            amax[r].is_nan() && amin[r].is_nan(),
+            "row {r}: {amax:?} {amin:?}"
+        );
     }
+    assert_eq!((amax[3], amin[3]), (f64::INFINITY, f64::NEG_INFINITY));
 }

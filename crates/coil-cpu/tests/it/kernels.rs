@@ -144,6 +144,28 @@ pub(crate) fn build_unary_with<'ctx>(
     row: u64,
     width: u32,
 ) -> Result<(), CpuError> {
+    let call: &UnaryCall<'_, 'ctx> = &|vm, b, v| vm.call(b, f, v);
+    build_unary_by(cx, module, name, (call, options), kind, row, width)
+}
+
+/// How [`build_unary_by`] computes an element (or vector) from the loaded one.
+pub(crate) type UnaryCall<'a, 'ctx> = dyn Fn(
+        &VMath<'_, 'ctx>,
+        &Builder<'ctx>,
+        BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>, CpuError>
+    + 'a;
+
+/// [`build_unary_with`] with any call of the math library.
+pub(crate) fn build_unary_by<'ctx>(
+    cx: &'ctx Context,
+    module: &Module<'ctx>,
+    name: &str,
+    (call, options): (&UnaryCall<'_, 'ctx>, VMathOptions),
+    kind: FloatKind,
+    row: u64,
+    width: u32,
+) -> Result<(), CpuError> {
     let vm = VMath::with_options(module, options);
     let (func, args, start, end) = kernel_fn(cx, module, name);
     let b = cx.create_builder();
@@ -162,7 +184,7 @@ pub(crate) fn build_unary_with<'ctx>(
         let step = |i: IntValue<'ctx>, ty: BasicTypeEnum<'ctx>| -> Result<(), CpuError> {
             let idx = b.build_int_add(base, i, "idx")?;
             let (v, _) = load_at(cx, &b, kind, x, idx, ty)?;
-            let out = vm.call(&b, f, v)?;
+            let out = call(&vm, &b, v)?;
             // SAFETY (of the IR): as for the load.
             let p = unsafe { b.build_in_bounds_gep(et, y, &[idx], "q")? };
             b.build_store(p, out)?
