@@ -836,8 +836,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.reduction_body(si, stage, &Env::scalar(vars.clone()), &pos)?;
         } else if self.guarded_stage(si, stage) {
             self.guarded_reduction_nest(si, stage, &rvars, vars, &pos)?;
-        } else if let Some((in_range, exps)) = self.row_in_range(si)? {
-            self.bounded_reduction_nest(si, stage, &rvars, vars, &pos, in_range, exps)?;
+        } else if let Some(row) = self.row_in_range(si)? {
+            self.bounded_reduction_nest((si, stage), &rvars, vars, &pos, row)?;
         } else {
             self.reduction_nest(si, stage, &rvars, 0, vars.clone(), &pos)?;
         }
@@ -958,18 +958,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(all.map(|ok| (ok, bounded.exps.clone())))
     }
 
-    /// The stage's loop twice, chosen by `in_range`: a copy whose `exps` skip the range test,
-    /// and the ordinary one.
-    #[allow(clippy::too_many_arguments)]
+    /// The stage's loop twice, chosen by `in_range` ([`Emitter::row_in_range`]): a copy whose
+    /// `exps` skip the range test, and the ordinary one.
     fn bounded_reduction_nest(
         &mut self,
-        si: usize,
-        stage: &Stage,
+        (si, stage): (usize, &Stage),
         rvars: &[(Var, usize)],
         vars: &HashMap<Var, IntValue<'ctx>>,
         pos: &IndexExpr,
-        in_range: IntValue<'ctx>,
-        exps: HashSet<ValueId>,
+        (in_range, exps): (IntValue<'ctx>, HashSet<ValueId>),
     ) -> Result<(), CpuError> {
         let cx = self.ir.cx;
         let b = self.ir.b;
