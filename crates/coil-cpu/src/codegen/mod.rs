@@ -27,7 +27,9 @@ mod rowcache;
 
 use std::collections::{HashMap, HashSet};
 
-use coil_codegen::{AccId, ArgId, KExpr, Kernel, KernelKind, Stage, StageKind, Store, ValueId};
+use coil_codegen::{
+    AccId, Accumulator, ArgId, KExpr, Kernel, KernelKind, Stage, StageKind, Store, ValueId,
+};
 use coil_graph::DType;
 use coil_lower::{Const, IndexExpr, Op, Term, Var};
 use inkwell::AddressSpace;
@@ -192,7 +194,7 @@ pub fn emit_kernel<'ctx>(
     // The pipelined late stage runs with the previous row's accumulators: never bounded. The
     // row cache and the pipeline plan the same on the bounded kernel (it only adds a min
     // accumulator to a max's stage).
-    let late: Vec<usize> = options
+    let pipeline = options
         .pipeline_rows
         .then(|| {
             pipeline::plan(
@@ -202,10 +204,8 @@ pub fn emit_kernel<'ctx>(
                 rowcache::MAX_SCRATCH_BYTES,
             )
         })
-        .flatten()
-        .map(|p| p.late)
-        .into_iter()
-        .collect();
+        .flatten();
+    let late: Vec<usize> = pipeline.iter().map(|p| p.late).collect();
     let (bounded_kernel, row_bounds) = options
         .bounded_exp
         .then(|| bounds::plan(kernel, &late))
@@ -253,7 +253,7 @@ pub fn emit_kernel<'ctx>(
         cache_loads: HashMap::new(),
         streaming_store_min_bytes: options.streaming_store_min_bytes,
         invariant_reciprocal: options.invariant_reciprocal,
-        pipeline_rows: options.pipeline_rows,
+        pipeline,
         guarded_max_min: options.guarded_max_min,
         pipe: None,
         row_bounds,
@@ -365,7 +365,8 @@ struct Emitter<'a, 'ctx> {
     streamed: std::cell::Cell<bool>,
     streaming_store_min_bytes: Option<usize>,
     invariant_reciprocal: bool,
-    pipeline_rows: bool,
+    /// The row pipeline's plan, until [`Emitter::setup_pipeline`] takes it.
+    pipeline: Option<pipeline::PipelinePlan>,
     /// [`CodegenOptions::guarded_max_min`].
     guarded_max_min: bool,
     /// The row pipeline, when the kernel has one ([`pipeline`]).
@@ -489,38 +490,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let p = b.build_load(ptr, slot, &a.name)?.into_pointer_value();
             self.args.push(p);
         }
-        // Accumulator slots live in the entry block, so LLVM promotes them to registers. A
-        // stage's fast max and min of the same values share one guard, and a float sum of
-        // those values, when the stage has one, is that guard.
+        // Accumulator slots live in the entry block, so LLVM promotes them to registers.
         for stage in &self.k.stages {
-            let mut owners: Vec<AccId> = vec![];
             for acc in &stage.accumulators {
                 let value_dtype = self.k.dtype(acc.value);
                 let slot = self.ir.acc_slot(acc, value_dtype, self.width)?;
                 self.slots.insert(acc.id, slot);
             }
-            let ids: Vec<AccId> = stage.accumulators.iter().map(|a| a.id).collect();
-            for &id in &ids {
-                let value = self.slots[&id].acc.value;
-                let sum = ids.iter().find(|s| {
-                    let other = &self.slots[*s].acc;
-                    **s != id
-                        && other.value == value
-                        && other.reduction_type == coil_lower::ReductionType::Sum
-                });
-                let mut slot = self.slots.remove(&id).ok_or_else(|| err("slot"))?;
-                if let Some(sum) = sum {
-                    slot.guard_by_sum(&self.slots[sum]);
-                }
-                if slot.guard_sum().is_none() {
-                    match owners.iter().find(|o| self.slots[o].acc.value == value) {
-                        Some(owner) => slot.share_guard(&self.slots[owner]),
-                        None if slot.has_fast_form() => owners.push(id),
-                        None => {}
-                    }
-                }
-                self.slots.insert(id, slot);
-            }
+            self.assign_guards(&stage.accumulators)?;
         }
         // Row-cache scratch arrays, also in the entry block.
         for i in 0..self.cached.len() {
@@ -539,6 +516,37 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             b.build_fence(inkwell::AtomicOrdering::SequentiallyConsistent, false, "")?;
         }
         b.build_return(None)?;
+        Ok(())
+    }
+
+    /// The guards of a stage's fast max/min slots: a float sum of the same values in the stage,
+    /// when there is one, is the guard; otherwise the first fast slot over those values lends
+    /// its guard to the others (a row's max and min).
+    fn assign_guards(&mut self, accs: &[Accumulator]) -> Result<(), CpuError> {
+        let mut owners: Vec<AccId> = vec![];
+        for acc in accs {
+            let sum = accs.iter().find(|s| {
+                s.id != acc.id
+                    && s.value == acc.value
+                    && s.reduction_type == coil_lower::ReductionType::Sum
+            });
+            // Out of the map while it reads the others.
+            let mut slot = self
+                .slots
+                .remove(&acc.id)
+                .ok_or_else(|| err(format!("{} has no slot", acc.id)))?;
+            if let Some(sum) = sum {
+                slot.guard_by_sum(&self.slots[&sum.id]);
+            }
+            if slot.guard_sum().is_none() {
+                match owners.iter().find(|o| self.slots[o].acc.value == acc.value) {
+                    Some(owner) => slot.share_guard(&self.slots[owner]),
+                    None if slot.has_fast_form() => owners.push(acc.id),
+                    None => {}
+                }
+            }
+            self.slots.insert(acc.id, slot);
+        }
         Ok(())
     }
 
@@ -1042,18 +1050,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         })
     }
 
-    /// Plans the row pipeline and allocates its second row-cache arrays and accumulator slots
+    /// Sets up the planned row pipeline: its second row-cache arrays and accumulator slots
     /// (in the entry block, after the row cache).
     fn setup_pipeline(&mut self, start: IntValue<'ctx>) -> Result<(), CpuError> {
-        if !self.pipeline_rows {
-            return Ok(());
-        }
-        let Some(plan) = pipeline::plan(
-            self.k,
-            &self.cached,
-            HEAVY_STAGE_COST,
-            rowcache::MAX_SCRATCH_BYTES,
-        ) else {
+        let Some(plan) = self.pipeline.take() else {
             return Ok(());
         };
         let b = self.ir.b;

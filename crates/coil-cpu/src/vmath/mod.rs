@@ -190,13 +190,7 @@ impl<'m, 'ctx> VMath<'m, 'ctx> {
         f: MathFn,
         value: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>, CpuError> {
-        let (kind, width) = classify(f, value, self.module.get_context())?;
-        let function = self.function(f, kind, width)?;
-        builder
-            .build_call(function, &[value.into()], f.name())?
-            .try_as_basic_value()
-            .basic()
-            .ok_or(CpuError::MissingIntrinsic("(void math call)"))
+        self.emit_call(builder, f, value, false)
     }
 
     /// Emits `e^value` for a `value` whose every lane the caller knows to be within
@@ -209,10 +203,21 @@ impl<'m, 'ctx> VMath<'m, 'ctx> {
         builder: &Builder<'ctx>,
         value: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>, CpuError> {
-        let (kind, width) = classify(MathFn::Exp, value, self.module.get_context())?;
-        let function = self.function_of(MathFn::Exp, kind, width, true)?;
+        self.emit_call(builder, MathFn::Exp, value, true)
+    }
+
+    /// The call of [`VMath::call`] (or, with `in_range`, of [`VMath::call_exp_in_range`]).
+    fn emit_call(
+        &self,
+        builder: &Builder<'ctx>,
+        f: MathFn,
+        value: BasicValueEnum<'ctx>,
+        in_range: bool,
+    ) -> Result<BasicValueEnum<'ctx>, CpuError> {
+        let (kind, width) = classify(f, value, self.module.get_context())?;
+        let function = self.function_of(f, kind, width, in_range)?;
         builder
-            .build_call(function, &[value.into()], "exp")?
+            .build_call(function, &[value.into()], f.name())?
             .try_as_basic_value()
             .basic()
             .ok_or(CpuError::MissingIntrinsic("(void math call)"))
