@@ -352,7 +352,7 @@ impl Report {
                 "bytes": k.bytes,
             })).collect::<Vec<_>>(),
             "schedule": {
-                "policy": self.schedule.policy.name(),
+                "policy": self.schedule.policy,
                 "loops": self.schedule.loops,
                 "nodes_before_fusion": self.schedule.nodes_before,
                 "ms": self.schedule.ms,
@@ -472,7 +472,7 @@ impl Report {
             "schedule".into(),
             format!(
                 "{} ({} loops): {} nodes -> {} kernels + {} extern calls, {} accessed, in {:.2} ms",
-                s.policy.name(),
+                s.policy,
                 s.loops,
                 s.nodes_before,
                 s.num_kernels,

@@ -23,65 +23,16 @@ struct Options {
     atol: f64,
     passes: coil_passes::PassConfig,
     debug_dir: Option<PathBuf>,
-    policy: Policy,
-    loops: Loops,
+    /// A built-in strategy's name (checked at parse time).
+    policy: String,
+    /// Loop rules asked for with `--loops`; `None` takes the backend's.
+    loops: Option<Loops>,
     compile_only: bool,
     bench: bool,
 }
 
-/// Which fusion strategy schedules the lowered graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Policy {
-    /// Inductor's greedy fusion with its own scores.
-    Inductor,
-    /// Inductor's greedy fusion, refusing fusions over a live-value budget.
-    InductorRegPressure,
-    /// TVM's FuseOps (on a lowering that realizes every op).
-    Tvm,
-    /// No scheduler fusion (the lowering still inlines).
-    None,
-}
-
-impl Policy {
-    fn parse(s: &str) -> Result<Policy, String> {
-        Ok(match s {
-            "inductor" => Policy::Inductor,
-            "inductor-regpressure" => Policy::InductorRegPressure,
-            "tvm" => Policy::Tvm,
-            "none" => Policy::None,
-            p => {
-                return Err(format!(
-                    "unknown policy '{p}' (inductor, inductor-regpressure, tvm, none)"
-                ));
-            }
-        })
-    }
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Policy::Inductor => "inductor",
-            Policy::InductorRegPressure => "inductor-regpressure",
-            Policy::Tvm => "tvm",
-            Policy::None => "none",
-        }
-    }
-
-    fn strategy(self) -> Box<dyn coil_sched::FusionStrategy> {
-        match self {
-            Policy::Inductor => {
-                Box::new(coil_sched::InductorGreedy::new(coil_sched::InductorScorer))
-            }
-            Policy::InductorRegPressure => Box::new(coil_sched::InductorGreedy::new(
-                coil_sched::RegisterPressureScorer::default(),
-            )),
-            Policy::Tvm => Box::new(coil_sched::TvmFuseOps::default()),
-            Policy::None => Box::new(coil_sched::NoFusion),
-        }
-    }
-}
-
-/// Whose loop rules decide which loops can be stitched: the CPU's until the CPU backend
-/// exists and answers for itself, or the SIMD (GPU) rules.
+/// Loop rules asked for on the command line (`--loops`), with the lowering's realize rules
+/// and the scheduler's config that go with them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Loops {
     Cpp,
@@ -89,25 +40,27 @@ enum Loops {
 }
 
 impl Loops {
-    fn rules(self) -> &'static dyn coil_sched::LoopCompat {
-        match self {
-            Loops::Cpp => &coil_sched::CppLoops,
-            Loops::Simd => &coil_sched::SimdLoops,
-        }
-    }
-
-    /// The lowering's realize rules and the scheduler's config that go with these loops.
-    fn configs(self) -> (coil_lower::LowerConfig, coil_sched::SchedConfig) {
-        match self {
+    /// These rules as facade options.
+    fn apply(self, options: &mut coil::Options) {
+        let (rules, lower, sched): (
+            std::sync::Arc<dyn coil_sched::LoopCompat>,
+            coil_lower::LowerConfig,
+            coil_sched::SchedConfig,
+        ) = match self {
             Loops::Cpp => (
+                std::sync::Arc::new(coil_sched::CppLoops),
                 coil_lower::LowerConfig::cpu(),
                 coil_sched::SchedConfig::cpu(),
             ),
             Loops::Simd => (
+                std::sync::Arc::new(coil_sched::SimdLoops),
                 coil_lower::LowerConfig::gpu(),
                 coil_sched::SchedConfig::gpu(),
             ),
-        }
+        };
+        options.loops = Some(rules);
+        options.lower = Some(lower);
+        options.sched = Some(sched);
     }
 }
 
@@ -131,6 +84,16 @@ impl Backend {
     }
 }
 
+/// `name` when it names a built-in fusion strategy.
+fn strategy_name(name: &str) -> Result<String, String> {
+    coil::builtin_strategy(name)
+        .map(|_| name.to_string())
+        .map_err(|e| {
+            e.to_string()
+                .replace("unknown fusion strategy", "unknown policy")
+        })
+}
+
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut opts = Options {
         model: String::new(),
@@ -143,8 +106,8 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         atol: 1e-5,
         passes: coil_passes::PassConfig::default(),
         debug_dir: None,
-        policy: Policy::Inductor,
-        loops: Loops::Cpp,
+        policy: "inductor".into(),
+        loops: None,
         compile_only: false,
         bench: false,
     };
@@ -181,16 +144,16 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--json" => opts.json = true,
             "--compile-only" => opts.compile_only = true,
             "--bench" => opts.bench = true,
-            "--policy" => opts.policy = Policy::parse(&value("--policy")?)?,
+            "--policy" => opts.policy = strategy_name(&value("--policy")?)?,
             s if s.starts_with("--policy=") => {
-                opts.policy = Policy::parse(&s["--policy=".len()..])?
+                opts.policy = strategy_name(&s["--policy=".len()..])?
             }
             "--loops" => {
-                opts.loops = match value("--loops")?.as_str() {
+                opts.loops = Some(match value("--loops")?.as_str() {
                     "cpp" => Loops::Cpp,
                     "simd" => Loops::Simd,
                     l => return Err(format!("unknown loop rules '{l}' (cpp, simd)")),
-                }
+                })
             }
             "--debug-dir" => opts.debug_dir = Some(PathBuf::from(value("--debug-dir")?)),
             s if s.starts_with("--passes=") => opts
@@ -220,10 +183,6 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 ));
             }
         }
-    }
-    // The report's schedule follows the backend's loop rules unless asked otherwise.
-    if opts.backend == Backend::Cuda && !args.iter().any(|a| a == "--loops") {
-        opts.loops = Loops::Simd;
     }
     if opts.model.is_empty() {
         return Err("which model? give a zoo name or a readable-FX .py file".into());
@@ -379,56 +338,58 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     }
 }
 
+/// The backend `opts` asks for; for `--backend eager`, the one whose rules the schedule report
+/// follows (the CPU's, or the GPU's with `--loops simd`; it compiles nothing).
+fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backend>, String> {
+    Ok(match (opts.backend, opts.loops) {
+        (Backend::Cuda, _) if opts.compile_only => {
+            std::sync::Arc::new(coil_cuda::CudaBackend::offline())
+        }
+        (Backend::Eager, Some(Loops::Simd)) => {
+            std::sync::Arc::new(coil_cuda::CudaBackend::offline())
+        }
+        (Backend::Cuda, _) => std::sync::Arc::new(
+            coil_cuda::CudaBackend::new().map_err(|e| format!("cuda backend: {e}"))?,
+        ),
+        (Backend::Cpu | Backend::Eager, _) => std::sync::Arc::new(
+            coil_cpu::CpuBackend::new().map_err(|e| format!("cpu backend: {e}"))?,
+        ),
+    })
+}
+
 fn execute(opts: &Options) -> Result<Report, String> {
     let loaded = load(opts)?;
-    let (transformed, pass_stats) =
-        coil_passes::run_passes(&loaded.graph, &opts.passes).map_err(|e| format!("passes: {e}"))?;
-    // The CPU's realize rules and loop rules by default: the CPU backend is the one to come.
-    let strategy = opts.policy.strategy();
-    let (base_lowering, sched_config) = opts.loops.configs();
-    let lower_config = strategy.lower_config(&base_lowering);
-    let lower_start = Instant::now();
-    let lowered =
-        coil_lower::lower(&transformed, &lower_config).map_err(|e| format!("lowering: {e}"))?;
-    let lower_ms = lower_start.elapsed().as_secs_f64() * 1e3;
-    let sched_start = Instant::now();
-    let schedule = coil_sched::schedule(
-        &lowered,
-        sched_config,
-        opts.loops.rules(),
-        strategy.as_ref(),
-    )
-    .map_err(|e| format!("scheduling: {e}"))?;
-    let sched_ms = sched_start.elapsed().as_secs_f64() * 1e3;
-    let sched = ScheduleSummary::of(&schedule, opts.policy, opts.loops.rules().name(), sched_ms);
-    if let Some(dir) = &opts.debug_dir {
-        write_debug(dir, &loaded.graph, &transformed, &lowered, &schedule)?;
+    let backend = make_backend(opts)?;
+    let mut options = coil::Options::with_strategy(&opts.policy).map_err(|e| e.to_string())?;
+    options.passes = opts.passes.clone();
+    options.debug_dir = opts.debug_dir.clone();
+    if let Some(loops) = opts.loops {
+        loops.apply(&mut options);
     }
-    let compiled = match opts.backend {
-        Backend::Eager => None,
+    // One pipeline run: the facade's. Eager runs the graph itself and only reports the
+    // schedule the facade prepared.
+    let (compiled, prepared) = match opts.backend {
+        Backend::Eager => {
+            let p = coil::prepare(&loaded.graph, backend.as_ref(), &options)
+                .map_err(|e| e.to_string())?;
+            (None, p)
+        }
         Backend::Cpu | Backend::Cuda => {
             progress(opts, &format!("compiling for {}", opts.backend.name()));
-            let backend: std::sync::Arc<dyn coil_codegen::Backend> = match opts.backend {
-                Backend::Cuda if opts.compile_only => {
-                    std::sync::Arc::new(coil_cuda::CudaBackend::offline())
-                }
-                Backend::Cuda => std::sync::Arc::new(
-                    coil_cuda::CudaBackend::new().map_err(|e| format!("cuda backend: {e}"))?,
-                ),
-                _ => std::sync::Arc::new(
-                    coil_cpu::CpuBackend::new().map_err(|e| format!("cpu backend: {e}"))?,
-                ),
+            let model =
+                coil::compile(&loaded.graph, backend, &options).map_err(|e| e.to_string())?;
+            let p = coil::Prepared {
+                artifacts: model.artifacts().clone(),
+                report: model.report.clone(),
             };
-            let options = coil::Options {
-                passes: opts.passes.clone(),
-                policy: coil::Policy::parse(opts.policy.name()).expect("same names"),
-                lower: None,
-                sched: None,
-                debug_dir: opts.debug_dir.clone(),
-            };
-            Some(coil::compile(&loaded.graph, backend, &options).map_err(|e| e.to_string())?)
+            (Some(model), p)
         }
     };
+    let transformed = &prepared.artifacts.transformed;
+    let lowered = &prepared.artifacts.lowered;
+    let pass_stats = prepared.report.passes.clone();
+    let lower_ms = prepared.report.times.lower_ms;
+    let sched = ScheduleSummary::of(&prepared);
     let mut compiled_check = Comparison::none();
     let mut bench = None;
     let mut launch_times = Vec::new();
@@ -443,7 +404,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
             "running eager in float64 (the reference of the checks)",
         );
         let exact = float64_reference(&loaded.graph, &loaded.inputs);
-        let (k, term) = longest_reduction(&lowered, &loaded.inputs);
+        let (k, term) = longest_reduction(lowered, &loaded.inputs);
         let length_atol = crate::report::eager_check_atol(k, term);
         // Within what eager's own float32 rounding explains (float64 reference), or within the
         // reduction-length tolerance where there is none.
@@ -462,12 +423,14 @@ fn execute(opts: &Options) -> Result<Report, String> {
                 Ok(c)
             }
         };
+        let mut compiled_outputs = None;
         if let Some(model) = &compiled {
             progress(opts, "running the compiled model");
             let start = Instant::now();
             let outputs = model.run(&loaded.inputs).map_err(|e| e.to_string())?;
             run_ms = start.elapsed().as_secs_f64() * 1e3;
             compiled_check = within_rounding(&outputs)?;
+            compiled_outputs = Some(outputs);
             launch_times = crate::bench::launch_times(model)?;
             if opts.bench {
                 bench = Some(crate::bench::measure(
@@ -481,7 +444,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
         // The transformed graph must compute what the input graph computes, up to rounding:
         // rewrites reassociate and decompose, which moves float32 results by about as much as
         // eager's own error.
-        let after = coil_eager::run(&transformed, &loaded.inputs)
+        let after = coil_eager::run(transformed, &loaded.inputs)
             .map_err(|e| format!("transformed graph: {e}"))?;
         let passes_check = within_rounding(&after.outputs)?;
         let comparison = match &loaded.expected {
@@ -489,11 +452,8 @@ fn execute(opts: &Options) -> Result<Report, String> {
             None => Comparison::none(),
         };
         // The compiled model against PyTorch's outputs when given, else against eager.
-        let comparison = match (&compiled, &loaded.expected) {
-            (Some(model), Some(expected)) => {
-                let outputs = model.run(&loaded.inputs).map_err(|e| e.to_string())?;
-                compare(&outputs, expected, opts.rtol, opts.atol)?
-            }
+        let comparison = match (&compiled_outputs, &loaded.expected) {
+            (Some(outputs), Some(expected)) => compare(outputs, expected, opts.rtol, opts.atol)?,
             _ => comparison,
         };
         (Some(run), run_ms, passes_check, comparison)
@@ -604,7 +564,7 @@ fn longest_reduction(lowered: &coil_lower::LoweredGraph, inputs: &[Tensor]) -> (
 /// What the schedule says, for the report.
 #[derive(Debug)]
 pub(crate) struct ScheduleSummary {
-    pub(crate) policy: Policy,
+    pub(crate) policy: &'static str,
     pub(crate) loops: &'static str,
     pub(crate) nodes_before: usize,
     pub(crate) num_kernels: usize,
@@ -625,77 +585,27 @@ pub(crate) struct KernelSummary {
 }
 
 impl ScheduleSummary {
-    fn of(s: &coil_sched::Schedule<'_>, policy: Policy, loops: &'static str, ms: f64) -> Self {
+    fn of(p: &coil::Prepared) -> Self {
+        let r = &p.report;
         ScheduleSummary {
-            policy,
-            loops,
-            nodes_before: s.graph().buffers().len() - s.removed().len(),
-            num_kernels: s.num_kernels(),
-            num_extern_calls: s.num_extern_calls(),
-            bytes_accessed: s.bytes_accessed(),
-            kernels: s
-                .kernels()
+            policy: r.strategy,
+            loops: r.loops,
+            nodes_before: p.artifacts.schedule.nodes_before,
+            num_kernels: r.num_kernels,
+            num_extern_calls: r.num_extern_calls,
+            bytes_accessed: r.bytes_accessed,
+            kernels: r
+                .kernels
                 .iter()
                 .map(|k| KernelSummary {
                     name: k.name.clone(),
-                    kind: k.kind.short_name(),
+                    kind: k.kind,
                     numel: k.numel,
                     rnumel: k.rnumel,
-                    bytes: k.bytes(),
+                    bytes: k.bytes,
                 })
                 .collect(),
-            ms,
+            ms: r.times.schedule_ms,
         }
     }
-}
-
-/// Writes the debug artifacts the stages that exist produce (`graph.svg` too when Graphviz's
-/// `dot` can be started).
-fn write_debug(
-    dir: &std::path::Path,
-    input: &Graph,
-    transformed: &Graph,
-    lowered: &coil_lower::LoweredGraph,
-    schedule: &coil_sched::Schedule<'_>,
-) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let write = |name: &str, text: String| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
-    };
-    write("fx_graph_readable.py", coil_graph::print_graph(input))?;
-    write(
-        "fx_graph_transformed.py",
-        coil_graph::print_graph(transformed),
-    )?;
-    write("ir_pre_fusion.txt", lowered.ir_pre_fusion())?;
-    write("ir_post_fusion.txt", schedule.ir_post_fusion())?;
-    let mut log = schedule.fusion_log().join("\n");
-    log.push('\n');
-    write("fusion.log", log)?;
-    let dot = schedule.graph_dot();
-    write("graph.dot", dot.clone())?;
-    write_svg(&dir.join("graph.svg"), &dot);
-    Ok(())
-}
-
-/// Renders `dot` text to SVG with Graphviz, if it is installed; silently nothing otherwise.
-fn write_svg(path: &std::path::Path, dot: &str) {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let Ok(mut child) = Command::new("dot")
-        .arg("-Tsvg")
-        .arg("-o")
-        .arg(path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-    else {
-        return;
-    };
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(dot.as_bytes());
-    }
-    let _ = child.wait();
 }

@@ -5,7 +5,9 @@
 use std::fmt;
 
 use coil_graph::DType;
-use coil_lower::LowerConfig;
+#[cfg(doc)]
+use coil_lower::MatmulOp;
+use coil_lower::{ExternKind, LowerConfig};
 use thiserror::Error;
 
 use crate::build::BuildOptions;
@@ -36,15 +38,35 @@ pub struct StridedOperand {
     pub offset: usize,
 }
 
-/// A library matmul: `out = a @ b` (2-D) or batched (3-D); `out` is contiguous.
+/// An extern call as a backend runs it: the kind, the operands (strided views of backend
+/// memory, in the kind's order) and the output.
+///
+/// For [`ExternKind::Matmul`]: `inputs` are `[a, b]`, `out = a @ b`; 2-D (`[m, k] @ [k, n]`,
+/// [`MatmulOp::Mm`]) or batched 3-D (`[batch, m, k] @ [batch, k, n]`, [`MatmulOp::Bmm`]);
+/// `out` is contiguous; every operand has the same dtype (f32, f64, f16 or bf16, accumulated
+/// in f32 or wider); `k` may be 0 (then `out` is zeros); operands never alias `out`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MatmulCall {
-    /// Left operand, `[m, k]` or `[batch, m, k]`.
-    pub a: StridedOperand,
-    /// Right operand, `[k, n]` or `[batch, k, n]`.
-    pub b: StridedOperand,
-    /// Result, `[m, n]` or `[batch, m, n]`, contiguous.
+pub struct ExternCall {
+    /// What to compute.
+    pub kind: ExternKind,
+    /// The operands.
+    pub inputs: Vec<StridedOperand>,
+    /// The result.
     pub out: StridedOperand,
+}
+
+impl ExternCall {
+    /// A matmul's `(a, b)`, or an error naming the call when it has not two operands.
+    pub fn matmul_operands(&self) -> Result<(&StridedOperand, &StridedOperand), BackendError> {
+        match self.inputs.as_slice() {
+            [a, b] => Ok((a, b)),
+            other => Err(BackendError::Runtime(format!(
+                "{} takes 2 operands, got {}",
+                self.kind.kernel_name(),
+                other.len()
+            ))),
+        }
+    }
 }
 
 /// What can go wrong in a backend.
@@ -69,7 +91,7 @@ pub enum BackendError {
 /// Kernels compiled together (LLVM modules compiled side by side, one PTX module).
 pub trait CompiledKernels: Send + Sync {
     /// Runs kernel `index` (in the order given to [`Backend::compile`]) on buffers given in the
-    /// kernel's argument order.
+    /// kernel's argument order. See `docs/codegen.md` for what a launch may assume.
     fn launch(&self, index: usize, args: &[BufferHandle]) -> Result<(), BackendError>;
     /// The generated code as text (optimized LLVM IR, PTX).
     fn source(&self) -> String;
@@ -103,7 +125,8 @@ pub trait DeviceClock: Send + Sync {
 
 /// A code generator plus the runtime it needs.
 pub trait Backend: Send + Sync {
-    /// Short name, used as the kernel-name prefix (`cpu`, `cuda`).
+    /// Short name: the kernel-name prefix (`cpu`, `cuda`). The facade names kernels with this,
+    /// whatever [`Backend::sched_config`]'s `backend_name` says.
     fn name(&self) -> &'static str;
     /// The device, in words.
     fn device(&self) -> String;
@@ -126,8 +149,15 @@ pub trait Backend: Send + Sync {
     fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError>;
     /// Copies a buffer's first `out.len()` bytes to the host.
     fn read(&self, buffer: BufferHandle, out: &mut [u8]) -> Result<(), BackendError>;
-    /// Runs a library matmul.
-    fn matmul(&self, call: &MatmulCall) -> Result<(), BackendError>;
+    /// Whether this backend runs extern calls of `kind` (the facade refuses a model needing
+    /// one it does not, naming the kind). Default: every kind.
+    fn supports_extern(&self, kind: &ExternKind) -> bool {
+        let _ = kind;
+        true
+    }
+    /// Runs an extern call (a library matmul; convolution and host fallbacks are further
+    /// kinds). Only called for kinds [`Backend::supports_extern`] accepts.
+    fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError>;
     /// Waits for everything launched so far.
     fn synchronize(&self) -> Result<(), BackendError>;
     /// The device's own clock, when work runs asynchronously on a device (default: none).

@@ -59,6 +59,8 @@ struct Ctx<'a> {
     kernel_ranges: VarRanges,
     b: KernelBuilder,
     args: Vec<KernelArg>,
+    /// The buffer behind each argument.
+    arg_bufs: Vec<BufRef>,
     arg_of: HashMap<BufRef, ArgId>,
     produced: HashMap<BufferId, Produced>,
     /// Accumulators finished by the current stage (their values are not usable in it).
@@ -74,6 +76,17 @@ pub fn build_kernel(
     name: &str,
     options: &BuildOptions,
 ) -> Result<Kernel, BuildError> {
+    build_with_args(lowered, members, needed_outside, name, options).map(|(k, _)| k)
+}
+
+/// [`build_kernel`], also giving the buffer behind each kernel argument (in argument order).
+pub(crate) fn build_with_args(
+    lowered: &LoweredGraph,
+    members: &[BufferId],
+    needed_outside: &dyn Fn(BufferId) -> bool,
+    name: &str,
+    options: &BuildOptions,
+) -> Result<(Kernel, Vec<BufRef>), BuildError> {
     let err = |msg: String| BuildError {
         kernel: name.to_string(),
         msg,
@@ -147,6 +160,7 @@ pub fn build_kernel(
         kernel_ranges,
         b: KernelBuilder::new(),
         args: vec![],
+        arg_bufs: vec![],
         arg_of: HashMap::new(),
         produced: HashMap::new(),
         pending: vec![],
@@ -201,9 +215,9 @@ pub fn build_kernel(
         }
     };
     let _ = n;
-    Ok(cx
-        .b
-        .finish(name.to_string(), kind, ranges, reduction_ranges, cx.args))
+    let kernel =
+        cx.b.finish(name.to_string(), kind, ranges, reduction_ranges, cx.args);
+    Ok((kernel, cx.arg_bufs))
 }
 
 /// A translated body root: a plain value, or a reduction's accumulator.
@@ -336,6 +350,7 @@ impl Ctx<'_> {
                 ArgRole::Input
             },
         });
+        self.arg_bufs.push(buf);
         self.arg_of.insert(buf, a);
         a
     }

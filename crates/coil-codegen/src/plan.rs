@@ -1,10 +1,12 @@
 //! The execution plan (Inductor's wrapper): which memory each buffer lives in, with freed
-//! memory reused, and the order of kernel launches and library calls.
+//! memory reused, the order of kernel launches and extern calls, and where each graph output
+//! is read from.
 
 use std::collections::HashMap;
 use std::fmt;
 
 use coil_graph::DType;
+use coil_lower::{BufRef, ExternInput, ExternKind, OutputRef};
 
 /// A piece of memory the plan allocates once and reuses across runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -16,7 +18,7 @@ impl fmt::Display for SlotId {
     }
 }
 
-/// What a named buffer is to the plan.
+/// What a buffer is to the plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferRole {
     /// Graph input number `n`: copied in before the first step.
@@ -30,7 +32,9 @@ pub enum BufferRole {
 /// A buffer the plan places.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlannedBuffer {
-    /// Its name (`x`, `buf3`).
+    /// The lowering's buffer (or graph input).
+    pub buffer: BufRef,
+    /// Its name, for messages and dumps (`x`, `buf3`).
     pub name: String,
     /// Bytes of storage.
     pub bytes: usize,
@@ -40,96 +44,109 @@ pub struct PlannedBuffer {
     pub role: BufferRole,
 }
 
-/// One step: a kernel launch or a library call, with the buffers it reads and writes.
+/// An extern call of the plan: its kind, operands (realized buffers seen through strided
+/// layouts, Inductor's `ReinterpretView`s) and its output buffer with the layout eager gives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternStep {
+    /// What it computes.
+    pub kind: ExternKind,
+    /// The operands, in the kind's order.
+    pub inputs: Vec<ExternInput>,
+    /// The buffer it writes, with its layout.
+    pub out: ExternInput,
+}
+
+/// One step: a kernel launch or an extern call, with the buffers it reads and writes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Launch kernel `kernel` with these buffers as its arguments.
     Kernel {
-        /// Index into the compiled kernels.
+        /// Index into the program's kernels (and the backend's compiled kernels).
         kernel: usize,
-        /// Buffer names, in the kernel's argument order.
-        args: Vec<String>,
+        /// Buffers, in the kernel's argument order.
+        args: Vec<BufRef>,
         /// Which of `args` it writes.
-        writes: Vec<String>,
+        writes: Vec<BufRef>,
     },
-    /// A library matmul.
-    Matmul {
-        /// `mm` or `bmm`.
-        op: &'static str,
-        /// Left operand buffer.
-        a: String,
-        /// Right operand buffer.
-        b: String,
-        /// Result buffer.
-        out: String,
-    },
+    /// An extern call.
+    Extern(ExternStep),
 }
 
 impl Step {
-    fn reads(&self) -> Vec<&str> {
+    /// The buffers the step reads (and does not write).
+    pub fn reads(&self) -> Vec<BufRef> {
         match self {
             Step::Kernel { args, writes, .. } => args
                 .iter()
                 .filter(|a| !writes.contains(a))
-                .map(String::as_str)
+                .copied()
                 .collect(),
-            Step::Matmul { a, b, .. } => vec![a.as_str(), b.as_str()],
+            Step::Extern(e) => e.inputs.iter().map(|i| i.buffer).collect(),
         }
     }
 
-    fn writes(&self) -> Vec<&str> {
+    /// The buffers the step writes.
+    pub fn writes(&self) -> Vec<BufRef> {
         match self {
-            Step::Kernel { writes, .. } => writes.iter().map(String::as_str).collect(),
-            Step::Matmul { out, .. } => vec![out.as_str()],
+            Step::Kernel { writes, .. } => writes.clone(),
+            Step::Extern(e) => vec![e.out.buffer],
         }
     }
 }
 
-/// Where every buffer lives and when steps run.
+/// Where every buffer lives, when steps run, and where outputs come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     /// Bytes of each slot.
     pub slots: Vec<usize>,
     /// The slot of each buffer.
-    pub placement: HashMap<String, SlotId>,
+    pub placement: HashMap<BufRef, SlotId>,
     /// Every buffer placed.
     pub buffers: Vec<PlannedBuffer>,
     /// The steps, in order.
     pub steps: Vec<Step>,
+    /// The graph's outputs: a buffer or input, and the strided view the graph returns.
+    pub outputs: Vec<OutputRef>,
 }
 
 impl Plan {
     /// Places buffers: inputs first, each other buffer when first written, in a slot freed by a
     /// buffer whose last use is over (same or larger size, smallest first), or a new slot.
-    /// Outputs and inputs are never freed.
-    pub fn new(buffers: Vec<PlannedBuffer>, steps: Vec<Step>) -> Result<Plan, String> {
-        let info: HashMap<&str, &PlannedBuffer> =
-            buffers.iter().map(|b| (b.name.as_str(), b)).collect();
-        let mut last_use: HashMap<&str, usize> = HashMap::new();
+    /// Outputs and inputs are never freed. An error names a step that uses an unknown buffer
+    /// or a buffer no step writes (a bug of whoever made the steps).
+    pub fn new(
+        buffers: Vec<PlannedBuffer>,
+        steps: Vec<Step>,
+        outputs: Vec<OutputRef>,
+    ) -> Result<Plan, String> {
+        let info: HashMap<BufRef, &PlannedBuffer> = buffers.iter().map(|b| (b.buffer, b)).collect();
+        let mut last_use: HashMap<BufRef, usize> = HashMap::new();
         for (i, s) in steps.iter().enumerate() {
             for n in s.reads().into_iter().chain(s.writes()) {
-                if !info.contains_key(n) {
-                    return Err(format!("step {i} uses the unknown buffer {n}"));
+                if !info.contains_key(&n) {
+                    return Err(format!(
+                        "step {i} uses a buffer the plan does not know ({n:?})"
+                    ));
                 }
                 last_use.insert(n, i);
             }
         }
         let mut slots: Vec<usize> = Vec::new();
-        let mut placement: HashMap<String, SlotId> = HashMap::new();
+        let mut placement: HashMap<BufRef, SlotId> = HashMap::new();
         let mut free: Vec<SlotId> = Vec::new();
         for b in buffers
             .iter()
             .filter(|b| matches!(b.role, BufferRole::Input(_)))
         {
-            placement.insert(b.name.clone(), SlotId(slots.len() as u32));
+            placement.insert(b.buffer, SlotId(slots.len() as u32));
             slots.push(b.bytes);
         }
         for (i, s) in steps.iter().enumerate() {
             for n in s.writes() {
-                if placement.contains_key(n) {
+                if placement.contains_key(&n) {
                     continue;
                 }
-                let bytes = info[n].bytes;
+                let bytes = info[&n].bytes;
                 let best = free
                     .iter()
                     .enumerate()
@@ -143,12 +160,12 @@ impl Plan {
                         SlotId(slots.len() as u32 - 1)
                     }
                 };
-                placement.insert(n.to_string(), slot);
+                placement.insert(n, slot);
             }
             for n in s.reads().into_iter().chain(s.writes()) {
-                let b = info[n];
-                if last_use.get(n) == Some(&i) && b.role == BufferRole::Intermediate {
-                    let slot = placement[n];
+                let b = info[&n];
+                if last_use.get(&n) == Some(&i) && b.role == BufferRole::Intermediate {
+                    let slot = placement[&n];
                     if !free.contains(&slot) {
                         free.push(slot);
                     }
@@ -156,8 +173,16 @@ impl Plan {
             }
         }
         for b in &buffers {
-            if !placement.contains_key(&b.name) {
+            if !placement.contains_key(&b.buffer) {
                 return Err(format!("buffer {} is never written", b.name));
+            }
+        }
+        for o in &outputs {
+            if o.layout.storage_len() > 0 && !placement.contains_key(&o.buffer) {
+                return Err(format!(
+                    "an output reads a buffer the plan does not place ({:?})",
+                    o.buffer
+                ));
             }
         }
         Ok(Plan {
@@ -165,6 +190,7 @@ impl Plan {
             placement,
             buffers,
             steps,
+            outputs,
         })
     }
 
@@ -172,60 +198,93 @@ impl Plan {
     pub fn total_bytes(&self) -> usize {
         self.slots.iter().sum()
     }
+
+    /// The name of a placed buffer, for messages.
+    pub fn name(&self, b: BufRef) -> String {
+        self.buffers
+            .iter()
+            .find(|p| p.buffer == b)
+            .map_or_else(|| format!("{b:?}"), |p| p.name.clone())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use coil_lower::{BufferId, FixedLayout, Idx, InputId};
 
-    fn buf(name: &str, bytes: usize, role: BufferRole) -> PlannedBuffer {
+    fn b(n: usize) -> BufRef {
+        BufRef::Buffer(BufferId::new(n))
+    }
+
+    fn x() -> BufRef {
+        BufRef::Input(InputId::new(0))
+    }
+
+    fn buf(buffer: BufRef, bytes: usize, role: BufferRole) -> PlannedBuffer {
         PlannedBuffer {
-            name: name.into(),
+            buffer,
+            name: format!("{buffer:?}"),
             bytes,
             dtype: DType::F32,
             role,
         }
     }
 
-    fn kernel(k: usize, args: &[&str], writes: &[&str]) -> Step {
+    fn kernel(k: usize, args: &[BufRef], writes: &[BufRef]) -> Step {
         Step::Kernel {
             kernel: k,
-            args: args.iter().map(|s| s.to_string()).collect(),
-            writes: writes.iter().map(|s| s.to_string()).collect(),
+            args: args.to_vec(),
+            writes: writes.to_vec(),
+        }
+    }
+
+    fn output(buffer: BufRef) -> OutputRef {
+        OutputRef {
+            buffer,
+            layout: FixedLayout::contiguous(DType::F32, vec![16]),
         }
     }
 
     #[test]
     fn freed_buffers_are_reused_and_outputs_are_not() {
         let buffers = vec![
-            buf("x", 64, BufferRole::Input(0)),
-            buf("buf0", 64, BufferRole::Intermediate),
-            buf("buf1", 64, BufferRole::Intermediate),
-            buf("buf2", 32, BufferRole::Intermediate),
-            buf("buf3", 64, BufferRole::Output),
+            buf(x(), 64, BufferRole::Input(0)),
+            buf(b(0), 64, BufferRole::Intermediate),
+            buf(b(1), 64, BufferRole::Intermediate),
+            buf(b(2), 32, BufferRole::Intermediate),
+            buf(b(3), 64, BufferRole::Output),
         ];
         let steps = vec![
-            kernel(0, &["x", "buf0"], &["buf0"]),
-            kernel(1, &["buf0", "buf1"], &["buf1"]),
+            kernel(0, &[x(), b(0)], &[b(0)]),
+            kernel(1, &[b(0), b(1)], &[b(1)]),
             // buf0 is dead: buf2 (smaller) takes its slot.
-            kernel(2, &["buf1", "buf2"], &["buf2"]),
-            kernel(3, &["buf2", "buf3"], &["buf3"]),
+            kernel(2, &[b(1), b(2)], &[b(2)]),
+            kernel(3, &[b(2), b(3)], &[b(3)]),
         ];
-        let plan = Plan::new(buffers, steps).unwrap();
-        assert_eq!(plan.placement["buf2"], plan.placement["buf0"]);
+        let plan = Plan::new(buffers, steps, vec![output(b(3))]).unwrap();
+        assert_eq!(plan.placement[&b(2)], plan.placement[&b(0)]);
         // buf1 died at step 2 and buf3 (64 bytes) reuses it.
-        assert_eq!(plan.placement["buf3"], plan.placement["buf1"]);
+        assert_eq!(plan.placement[&b(3)], plan.placement[&b(1)]);
         assert_eq!(plan.slots.len(), 3);
-        assert_ne!(plan.placement["x"], plan.placement["buf0"]);
+        assert_ne!(plan.placement[&x()], plan.placement[&b(0)]);
     }
 
     #[test]
     fn unknown_or_unwritten_buffers_are_errors() {
-        let b = vec![
-            buf("x", 4, BufferRole::Input(0)),
-            buf("buf0", 4, BufferRole::Output),
+        let bufs = vec![
+            buf(x(), 4, BufferRole::Input(0)),
+            buf(b(0), 4, BufferRole::Output),
         ];
-        assert!(Plan::new(b.clone(), vec![kernel(0, &["x", "nope"], &["nope"])]).is_err());
-        assert!(Plan::new(b, vec![]).is_err());
+        let unknown = Plan::new(bufs.clone(), vec![kernel(0, &[x(), b(7)], &[b(7)])], vec![]);
+        assert!(unknown.unwrap_err().contains("does not know"));
+        let unwritten = Plan::new(bufs.clone(), vec![], vec![]);
+        assert!(unwritten.unwrap_err().contains("never written"));
+        let unplaced = Plan::new(
+            bufs,
+            vec![kernel(0, &[x(), b(0)], &[b(0)])],
+            vec![output(b(5))],
+        );
+        assert!(unplaced.unwrap_err().contains("output"));
     }
 }

@@ -11,7 +11,7 @@ use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use coil_codegen::{
-    ArgRole, Backend, BackendError, BufferHandle, CompiledKernels, Kernel, MatmulCall,
+    ArgRole, Backend, BackendError, BufferHandle, CompiledKernels, ExternCall, ExternKind, Kernel,
 };
 use coil_lower::LowerConfig;
 
@@ -420,9 +420,17 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn matmul(&self, call: &MatmulCall) -> Result<(), BackendError> {
+    fn supports_extern(&self, kind: &ExternKind) -> bool {
+        matches!(kind, ExternKind::Matmul(_))
+    }
+
+    fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {
         let mem = self.rt.memory();
-        crate::matmul::matmul(&mem, call, self.threads()).map_err(backend_err)
+        match call.kind {
+            ExternKind::Matmul(_) => {
+                crate::matmul::matmul(&mem, call, self.threads()).map_err(backend_err)
+            }
+        }
     }
 
     fn synchronize(&self) -> Result<(), BackendError> {

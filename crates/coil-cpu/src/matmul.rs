@@ -1,7 +1,7 @@
 //! Library matmuls (`mm`, `bmm`) on backend memory: f32 and f64 through the `gemm` crate with
 //! the operands' own strides (a transposed view needs no copy), integers by a plain loop.
 
-use coil_codegen::{MatmulCall, StridedOperand};
+use coil_codegen::{ExternCall, StridedOperand};
 use coil_graph::DType;
 use gemm::Parallelism;
 
@@ -56,9 +56,12 @@ fn resolve(mem: &Memory, x: &StridedOperand, what: &str) -> Result<Mat, CpuError
     Ok(Mat { ptr, strides })
 }
 
-/// Runs `call` on `mem`'s buffers, on `threads` threads.
-pub(crate) fn matmul(mem: &Memory, call: &MatmulCall, threads: usize) -> Result<(), CpuError> {
-    let (a, b, out) = (&call.a, &call.b, &call.out);
+/// Runs the matmul `call` (`inputs[0] @ inputs[1]`) on `mem`'s buffers, on `threads` threads.
+pub(crate) fn matmul(mem: &Memory, call: &ExternCall, threads: usize) -> Result<(), CpuError> {
+    let (a, b) = call
+        .matmul_operands()
+        .map_err(|e| CpuError::Runtime(e.to_string()))?;
+    let out = &call.out;
     let rank = a.sizes.len();
     if !(rank == 2 || rank == 3) || b.sizes.len() != rank || out.sizes.len() != rank {
         return fail(format!(

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use coil_codegen::{
-    Backend, BackendError, BufferHandle, CompiledKernels, DeviceClock, DeviceTimes, Kernel,
-    MatmulCall, StridedOperand,
+    Backend, BackendError, BufferHandle, CompiledKernels, DeviceClock, DeviceTimes, ExternCall,
+    ExternKind, Kernel, StridedOperand,
 };
 use coil_graph::DType;
 use coil_lower::LowerConfig;
@@ -877,14 +877,20 @@ impl Backend for CudaBackend {
         }
     }
 
-    fn matmul(&self, call: &MatmulCall) -> Result<(), BackendError> {
-        let (ba, m, k, la) = mat_layout("a", &call.a)?;
-        let (bb, k2, n, lb) = mat_layout("b", &call.b)?;
+    fn supports_extern(&self, kind: &ExternKind) -> bool {
+        matches!(kind, ExternKind::Matmul(_))
+    }
+
+    fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {
+        let ExternKind::Matmul(_) = call.kind;
+        let (a, b) = call.matmul_operands()?;
+        let (ba, m, k, la) = mat_layout("a", a)?;
+        let (bb, k2, n, lb) = mat_layout("b", b)?;
         let (bc, m2, n2, lc) = mat_layout("out", &call.out)?;
         if k != k2 || m != m2 || n != n2 || ba != bb || ba != bc || lc.transposed {
             return Err(BackendError::Runtime(format!(
                 "matmul shapes do not agree: {:?} @ {:?} -> {:?}",
-                call.a.sizes, call.b.sizes, call.out.sizes
+                a.sizes, b.sizes, call.out.sizes
             )));
         }
         let gemm = Gemm {
@@ -903,8 +909,8 @@ impl Backend for CudaBackend {
                     BackendError::Runtime(format!("{} is not a live buffer", call.out.buffer))
                 })?;
                 let result = (|| {
-                    let a = mem.gpu.get(&call.a.buffer.0);
-                    let b = mem.gpu.get(&call.b.buffer.0);
+                    let a = mem.gpu.get(&a.buffer.0);
+                    let b = mem.gpu.get(&b.buffer.0);
                     let (Some(a), Some(b)) = (a, b) else {
                         return Err(BackendError::Runtime(
                             "a matmul operand is not a live buffer (or aliases the output)".into(),
@@ -928,8 +934,8 @@ impl Backend for CudaBackend {
                         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                         .collect())
                 };
-                let av = read(&call.a)?;
-                let bv = read(&call.b)?;
+                let av = read(a)?;
+                let bv = read(b)?;
                 let mut cv = read(&call.out)?;
                 let at = |l: &MatLayout, v: &[f32], bi: usize, i: usize, j: usize| -> f32 {
                     let (r, c) = if l.transposed { (j, i) } else { (i, j) };

@@ -81,7 +81,7 @@ impl LoweredGraph {
                 self.dump_body(out, &name, body);
             }
             BufferKind::Extern(e) => {
-                let _ = writeln!(out, "{name}.kernel = {}", e.op.kernel_name());
+                let _ = writeln!(out, "{name}.kernel = {}", e.kind.kernel_name());
                 let inputs: Vec<String> = e
                     .inputs
                     .iter()

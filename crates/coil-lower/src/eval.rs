@@ -9,7 +9,7 @@ use crate::LoweredGraph;
 use crate::body::{Expr, LoopBody, Op, ReductionType};
 use crate::error::LowerError;
 use crate::ir::{
-    BufRef, BufferId, BufferKind, ComputedBuffer, ExternKernel, ExternOp, FixedLayout,
+    BufRef, BufferId, BufferKind, ComputedBuffer, ExternKernel, ExternKind, FixedLayout, MatmulOp,
 };
 
 /// One element: floats as f64 (rounded to their dtype after every op), integers as i64.
@@ -513,9 +513,11 @@ impl Memory<'_> {
         };
         let av = self.strided(a.buffer, &a.layout)?;
         let bv = self.strided(b.buffer, &b.layout)?;
-        let (batch, m, k, n) = match e.op {
-            ExternOp::Mm => (1, a.layout.sizes[0], a.layout.sizes[1], b.layout.sizes[1]),
-            ExternOp::Bmm => (
+        let (batch, m, k, n) = match e.kind {
+            ExternKind::Matmul(MatmulOp::Mm) => {
+                (1, a.layout.sizes[0], a.layout.sizes[1], b.layout.sizes[1])
+            }
+            ExternKind::Matmul(MatmulOp::Bmm) => (
                 a.layout.sizes[0],
                 a.layout.sizes[1],
                 a.layout.sizes[2],

@@ -216,21 +216,38 @@ pub struct ComputedBuffer {
     pub body: LoopBody,
 }
 
-/// Library kernels.
+/// A library matmul's form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ExternOp {
+pub enum MatmulOp {
     /// `[m, k] @ [k, n]`.
     Mm,
     /// `[b, m, k] @ [b, k, n]`.
     Bmm,
 }
 
-impl ExternOp {
-    /// `extern_kernels.mm`.
-    pub fn kernel_name(self) -> &'static str {
+/// What an extern kernel computes: a closed set of kinds, each a variant (Inductor's
+/// `ExternKernel` subclasses). A backend says which kinds it runs
+/// (`coil_codegen::Backend::supports_extern`); convolution and host fallbacks arrive as new
+/// variants, not new trait methods.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExternKind {
+    /// A library matmul; the operands are `inputs[0] @ inputs[1]`.
+    Matmul(MatmulOp),
+}
+
+impl ExternKind {
+    /// The name Inductor's wrapper prints (`extern_kernels.mm`).
+    pub fn kernel_name(&self) -> &'static str {
         match self {
-            ExternOp::Mm => "extern_kernels.mm",
-            ExternOp::Bmm => "extern_kernels.bmm",
+            ExternKind::Matmul(MatmulOp::Mm) => "extern_kernels.mm",
+            ExternKind::Matmul(MatmulOp::Bmm) => "extern_kernels.bmm",
+        }
+    }
+
+    /// How many operands the kind takes.
+    pub fn arity(&self) -> usize {
+        match self {
+            ExternKind::Matmul(_) => 2,
         }
     }
 }
@@ -240,7 +257,7 @@ impl ExternOp {
 #[derive(Clone, Debug)]
 pub struct ExternKernel {
     /// Which kernel.
-    pub op: ExternOp,
+    pub kind: ExternKind,
     /// Its operands.
     pub inputs: Vec<ExternInput>,
 }

@@ -45,6 +45,7 @@ mod index;
 mod ir;
 mod lowering;
 mod ops;
+mod verify;
 
 pub use body::{BodyStats, Const, Expr, ExprGraph, ExprId, LoopBody, Op, ReductionType};
 pub use config::LowerConfig;
@@ -54,9 +55,9 @@ pub use eval::{Acc, Scalar, binary as eval_binary, unary as eval_unary};
 pub use idx::{Idx, IndexVec};
 pub use index::{IndexExpr, Term, Var, VarPrefix, VarRanges};
 pub use ir::{
-    BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ExternInput, ExternKernel, ExternOp,
-    FixedLayout, InputBuffer, InputId, Origin, OutputRef, Pointwise, Reduction, StorageBox,
-    StorageData, StorageId, TensorBox, TensorId, View,
+    BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ExternInput, ExternKernel, ExternKind,
+    FixedLayout, InputBuffer, InputId, MatmulOp, Origin, OutputRef, Pointwise, Reduction,
+    StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
 };
 pub use lowering::lower;
 

@@ -9,7 +9,7 @@ use crate::deps::{Dep, StarDep, body_deps};
 use crate::error::LowerError;
 use crate::index::{IndexExpr, Var, VarRanges};
 use crate::ir::{
-    BufRef, Buffer, BufferKind, ComputedBuffer, ExternInput, ExternKernel, ExternOp, FixedLayout,
+    BufRef, Buffer, BufferKind, ComputedBuffer, ExternInput, ExternKernel, ExternKind, FixedLayout,
     InputBuffer, Origin, OutputRef, Pointwise, StorageBox, StorageData, StorageId, TensorBox,
     TensorId, View,
 };
@@ -472,7 +472,7 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn extern_kernel(
         &mut self,
         node: &Node,
-        op: ExternOp,
+        kind: ExternKind,
         operands: &[TensorId],
         sizes: Vec<usize>,
         dtype: DType,
@@ -507,7 +507,7 @@ impl<'a> Lowerer<'a> {
             id,
             layout,
             origins: vec![self.origin(node)],
-            kind: BufferKind::Extern(ExternKernel { op, inputs }),
+            kind: BufferKind::Extern(ExternKernel { kind, inputs }),
             reads,
             writes,
         });

@@ -9,7 +9,7 @@ use coil_graph::{
 use crate::body::{Const, ExprId, Op, ReductionType};
 use crate::error::LowerError;
 use crate::index::{IndexExpr, Var};
-use crate::ir::{ExternOp, Reduction, StorageBox, StorageData, TensorBox, TensorId};
+use crate::ir::{ExternKind, MatmulOp, Reduction, StorageBox, StorageData, TensorBox, TensorId};
 use crate::lowering::{BodyCx, Lowerer, Result, positional_index};
 
 /// A pointwise operand: a tensor value or a Python number.
@@ -609,11 +609,17 @@ impl Lowerer<'_> {
                 let x = self.tensor(node, &b, "self")?;
                 let w = self.tensor(node, &b, "mat2")?;
                 let op = if call.op.kind() == K::Mm {
-                    ExternOp::Mm
+                    MatmulOp::Mm
                 } else {
-                    ExternOp::Bmm
+                    MatmulOp::Bmm
                 };
-                one(self.extern_kernel(node, op, &[x, w], meta.sizes.clone(), out))
+                one(self.extern_kernel(
+                    node,
+                    ExternKind::Matmul(op),
+                    &[x, w],
+                    meta.sizes.clone(),
+                    out,
+                ))
             }
             K::Addmm => {
                 let bias = self.operand(node, &b, "self")?;
@@ -621,7 +627,13 @@ impl Lowerer<'_> {
                 let w = self.tensor(node, &b, "mat2")?;
                 let beta = b.opt_scalar("beta").unwrap_or(Scalar::Int(1));
                 let alpha = b.opt_scalar("alpha").unwrap_or(Scalar::Int(1));
-                let mm = self.extern_kernel(node, ExternOp::Mm, &[x, w], meta.sizes.clone(), out);
+                let mm = self.extern_kernel(
+                    node,
+                    ExternKind::Matmul(MatmulOp::Mm),
+                    &[x, w],
+                    meta.sizes.clone(),
+                    out,
+                );
                 let operands = if beta.to_f64() == 0.0 {
                     vec![Val::Tensor(mm)]
                 } else {

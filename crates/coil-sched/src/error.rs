@@ -25,4 +25,16 @@ pub enum SchedError {
         /// Why not.
         reason: String,
     },
+    /// The schedule breaks one of its invariants ([`crate::Schedule::verify`]): a strategy
+    /// or scheduler bug.
+    #[error("invalid schedule: {0}")]
+    Invalid(String),
+    /// No built-in strategy has this name.
+    #[error("unknown fusion strategy '{name}' ({known})")]
+    UnknownStrategy {
+        /// The name asked for.
+        name: String,
+        /// The names known, comma-separated.
+        known: String,
+    },
 }

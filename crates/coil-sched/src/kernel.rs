@@ -159,7 +159,7 @@ impl Schedule<'_> {
             }
             let (kind, name) = if node.kind == NodeKind::Extern {
                 let op = match &self.graph.buffer(node.ops[0].buffer()).kind {
-                    BufferKind::Extern(e) => e.op.kernel_name().to_string(),
+                    BufferKind::Extern(e) => e.kind.kernel_name().to_string(),
                     BufferKind::Computed(_) => "extern".to_string(),
                 };
                 (KernelKind::Extern, op)

@@ -58,7 +58,9 @@ mod node;
 mod schedule;
 mod score;
 mod strategy;
+mod summary;
 mod tvm;
+mod verify;
 mod why;
 
 pub use config::{Device, SchedConfig};
@@ -73,7 +75,11 @@ pub use score::{
     FusionKind, FusionScore, FusionScorer, InductorScorer, RegisterPressureScorer,
     estimate_live_values,
 };
-pub use strategy::{FusionStrategy, InductorGreedy, NoFusion};
+pub use strategy::{
+    FusionStrategy, InductorGreedy, NoFusion, SharedStrategy, builtin_strategies, builtin_strategy,
+    builtin_strategy_names,
+};
+pub use summary::ScheduleSummary;
 pub use tvm::{OpPatternKind, TvmFuseOps, op_pattern};
 pub use why::WhyNoFuse;
 

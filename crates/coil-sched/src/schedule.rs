@@ -243,6 +243,57 @@ impl<'g> Schedule<'g> {
         id
     }
 
+    /// Fuses top-level nodes `a` and `b` into one with the loop plan the loop rules gave for
+    /// them (`Schedule::can_fuse(a, b, ..)`'s `Ok`, or [`crate::LoopCompat`]'s answer): the
+    /// public way for a strategy outside this crate to make the fusions Inductor's greedy
+    /// rounds make. Refused (an error, nothing changed) when either is not a top-level node,
+    /// they are the same node, either is an extern or nop node, or the fusion would create a
+    /// cycle. The execution order is brought up to date before it returns.
+    pub fn fuse_pair(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        plan: &LoopPlan,
+    ) -> Result<NodeId, SchedError> {
+        let bad = |s: &Self, reason: &str| SchedError::BadFusion {
+            nodes: [a, b]
+                .iter()
+                .map(|&m| {
+                    s.nodes
+                        .get(m)
+                        .map_or_else(|| m.to_string(), |n| n.name.clone())
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            reason: reason.to_string(),
+        };
+        let top_level = |m: NodeId| {
+            self.nodes
+                .get(m)
+                .is_some_and(|n| self.op_node[n.ops[0].index()] == Some(m))
+        };
+        if !top_level(a) || !top_level(b) {
+            return Err(bad(self, "not every node is a top-level node"));
+        }
+        if a == b {
+            return Err(bad(self, "a node does not fuse with itself"));
+        }
+        if self.nodes[a].is_extern_or_nop() || self.nodes[b].is_extern_or_nop() {
+            return Err(bad(self, "extern and nop nodes do not fuse"));
+        }
+        if self.will_fusion_create_cycle(a, b) {
+            return Err(bad(self, "the fusion would create a cycle"));
+        }
+        let (first, second) = if self.nodes[a].min_order <= self.nodes[b].min_order {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let id = self.fuse_two(first, second, plan);
+        self.reorder()?;
+        Ok(id)
+    }
+
     /// Fuses several top-level nodes into one, in their original order (strategies that
     /// form groups, like TVM's, use this). The group must be convex: no path between two
     /// members may leave the group, or the schedule would have a cycle.

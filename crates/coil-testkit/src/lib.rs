@@ -2,23 +2,24 @@
 //!
 //! **Takes**: options for random graphs ([`GraphConfig`]: which op families, how many inputs
 //! and steps, shapes, integer inputs); tensors to compare with a tolerance; with the `zoo`
-//! feature, a backend as an `Arc<dyn coil_codegen::Backend>` and the policies to try.
+//! feature, a backend as an `Arc<dyn coil_codegen::Backend>` and the strategies to try.
 //! **Gives**: a proptest strategy of random graphs with deterministic inputs
 //! ([`random_graph`], [`RandomGraph`]); deterministic test inputs ([`Rng`], [`random_tensor`]); [`check_close`] and [`check_outputs`] (NaNs equal,
-//! `|got - want| <= atol + rtol * |want|`, sizes and dtypes checked); with `zoo`,
-//! `zoo_failures` (every tiny zoo model under each policy through `coil::compile`, run and
-//! compared to PyTorch's saved outputs), `POLICIES` and `ARTICLE_KERNEL_COUNTS`.
+//! `|got - want| <= atol + rtol * |want|`, sizes and dtypes checked); with `zoo`, the backend
+//! conformance suite `conformance` (every tiny zoo model under each strategy through
+//! `coil::compile`, run twice, compared to PyTorch's saved outputs and to a float64
+//! reference) and `ARTICLE_KERNEL_COUNTS`.
 //! **Must not know about**: any backend (LLVM, PTX, CUDA): it takes graphs and a backend
 //! object and gives strategies and checks; it is only ever a dev-dependency.
 
 mod close;
+#[cfg(feature = "zoo")]
+mod conformance;
 mod graphs;
 mod random;
-#[cfg(feature = "zoo")]
-mod zoo;
 
 pub use close::{check_close, check_outputs};
+#[cfg(feature = "zoo")]
+pub use conformance::{ARTICLE_KERNEL_COUNTS, conformance};
 pub use graphs::{BINARY, GraphConfig, OpFamily, RandomGraph, UNARY, inputs, random_graph};
 pub use random::{Rng, random_tensor};
-#[cfg(feature = "zoo")]
-pub use zoo::{ARTICLE_KERNEL_COUNTS, POLICIES, zoo_failures};

@@ -1,94 +1,82 @@
-//! The pipeline: verify, passes, lowering, scheduling, kernel building and the plan, then the
-//! backend's compile. Each stage is timed; with a debug directory, each stage's text goes there.
+//! The pipeline: verify, passes, lowering, scheduling, the program (kernels and plan), then
+//! the backend's compile. Each stage is timed, verified after it runs (when
+//! [`Options::verify`] is on), announced at tracing target `stages`, and, with a debug
+//! directory, its text written there. This is the only driver: the CLI formats what it gives.
 
-use std::collections::HashMap;
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use coil_codegen::{Backend, BufferRole, Kernel, Plan, PlannedBuffer, Step, build_kernel};
+use coil_codegen::{Backend, Program, Step};
 use coil_graph::Graph;
-use coil_lower::{BufRef, BufferId, BufferKind, LoweredGraph};
-use coil_passes::PassConfig;
-use coil_sched::{
-    FusionStrategy, InductorGreedy, InductorScorer, KernelKind, NoFusion, RegisterPressureScorer,
-    TvmFuseOps,
-};
+use coil_lower::LoweredGraph;
+use coil_passes::{PassConfig, PassStats};
+use coil_sched::{LoopCompat, ScheduleSummary, SharedStrategy};
 
 use crate::error::CoilError;
-use crate::model::{CompiledModel, ExternStep, PlannedStep};
-
-/// Which fusion strategy schedules the kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Policy {
-    /// Inductor's greedy `fuse_nodes` with Inductor's `FusionScore`.
-    Inductor,
-    /// Inductor's greedy fusion with a scorer that refuses register-heavy fusions.
-    InductorRegPressure,
-    /// TVM's FuseOps (no recomputation: the lowering realizes every op).
-    Tvm,
-    /// No scheduler fusion (the lowering still inlines).
-    None,
-}
-
-impl Policy {
-    /// Parses `inductor`, `inductor-regpressure`, `tvm`, `none`.
-    pub fn parse(s: &str) -> Option<Policy> {
-        Some(match s {
-            "inductor" => Policy::Inductor,
-            "inductor-regpressure" => Policy::InductorRegPressure,
-            "tvm" => Policy::Tvm,
-            "none" => Policy::None,
-            _ => return None,
-        })
-    }
-
-    /// The name `parse` accepts.
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::Inductor => "inductor",
-            Policy::InductorRegPressure => "inductor-regpressure",
-            Policy::Tvm => "tvm",
-            Policy::None => "none",
-        }
-    }
-
-    fn strategy(self) -> Box<dyn FusionStrategy> {
-        match self {
-            Policy::Inductor => Box::new(InductorGreedy::new(InductorScorer)),
-            Policy::InductorRegPressure => {
-                Box::new(InductorGreedy::new(RegisterPressureScorer::default()))
-            }
-            Policy::Tvm => Box::new(TvmFuseOps::default()),
-            Policy::None => Box::new(NoFusion),
-        }
-    }
-}
+use crate::model::CompiledModel;
 
 /// How to compile.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Options {
     /// Which passes run.
     pub passes: PassConfig,
-    /// The fusion strategy.
-    pub policy: Policy,
-    /// The lowering's realize rules; `None` takes the backend's.
+    /// The fusion strategy: a built-in one ([`coil_sched::builtin_strategy`]) or any other
+    /// [`coil_sched::FusionStrategy`]. The lowering follows its
+    /// [`coil_sched::FusionStrategy::lower_config`].
+    pub strategy: SharedStrategy,
+    /// The lowering's realize rules before the strategy adjusts them; `None` takes the
+    /// backend's.
     pub lower: Option<coil_lower::LowerConfig>,
-    /// The scheduler's knobs; `None` takes the backend's.
+    /// The scheduler's knobs; `None` takes the backend's. The kernel-name prefix is always the
+    /// backend's name.
     pub sched: Option<coil_sched::SchedConfig>,
+    /// The loop rules the scheduler asks; `None` takes the backend's.
+    pub loops: Option<Arc<dyn LoopCompat>>,
     /// Where to write the debug artifacts.
     pub debug_dir: Option<PathBuf>,
+    /// Run each stage's verifier on its output (on by default in debug builds and tests;
+    /// like Cranelift's `verify_if`).
+    pub verify: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
         Options {
             passes: PassConfig::default(),
-            policy: Policy::Inductor,
+            strategy: Arc::new(coil_sched::InductorGreedy::new(coil_sched::InductorScorer)),
             lower: None,
             sched: None,
+            loops: None,
             debug_dir: None,
+            verify: cfg!(debug_assertions),
         }
+    }
+}
+
+impl Options {
+    /// The default options with the built-in strategy called `name` (`inductor`,
+    /// `inductor-regpressure`, `tvm`, `none`).
+    pub fn with_strategy(name: &str) -> Result<Options, CoilError> {
+        Ok(Options {
+            strategy: coil_sched::builtin_strategy(name)?,
+            ..Options::default()
+        })
+    }
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Options")
+            .field("passes", &self.passes)
+            .field("strategy", &self.strategy.name())
+            .field("lower", &self.lower)
+            .field("sched", &self.sched)
+            .field("loops", &self.loops.as_ref().map(|l| l.name()))
+            .field("debug_dir", &self.debug_dir)
+            .field("verify", &self.verify)
+            .finish()
     }
 }
 
@@ -103,7 +91,7 @@ pub struct StageTimes {
     pub schedule_ms: f64,
     /// Building kernels and the plan.
     pub codegen_ms: f64,
-    /// The backend's compile (LLVM, PTX) and memory planning.
+    /// The backend's compile (LLVM, PTX).
     pub backend_ms: f64,
 }
 
@@ -135,16 +123,22 @@ pub struct CompileReport {
     /// Per-stage times.
     pub times: StageTimes,
     /// The passes' statistics.
-    pub passes: coil_passes::PassStats,
+    pub passes: PassStats,
+    /// The strategy's name.
+    pub strategy: &'static str,
+    /// The loop rules' name (`cpp`, `simd`).
+    pub loops: &'static str,
+    /// The backend's name (the kernel-name prefix).
+    pub backend: &'static str,
     /// Buffers the lowering realized.
     pub lowered_buffers: usize,
-    /// Kernels and extern calls, in launch order.
+    /// Kernels and extern calls, in launch order, as built.
     pub kernels: Vec<KernelReport>,
-    /// Generated kernels.
+    /// Generated kernels (as built: a group the builder split counts once per part).
     pub num_kernels: usize,
-    /// Library calls.
+    /// Extern calls.
     pub num_extern_calls: usize,
-    /// Inductor's `num_bytes_accessed`.
+    /// Inductor's `num_bytes_accessed` over every launch.
     pub bytes_accessed: usize,
     /// The fusion log.
     pub fusion_log: Vec<String>,
@@ -152,235 +146,192 @@ pub struct CompileReport {
     pub planned_bytes: usize,
 }
 
+/// Every stage's output, kept with the compiled model (and given alone by [`prepare`]).
+#[derive(Clone, Debug)]
+pub struct Artifacts {
+    /// The graph after the passes.
+    pub transformed: Graph,
+    /// The loop-level IR.
+    pub lowered: LoweredGraph,
+    /// The schedule (owned record: nodes, kernels, fusion log).
+    pub schedule: ScheduleSummary,
+    /// The kernels and the plan.
+    pub program: Program,
+}
+
+/// What [`prepare`] gives: every stage's output up to the program, and the report so far.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The stages' outputs.
+    pub artifacts: Artifacts,
+    /// The report (the backend's compile time is 0 until [`compile`] adds it).
+    pub report: CompileReport,
+}
+
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// Compiles `graph` for `backend`.
-pub fn compile(
+/// Announces a finished stage at tracing target `stages` (one event per stage and run: what
+/// tests count to check that a command runs each stage once).
+fn stage_done(stage: &'static str, ms: f64) {
+    tracing::debug!(target: "stages", stage, ms, "stage done");
+}
+
+/// Runs every stage up to the program (kernels and plan) for `backend`'s rules, without the
+/// backend's compile: what a report of a schedule needs, on any machine.
+pub fn prepare(
     graph: &Graph,
-    backend: Arc<dyn Backend>,
+    backend: &dyn Backend,
     options: &Options,
-) -> Result<CompiledModel, CoilError> {
+) -> Result<Prepared, CoilError> {
     let mut times = StageTimes::default();
     let debug = Debug::new(options.debug_dir.clone())?;
 
     let t = Instant::now();
     coil_graph::verify(graph)?;
     let (transformed, pass_stats) = coil_passes::run_passes(graph, &options.passes)?;
+    if options.verify {
+        coil_graph::verify(&transformed).map_err(|e| CoilError::Verify {
+            stage: "passes",
+            msg: e.to_string(),
+        })?;
+    }
     times.passes_ms = ms(t);
+    stage_done("passes", times.passes_ms);
     debug.write("fx_graph_readable.py", || coil_graph::print_graph(graph))?;
     debug.write("fx_graph_transformed.py", || {
         coil_graph::print_graph(&transformed)
     })?;
 
     let t = Instant::now();
-    let strategy = options.policy.strategy();
+    let strategy = options.strategy.as_ref();
     let base = options
         .lower
         .clone()
         .unwrap_or_else(|| backend.lower_config());
     let lowered = coil_lower::lower(&transformed, &strategy.lower_config(&base))?;
+    if options.verify {
+        lowered.verify().map_err(|e| CoilError::Verify {
+            stage: "lowering",
+            msg: e.to_string(),
+        })?;
+    }
     times.lower_ms = ms(t);
+    stage_done("lowering", times.lower_ms);
     debug.write("ir_pre_fusion.txt", || lowered.ir_pre_fusion())?;
 
     let t = Instant::now();
-    let sched_config = options
+    let mut sched_config = options
         .sched
         .clone()
         .unwrap_or_else(|| backend.sched_config());
-    let sched = coil_sched::schedule(
-        &lowered,
-        sched_config,
-        backend.loop_compat(),
-        strategy.as_ref(),
-    )?;
+    sched_config.backend_name = backend.name().to_string();
+    let loops: &dyn LoopCompat = match &options.loops {
+        Some(l) => l.as_ref(),
+        None => backend.loop_compat(),
+    };
+    let sched = coil_sched::schedule(&lowered, sched_config, loops, strategy)?;
+    if options.verify {
+        sched.verify().map_err(|e| CoilError::Verify {
+            stage: "scheduling",
+            msg: e.to_string(),
+        })?;
+    }
     times.schedule_ms = ms(t);
+    stage_done("scheduling", times.schedule_ms);
     debug.write("ir_post_fusion.txt", || sched.ir_post_fusion())?;
     debug.write("fusion.log", || sched.fusion_log().join("\n") + "\n")?;
     debug.write("graph.dot", || sched.graph_dot())?;
     debug.dot_to_svg();
 
     let t = Instant::now();
-    let (kernels, steps) = build_steps(&lowered, &sched, backend.as_ref())?;
-    let plan = make_plan(&lowered, steps.iter().map(|(s, _)| s.clone()).collect())?;
+    let program = coil_codegen::build_program(&lowered, &sched, &backend.build_options())?;
+    if options.verify {
+        for k in &program.kernels {
+            k.verify().map_err(|e| CoilError::Verify {
+                stage: "codegen",
+                msg: e.to_string(),
+            })?;
+        }
+    }
+    for step in &program.plan.steps {
+        if let Step::Extern(e) = step
+            && !backend.supports_extern(&e.kind)
+        {
+            return Err(CoilError::Unsupported(format!(
+                "the {} backend does not run {}",
+                backend.name(),
+                e.kind.kernel_name()
+            )));
+        }
+    }
     times.codegen_ms = ms(t);
+    stage_done("codegen", times.codegen_ms);
     debug.write("kernels.txt", || {
-        kernels
+        program
+            .kernels
             .iter()
             .map(|k| k.to_string())
             .collect::<Vec<_>>()
             .join("\n")
     })?;
 
-    let t = Instant::now();
-    let compiled = backend.compile(&kernels)?;
-    debug.write(compiled.source_file_name(), || compiled.source())?;
     let report = CompileReport {
-        times: StageTimes::default(),
+        times,
         passes: pass_stats,
+        strategy: strategy.name(),
+        loops: loops.name(),
+        backend: backend.name(),
         lowered_buffers: lowered.buffers().len(),
-        kernels: sched
-            .kernels()
+        kernels: program
+            .launches
             .iter()
-            .map(|k| KernelReport {
-                name: k.name.clone(),
-                kind: k.kind.short_name(),
-                numel: k.numel,
-                rnumel: k.rnumel,
-                bytes: k.bytes(),
+            .map(|l| KernelReport {
+                name: l.name.clone(),
+                kind: l.kind,
+                numel: l.numel,
+                rnumel: l.rnumel,
+                bytes: l.bytes,
             })
             .collect(),
-        num_kernels: sched.num_kernels(),
-        num_extern_calls: sched.num_extern_calls(),
-        bytes_accessed: sched.bytes_accessed(),
+        num_kernels: program.num_kernels(),
+        num_extern_calls: program.num_extern_calls(),
+        bytes_accessed: program.launches.iter().map(|l| l.bytes).sum(),
         fusion_log: sched.fusion_log().to_vec(),
-        planned_bytes: plan.total_bytes(),
+        planned_bytes: program.plan.total_bytes(),
     };
-    let steps = steps.into_iter().map(|(_, p)| p).collect();
-    let mut model = CompiledModel::new(backend, compiled, graph, &lowered, plan, steps, report)?;
-    times.backend_ms = ms(t);
-    model.report.times = times;
-    tracing::info!(target: "output_code", kernels = model.report.num_kernels, ms = model.report.times.total_ms(), "compiled");
-    Ok(model)
+    let schedule = sched.summary();
+    drop(sched);
+    Ok(Prepared {
+        artifacts: Artifacts {
+            transformed,
+            lowered,
+            schedule,
+            program,
+        },
+        report,
+    })
 }
 
-/// Kernels in launch order, and the plan's steps with what running each needs.
-type Built = (Vec<Kernel>, Vec<(Step, PlannedStep)>);
-
-/// Kernels (in launch order) and the plan's steps with what running each needs.
-fn build_steps(
-    lowered: &LoweredGraph,
-    sched: &coil_sched::Schedule<'_>,
-    backend: &dyn Backend,
-) -> Result<Built, CoilError> {
-    let mut kernels = Vec::new();
-    let mut steps = Vec::new();
-    let prefix = format!("{}_", backend.name());
-    for info in sched.kernels() {
-        let mut members: Vec<BufferId> = sched.node(info.node).buffers().collect();
-        members.sort_by_key(|b| b.index());
-        if info.kind == KernelKind::Extern {
-            let &[out] = members.as_slice() else {
-                return Err(CoilError::Plan(format!(
-                    "{} has {} buffers",
-                    info.name,
-                    members.len()
-                )));
-            };
-            let BufferKind::Extern(ext) = &lowered.buffer(out).kind else {
-                return Err(CoilError::Plan(format!("{out} is not an extern kernel")));
-            };
-            let [a, b] = [&ext.inputs[0], &ext.inputs[1]];
-            let step = Step::Matmul {
-                op: ext.op.kernel_name(),
-                a: lowered.name(a.buffer),
-                b: lowered.name(b.buffer),
-                out: lowered.name(BufRef::Buffer(out)),
-            };
-            let planned = PlannedStep::Extern(Box::new(ExternStep {
-                a: (lowered.name(a.buffer), a.layout.clone()),
-                b: (lowered.name(b.buffer), b.layout.clone()),
-                out: (
-                    lowered.name(BufRef::Buffer(out)),
-                    lowered.buffer(out).layout.clone(),
-                ),
-            }));
-            steps.push((step, planned));
-            continue;
-        }
-        let writes: Vec<BufRef> = info.writes.clone();
-        let needed = |b: BufferId| writes.contains(&BufRef::Buffer(b));
-        let name = info.name.strip_prefix(&prefix).unwrap_or(&info.name);
-        let options = backend.build_options();
-        let built = match build_kernel(lowered, &members, &needed, name, &options) {
-            Ok(k) => vec![k],
-            Err(e) => {
-                // A group the kernel builder cannot stitch into one loop nest (e.g. a TVM group
-                // of broadcasts of three sizes) runs as one kernel per member instead: same
-                // results, more memory traffic.
-                tracing::warn!(target: "output_code", "{e}; running its {} members as separate kernels", members.len());
-                members
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &m)| {
-                        build_kernel(
-                            lowered,
-                            &[m],
-                            &|_| true,
-                            &format!("{name}_part{i}"),
-                            &options,
-                        )
-                    })
-                    .collect::<Result<Vec<_>, _>>()?
-            }
-        };
-        for kernel in built {
-            let args: Vec<String> = kernel.args.iter().map(|a| a.name.clone()).collect();
-            let written: Vec<String> = kernel
-                .args
-                .iter()
-                .filter(|a| a.role != coil_codegen::ArgRole::Input)
-                .map(|a| a.name.clone())
-                .collect();
-            steps.push((
-                Step::Kernel {
-                    kernel: kernels.len(),
-                    args: args.clone(),
-                    writes: written,
-                },
-                PlannedStep::Kernel {
-                    index: kernels.len(),
-                    args,
-                },
-            ));
-            kernels.push(kernel);
-        }
-    }
-    Ok((kernels, steps))
-}
-
-/// Places every buffer the steps use.
-fn make_plan(lowered: &LoweredGraph, steps: Vec<Step>) -> Result<Plan, CoilError> {
-    let outputs: Vec<BufRef> = lowered.outputs().iter().map(|o| o.buffer).collect();
-    let mut buffers: Vec<PlannedBuffer> = lowered
-        .inputs()
-        .iter()
-        .enumerate()
-        .map(|(i, inp)| PlannedBuffer {
-            name: inp.name.clone(),
-            bytes: inp.layout.storage_len() * inp.layout.dtype.itemsize(),
-            dtype: inp.layout.dtype,
-            role: BufferRole::Input(i),
-        })
-        .collect();
-    let mut seen: HashMap<String, ()> = buffers.iter().map(|b| (b.name.clone(), ())).collect();
-    for b in lowered.buffers() {
-        let name = b.name();
-        if seen.contains_key(&name) {
-            continue;
-        }
-        let used = steps.iter().any(|s| match s {
-            Step::Kernel { args, .. } => args.contains(&name),
-            Step::Matmul { a, b, out, .. } => [a, b, out].contains(&&name),
-        });
-        if !used {
-            continue;
-        }
-        seen.insert(name.clone(), ());
-        let role = if outputs.contains(&BufRef::Buffer(b.id)) {
-            BufferRole::Output
-        } else {
-            BufferRole::Intermediate
-        };
-        buffers.push(PlannedBuffer {
-            name,
-            bytes: b.layout.storage_len() * b.layout.dtype.itemsize(),
-            dtype: b.layout.dtype,
-            role,
-        });
-    }
-    Plan::new(buffers, steps).map_err(CoilError::Plan)
+/// Compiles `graph` for `backend`: [`prepare`], then the backend's compile.
+pub fn compile(
+    graph: &Graph,
+    backend: Arc<dyn Backend>,
+    options: &Options,
+) -> Result<CompiledModel, CoilError> {
+    let Prepared {
+        artifacts,
+        mut report,
+    } = prepare(graph, backend.as_ref(), options)?;
+    let debug = Debug::new(options.debug_dir.clone())?;
+    let t = Instant::now();
+    let compiled = backend.compile(&artifacts.program.kernels)?;
+    debug.write(compiled.source_file_name(), || compiled.source())?;
+    report.times.backend_ms = ms(t);
+    stage_done("backend", report.times.backend_ms);
+    tracing::info!(target: "output_code", kernels = report.num_kernels, ms = report.times.total_ms(), "compiled");
+    CompiledModel::new(backend, compiled, graph, artifacts, report)
 }
 
 /// Writes debug artifacts when a directory is set.

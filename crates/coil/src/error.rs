@@ -14,7 +14,7 @@ pub enum CoilError {
     /// The lowering failed (e.g. an op without a lowering).
     #[error("lowering: {0}")]
     Lower(#[from] coil_lower::LowerError),
-    /// The scheduler failed.
+    /// The scheduler failed (or a strategy name is unknown).
     #[error("scheduling: {0}")]
     Sched(#[from] coil_sched::SchedError),
     /// A kernel could not be built.
@@ -29,6 +29,18 @@ pub enum CoilError {
     /// Writing a debug artifact failed.
     #[error("debug dir: {0}")]
     Debug(String),
+    /// A stage's output broke its invariants (a bug of that stage, or of a strategy or
+    /// backend plugged into it), found by the verifier run after it.
+    #[error("verifier after {stage}: {msg}")]
+    Verify {
+        /// The stage whose output is wrong.
+        stage: &'static str,
+        /// What is wrong.
+        msg: String,
+    },
+    /// The model needs something the backend does not do (an extern kind).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
     /// Something in the plan is inconsistent (a bug).
     #[error("plan: {0}")]
     Plan(String),

@@ -4,47 +4,21 @@
 use std::sync::{Arc, Mutex};
 
 use coil_codegen::{
-    Backend, BufferHandle, BufferRole, CompiledKernels, DeviceClock, MatmulCall, Plan,
+    Backend, BufferHandle, BufferRole, CompiledKernels, DeviceClock, ExternCall, Plan, Step,
     StridedOperand,
 };
 use coil_graph::{Dims, Graph, Tensor, TensorMeta};
-use coil_lower::{BufRef, FixedLayout, LoweredGraph};
+use coil_lower::{BufRef, FixedLayout};
 
-use crate::compile::CompileReport;
+use crate::compile::{Artifacts, CompileReport};
 use crate::error::CoilError;
-
-/// A library call of the plan, with the operands' layouts.
-#[derive(Clone, Debug)]
-pub(crate) struct ExternStep {
-    pub(crate) a: (String, FixedLayout),
-    pub(crate) b: (String, FixedLayout),
-    pub(crate) out: (String, FixedLayout),
-}
-
-/// What running one plan step needs.
-#[derive(Clone, Debug)]
-pub(crate) enum PlannedStep {
-    Kernel { index: usize, args: Vec<String> },
-    Extern(Box<ExternStep>),
-}
-
-/// Where a graph output comes from.
-#[derive(Clone, Debug)]
-enum OutputSource {
-    /// A planned buffer, viewed with this layout.
-    Buffer(String, FixedLayout),
-    /// Graph input number `n`, viewed with this layout.
-    Input(usize, FixedLayout),
-}
 
 /// A model compiled for a backend. `run` may be called many times; memory is allocated once.
 pub struct CompiledModel {
     backend: Arc<dyn Backend>,
     kernels: Box<dyn CompiledKernels>,
-    plan: Plan,
-    steps: Vec<PlannedStep>,
+    artifacts: Artifacts,
     inputs: Vec<(String, TensorMeta)>,
-    outputs: Vec<OutputSource>,
     /// One allocation per plan slot; the lock serializes runs that share them.
     memory: Mutex<Vec<BufferHandle>>,
     /// What compiling learned.
@@ -56,9 +30,7 @@ impl CompiledModel {
         backend: Arc<dyn Backend>,
         kernels: Box<dyn CompiledKernels>,
         graph: &Graph,
-        lowered: &LoweredGraph,
-        plan: Plan,
-        steps: Vec<PlannedStep>,
+        artifacts: Artifacts,
         report: CompileReport,
     ) -> Result<CompiledModel, CoilError> {
         let inputs = graph
@@ -66,24 +38,24 @@ impl CompiledModel {
             .iter()
             .map(|&i| (graph.node(i).name.clone(), graph.node(i).meta().clone()))
             .collect();
-        let outputs = lowered
-            .outputs()
-            .iter()
-            .map(|o| match o.buffer {
-                BufRef::Input(i) => OutputSource::Input(i.index(), o.layout.clone()),
-                BufRef::Buffer(_) => OutputSource::Buffer(lowered.name(o.buffer), o.layout.clone()),
-            })
-            .collect();
         Ok(CompiledModel {
             backend,
             kernels,
-            plan,
-            steps,
+            artifacts,
             inputs,
-            outputs,
             memory: Mutex::new(Vec::new()),
             report,
         })
+    }
+
+    /// Every stage's output: the transformed graph, the lowered graph, the schedule, the
+    /// kernels and the plan.
+    pub fn artifacts(&self) -> &Artifacts {
+        &self.artifacts
+    }
+
+    fn plan(&self) -> &Plan {
+        &self.artifacts.program.plan
     }
 
     /// The generated code (optimized LLVM IR, PTX).
@@ -104,20 +76,23 @@ impl CompiledModel {
             .lock()
             .map_err(|_| CoilError::Plan("a previous run panicked".into()))?;
         if memory.is_empty() {
-            for &bytes in &self.plan.slots {
+            for &bytes in &self.plan().slots {
                 memory.push(self.backend.alloc(bytes.max(1))?);
             }
         }
         Ok(memory)
     }
 
-    fn handle(&self, memory: &[BufferHandle], name: &str) -> Result<BufferHandle, CoilError> {
+    fn handle(&self, memory: &[BufferHandle], b: BufRef) -> Result<BufferHandle, CoilError> {
         let slot = self
-            .plan
+            .plan()
             .placement
-            .get(name)
-            .ok_or_else(|| CoilError::Plan(format!("{name} has no memory")))?;
-        Ok(memory[slot.0 as usize])
+            .get(&b)
+            .ok_or_else(|| CoilError::Plan(format!("{} has no memory", self.plan().name(b))))?;
+        memory
+            .get(slot.0 as usize)
+            .copied()
+            .ok_or_else(|| CoilError::Plan(format!("{slot} is not allocated")))
     }
 
     /// Runs the model: copies the inputs in, launches every step, copies the outputs out.
@@ -153,10 +128,11 @@ impl CompiledModel {
             }
         }
         let memory = self.memory()?;
-        for b in &self.plan.buffers {
+        for b in &self.plan().buffers {
             if let BufferRole::Input(i) = b.role {
                 let bytes = inputs[i].to_bytes();
-                self.backend.write(self.handle(&memory, &b.name)?, &bytes)?;
+                self.backend
+                    .write(self.handle(&memory, b.buffer)?, &bytes)?;
             }
         }
         Ok(())
@@ -225,31 +201,37 @@ impl CompiledModel {
     /// finish them (a host backend has finished when this returns).
     pub fn enqueue(&self) -> Result<(), CoilError> {
         let memory = self.memory()?;
-        for step in &self.steps {
+        for step in &self.plan().steps {
             match step {
-                PlannedStep::Kernel { index, args } => {
+                Step::Kernel { kernel, args, .. } => {
                     let handles = args
                         .iter()
-                        .map(|a| self.handle(&memory, a))
+                        .map(|&a| self.handle(&memory, a))
                         .collect::<Result<Vec<_>, _>>()?;
-                    self.kernels.launch(*index, &handles)?;
+                    self.kernels.launch(*kernel, &handles)?;
                 }
-                PlannedStep::Extern(e) => {
-                    let operand = |(name, layout): &(String, FixedLayout)| -> Result<StridedOperand, CoilError> {
+                Step::Extern(e) => {
+                    let operand = |buffer: BufRef,
+                                   layout: &FixedLayout|
+                     -> Result<StridedOperand, CoilError> {
                         Ok(StridedOperand {
-                            buffer: self.handle(&memory, name)?,
+                            buffer: self.handle(&memory, buffer)?,
                             dtype: layout.dtype,
                             sizes: layout.sizes.clone(),
                             strides: layout.strides.clone(),
                             offset: layout.offset,
                         })
                     };
-                    let call = MatmulCall {
-                        a: operand(&e.a)?,
-                        b: operand(&e.b)?,
-                        out: operand(&e.out)?,
+                    let call = ExternCall {
+                        kind: e.kind.clone(),
+                        inputs: e
+                            .inputs
+                            .iter()
+                            .map(|i| operand(i.buffer, &i.layout))
+                            .collect::<Result<_, _>>()?,
+                        out: operand(e.out.buffer, &e.out.layout)?,
                     };
-                    self.backend.matmul(&call)?;
+                    self.backend.extern_call(&call)?;
                 }
             }
         }
@@ -260,20 +242,23 @@ impl CompiledModel {
     /// tensors of that run (a graph may return an input).
     pub fn read_outputs(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, CoilError> {
         let memory = self.memory()?;
-        self.outputs
+        self.plan()
+            .outputs
             .iter()
-            .map(|o| match o {
-                OutputSource::Input(i, layout) => {
+            .map(|o| match o.buffer {
+                BufRef::Input(i) => {
                     let t = inputs
-                        .get(*i)
+                        .get(i.index())
                         .ok_or_else(|| CoilError::Inputs("missing input".into()))?;
-                    view(&t.contiguous(), layout)
+                    view(&t.contiguous(), &o.layout)
                 }
-                OutputSource::Buffer(name, layout) => {
+                BufRef::Buffer(_) => {
+                    let layout = &o.layout;
                     let bytes_len = layout.storage_len() * layout.dtype.itemsize();
                     let mut bytes = vec![0u8; bytes_len];
                     if bytes_len > 0 {
-                        self.backend.read(self.handle(&memory, name)?, &mut bytes)?;
+                        self.backend
+                            .read(self.handle(&memory, o.buffer)?, &mut bytes)?;
                     }
                     let storage =
                         Tensor::from_bytes(layout.dtype, vec![layout.storage_len()], &bytes)?;
@@ -287,13 +272,10 @@ impl CompiledModel {
     pub fn min_bytes(&self) -> usize {
         let inputs: usize = self.inputs.iter().map(|(_, m)| m.nbytes()).sum();
         let outputs: usize = self
+            .plan()
             .outputs
             .iter()
-            .map(|o| match o {
-                OutputSource::Input(_, l) | OutputSource::Buffer(_, l) => {
-                    l.numel() * l.dtype.itemsize()
-                }
-            })
+            .map(|o| o.layout.numel() * o.layout.dtype.itemsize())
             .sum();
         inputs + outputs
     }

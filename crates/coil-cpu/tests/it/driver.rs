@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use coil_codegen::{
-    Backend, BufferHandle, BuildOptions, CompiledKernels, MatmulCall, StridedOperand, build_kernel,
+    Backend, BufferHandle, BuildOptions, CompiledKernels, ExternCall, StridedOperand, build_kernel,
 };
 use coil_cpu::CpuBackend;
 use coil_graph::{DType, Data, Graph, Tensor};
@@ -171,12 +171,16 @@ pub(crate) fn run(
                 let BufferKind::Extern(e) = &l.buffer(b).kind else {
                     unreachable!("extern steps hold extern buffers")
                 };
-                let call = MatmulCall {
-                    a: operand(e.inputs[0].buffer, &e.inputs[0].layout),
-                    b: operand(e.inputs[1].buffer, &e.inputs[1].layout),
+                let call = ExternCall {
+                    kind: e.kind.clone(),
+                    inputs: e
+                        .inputs
+                        .iter()
+                        .map(|i| operand(i.buffer, &i.layout))
+                        .collect(),
                     out: operand(BufRef::Buffer(b), &l.buffer(b).layout),
                 };
-                backend.matmul(&call).map_err(|e| e.to_string())?;
+                backend.extern_call(&call).map_err(|e| e.to_string())?;
             }
         }
     }

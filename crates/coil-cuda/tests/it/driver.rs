@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use coil_codegen::{
-    Backend, BufferHandle, BuildOptions, Kernel, MatmulCall, StridedOperand, build_kernel,
+    Backend, BufferHandle, BuildOptions, ExternCall, Kernel, StridedOperand, build_kernel,
 };
 use coil_graph::Tensor;
 use coil_lower::{BufRef, BufferId, BufferKind, FixedLayout, LoweredGraph};
@@ -25,6 +25,7 @@ pub(crate) enum Step {
 /// A matmul's operands and result (name, layout).
 #[derive(Clone, Debug)]
 pub(crate) struct MatmulStep {
+    op: coil_lower::MatmulOp,
     a: (String, FixedLayout),
     b: (String, FixedLayout),
     out: (String, FixedLayout),
@@ -114,7 +115,9 @@ pub(crate) fn program(l: &LoweredGraph, fuse: bool, sm_count: u32) -> Program {
                 let [a, bb] = e.inputs.as_slice() else {
                     panic!("a matmul takes two operands");
                 };
+                let coil_lower::ExternKind::Matmul(op) = e.kind;
                 steps.push(Step::Matmul(Box::new(MatmulStep {
+                    op,
                     a: (l.name(a.buffer), a.layout.clone()),
                     b: (l.name(bb.buffer), bb.layout.clone()),
                     out: (l.name(BufRef::Buffer(b.id)), b.layout.clone()),
@@ -191,12 +194,12 @@ pub(crate) fn execute(
                 compiled.launch(*i, &handles).map_err(|e| e.to_string())?;
             }
             Step::Matmul(m) => {
-                let call = MatmulCall {
-                    a: operand(bufs, &m.a)?,
-                    b: operand(bufs, &m.b)?,
+                let call = ExternCall {
+                    kind: coil_codegen::ExternKind::Matmul(m.op),
+                    inputs: vec![operand(bufs, &m.a)?, operand(bufs, &m.b)?],
                     out: operand(bufs, &m.out)?,
                 };
-                backend.matmul(&call).map_err(|e| e.to_string())?;
+                backend.extern_call(&call).map_err(|e| e.to_string())?;
             }
         }
     }

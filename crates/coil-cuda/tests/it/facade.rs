@@ -1,5 +1,6 @@
 //! The CUDA backend through the facade (`coil::compile`): every tiny zoo model under every
-//! fusion policy runs on the PTX emulator and matches PyTorch's outputs; the articles'
+//! fusion strategy passes the conformance suite on the PTX emulator (PyTorch's outputs, the
+//! float64 reference); the articles'
 //! kernel counts hold with the GPU's realize rules; offline, a model compiles to PTX.
 
 use std::sync::Arc;
@@ -8,16 +9,12 @@ use coil::Options;
 use coil_codegen::Backend;
 use coil_cuda::CudaBackend;
 use coil_models::Size;
-use coil_testkit::{ARTICLE_KERNEL_COUNTS, POLICIES, zoo_failures};
-
-/// Element-wise tolerance against PyTorch: `|got - want| <= ATOL + RTOL * |want|`.
-const ATOL: f64 = 1e-5;
-const RTOL: f64 = 1e-4;
+use coil_testkit::{ARTICLE_KERNEL_COUNTS, conformance};
 
 #[test]
 fn every_tiny_model_under_every_policy_matches_pytorch_on_the_emulator() {
     let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
-    let failures = zoo_failures(&backend, &POLICIES, ATOL, RTOL);
+    let failures = conformance(&backend, &coil::builtin_strategies());
     assert!(failures.is_empty(), "emulator:\n{}", failures.join("\n"));
 }
 
@@ -91,7 +88,7 @@ fn sixty_four_bit_indices_and_other_plans_give_the_same_results() {
     });
     for planner in [wide, looped] {
         let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated().with_planner(planner));
-        let failures = zoo_failures(&backend, &[Options::default().policy], ATOL, RTOL);
+        let failures = conformance(&backend, &[Options::default().strategy]);
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 }

@@ -1,7 +1,7 @@
 //! The zoo: buffer counts of the fusion-boundary models (DESIGN 4.3's table, lowering half),
 //! and the IR interpreter against PyTorch's outputs on every tiny model.
 
-use coil_lower::{BufferKind, ExternOp, LowerConfig, LowerError, ReductionType};
+use coil_lower::{BufferKind, ExternKind, LowerConfig, LowerError, MatmulOp, ReductionType};
 use coil_models::Size;
 
 use crate::common::{assert_close, lower, lower_with};
@@ -23,7 +23,9 @@ fn shape(name: &str) -> Vec<String> {
                 Some(rt) => format!("R({rt})"),
                 None => "P".to_string(),
             },
-            BufferKind::Extern(e) => format!("E({:?})", e.op),
+            BufferKind::Extern(e) => match &e.kind {
+                ExternKind::Matmul(op) => format!("E({op:?})"),
+            },
         })
         .collect()
 }
@@ -73,7 +75,7 @@ fn mm_epilogue_is_kernel_extern_kernel() {
     let BufferKind::Extern(e) = &l.buffers()[1].kind else {
         panic!("buf1 is the mm")
     };
-    assert_eq!(e.op, ExternOp::Mm);
+    assert_eq!(e.kind, ExternKind::Matmul(MatmulOp::Mm));
     assert_eq!(l.name(e.inputs[0].buffer), "buf0");
     assert_eq!(l.name(e.inputs[1].buffer), "w");
 }

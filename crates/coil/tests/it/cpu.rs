@@ -1,16 +1,16 @@
-//! Every tiny zoo model compiled for the CPU (LLVM) under every policy matches PyTorch's
-//! outputs, and the articles' kernel counts hold at run time.
+//! The CPU backend (LLVM) passes the conformance suite under every strategy, and the
+//! articles' kernel counts hold at run time.
 
 use std::sync::Arc;
 
 use coil::Options;
 use coil_codegen::Backend;
-use coil_testkit::{ARTICLE_KERNEL_COUNTS, POLICIES, zoo_failures};
+use coil_testkit::{ARTICLE_KERNEL_COUNTS, conformance};
 
 #[test]
 fn every_tiny_model_on_the_cpu_under_every_policy_matches_pytorch() {
     let backend: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
-    let failures = zoo_failures(&backend, &POLICIES, 1e-5, 1e-4);
+    let failures = conformance(&backend, &coil::builtin_strategies());
     assert!(failures.is_empty(), "cpu:\n{}", failures.join("\n"));
 }
 

@@ -1,7 +1,6 @@
-//! coil facade tests: the whole pipeline through a backend that interprets the kernel IR,
-//! written here only against the public `Backend` trait (so a backend needs no other crate
-//! touched), checked against PyTorch's outputs and coil-eager.
+//! coil facade tests: the whole pipeline through the reference evaluator's backend and the
+//! CPU's (the conformance suite), strategies defined outside coil-sched, the stage verifiers.
 
 mod cpu;
-mod interp_backend;
+mod strategy;
 mod zoo;

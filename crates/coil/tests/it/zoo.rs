@@ -1,18 +1,17 @@
-//! Every tiny zoo model through the whole pipeline on the interpreting backend, under every
-//! policy, against PyTorch's outputs; run-time input errors; debug artifacts.
+//! Every tiny zoo model through the whole pipeline on the reference evaluator's backend
+//! (coil-codegen's `InterpBackend`), under every strategy: the conformance suite; run-time
+//! input errors; debug artifacts.
 
 use std::sync::Arc;
 
 use coil::Options;
-use coil_codegen::Backend;
-use coil_testkit::{POLICIES, check_outputs, zoo_failures};
-
-use crate::interp_backend::InterpBackend;
+use coil_codegen::{Backend, InterpBackend};
+use coil_testkit::{check_outputs, conformance};
 
 #[test]
-fn every_tiny_model_under_every_policy_matches_pytorch() {
+fn the_reference_evaluator_passes_the_conformance_suite_under_every_strategy() {
     let backend: Arc<dyn Backend> = Arc::new(InterpBackend::default());
-    let failures = zoo_failures(&backend, &POLICIES, 1e-5, 1e-4);
+    let failures = conformance(&backend, &coil::builtin_strategies());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

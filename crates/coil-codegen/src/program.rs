@@ -1,0 +1,231 @@
+//! From a schedule to a program: one kernel per fused node (built by `build.rs`), an extern
+//! step per extern node, and the plan that places every buffer. This is the codegen half of
+//! Inductor's `Scheduler.codegen` plus its wrapper; the facade only calls [`build_program`].
+
+use std::collections::HashSet;
+
+use coil_lower::{BufRef, BufferId, BufferKind, ExternInput, LoweredGraph};
+use coil_sched::{KernelKind as SchedKernelKind, Schedule};
+
+use crate::build::{BuildError, BuildOptions, build_with_args};
+use crate::kernel::{ArgRole, Kernel};
+use crate::plan::{BufferRole, ExternStep, Plan, PlannedBuffer, Step};
+
+/// One launch of the program, as reports show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The kernel's full name (`cpu_per_fused_add_mean_mul_relu_sub_0`) or the extern
+    /// kernel's (`extern_kernels.mm`).
+    pub name: String,
+    /// `poi`, `red`, `per`, `extern`.
+    pub kind: &'static str,
+    /// Iteration elements.
+    pub numel: usize,
+    /// Reduction elements per iteration element.
+    pub rnumel: usize,
+    /// Bytes read plus written (Inductor's `num_bytes_accessed` for this launch).
+    pub bytes: usize,
+}
+
+/// What codegen made of a schedule: the kernels in launch order, the plan (memory, steps,
+/// outputs), and one [`Launch`] per step.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// Every generated kernel, in launch order (names without the backend prefix).
+    pub kernels: Vec<Kernel>,
+    /// The plan; its [`Step::Kernel`]s index `kernels`.
+    pub plan: Plan,
+    /// Each step, as reported.
+    pub launches: Vec<Launch>,
+    /// Scheduler nodes the kernel builder could not stitch into one loop nest, which run as
+    /// one kernel per member instead (their names).
+    pub split_nodes: Vec<String>,
+}
+
+impl Program {
+    /// Generated kernels (extern calls not counted).
+    pub fn num_kernels(&self) -> usize {
+        self.kernels.len()
+    }
+
+    /// Extern calls.
+    pub fn num_extern_calls(&self) -> usize {
+        self.plan
+            .steps
+            .iter()
+            .filter(|s| matches!(s, Step::Extern(_)))
+            .count()
+    }
+}
+
+/// Builds the program of `sched`. The backend prefix of kernel names is the schedule's
+/// (`SchedConfig::backend_name`); kernels carry their names without it.
+///
+/// A fused node the kernel builder cannot stitch into one loop nest (a TVM group of
+/// broadcasts of three sizes) runs as one kernel per member: the same results, more memory
+/// traffic, logged at target `output_code` and listed in [`Program::split_nodes`].
+pub fn build_program(
+    lowered: &LoweredGraph,
+    sched: &Schedule<'_>,
+    options: &BuildOptions,
+) -> Result<Program, BuildError> {
+    let prefix = format!("{}_", sched.config().backend_name);
+    let mut kernels: Vec<Kernel> = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let mut launches: Vec<Launch> = Vec::new();
+    let mut split_nodes = Vec::new();
+    for info in sched.kernels() {
+        let mut members: Vec<BufferId> = sched.node(info.node).buffers().collect();
+        members.sort_by_key(|b| b.index());
+        let bad = |msg: String| BuildError {
+            kernel: info.name.clone(),
+            msg,
+        };
+        if info.kind == SchedKernelKind::Extern {
+            let &[out] = members.as_slice() else {
+                return Err(bad(format!("an extern node has {} buffers", members.len())));
+            };
+            let BufferKind::Extern(ext) = &lowered.buffer(out).kind else {
+                return Err(bad(format!("{out} is not an extern kernel")));
+            };
+            if ext.inputs.len() != ext.kind.arity() {
+                return Err(bad(format!(
+                    "{} takes {} operands, the lowering gave {}",
+                    ext.kind.kernel_name(),
+                    ext.kind.arity(),
+                    ext.inputs.len()
+                )));
+            }
+            steps.push(Step::Extern(ExternStep {
+                kind: ext.kind.clone(),
+                inputs: ext.inputs.clone(),
+                out: ExternInput {
+                    buffer: BufRef::Buffer(out),
+                    layout: lowered.buffer(out).layout.clone(),
+                },
+            }));
+            launches.push(Launch {
+                name: info.name.clone(),
+                kind: SchedKernelKind::Extern.short_name(),
+                numel: info.numel,
+                rnumel: info.rnumel,
+                bytes: info.bytes(),
+            });
+            continue;
+        }
+        let needed = |b: BufferId| info.writes.contains(&BufRef::Buffer(b));
+        let name = info.name.strip_prefix(&prefix).unwrap_or(&info.name);
+        let built = match build_with_args(lowered, &members, &needed, name, options) {
+            Ok(k) => {
+                launches.push(Launch {
+                    name: info.name.clone(),
+                    kind: info.kind.short_name(),
+                    numel: info.numel,
+                    rnumel: info.rnumel,
+                    bytes: info.bytes(),
+                });
+                vec![k]
+            }
+            Err(e) => {
+                tracing::warn!(target: "output_code", "{e}; running its {} members as separate kernels", members.len());
+                split_nodes.push(info.name.clone());
+                let parts = members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &m)| {
+                        build_with_args(
+                            lowered,
+                            &[m],
+                            &|_| true,
+                            &format!("{name}_part{i}"),
+                            options,
+                        )
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (k, _) in &parts {
+                    launches.push(Launch {
+                        name: format!("{prefix}{}", k.name),
+                        kind: launch_kind(k),
+                        numel: k.numel(),
+                        rnumel: k.rnumel(),
+                        bytes: k.bytes_accessed(),
+                    });
+                }
+                parts
+            }
+        };
+        for (kernel, bufs) in built {
+            let writes = kernel
+                .args
+                .iter()
+                .zip(&bufs)
+                .filter(|(a, _)| a.role != ArgRole::Input)
+                .map(|(_, &b)| b)
+                .collect();
+            steps.push(Step::Kernel {
+                kernel: kernels.len(),
+                args: bufs,
+                writes,
+            });
+            kernels.push(kernel);
+        }
+    }
+    let plan = plan_for(lowered, steps).map_err(|msg| BuildError {
+        kernel: "the plan".into(),
+        msg,
+    })?;
+    Ok(Program {
+        kernels,
+        plan,
+        launches,
+        split_nodes,
+    })
+}
+
+fn launch_kind(k: &Kernel) -> &'static str {
+    match k.kind {
+        crate::kernel::KernelKind::Pointwise => "poi",
+        crate::kernel::KernelKind::Reduction { persistent: true } => "per",
+        crate::kernel::KernelKind::Reduction { persistent: false } => "red",
+    }
+}
+
+/// Places every buffer the steps use: graph inputs (always), then each buffer a step touches,
+/// an output when the graph returns it.
+fn plan_for(lowered: &LoweredGraph, steps: Vec<Step>) -> Result<Plan, String> {
+    let outputs: HashSet<BufRef> = lowered.outputs().iter().map(|o| o.buffer).collect();
+    let mut buffers: Vec<PlannedBuffer> = lowered
+        .inputs()
+        .iter()
+        .enumerate()
+        .map(|(i, inp)| PlannedBuffer {
+            buffer: BufRef::Input(coil_lower::Idx::new(i)),
+            name: inp.name.clone(),
+            bytes: inp.layout.storage_len() * inp.layout.dtype.itemsize(),
+            dtype: inp.layout.dtype,
+            role: BufferRole::Input(i),
+        })
+        .collect();
+    let used: HashSet<BufRef> = steps
+        .iter()
+        .flat_map(|s| s.reads().into_iter().chain(s.writes()))
+        .collect();
+    for b in lowered.buffers() {
+        let r = BufRef::Buffer(b.id);
+        if !used.contains(&r) {
+            continue;
+        }
+        buffers.push(PlannedBuffer {
+            buffer: r,
+            name: b.name(),
+            bytes: b.layout.storage_len() * b.layout.dtype.itemsize(),
+            dtype: b.layout.dtype,
+            role: if outputs.contains(&r) {
+                BufferRole::Output
+            } else {
+                BufferRole::Intermediate
+            },
+        });
+    }
+    Plan::new(buffers, steps, lowered.outputs().to_vec())
+}

@@ -1,0 +1,148 @@
+//! The backend conformance suite (feature `zoo`): every tiny zoo model, under every fusion
+//! strategy, compiled with a given backend through `coil::compile`, run twice on the same
+//! memory, and compared with PyTorch's saved outputs and with a float64 reference (coil-eager
+//! on the graph with f32 replaced by f64). A backend written outside this repository runs it
+//! from its own tests (`docs/codegen.md`, "Conformance"):
+//!
+//! ```no_run
+//! # use std::sync::Arc;
+//! # fn my_backend() -> Arc<dyn coil_codegen::Backend> { Arc::new(coil_codegen::InterpBackend::new()) }
+//! let failures = coil_testkit::conformance(&my_backend(), &coil::builtin_strategies());
+//! assert!(failures.is_empty(), "{}", failures.join("\n"));
+//! ```
+
+use std::sync::Arc;
+
+use coil::Options;
+use coil_codegen::Backend;
+use coil_graph::{DType, Graph, Tensor};
+use coil_sched::SharedStrategy;
+
+use crate::check_outputs;
+
+/// The articles' models with their kernel and extern-call counts under the default options
+/// (the same on the CPU and the GPU).
+pub const ARTICLE_KERNEL_COUNTS: &[(&str, usize, usize)] = &[
+    ("seed_model", 1, 0),
+    ("chain", 1, 0),
+    ("rowsum", 1, 0),
+    ("siblings", 1, 0),
+    ("wall", 2, 0),
+    ("softmax", 1, 0),
+    ("layernorm", 1, 0),
+    ("rmsnorm", 1, 0),
+    ("mm_epilogue", 2, 1),
+];
+
+/// Tolerance against PyTorch's saved float32 outputs.
+const TORCH_ATOL: f64 = 1e-5;
+const TORCH_RTOL: f64 = 1e-4;
+
+/// Compiles every tiny zoo model under each of `strategies` with `backend`, runs it on
+/// PyTorch's inputs and compares the outputs with PyTorch's ([`check_outputs`], atol 1e-5,
+/// rtol 1e-4) and with the float64 reference (within 1e-6 plus 8 times coil-eager's own
+/// float32 error, rtol 1e-4: what float32 rounding explains). The model runs twice; the second
+/// run must repeat the first bit for bit (memory is allocated once and reused). Returns one
+/// line per failure (`model strategy: what`), empty when everything conforms.
+pub fn conformance(backend: &Arc<dyn Backend>, strategies: &[SharedStrategy]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for m in coil_models::MODELS {
+        let case = match m.tiny_case() {
+            Ok(case) => case,
+            Err(e) => {
+                failures.push(format!("{}: {e}", m.name));
+                continue;
+            }
+        };
+        let exact = float64_reference(&case.graph, &case.inputs);
+        for strategy in strategies {
+            let options = Options {
+                strategy: strategy.clone(),
+                verify: true,
+                ..Options::default()
+            };
+            let outcome = coil::compile(&case.graph, backend.clone(), &options)
+                .map_err(|e| format!("compile: {e}"))
+                .and_then(|model| {
+                    let first = model.run(&case.inputs).map_err(|e| format!("run: {e}"))?;
+                    let second = model
+                        .run(&case.inputs)
+                        .map_err(|e| format!("second run: {e}"))?;
+                    check_outputs(&second, &first, 0.0, 0.0)
+                        .map_err(|e| format!("the second run differs from the first: {e}"))?;
+                    Ok(first)
+                })
+                .and_then(|out| {
+                    check_outputs(&out, &case.outputs, TORCH_ATOL, TORCH_RTOL)
+                        .map_err(|e| format!("against PyTorch: {e}"))?;
+                    match &exact {
+                        Some((reference, eager)) => within_rounding(&out, reference, eager)
+                            .map_err(|e| format!("against float64: {e}")),
+                        None => Ok(()),
+                    }
+                });
+            if let Err(e) = outcome {
+                failures.push(format!("{} {}: {e}", m.name, strategy.name()));
+            }
+        }
+    }
+    failures
+}
+
+/// The graph's outputs computed by coil-eager in float64 (f32 inputs cast up), and eager's
+/// own float32 outputs; `None` when the graph has no f32 or eager cannot run it.
+fn float64_reference(graph: &Graph, inputs: &[Tensor]) -> Option<(Vec<Tensor>, Vec<Tensor>)> {
+    if !graph
+        .nodes()
+        .any(|(_, n)| n.outputs.iter().any(|m| m.dtype == DType::F32))
+    {
+        return None;
+    }
+    let g64 = graph.with_dtype_replaced(DType::F32, DType::F64);
+    let inputs64: Vec<Tensor> = inputs
+        .iter()
+        .map(|t| {
+            if t.dtype() == DType::F32 {
+                t.to_dtype(DType::F64)
+            } else {
+                t.clone()
+            }
+        })
+        .collect();
+    let reference = coil_eager::run(&g64, &inputs64).ok()?.outputs;
+    let eager = coil_eager::run(graph, inputs).ok()?.outputs;
+    Some((reference, eager))
+}
+
+/// `got` is within float32 rounding of the float64 `reference`: per output, within 1e-6 plus
+/// 8 times eager's largest error on it, plus 1e-4 relative.
+fn within_rounding(got: &[Tensor], reference: &[Tensor], eager: &[Tensor]) -> Result<(), String> {
+    if got.len() != reference.len() || eager.len() != reference.len() {
+        return Err(format!("{} outputs vs {}", got.len(), reference.len()));
+    }
+    for (i, ((g, r), e)) in got.iter().zip(reference).zip(eager).enumerate() {
+        if !g.dtype().is_float() {
+            continue;
+        }
+        let (gv, rv, ev) = (g.to_f64_vec(), r.to_f64_vec(), e.to_f64_vec());
+        if gv.len() != rv.len() {
+            return Err(format!("output {i}: {} elements vs {}", gv.len(), rv.len()));
+        }
+        let eager_err = ev
+            .iter()
+            .zip(&rv)
+            .map(|(a, b)| (a - b).abs())
+            .filter(|d| d.is_finite())
+            .fold(0.0f64, f64::max);
+        let atol = 1e-6 + 8.0 * eager_err;
+        for (k, (a, b)) in gv.iter().zip(&rv).enumerate() {
+            let ok = (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= atol + 1e-4 * b.abs();
+            if !ok {
+                return Err(format!(
+                    "output {i} element {k}: got {a}, float64 gives {b} (allowed {atol:e} + 1e-4 relative)"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
