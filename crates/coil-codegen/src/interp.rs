@@ -290,8 +290,9 @@ fn eval_matmul(
 }
 
 /// A complete backend that interprets the kernel IR ([`eval_kernel`]) on host memory: the
-/// CPU's realize and loop rules, kernels named `interp_...`. Every buffer is zeroed when
-/// allocated (the contract does not promise it; this backend chooses it for reproducibility).
+/// CPU's realize and loop rules, kernels named `interp_...`. New memory is filled with `0xff`
+/// bytes (NaN for floats, -1 for integers), not zeroed: the contract promises no zeroing, and
+/// a plan that read memory before writing it would show here.
 #[derive(Default)]
 pub struct InterpBackend {
     memory: Memory,
@@ -387,7 +388,7 @@ impl Backend for InterpBackend {
         let mut buf = Vec::new();
         buf.try_reserve_exact(bytes)
             .map_err(|_| runtime(format!("cannot allocate {bytes} bytes")))?;
-        buf.resize(bytes, 0);
+        buf.resize(bytes, 0xff);
         self.memory.lock().map_err(poisoned)?.insert(*next, buf);
         Ok(BufferHandle(*next))
     }

@@ -73,11 +73,20 @@ fn policies_give_their_kernel_counts() {
     assert_eq!(count("inductor-regpressure", "seed_model"), (1, 0));
     assert_eq!(count("inductor", "mm_epilogue"), (2, 1));
     assert_eq!(count("inductor", "wall"), (2, 0));
+    // The SIMD rules' schedule is the one compiled, here by the CPU backend (kernels are
+    // named after the backend that compiles them), and the report says whose rules they were.
     let r = report(&["wall", "--compile-only", "--loops", "simd"]);
+    assert_eq!(
+        names(&r),
+        ["cpu_red_fused_mean_0", "cpu_poi_fused_mean_relu_sub_1"]
+    );
+    assert_eq!(r["schedule"]["loops"], "simd");
+    let r = report(&["wall", "--compile-only", "--backend", "cuda"]);
     assert_eq!(
         names(&r),
         ["cuda_red_fused_mean_0", "cuda_poi_fused_mean_relu_sub_1"]
     );
+    assert_eq!(r["schedule"]["loops"], "simd");
 }
 
 #[test]
@@ -179,4 +188,40 @@ fn the_passes_check_allows_float32_rounding() {
         p["max_abs_err"].as_f64().unwrap() <= p["atol"].as_f64().unwrap(),
         "{p}"
     );
+}
+
+#[test]
+fn run_model_runs_each_stage_once_per_invocation() {
+    for backend in ["cpu", "eager"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_coil"))
+            .args([
+                "run-model",
+                "softmax",
+                "--size",
+                "tiny",
+                "--backend",
+                backend,
+            ])
+            .env("COIL_LOGS", "stages")
+            .output()
+            .expect("coil runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let log = String::from_utf8_lossy(&out.stderr);
+        for stage in ["passes", "lowering", "scheduling", "codegen"] {
+            let runs = log
+                .lines()
+                .filter(|l| l.contains("stage done") && l.contains(&format!("stage=\"{stage}\"")))
+                .count();
+            assert_eq!(runs, 1, "{backend}: {stage} ran {runs} times:\n{log}");
+        }
+        let compiled = log
+            .lines()
+            .filter(|l| l.contains("stage=\"backend\""))
+            .count();
+        assert_eq!(compiled, usize::from(backend == "cpu"), "{backend}:\n{log}");
+    }
 }
