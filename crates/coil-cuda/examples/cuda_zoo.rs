@@ -22,6 +22,9 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+#[path = "support/find_cublas.rs"]
+mod find_cublas;
+
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -309,7 +312,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cublas = preload_cublas();
+    let cublas = find_cublas::preload_cublas("cuda_zoo");
     let backend = if args.emulate {
         Arc::new(CudaBackend::emulated())
     } else {
@@ -500,16 +503,4 @@ fn main() -> ExitCode {
         }
         ExitCode::from(1)
     }
-}
-
-// ---- finding cuBLAS -----------------------------------------------------------------------
-
-/// Makes cuBLAS loadable ([`coil_cuda::preload_cublas`]), reporting libraries that failed to
-/// load; says where it was found.
-fn preload_cublas() -> String {
-    let (found, errors) = coil_cuda::preload_cublas();
-    for e in errors {
-        eprintln!("cuda_zoo: {e}");
-    }
-    found
 }

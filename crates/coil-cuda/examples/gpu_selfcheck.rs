@@ -16,6 +16,9 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+#[path = "support/find_cublas.rs"]
+mod find_cublas;
+
 use std::process::ExitCode;
 
 use coil_cuda::kernels::{self, ELEMENTWISE_BLOCK, ReduceOp};
@@ -67,7 +70,7 @@ fn main() -> ExitCode {
 }
 
 fn run(report: &mut Report) -> Result<(), CudaError> {
-    let cublas_note = preload_cublas();
+    let cublas_note = find_cublas::preload_cublas("gpu_selfcheck");
     let dev = Device::open(0)?;
     let info = dev.info();
     let caps = dev.caps();
@@ -466,16 +469,4 @@ fn gemm_speed(dev: &Device, size: usize) -> Result<f64, CudaError> {
     };
     let ms = median_ms(dev, || dev.sgemm(gemm, (&a, l), (&b, l), (&mut c, l)))?;
     Ok(2.0 * (size as f64).powi(3) / (ms * 1e-3) / 1e12)
-}
-
-// ---- finding cuBLAS -----------------------------------------------------------------------
-
-/// Makes cuBLAS loadable ([`coil_cuda::preload_cublas`]), reporting libraries that failed to
-/// load; says where it was found.
-fn preload_cublas() -> String {
-    let (found, errors) = coil_cuda::preload_cublas();
-    for e in errors {
-        eprintln!("gpu_selfcheck: {e}");
-    }
-    found
 }

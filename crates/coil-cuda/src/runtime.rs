@@ -50,36 +50,17 @@ pub fn preload_library(path: &Path) -> Result<(), CudaError> {
     Ok(())
 }
 
-/// Makes cuBLAS loadable when it is installed outside the loader path: looks in
-/// `$COIL_CUBLAS_DIR`, then in the `nvidia` Python package of `python3`/`python` (PyTorch's
-/// wheels: `nvidia/cu13/lib`, `nvidia/cublas/lib`), and preloads `libcublasLt` then
-/// `libcublas` from the first directory that makes cuBLAS present. Returns where cuBLAS was
-/// found (in words) and the libraries that failed to load on the way.
-pub fn preload_cublas() -> (String, Vec<CudaError>) {
+/// Makes cuBLAS loadable when it is installed outside the loader path: preloads `libcublasLt`
+/// then `libcublas` from the first of `dirs` that makes cuBLAS present (the caller says where
+/// to look: `$COIL_CUBLAS_DIR`, PyTorch's wheels' `nvidia/cu13/lib`; this crate reads no
+/// environment and starts no process). Returns where cuBLAS was found (in words) and the
+/// libraries that failed to load on the way.
+pub fn preload_cublas(dirs: &[std::path::PathBuf]) -> (String, Vec<CudaError>) {
     let mut errors = Vec::new();
     if cublas_present() {
         return ("on the loader path".into(), errors);
     }
-    let mut dirs: Vec<std::path::PathBuf> = Vec::new();
-    if let Some(d) = std::env::var_os("COIL_CUBLAS_DIR") {
-        dirs.push(d.into());
-    }
-    for python in ["python3", "python"] {
-        let out = std::process::Command::new(python)
-            .args([
-                "-c",
-                "import nvidia, sys; print('\\n'.join(list(nvidia.__path__)))",
-            ])
-            .output();
-        if let Ok(out) = out {
-            for line in String::from_utf8_lossy(&out.stdout).lines() {
-                let root = std::path::PathBuf::from(line.trim());
-                dirs.push(root.join("cu13/lib"));
-                dirs.push(root.join("cublas/lib"));
-            }
-        }
-    }
-    for dir in &dirs {
+    for dir in dirs {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
@@ -104,7 +85,11 @@ pub fn preload_cublas() -> (String, Vec<CudaError>) {
         }
     }
     (
-        "not found (set COIL_CUBLAS_DIR to the directory holding libcublas.so.13)".into(),
+        format!(
+            "not found in {} director{} (set COIL_CUBLAS_DIR to the one holding libcublas.so.13)",
+            dirs.len(),
+            if dirs.len() == 1 { "y" } else { "ies" }
+        ),
         errors,
     )
 }
