@@ -1,0 +1,52 @@
+//! Meta inference of factories: `full`, `arange`, `scalar_tensor`.
+
+use super::{Cx, shape_err};
+use super::{arange_len, arange_params};
+use crate::meta::checked_numel;
+use crate::{DEFAULT_FLOAT, DType, GraphError, OpKind, TensorMeta};
+
+/// The outputs of a call of `kind`, an op of this family.
+pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
+    let b = cx.b;
+    let one = |m: TensorMeta| Ok(vec![m]);
+    use OpKind::*;
+    match kind {
+        Full => {
+            let size = b.int_list("size")?;
+            if size.iter().any(|&s| s < 0) {
+                return shape_err(format!("full: negative dimension in size {size:?}"));
+            }
+            let sizes: Vec<usize> = size.iter().map(|&s| s as usize).collect();
+            checked_numel(&sizes)?;
+            let fill = b.scalar("fill_value")?;
+            let dtype = b.opt_dtype("dtype").unwrap_or(match fill {
+                crate::Scalar::Bool(_) => DType::Bool,
+                crate::Scalar::Int(_) => DType::I64,
+                crate::Scalar::Float(_) => DEFAULT_FLOAT,
+            });
+            one(TensorMeta::contiguous(dtype, sizes))
+        }
+        Arange => {
+            let (start, end, step) = arange_params(b)?;
+            let any_float = ["start", "end", "step"]
+                .iter()
+                .any(|n| matches!(b.opt_scalar(n), Some(crate::Scalar::Float(_))));
+            let dtype =
+                b.opt_dtype("dtype")
+                    .unwrap_or(if any_float { DEFAULT_FLOAT } else { DType::I64 });
+            let len = arange_len(start, end, step)?;
+            checked_numel(&[len])?;
+            one(TensorMeta::contiguous(dtype, vec![len]))
+        }
+        ScalarTensor => {
+            b.scalar("s")?;
+            one(TensorMeta::contiguous(
+                b.opt_dtype("dtype").unwrap_or(DEFAULT_FLOAT),
+                vec![],
+            ))
+        }
+        other => Err(GraphError::Invalid(format!(
+            "{other:?} is not an op of factory.rs's family"
+        ))),
+    }
+}

@@ -1,0 +1,137 @@
+//! Meta inference of pointwise ops: broadcasting, type promotion (`result_type` with Python
+//! scalars), and the dtype rules of each op (comparisons give bool, transcendental functions of
+//! integers give the default float).
+
+use super::{Cx, dtype_err};
+use crate::meta::broadcast_shapes;
+use crate::{DEFAULT_FLOAT, DType, GraphError, OpKind, TensorMeta};
+
+/// The outputs of a call of `kind`, an op of this family.
+pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
+    let b = cx.b;
+    let schema = cx.schema;
+    let one = |m: TensorMeta| Ok(vec![m]);
+    use OpKind::*;
+    match kind {
+        Add | Sub | Mul | Maximum | Minimum => {
+            let (sizes, dtype) = cx.pointwise(&["self", "other"])?;
+            if kind == Sub && dtype == DType::Bool {
+                return dtype_err(
+                    "subtraction, the `-` operator, with two bool tensors is not supported",
+                );
+            }
+            one(TensorMeta::contiguous(dtype, sizes))
+        }
+        Div => {
+            let (sizes, dtype) = cx.pointwise(&["self", "other"])?;
+            let dtype = match b.opt_str("rounding_mode") {
+                None if !dtype.is_float() => DEFAULT_FLOAT,
+                None => dtype,
+                Some("trunc" | "floor") => dtype,
+                Some(m) => {
+                    return Err(GraphError::Arg {
+                        op: schema.qualified_name(),
+                        msg: format!("rounding_mode must be 'trunc', 'floor' or None, got '{m}'"),
+                    });
+                }
+            };
+            one(TensorMeta::contiguous(dtype, sizes))
+        }
+        Pow => {
+            let (sizes, dtype) = cx.pointwise(&["self", "exponent"])?;
+            one(TensorMeta::contiguous(dtype, sizes))
+        }
+        Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr => {
+            let (sizes, _) = cx.pointwise(&["self", "other"])?;
+            one(TensorMeta::contiguous(DType::Bool, sizes))
+        }
+        LogicalNot => one(TensorMeta::contiguous(DType::Bool, cx.meta("self")?.sizes)),
+        BitwiseNot => {
+            let m = cx.meta("self")?;
+            if m.dtype.is_float() {
+                return dtype_err(format!(
+                    "bitwise_not is only defined for integer and bool tensors, got {}",
+                    m.dtype
+                ));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        Neg | Relu => {
+            let m = cx.meta("self")?;
+            if m.dtype == DType::Bool {
+                return dtype_err(format!("{} is not supported on bool tensors", schema.name));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        Abs => {
+            let m = cx.meta("self")?;
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        Exp | Log | Log1p | Sqrt | Rsqrt | Sin | Cos | Tanh | Erf | Sigmoid | Reciprocal => {
+            let m = cx.meta("self")?;
+            let dtype = if m.dtype.is_float() {
+                m.dtype
+            } else {
+                DEFAULT_FLOAT
+            };
+            one(TensorMeta::contiguous(dtype, m.sizes))
+        }
+        Gelu | Silu => {
+            let m = cx.meta("self")?;
+            if !m.dtype.is_float() {
+                return dtype_err(format!(
+                    "{} needs a floating-point input, got {}",
+                    schema.name, m.dtype
+                ));
+            }
+            if let Some(a) = b.opt_str("approximate")
+                && a != "none"
+                && a != "tanh"
+            {
+                return Err(GraphError::Arg {
+                    op: schema.qualified_name(),
+                    msg: format!("approximate must be 'none' or 'tanh', got '{a}'"),
+                });
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        Where => {
+            let cond = cx.meta("condition")?;
+            if cond.dtype != DType::Bool {
+                return dtype_err(format!(
+                    "where expected condition to be a boolean tensor, but got {}",
+                    cond.dtype
+                ));
+            }
+            let (sizes, dtype) = cx.pointwise(&["self", "other"])?;
+            one(TensorMeta::contiguous(
+                dtype,
+                broadcast_shapes(&sizes, &cond.sizes)?,
+            ))
+        }
+        Clamp => {
+            let names: Vec<&str> = ["self", "min", "max"]
+                .into_iter()
+                .filter(|n| !matches!(b.get(n), crate::Arg::None))
+                .collect();
+            if names.len() == 1 {
+                return Err(GraphError::Arg {
+                    op: schema.qualified_name(),
+                    msg: "at least one of 'min' or 'max' must not be None".into(),
+                });
+            }
+            let (sizes, dtype) = cx.pointwise(&names)?;
+            one(TensorMeta::contiguous(dtype, sizes))
+        }
+        ToCopy => {
+            let m = cx.meta("self")?;
+            one(TensorMeta::contiguous(
+                b.opt_dtype("dtype").unwrap_or(m.dtype),
+                m.sizes,
+            ))
+        }
+        other => Err(GraphError::Invalid(format!(
+            "{other:?} is not an op of pointwise.rs's family"
+        ))),
+    }
+}

@@ -1,0 +1,145 @@
+//! Meta inference of reductions and composite ops (`sum`, `mean`, `var`, `argmax`, `_softmax`,
+//! `native_layer_norm`): reduced dims, keepdim, and their dtype rules.
+
+use super::{Cx, dtype_err, reduced, reduction_dims, shape_err};
+use crate::meta::normalize_dim;
+use crate::{DType, Dims, GraphError, OpKind, TensorMeta};
+
+/// The outputs of a call of `kind`, an op of this family.
+pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
+    let b = cx.b;
+    let schema = cx.schema;
+    let graph = cx.graph;
+    let one = |m: TensorMeta| Ok(vec![m]);
+    use OpKind::*;
+    match kind {
+        Sum | Prod => {
+            let m = cx.meta("self")?;
+            let (dims, keepdim) = reduction_dims(b, m.rank())?;
+            let dtype = b.opt_dtype("dtype").unwrap_or(if m.dtype.is_float() {
+                m.dtype
+            } else {
+                DType::I64
+            });
+            one(reduced(&m, &dims, keepdim, dtype))
+        }
+        Mean => {
+            let m = cx.meta("self")?;
+            let (dims, keepdim) = reduction_dims(b, m.rank())?;
+            let dtype = b.opt_dtype("dtype").unwrap_or(m.dtype);
+            if !dtype.is_float() {
+                return dtype_err(format!(
+                    "mean(): could not infer output dtype. Input dtype must be either a floating point or \
+                     complex dtype. Got: {}",
+                    m.dtype
+                ));
+            }
+            one(reduced(&m, &dims, keepdim, dtype))
+        }
+        Amax | Amin => {
+            let m = cx.meta("self")?;
+            let (dims, keepdim) = reduction_dims(b, m.rank())?;
+            one(reduced(&m, &dims, keepdim, m.dtype))
+        }
+        Var | VarMean => {
+            let m = cx.meta("self")?;
+            if !m.dtype.is_float() {
+                return dtype_err(format!(
+                    "{} needs a floating-point input, got {}",
+                    schema.name, m.dtype
+                ));
+            }
+            let (dims, keepdim) = reduction_dims(b, m.rank())?;
+            let out = reduced(&m, &dims, keepdim, m.dtype);
+            if kind == Var {
+                one(out)
+            } else {
+                Ok(vec![out.clone(), out])
+            }
+        }
+        Argmax | Argmin => {
+            let m = cx.meta("self")?;
+            let keepdim = b.bool("keepdim")?;
+            let out = match b.opt_int("dim") {
+                Some(d) => reduced(&m, &[normalize_dim(d, m.rank())?], keepdim, DType::I64),
+                None if keepdim => TensorMeta::contiguous(DType::I64, vec![1; m.rank()]),
+                None => TensorMeta::contiguous(DType::I64, vec![]),
+            };
+            if m.numel() == 0 {
+                return shape_err(format!("{}(): expected a non-empty input", schema.name));
+            }
+            one(out)
+        }
+        Softmax | LogSoftmax => {
+            let m = cx.meta("self")?;
+            normalize_dim(b.int("dim")?, m.rank())?;
+            if !m.dtype.is_float() {
+                return dtype_err(format!(
+                    "{} needs a floating-point input, got {}",
+                    schema.name, m.dtype
+                ));
+            }
+            let dtype = if b.bool("half_to_float")? {
+                DType::F32
+            } else {
+                m.dtype
+            };
+            one(TensorMeta::contiguous(dtype, m.sizes))
+        }
+        NativeLayerNorm => {
+            let m = cx.meta("input")?;
+            let normalized: Vec<usize> = b
+                .int_list("normalized_shape")?
+                .iter()
+                .map(|&s| s.max(0) as usize)
+                .collect();
+            let k = normalized.len();
+            if k > m.rank() || m.sizes[m.rank() - k..] != normalized[..] {
+                return shape_err(format!(
+                    "layer_norm: given normalized_shape={}, expected input with shape [*, {}], but got input \
+                     of size {}",
+                    Dims(&normalized),
+                    Dims(&normalized).to_string().trim_matches(['[', ']']),
+                    Dims(&m.sizes)
+                ));
+            }
+            for name in ["weight", "bias"] {
+                if let Some(n) = b.opt_tensor(name) {
+                    let w = graph.node(n).meta();
+                    if w.sizes != normalized {
+                        return shape_err(format!(
+                            "layer_norm: expected {name} of shape {}, got {}",
+                            Dims(&normalized),
+                            Dims(&w.sizes)
+                        ));
+                    }
+                }
+            }
+            if !m.dtype.is_float() {
+                return dtype_err(format!(
+                    "layer_norm needs a floating-point input, got {}",
+                    m.dtype
+                ));
+            }
+            let axis = m.rank() - k;
+            let stat_sizes: Vec<usize> = m.sizes[..axis]
+                .iter()
+                .copied()
+                .chain(std::iter::repeat_n(1, k))
+                .collect();
+            let stat_dtype = if matches!(m.dtype, DType::F16 | DType::BF16) {
+                DType::F32
+            } else {
+                m.dtype
+            };
+            Ok(vec![
+                TensorMeta::contiguous(m.dtype, m.sizes.clone()),
+                TensorMeta::contiguous(stat_dtype, stat_sizes.clone()),
+                TensorMeta::contiguous(stat_dtype, stat_sizes),
+            ])
+        }
+        other => Err(GraphError::Invalid(format!(
+            "{other:?} is not an op of reduce.rs's family"
+        ))),
+    }
+}

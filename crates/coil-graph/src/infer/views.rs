@@ -1,0 +1,248 @@
+//! Meta inference of views (`view`, `permute`, `expand`, `slice`, ...: strides computed as PyTorch
+//! does) and copies (`clone`, `cat`).
+
+use super::slice_range;
+use super::{Cx, shape_err};
+use crate::meta::{
+    checked_numel, expand_strides, infer_size, normalize_dim, normalize_dims, view_strides,
+};
+use crate::{Dims, GraphError, OpKind, Operand, TensorMeta, result_type};
+
+/// The outputs of a call of `kind`, an op of this family.
+pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
+    let b = cx.b;
+    let graph = cx.graph;
+    let one = |m: TensorMeta| Ok(vec![m]);
+    use OpKind::*;
+    match kind {
+        View | UnsafeView | Reshape => {
+            let m = cx.meta("self")?;
+            let shape = b.int_list(if b.has("size") { "size" } else { "shape" })?;
+            let sizes = infer_size(&shape, m.numel())?;
+            match view_strides(&m.sizes, &m.strides, &sizes) {
+                Some(strides) => one(TensorMeta {
+                    dtype: m.dtype,
+                    sizes,
+                    strides,
+                }),
+                None if kind == Reshape => one(TensorMeta::contiguous(m.dtype, sizes)),
+                None => shape_err(format!(
+                    "view size {} is not compatible with input tensor's size {} and stride {} (at least one \
+                     dimension spans across two contiguous subspaces); use reshape instead",
+                    Dims(&sizes),
+                    Dims(&m.sizes),
+                    Dims(&m.strides)
+                )),
+            }
+        }
+        Permute => {
+            let m = cx.meta("self")?;
+            let dims = b.int_list("dims")?;
+            if dims.len() != m.rank() {
+                return shape_err(format!(
+                    "permute: number of dims don't match in permute: input has {} dims, {} given",
+                    m.rank(),
+                    dims.len()
+                ));
+            }
+            let dims = normalize_dims(&dims, m.rank())?;
+            one(TensorMeta {
+                dtype: m.dtype,
+                sizes: dims.iter().map(|&d| m.sizes[d]).collect(),
+                strides: dims.iter().map(|&d| m.strides[d]).collect(),
+            })
+        }
+        Transpose | T => {
+            let mut m = cx.meta("self")?;
+            let (d0, d1) = if kind == T {
+                if m.rank() > 2 {
+                    return shape_err(format!(
+                        "t() expects a tensor with <= 2 dimensions, but self is {}D",
+                        m.rank()
+                    ));
+                }
+                (0, m.rank().saturating_sub(1))
+            } else {
+                (
+                    normalize_dim(b.int("dim0")?, m.rank())?,
+                    normalize_dim(b.int("dim1")?, m.rank())?,
+                )
+            };
+            if m.rank() > 0 {
+                m.sizes.swap(d0, d1);
+                m.strides.swap(d0, d1);
+            }
+            one(m)
+        }
+        Expand => {
+            let m = cx.meta("self")?;
+            let req = b.int_list("size")?;
+            if req.len() < m.rank() {
+                return shape_err(format!(
+                    "expand: the number of sizes provided ({}) must be greater or equal to the number of \
+                     dimensions in the tensor ({})",
+                    req.len(),
+                    m.rank()
+                ));
+            }
+            let lead = req.len() - m.rank();
+            let mut sizes = Vec::with_capacity(req.len());
+            for (i, &s) in req.iter().enumerate() {
+                sizes.push(match s {
+                    -1 if i >= lead => m.sizes[i - lead],
+                    s if s < 0 => {
+                        return shape_err(format!("expand: invalid size {s} at dimension {i}"));
+                    }
+                    s => s as usize,
+                });
+            }
+            checked_numel(&sizes)?;
+            let strides = expand_strides(&m.sizes, &m.strides, &sizes)?;
+            one(TensorMeta {
+                dtype: m.dtype,
+                sizes,
+                strides,
+            })
+        }
+        Unsqueeze => {
+            let mut m = cx.meta("self")?;
+            let d = normalize_dim(b.int("dim")?, m.rank() + 1)?;
+            let stride = if d < m.rank() {
+                m.sizes[d] * m.strides[d]
+            } else {
+                1
+            };
+            m.sizes.insert(d, 1);
+            m.strides.insert(d, stride);
+            one(m)
+        }
+        Squeeze => {
+            let m = cx.meta("self")?;
+            let dims: Vec<usize> = match b.opt_int_list("dim") {
+                Some(d) if b.has("dim") => d
+                    .iter()
+                    .map(|&d| normalize_dim(d, m.rank()))
+                    .collect::<Result<Vec<_>, _>>()?,
+                _ => (0..m.rank()).collect(),
+            };
+            let keep: Vec<usize> = (0..m.rank())
+                .filter(|i| !(dims.contains(i) && m.sizes[*i] == 1))
+                .collect();
+            one(TensorMeta {
+                dtype: m.dtype,
+                sizes: keep.iter().map(|&i| m.sizes[i]).collect(),
+                strides: keep.iter().map(|&i| m.strides[i]).collect(),
+            })
+        }
+        Slice => {
+            let mut m = cx.meta("self")?;
+            let d = normalize_dim(b.int("dim")?, m.rank())?;
+            if m.rank() == 0 {
+                return shape_err("slice() cannot be applied to a 0-dim tensor");
+            }
+            let (start, len, step) = slice_range(b, m.sizes[d])?;
+            let _ = start;
+            m.sizes[d] = len;
+            m.strides[d] *= step;
+            one(m)
+        }
+        Select => {
+            let mut m = cx.meta("self")?;
+            if m.rank() == 0 {
+                return shape_err("select() cannot be applied to a 0-dim tensor");
+            }
+            let d = normalize_dim(b.int("dim")?, m.rank())?;
+            let idx = b.int("index")?;
+            let size = m.sizes[d] as i64;
+            if idx < -size || idx >= size {
+                return shape_err(format!(
+                    "select(): index {idx} out of range for tensor of size {} at dimension {d}",
+                    Dims(&m.sizes)
+                ));
+            }
+            m.sizes.remove(d);
+            m.strides.remove(d);
+            one(m)
+        }
+        SplitWithSizes => {
+            let m = cx.meta("self")?;
+            let d = normalize_dim(b.int("dim")?, m.rank())?;
+            let splits = b.int_list("split_sizes")?;
+            let total = splits.iter().try_fold(0i64, |acc, &s| acc.checked_add(s));
+            if splits.iter().any(|&s| s < 0) || m.rank() == 0 || total != Some(m.sizes[d] as i64) {
+                return shape_err(format!(
+                    "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension \
+                     {d}), but got split_sizes={splits:?}",
+                    m.sizes.get(d).copied().unwrap_or(0)
+                ));
+            }
+            Ok(splits
+                .iter()
+                .map(|&s| {
+                    let mut part = m.clone();
+                    part.sizes[d] = s as usize;
+                    part
+                })
+                .collect())
+        }
+        Alias => one(cx.meta("self")?),
+        Clone => {
+            let m = cx.meta("self")?;
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        Cat => {
+            let parts = b.tensors("tensors")?;
+            if parts.is_empty() {
+                return shape_err("cat expects a non-empty list of tensors");
+            }
+            let metas: Vec<&TensorMeta> = parts.iter().map(|&n| graph.node(n).meta()).collect();
+            // Legacy rule: 1-D empty tensors are skipped.
+            let real: Vec<&&TensorMeta> = metas
+                .iter()
+                .filter(|m| !(m.rank() == 1 && m.sizes[0] == 0))
+                .collect();
+            let dtype = result_type(
+                &metas
+                    .iter()
+                    .map(|m| Operand::Tensor {
+                        dtype: m.dtype,
+                        rank: m.rank(),
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            let Some(first) = real.first() else {
+                return one(TensorMeta::contiguous(dtype, vec![0]));
+            };
+            let d = normalize_dim(b.int("dim")?, first.rank())?;
+            if first.rank() == 0 {
+                return shape_err("zero-dimensional tensor cannot be concatenated");
+            }
+            let mut sizes = first.sizes.clone();
+            sizes[d] = 0;
+            for (i, m) in real.iter().enumerate() {
+                if m.rank() != first.rank() {
+                    return shape_err(format!(
+                        "tensors must have same number of dimensions: got {} and {}",
+                        first.rank(),
+                        m.rank()
+                    ));
+                }
+                for k in 0..m.rank() {
+                    if k != d && m.sizes[k] != first.sizes[k] {
+                        return shape_err(format!(
+                            "sizes of tensors must match except in dimension {d}. Expected size {} but got size {} \
+                             for tensor number {i} in the list",
+                            first.sizes[k], m.sizes[k]
+                        ));
+                    }
+                }
+                sizes[d] = sizes[d].saturating_add(m.sizes[d]);
+            }
+            checked_numel(&sizes)?;
+            one(TensorMeta::contiguous(dtype, sizes))
+        }
+        other => Err(GraphError::Invalid(format!(
+            "{other:?} is not an op of views.rs's family"
+        ))),
+    }
+}

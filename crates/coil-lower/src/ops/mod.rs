@@ -1,0 +1,119 @@
+//! Lowerings of ATen ops, one file per op family (the op's `coil_graph::OpClass`): pointwise
+//! ops and copies, reductions, views, factories and extern matmuls. Adding an op touches its
+//! family's file; this one holds the operand helpers every family shares and the dispatch.
+
+mod factory;
+mod matmul;
+mod pointwise;
+mod reduce;
+mod views;
+
+use coil_graph::{Bound, Call, DType, Node, Operand, Scalar, ValueArg};
+
+use crate::body::{Const, ExprId};
+use crate::error::LowerError;
+use crate::ir::TensorId;
+use crate::lowering::{BodyCx, Lowerer, Result};
+
+/// A pointwise operand: a tensor value or a Python number.
+#[derive(Clone, Copy, Debug)]
+enum Val {
+    Tensor(TensorId),
+    Scalar(Scalar),
+}
+
+fn scalar_const(s: Scalar) -> Const {
+    match s {
+        Scalar::Bool(b) => Const::Bool(b),
+        Scalar::Int(i) => Const::Int(i),
+        Scalar::Float(f) => Const::Float(f),
+    }
+}
+
+impl Lowerer<'_> {
+    fn unsupported(node: &Node, call: &Call, why: impl Into<String>) -> LowerError {
+        LowerError::Unsupported {
+            node: node.name.clone(),
+            op: call.op,
+            why: why.into(),
+        }
+    }
+
+    fn operand(&self, node: &Node, b: &Bound<'_>, name: &str) -> Result<Val> {
+        match b.value(name).map_err(|e| Self::graph_err(node, e))? {
+            ValueArg::Tensor(n) => Ok(Val::Tensor(self.value(n, &node.name)?)),
+            ValueArg::Scalar(s) => Ok(Val::Scalar(s)),
+        }
+    }
+
+    fn opt_operand(&self, node: &Node, b: &Bound<'_>, name: &str) -> Result<Option<Val>> {
+        match b.get(name) {
+            coil_graph::Arg::None => Ok(None),
+            _ => self.operand(node, b, name).map(Some),
+        }
+    }
+
+    fn tensor(&self, node: &Node, b: &Bound<'_>, name: &str) -> Result<TensorId> {
+        let n = b.tensor(name).map_err(|e| Self::graph_err(node, e))?;
+        self.value(n, &node.name)
+    }
+
+    fn promotion_operand(&self, v: Val) -> Operand {
+        match v {
+            Val::Tensor(t) => {
+                let tb = &self.g.tensors[t];
+                Operand::Tensor {
+                    dtype: tb.dtype,
+                    rank: tb.sizes.len(),
+                }
+            }
+            Val::Scalar(s) => Operand::Scalar(s.category()),
+        }
+    }
+
+    /// Loads (or makes the constant for) an operand, cast to `dtype`.
+    fn operand_expr(&mut self, cx: &mut BodyCx, v: Val, dtype: DType) -> ExprId {
+        match v {
+            Val::Tensor(t) => {
+                let e = self.load_broadcast(cx, t);
+                cx.body.to_dtype(e, dtype)
+            }
+            Val::Scalar(s) => cx.body.constant(scalar_const(s), dtype),
+        }
+    }
+
+    /// A pointwise value over the node's output sizes: operands are loaded (broadcast) and cast
+    /// to `compute`, `f` combines them, the result is cast to the node's dtype.
+    fn elementwise(
+        &mut self,
+        node: &Node,
+        operands: &[Val],
+        compute: DType,
+        f: impl FnOnce(&mut BodyCx, &[ExprId]) -> ExprId,
+    ) -> TensorId {
+        let meta = node.meta();
+        let mut cx = BodyCx::new(&meta.sizes);
+        let args: Vec<ExprId> = operands
+            .iter()
+            .map(|&v| self.operand_expr(&mut cx, v, compute))
+            .collect();
+        let root = f(&mut cx, &args);
+        self.finish_pointwise(node, cx, root, meta.dtype)
+    }
+
+    pub(crate) fn lower_call(&mut self, node: &Node, call: &Call) -> Result<Vec<TensorId>> {
+        let b = call
+            .op
+            .schema()
+            .bind(&call.args, &call.kwargs)
+            .map_err(|e| Self::graph_err(node, e))?;
+        use coil_graph::OpClass as C;
+        match call.op.kind().class() {
+            C::Pointwise | C::Copy => self.lower_pointwise(node, call, &b),
+            C::Reduction | C::Composite => self.lower_reduction(node, call, &b),
+            C::View => self.lower_view(node, call, &b),
+            C::Factory => self.lower_factory(node, call, &b),
+            C::Extern => self.lower_matmul(node, call, &b),
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Lowerings of pointwise ops (type promotion, broadcasting, each op's body) and of copies
+//! (`clone`, `_to_copy`, `cat`).
+
+use coil_graph::{Bound, Call, DType, Node, OpKind, Scalar, normalize_dim, result_type};
+
+use super::scalar_const;
+use crate::body::{Const, ExprId, Op};
+use crate::ir::TensorId;
+use crate::lowering::{BodyCx, Lowerer, Result};
+
+impl Lowerer<'_> {
+    /// Lowers a call of a pointwise op or a copy.
+    pub(super) fn lower_pointwise(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let meta = node.meta().clone();
+        let out = meta.dtype;
+        let kind = call.op.kind();
+        use OpKind as K;
+        let one = |t: TensorId| Ok(vec![t]);
+        match kind {
+            K::Add | K::Sub => {
+                let x = self.operand(node, b, "self")?;
+                let y = self.operand(node, b, "other")?;
+                let alpha = b.opt_scalar("alpha").unwrap_or(Scalar::Int(1));
+                let op = if kind == K::Add { Op::Add } else { Op::Sub };
+                let alpha_is_one = alpha.to_f64() == 1.0;
+                one(self.elementwise(node, &[x, y], out, |cx, a| {
+                    let mut rhs = a[1];
+                    if !alpha_is_one {
+                        let k = cx.body.constant(scalar_const(alpha), out);
+                        rhs = cx.body.binary(Op::Mul, rhs, k);
+                    }
+                    cx.body.binary(op, a[0], rhs)
+                }))
+            }
+            K::Mul | K::Maximum | K::Minimum | K::Pow => {
+                let second = if kind == K::Pow { "exponent" } else { "other" };
+                let x = self.operand(node, b, "self")?;
+                let y = self.operand(node, b, second)?;
+                let op = match kind {
+                    K::Mul => Op::Mul,
+                    K::Maximum => Op::Maximum,
+                    K::Minimum => Op::Minimum,
+                    _ => Op::Pow,
+                };
+                one(self.elementwise(node, &[x, y], out, |cx, a| cx.body.binary(op, a[0], a[1])))
+            }
+            K::Div => {
+                let x = self.operand(node, b, "self")?;
+                let y = self.operand(node, b, "other")?;
+                let op = match b.opt_str("rounding_mode") {
+                    None => Op::TrueDiv,
+                    Some("floor") => Op::FloorDiv,
+                    Some("trunc") => Op::TruncDiv,
+                    Some(m) => {
+                        return Err(Self::unsupported(
+                            node,
+                            call,
+                            format!("rounding_mode '{m}'"),
+                        ));
+                    }
+                };
+                one(self.elementwise(node, &[x, y], out, |cx, a| cx.body.binary(op, a[0], a[1])))
+            }
+            K::Eq | K::Ne | K::Lt | K::Le | K::Gt | K::Ge => {
+                let x = self.operand(node, b, "self")?;
+                let y = self.operand(node, b, "other")?;
+                let compute = result_type(&[self.promotion_operand(x), self.promotion_operand(y)]);
+                let op = match kind {
+                    K::Eq => Op::Eq,
+                    K::Ne => Op::Ne,
+                    K::Lt => Op::Lt,
+                    K::Le => Op::Le,
+                    K::Gt => Op::Gt,
+                    _ => Op::Ge,
+                };
+                one(self.elementwise(node, &[x, y], compute, |cx, a| {
+                    cx.body.binary(op, a[0], a[1])
+                }))
+            }
+            K::LogicalAnd | K::LogicalOr => {
+                let x = self.operand(node, b, "self")?;
+                let y = self.operand(node, b, "other")?;
+                let op = if kind == K::LogicalAnd {
+                    Op::LogicalAnd
+                } else {
+                    Op::LogicalOr
+                };
+                one(self.elementwise(node, &[x, y], DType::Bool, |cx, a| {
+                    cx.body.binary(op, a[0], a[1])
+                }))
+            }
+            K::LogicalNot => {
+                let x = self.operand(node, b, "self")?;
+                one(self.elementwise(node, &[x], DType::Bool, |cx, a| {
+                    cx.body.unary(Op::LogicalNot, a[0])
+                }))
+            }
+            K::BitwiseNot | K::Neg | K::Abs | K::Relu => {
+                let x = self.operand(node, b, "self")?;
+                let op = match kind {
+                    K::BitwiseNot => Op::BitwiseNot,
+                    K::Neg => Op::Neg,
+                    K::Abs => Op::Abs,
+                    _ => Op::Relu,
+                };
+                one(self.elementwise(node, &[x], out, |cx, a| cx.body.unary(op, a[0])))
+            }
+            K::Exp
+            | K::Log
+            | K::Log1p
+            | K::Sqrt
+            | K::Rsqrt
+            | K::Sin
+            | K::Cos
+            | K::Tanh
+            | K::Erf
+            | K::Sigmoid
+            | K::Reciprocal => {
+                let x = self.operand(node, b, "self")?;
+                let op = match kind {
+                    K::Exp => Op::Exp,
+                    K::Log => Op::Log,
+                    K::Log1p => Op::Log1p,
+                    K::Sqrt => Op::Sqrt,
+                    K::Rsqrt => Op::Rsqrt,
+                    K::Sin => Op::Sin,
+                    K::Cos => Op::Cos,
+                    K::Tanh => Op::Tanh,
+                    K::Erf => Op::Erf,
+                    K::Sigmoid => Op::Sigmoid,
+                    _ => Op::Reciprocal,
+                };
+                one(self.elementwise(node, &[x], out, |cx, a| cx.body.unary(op, a[0])))
+            }
+            K::Gelu => {
+                let x = self.operand(node, b, "self")?;
+                let tanh = b.opt_str("approximate") == Some("tanh");
+                one(self.elementwise(node, &[x], out, |cx, a| {
+                    let body = &mut cx.body;
+                    let x = a[0];
+                    let c = |body: &mut crate::body::ExprGraph, v: f64| {
+                        body.constant(Const::Float(v), out)
+                    };
+                    let inner = if tanh {
+                        // 0.5*x*(1 + tanh(sqrt(2/pi) * (x + 0.044715*x^3)))
+                        let x2 = body.binary(Op::Mul, x, x);
+                        let x3 = body.binary(Op::Mul, x2, x);
+                        let k = c(body, 0.044715);
+                        let kx3 = body.binary(Op::Mul, x3, k);
+                        let s = body.binary(Op::Add, x, kx3);
+                        let beta = c(
+                            body,
+                            std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2,
+                        );
+                        let z = body.binary(Op::Mul, s, beta);
+                        body.unary(Op::Tanh, z)
+                    } else {
+                        // 0.5*x*(1 + erf(x / sqrt(2)))
+                        let k = c(body, std::f64::consts::FRAC_1_SQRT_2);
+                        let z = body.binary(Op::Mul, x, k);
+                        body.unary(Op::Erf, z)
+                    };
+                    let one_ = c(body, 1.0);
+                    let t = body.binary(Op::Add, inner, one_);
+                    let half = c(body, 0.5);
+                    let hx = body.binary(Op::Mul, x, half);
+                    body.binary(Op::Mul, hx, t)
+                }))
+            }
+            K::Silu => {
+                let x = self.operand(node, b, "self")?;
+                one(self.elementwise(node, &[x], out, |cx, a| {
+                    let s = cx.body.unary(Op::Sigmoid, a[0]);
+                    cx.body.binary(Op::Mul, a[0], s)
+                }))
+            }
+            K::Where => {
+                let c = self.operand(node, b, "condition")?;
+                let x = self.operand(node, b, "self")?;
+                let y = self.operand(node, b, "other")?;
+                let meta_sizes = meta.sizes.clone();
+                let mut cx = BodyCx::new(&meta_sizes);
+                let cond = self.operand_expr(&mut cx, c, DType::Bool);
+                let xe = self.operand_expr(&mut cx, x, out);
+                let ye = self.operand_expr(&mut cx, y, out);
+                let root = cx.body.where_(cond, xe, ye);
+                one(self.finish_pointwise(node, cx, root, out))
+            }
+            K::Clamp => {
+                let x = self.operand(node, b, "self")?;
+                let lo = self.opt_operand(node, b, "min")?;
+                let hi = self.opt_operand(node, b, "max")?;
+                let mut operands = vec![x];
+                operands.extend(lo);
+                operands.extend(hi);
+                let (has_lo, has_hi) = (lo.is_some(), hi.is_some());
+                one(self.elementwise(node, &operands, out, |cx, a| {
+                    let mut r = a[0];
+                    let mut k = 1;
+                    if has_lo {
+                        r = cx.body.binary(Op::Maximum, r, a[k]);
+                        k += 1;
+                    }
+                    if has_hi {
+                        r = cx.body.binary(Op::Minimum, r, a[k]);
+                    }
+                    r
+                }))
+            }
+            K::ToCopy | K::Clone => {
+                let x = self.operand(node, b, "self")?;
+                one(self.elementwise(node, &[x], out, |_, a| a[0]))
+            }
+            K::Cat => one(self.cat(node, b)?),
+            other => Err(Self::unsupported(
+                node,
+                call,
+                format!("{other:?} is not a pointwise op or a copy"),
+            )),
+        }
+    }
+
+    /// `cat`: one pointwise body that reads input `i` (masked to its range along `dim`) and
+    /// picks it with `where` on the index; nothing is copied into a temporary.
+    fn cat(&mut self, node: &Node, b: &Bound<'_>) -> Result<TensorId> {
+        let meta = node.meta().clone();
+        let out = meta.dtype;
+        let nodes = b.tensors("tensors").map_err(|e| Self::graph_err(node, e))?;
+        let parts: Vec<TensorId> = nodes
+            .iter()
+            .map(|&n| self.value(n, &node.name))
+            .collect::<Result<_>>()?;
+        // Legacy rule: 1-D empty inputs are skipped.
+        let parts: Vec<TensorId> = parts
+            .into_iter()
+            .filter(|&t| self.g.tensors[t].sizes != [0])
+            .collect();
+        let mut cx = BodyCx::new(&meta.sizes);
+        let Some(&first) = parts.first() else {
+            let root = cx.body.constant(Const::Int(0), out);
+            return Ok(self.finish_pointwise(node, cx, root, out));
+        };
+        let rank = self.g.tensors[first].sizes.len();
+        let d = normalize_dim(b.int("dim").map_err(|e| Self::graph_err(node, e))?, rank)
+            .map_err(|e| Self::graph_err(node, e))?;
+        let mut pieces: Vec<(TensorId, usize, usize)> = Vec::new();
+        let mut start = 0;
+        for &t in &parts {
+            let len = self.g.tensors[t].sizes[d];
+            if len > 0 {
+                pieces.push((t, start, start + len));
+            }
+            start += len;
+        }
+        let pos = cx.idx[d].clone();
+        let pos_e = cx.body.index_expr(pos.clone(), DType::I64);
+        let mut values: Vec<(Option<ExprId>, ExprId)> = Vec::new();
+        let n = pieces.len();
+        for (k, &(t, lo, hi)) in pieces.iter().enumerate() {
+            let mask = if n == 1 {
+                None
+            } else {
+                let lt = (k + 1 < n).then(|| {
+                    let c = cx.body.constant(Const::Int(hi as i64), DType::I64);
+                    cx.body.binary(Op::Lt, pos_e, c)
+                });
+                let ge = (k > 0).then(|| {
+                    let c = cx.body.constant(Const::Int(lo as i64), DType::I64);
+                    cx.body.binary(Op::Ge, pos_e, c)
+                });
+                match (ge, lt) {
+                    (Some(a), Some(b)) => Some(cx.body.binary(Op::LogicalAnd, a, b)),
+                    (a, b) => a.or(b),
+                }
+            };
+            let mut idx = cx.idx.clone();
+            idx[d] = pos.add_constant(-(lo as i64)).simplify(&cx.ranges);
+            let v = self.load_at(&mut cx, t, &idx, mask);
+            let v = cx.body.to_dtype(v, out);
+            values.push((mask, v));
+        }
+        let mut acc = values.last().expect("at least one piece").1;
+        for &(mask, v) in values.iter().rev().skip(1) {
+            let m = mask.expect("several pieces are masked");
+            acc = cx.body.where_(m, v, acc);
+        }
+        Ok(self.finish_pointwise(node, cx, acc, out))
+    }
+}

@@ -1,0 +1,237 @@
+//! Lowerings of views: index transforms over the viewed tensor (`view`, `permute`, `expand`,
+//! `slice`, `select`, ...), realized only where a layout cannot be expressed.
+
+use coil_graph::{Bound, Call, Node, OpKind, contiguous_strides, normalize_dim, slice_range};
+
+use crate::error::LowerError;
+use crate::index::{IndexExpr, Var};
+use crate::ir::TensorId;
+use crate::lowering::{Lowerer, Result, positional_index};
+
+impl Lowerer<'_> {
+    /// Lowers a call of a view.
+    pub(super) fn lower_view(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let meta = node.meta().clone();
+        let _out = meta.dtype;
+        let kind = call.op.kind();
+        use OpKind as K;
+        let one = |t: TensorId| Ok(vec![t]);
+        match kind {
+            K::View | K::Reshape | K::UnsafeView => {
+                let x = self.tensor(node, b, "self")?;
+                let old = self.g.tensors[x].sizes.clone();
+                let map = reshape_indexer(&old, &meta.sizes);
+                one(self.make_view(node, x, meta.sizes.clone(), map))
+            }
+            K::Permute | K::Transpose | K::T => {
+                let x = self.tensor(node, b, "self")?;
+                let rank = self.g.tensors[x].sizes.len();
+                let perm: Vec<usize> = match kind {
+                    K::Permute => {
+                        let dims = b.int_list("dims").map_err(|e| Self::graph_err(node, e))?;
+                        dims.iter()
+                            .map(|&d| normalize_dim(d, rank))
+                            .collect::<std::result::Result<_, _>>()
+                            .map_err(|e| Self::graph_err(node, e))?
+                    }
+                    K::Transpose => {
+                        let d0 = b.int("dim0").map_err(|e| Self::graph_err(node, e))?;
+                        let d1 = b.int("dim1").map_err(|e| Self::graph_err(node, e))?;
+                        let d0 = normalize_dim(d0, rank).map_err(|e| Self::graph_err(node, e))?;
+                        let d1 = normalize_dim(d1, rank).map_err(|e| Self::graph_err(node, e))?;
+                        let mut p: Vec<usize> = (0..rank).collect();
+                        if rank > 0 {
+                            p.swap(d0, d1);
+                        }
+                        p
+                    }
+                    _ => (0..rank).rev().collect(),
+                };
+                if perm.len() != rank {
+                    return Err(LowerError::Invalid(format!(
+                        "{}: permutation of {} dims for a rank-{rank} tensor",
+                        node.name,
+                        perm.len()
+                    )));
+                }
+                // Old dim perm[i] is read at new position i.
+                let mut map = vec![IndexExpr::zero(); rank];
+                for (i, &d) in perm.iter().enumerate() {
+                    map[d] = IndexExpr::var(Var::p(i));
+                }
+                one(self.make_view(node, x, meta.sizes.clone(), map))
+            }
+            K::Expand => {
+                let x = self.tensor(node, b, "self")?;
+                let old = self.g.tensors[x].sizes.clone();
+                let lead = meta.sizes.len() - old.len();
+                let map = old
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &s)| {
+                        if s == 1 {
+                            IndexExpr::zero()
+                        } else {
+                            IndexExpr::var(Var::p(j + lead))
+                        }
+                    })
+                    .collect();
+                one(self.make_view(node, x, meta.sizes.clone(), map))
+            }
+            K::Unsqueeze => {
+                let x = self.tensor(node, b, "self")?;
+                let rank = self.g.tensors[x].sizes.len();
+                let d = normalize_dim(
+                    b.int("dim").map_err(|e| Self::graph_err(node, e))?,
+                    rank + 1,
+                )
+                .map_err(|e| Self::graph_err(node, e))?;
+                let map = (0..rank)
+                    .map(|j| IndexExpr::var(Var::p(if j < d { j } else { j + 1 })))
+                    .collect();
+                one(self.make_view(node, x, meta.sizes.clone(), map))
+            }
+            K::Squeeze => {
+                let x = self.tensor(node, b, "self")?;
+                let old = self.g.tensors[x].sizes.clone();
+                let rank = old.len();
+                let dims: Vec<usize> = match b.opt_int_list("dim") {
+                    Some(d) if b.has("dim") => d
+                        .iter()
+                        .map(|&d| normalize_dim(d, rank))
+                        .collect::<std::result::Result<_, _>>()
+                        .map_err(|e| Self::graph_err(node, e))?,
+                    _ => (0..rank).collect(),
+                };
+                let mut map = Vec::with_capacity(rank);
+                let mut k = 0;
+                for (j, &s) in old.iter().enumerate() {
+                    if dims.contains(&j) && s == 1 {
+                        map.push(IndexExpr::zero());
+                    } else {
+                        map.push(IndexExpr::var(Var::p(k)));
+                        k += 1;
+                    }
+                }
+                one(self.make_view(node, x, meta.sizes.clone(), map))
+            }
+            K::Slice => {
+                let x = self.tensor(node, b, "self")?;
+                let old = self.g.tensors[x].sizes.clone();
+                if old.is_empty() {
+                    return Err(Self::unsupported(node, call, "slice of a 0-dim tensor"));
+                }
+                let d = normalize_dim(
+                    b.int("dim").map_err(|e| Self::graph_err(node, e))?,
+                    old.len(),
+                )
+                .map_err(|e| Self::graph_err(node, e))?;
+                let (start, _, step) =
+                    slice_range(b, old[d]).map_err(|e| Self::graph_err(node, e))?;
+                let map = (0..old.len())
+                    .map(|j| {
+                        let v = IndexExpr::var(Var::p(j));
+                        if j == d {
+                            v.scale(step as i64).add_constant(start as i64)
+                        } else {
+                            v
+                        }
+                    })
+                    .collect();
+                one(self.make_view(node, x, meta.sizes.clone(), map))
+            }
+            K::Select => {
+                let x = self.tensor(node, b, "self")?;
+                let old = self.g.tensors[x].sizes.clone();
+                if old.is_empty() {
+                    return Err(Self::unsupported(node, call, "select of a 0-dim tensor"));
+                }
+                let d = normalize_dim(
+                    b.int("dim").map_err(|e| Self::graph_err(node, e))?,
+                    old.len(),
+                )
+                .map_err(|e| Self::graph_err(node, e))?;
+                let mut index = b.int("index").map_err(|e| Self::graph_err(node, e))?;
+                if index < 0 {
+                    index += old[d] as i64;
+                }
+                let map = (0..old.len())
+                    .map(|j| match j.cmp(&d) {
+                        std::cmp::Ordering::Less => IndexExpr::var(Var::p(j)),
+                        std::cmp::Ordering::Equal => IndexExpr::constant(index),
+                        std::cmp::Ordering::Greater => IndexExpr::var(Var::p(j - 1)),
+                    })
+                    .collect();
+                one(self.make_view(node, x, meta.sizes.clone(), map))
+            }
+            K::SplitWithSizes => {
+                let x = self.tensor(node, b, "self")?;
+                let old = self.g.tensors[x].sizes.clone();
+                let d = normalize_dim(
+                    b.int("dim").map_err(|e| Self::graph_err(node, e))?,
+                    old.len(),
+                )
+                .map_err(|e| Self::graph_err(node, e))?;
+                let mut start = 0i64;
+                let mut parts = Vec::new();
+                for m in &node.outputs {
+                    let map = (0..old.len())
+                        .map(|j| {
+                            let v = IndexExpr::var(Var::p(j));
+                            if j == d { v.add_constant(start) } else { v }
+                        })
+                        .collect();
+                    parts.push(self.make_view(node, x, m.sizes.clone(), map));
+                    start += m.sizes.get(d).copied().unwrap_or(0) as i64;
+                }
+                Ok(parts)
+            }
+            K::Alias => {
+                let x = self.tensor(node, b, "self")?;
+                let rank = self.g.tensors[x].sizes.len();
+                let map = positional_index(&self.g.tensors[x].sizes.clone());
+                debug_assert_eq!(map.len(), rank);
+                one(self.make_view(node, x, meta.sizes.clone(), map))
+            }
+            other => Err(Self::unsupported(
+                node,
+                call,
+                format!("{other:?} is not a view"),
+            )),
+        }
+    }
+}
+
+/// For a reshape from `old` to `new` sizes (same element count): `old`'s index along each dim
+/// as an expression over `new`'s positional variables (through the flat row-major position).
+pub(crate) fn reshape_indexer(old: &[usize], new: &[usize]) -> Vec<IndexExpr> {
+    if old.iter().product::<usize>() == 0 {
+        return vec![IndexExpr::zero(); old.len()];
+    }
+    let new_strides = contiguous_strides(new);
+    let flat = positional_index(new)
+        .iter()
+        .zip(&new_strides)
+        .fold(IndexExpr::zero(), |acc, (e, &s)| {
+            acc.add(&e.scale(s as i64))
+        });
+    let old_strides = contiguous_strides(old);
+    old.iter()
+        .zip(&old_strides)
+        .enumerate()
+        .map(|(j, (&size, &stride))| {
+            if size == 1 {
+                IndexExpr::zero()
+            } else if j == 0 {
+                flat.floor_div(stride as i64)
+            } else {
+                flat.modular(stride as i64, size as i64)
+            }
+        })
+        .collect()
+}
