@@ -173,7 +173,10 @@ fn best_of_rounds(prepared: &[Prepared], rounds: usize) -> Vec<Duration> {
 fn cpu_kernels(c: &mut Criterion) {
     let backend = CpuBackend::new().expect("cpu backend");
     let cached = CpuBackend::with_options(CpuOptions {
-        streaming_store_min_bytes: None,
+        codegen: coil_cpu::CodegenOptions {
+            streaming_store_min_bytes: None,
+            ..Default::default()
+        },
         ..CpuOptions::default()
     })
     .expect("cpu backend");
@@ -181,23 +184,35 @@ fn cpu_kernels(c: &mut Criterion) {
     // polynomial exp, and with the exact max: A/B rows measured in the same rounds as the
     // defaults.
     let unpipelined = CpuBackend::with_options(CpuOptions {
-        pipeline_rows: false,
+        codegen: coil_cpu::CodegenOptions {
+            pipeline_rows: false,
+            ..Default::default()
+        },
         ..CpuOptions::default()
     })
     .expect("cpu backend");
     let dividing = CpuBackend::with_options(CpuOptions {
-        pipeline_rows: false,
-        invariant_reciprocal: false,
+        codegen: coil_cpu::CodegenOptions {
+            pipeline_rows: false,
+            invariant_reciprocal: false,
+            ..Default::default()
+        },
         ..CpuOptions::default()
     })
     .expect("cpu backend");
     let polynomial = CpuBackend::with_options(CpuOptions {
-        table_exp: false,
+        codegen: coil_cpu::CodegenOptions {
+            table_exp: false,
+            ..Default::default()
+        },
         ..CpuOptions::default()
     })
     .expect("cpu backend");
     let exact_max = CpuBackend::with_options(CpuOptions {
-        guarded_max_min: false,
+        codegen: coil_cpu::CodegenOptions {
+            guarded_max_min: false,
+            ..Default::default()
+        },
         ..CpuOptions::default()
     })
     .expect("cpu backend");

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use coil_lower::{BufRef, BufferId, BufferKind, ExternInput, LoweredGraph};
-use coil_sched::{KernelKind as SchedKernelKind, Schedule};
+use coil_sched::{LaunchKind, Schedule};
 
 use crate::build::{BuildError, BuildOptions, build_with_args};
 use crate::kernel::{ArgRole, Kernel};
@@ -81,7 +81,7 @@ pub fn build_program(
             kernel: info.name.clone(),
             msg,
         };
-        if info.kind == SchedKernelKind::Extern {
+        if info.kind == LaunchKind::Extern {
             let &[out] = members.as_slice() else {
                 return Err(bad(format!("an extern node has {} buffers", members.len())));
             };
@@ -106,7 +106,7 @@ pub fn build_program(
             }));
             launches.push(Launch {
                 name: info.name.clone(),
-                kind: SchedKernelKind::Extern.short_name(),
+                kind: LaunchKind::Extern.short_name(),
                 numel: info.numel,
                 rnumel: info.rnumel,
                 bytes: info.bytes(),

@@ -26,7 +26,7 @@ const ALIGN: usize = 64;
 const PARALLEL_WORK: usize = 1 << 15;
 
 /// How the backend is set up.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct CpuOptions {
     /// Threads kernels and matmuls run on, and LLVM modules compile on (at most one module per
     /// thread); 0 means every core.
@@ -34,42 +34,9 @@ pub struct CpuOptions {
     /// The LLVM pipeline (`default<O3>`, its vectorizers and unroller off by default) and
     /// whether to keep assembly.
     pub jit: JitOptions,
-    /// See [`CodegenOptions::streaming_store_min_bytes`] (default 64 MiB).
-    pub streaming_store_min_bytes: Option<usize>,
-    /// See [`CodegenOptions::prefetch_next_row`] (default on).
-    pub prefetch_next_row: bool,
-    /// See [`CodegenOptions::row_cache_min_cost`].
-    pub row_cache_min_cost: Option<u32>,
-    /// See [`CodegenOptions::invariant_reciprocal`] (default on).
-    pub invariant_reciprocal: bool,
-    /// See [`CodegenOptions::pipeline_rows`] (default on).
-    pub pipeline_rows: bool,
-    /// See [`CodegenOptions::guarded_max_min`] (default on; used only where the host has AVX
-    /// and the vector loops have 8 f32 lanes).
-    pub guarded_max_min: bool,
-    /// See [`CodegenOptions::bounded_exp`] (default on).
-    pub bounded_exp: bool,
-    /// See [`CodegenOptions::table_exp`] (default on; used only where the host has AVX2 and
-    /// the vector loops have 8 f32 lanes, i.e. not with AVX-512's 16).
-    pub table_exp: bool,
-}
-
-impl Default for CpuOptions {
-    fn default() -> CpuOptions {
-        let codegen = CodegenOptions::new(8);
-        CpuOptions {
-            threads: 0,
-            jit: JitOptions::default(),
-            streaming_store_min_bytes: codegen.streaming_store_min_bytes,
-            prefetch_next_row: codegen.prefetch_next_row,
-            row_cache_min_cost: codegen.row_cache_min_cost,
-            invariant_reciprocal: codegen.invariant_reciprocal,
-            pipeline_rows: codegen.pipeline_rows,
-            guarded_max_min: codegen.guarded_max_min,
-            bounded_exp: codegen.bounded_exp,
-            table_exp: true,
-        }
-    }
+    /// The translator's choices (streaming stores, prefetch, row cache, pipelined rows, guarded
+    /// max/min, bounded and table `exp`); the vector width comes from the host.
+    pub codegen: CodegenOptions,
 }
 
 /// Host memory of one allocation.
@@ -125,6 +92,8 @@ pub struct CpuBackend {
     rt: Arc<Runtime>,
     jit: JitOptions,
     codegen: CodegenOptions,
+    /// f32 lanes of the vector loops (the host's vector width).
+    width: u32,
     cpu: String,
     vector_bytes: u32,
 }
@@ -162,17 +131,8 @@ impl CpuBackend {
                 }),
             }),
             jit: options.jit,
-            codegen: CodegenOptions {
-                width: (target.vector_bytes() / 4).max(1),
-                streaming_store_min_bytes: options.streaming_store_min_bytes,
-                prefetch_next_row: options.prefetch_next_row,
-                row_cache_min_cost: options.row_cache_min_cost,
-                invariant_reciprocal: options.invariant_reciprocal,
-                pipeline_rows: options.pipeline_rows,
-                guarded_max_min: options.guarded_max_min,
-                bounded_exp: options.bounded_exp,
-                table_exp: options.table_exp,
-            },
+            codegen: options.codegen,
+            width: (target.vector_bytes() / 4).max(1),
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),
         })
@@ -185,7 +145,7 @@ impl CpuBackend {
 
     /// Lanes of the vectorized loops (f32 lanes of the host's vectors).
     pub fn vector_width(&self) -> u32 {
-        self.codegen.width
+        self.width
     }
 
     /// Compiles kernels like [`Backend::compile`], returning the concrete type (launch shapes,
@@ -265,7 +225,13 @@ impl CpuBackend {
         let jit = JitModule::compile(&name, &target, &self.jit, |_cx, module| {
             for &k in part {
                 let k = &kernels[k];
-                shapes.push(emit_kernel(module, k, &function_name(k), &self.codegen)?);
+                shapes.push(emit_kernel(
+                    module,
+                    k,
+                    &function_name(k),
+                    &self.codegen,
+                    self.width,
+                )?);
             }
             Ok(())
         })?;

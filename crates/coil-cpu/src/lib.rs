@@ -15,7 +15,7 @@
 //! optimised IR as `output_code.ll`, launch shapes), the translator ([`emit_kernel`],
 //! [`CodegenOptions`], [`LaunchShape`]), the host target ([`HostTarget`]), optimised JIT modules
 //! ([`JitModule`]), the math library ([`VMath`], [`MathFn`]), and the thread pool
-//! ([`ThreadPool`]) with checked launches of hand-written kernels ([`Kernel`], [`KernelArgs`]).
+//! ([`ThreadPool`]) with checked launches of hand-written kernels ([`JitKernel`], [`KernelArgs`]).
 //! **Must not know about**: the scheduler and fusion (kernels arrive already grouped), the graph
 //! and lowering beyond the kernel IR's index expressions and ops, PTX, printing, environment
 //! variables.
@@ -52,8 +52,8 @@ pub use backend::{CpuBackend, CpuKernels, CpuOptions, function_name};
 pub use codegen::{CodegenOptions, LaunchShape, emit_kernel};
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, link_ir, optimize};
-pub use parallel::{ArgSpec, Element, Kernel, KernelArgs, KernelFn, ThreadPool};
-pub use vmath::{FloatKind, MathFn, VMath, VMathOptions};
+pub use parallel::{ArgSpec, Element, JitKernel, KernelArgs, KernelFn, ThreadPool};
+pub use vmath::{FloatKind, MathFn, VMath, VMathFn, VMathOptions};
 
 /// The `inkwell` this crate builds on, re-exported so the translator uses the same version.
 pub use inkwell;

@@ -1,11 +1,11 @@
 //! The parallel runtime: a fixed pool of worker threads with a blocking
 //! [`ThreadPool::parallel_for`], and safe launches of JIT-compiled kernels over disjoint chunks of
-//! their outer loop ([`Kernel::run`]).
+//! their outer loop ([`JitKernel::run`]).
 //!
 //! The kernel ABI ([`KernelFn`]) is `void kernel(i8** args, i64 start, i64 end)`: `args` holds one
 //! pointer per buffer, and the kernel runs iterations `start..end` of its outermost loop. All the
-//! unsafety of calling JIT code is in one promise, made once by [`Kernel::new`]'s caller; after
-//! that, [`Kernel::run`] checks the buffers against the kernel's declared signature and is safe.
+//! unsafety of calling JIT code is in one promise, made once by [`JitKernel::new`]'s caller; after
+//! that, [`JitKernel::run`] checks the buffers against the kernel's declared signature and is safe.
 
 use std::any::Any;
 use std::cell::Cell;
@@ -303,13 +303,13 @@ impl<'a> KernelArgs<'a> {
 
 /// The argument pointers, shared by the threads of one launch.
 struct SharedArgs(*const *mut u8);
-// SAFETY: the pointers are only passed to a kernel whose contract (`Kernel::new`) makes calls on
+// SAFETY: the pointers are only passed to a kernel whose contract (`JitKernel::new`) makes calls on
 // disjoint ranges touch disjoint written bytes, so sharing them across threads is race-free.
 unsafe impl Sync for SharedArgs {}
 
 /// A JIT-compiled kernel with the [`KernelFn`] ABI and a checked signature.
 #[derive(Debug, Clone)]
-pub struct Kernel<'j> {
+pub struct JitKernel<'j> {
     name: String,
     entry: KernelFn,
     args: Vec<ArgSpec>,
@@ -317,7 +317,7 @@ pub struct Kernel<'j> {
     _code: PhantomData<&'j JitModule>,
 }
 
-impl<'j> Kernel<'j> {
+impl<'j> JitKernel<'j> {
     /// The kernel `name` of `jit`, which takes buffers shaped as `args` and has an outer loop of
     /// `outer` iterations.
     ///
@@ -334,7 +334,7 @@ impl<'j> Kernel<'j> {
     ) -> Result<Self, CpuError> {
         // SAFETY: the ABI is the caller's promise.
         let entry: KernelFn = unsafe { jit.function(name)? };
-        Ok(Kernel {
+        Ok(JitKernel {
             name: name.to_string(),
             entry,
             args,
@@ -382,7 +382,7 @@ impl<'j> Kernel<'j> {
             let ptrs = &shared;
             // SAFETY: `check` verified the buffers against the signature, `start..end` lies in
             // `0..outer`, chunks are disjoint, and the buffers stay borrowed (through `args`)
-            // until `parallel_for` returns; the rest is `Kernel::new`'s contract.
+            // until `parallel_for` returns; the rest is `JitKernel::new`'s contract.
             unsafe { entry(ptrs.0, start, end) };
         });
         Ok(())

@@ -32,8 +32,8 @@ use std::time::Instant;
 
 use coil::{CompiledModel, Options};
 use coil_codegen::{Backend, Kernel};
-use coil_cuda::render::{Plan, Strategy, plan_kernel};
-use coil_cuda::{CudaBackend, Device, GpuCaps, Planner};
+use coil_cuda::render::{KernelPlan, Strategy, plan_kernel};
+use coil_cuda::{CudaBackend, GpuCaps, GpuDevice, Planner};
 use coil_graph::{DType, Data, Graph, Tensor};
 use coil_models::Size;
 
@@ -215,7 +215,9 @@ fn lanes_of(k: &Kernel) -> u32 {
 /// pointwise kernels) and keeps the default for the others; a variant that changes none of
 /// a model's kernels is skipped.
 fn variants() -> Vec<(&'static str, Option<Planner>)> {
-    fn reductions(f: impl Fn(&Kernel, Plan) -> Plan + Send + Sync + 'static) -> Option<Planner> {
+    fn reductions(
+        f: impl Fn(&Kernel, KernelPlan) -> KernelPlan + Send + Sync + 'static,
+    ) -> Option<Planner> {
         Some(Arc::new(move |k: &Kernel, caps: &GpuCaps| {
             let default = plan_kernel(k, caps);
             if k.reduction_ranges.is_empty()
@@ -237,7 +239,7 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
         }))
     }
     let looped = |threads: u32| {
-        reductions(move |k, default| Plan {
+        reductions(move |k, default| KernelPlan {
             strategy: Strategy::Looped {
                 lanes: lanes_of(k),
                 unroll: 2,
@@ -251,7 +253,7 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
         reductions(move |k, default| {
             let lanes = lanes_of(k);
             let chunks = k.rnumel().div_ceil((threads * lanes) as usize) as u32;
-            Plan {
+            KernelPlan {
                 strategy: Strategy::Persistent {
                     lanes,
                     row_threads: threads,
@@ -279,7 +281,7 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
 // ---- the run ------------------------------------------------------------------------------
 
 fn open(planner: Option<Planner>) -> Result<Arc<CudaBackend>, String> {
-    let dev = Device::open(0).map_err(|e| e.to_string())?;
+    let dev = GpuDevice::open(0).map_err(|e| e.to_string())?;
     let b = CudaBackend::with_device(dev).map_err(|e| e.to_string())?;
     Ok(Arc::new(match planner {
         Some(p) => b.with_planner(p),

@@ -22,9 +22,9 @@ mod find_cublas;
 use std::process::ExitCode;
 
 use coil_cuda::kernels::{self, ELEMENTWISE_BLOCK, ReduceOp};
-use coil_cuda::math::{MathFn, accuracy_inputs, ulp_error};
+use coil_cuda::math::{MathFn, MathFnExt, accuracy_inputs, ulp_error};
 use coil_cuda::{
-    CudaError, Device, DeviceBuffer, Gemm, KernelArg, LaunchConfig, MatLayout, PtxTarget,
+    CudaError, DeviceBuffer, Gemm, GpuDevice, LaunchConfig, MatLayout, ParamValue, PtxTarget,
 };
 
 /// Odd on purpose: the vectorized kernels' scalar tail runs.
@@ -71,7 +71,7 @@ fn main() -> ExitCode {
 
 fn run(report: &mut Report) -> Result<(), CudaError> {
     let cublas_note = find_cublas::preload_cublas("gpu_selfcheck");
-    let dev = Device::open(0)?;
+    let dev = GpuDevice::open(0)?;
     let info = dev.info();
     let caps = dev.caps();
     let target = caps.target();
@@ -97,7 +97,7 @@ fn run(report: &mut Report) -> Result<(), CudaError> {
 
 // ---- math ---------------------------------------------------------------------------------
 
-fn math(dev: &Device, target: PtxTarget, report: &mut Report) -> Result<(), CudaError> {
+fn math(dev: &GpuDevice, target: PtxTarget, report: &mut Report) -> Result<(), CudaError> {
     println!();
     println!(
         "math: {MATH_POINTS} points per function; max ulp vs f64 libm; 'model' = outputs that differ from the host model's bits"
@@ -129,12 +129,12 @@ fn math(dev: &Device, target: PtxTarget, report: &mut Report) -> Result<(), Cuda
         let out_s = dev.alloc(4 * n)?;
         let caps = dev.caps();
         for (k, out, items) in [(&vec_k, &out_v, n / 4), (&scalar_k, &out_s, n)] {
-            let mut args = vec![KernelArg::buffer(&x)];
+            let mut args = vec![ParamValue::buffer(&x)];
             if f.arity() == 2 {
-                args.push(KernelArg::buffer(&y));
+                args.push(ParamValue::buffer(&y));
             }
-            args.push(KernelArg::buffer(out));
-            args.push(KernelArg::U64(n as u64));
+            args.push(ParamValue::buffer(out));
+            args.push(ParamValue::U64(n as u64));
             let cfg = LaunchConfig::grid_stride(items as u64, ELEMENTWISE_BLOCK, caps);
             // SAFETY: the kernel reads n floats of x (and y) and writes n floats of out, all
             // of which are 4n-byte buffers.
@@ -197,7 +197,7 @@ fn random_matrix(len: usize, seed: u64) -> Vec<f32> {
 type RowCase = (ReduceOp, u32, bool, usize, usize);
 
 fn run_row_reduce(
-    dev: &Device,
+    dev: &GpuDevice,
     target: PtxTarget,
     case: RowCase,
     x: &DeviceBuffer,
@@ -207,10 +207,10 @@ fn run_row_reduce(
     let k = dev.load(&kernels::row_reduce(&name, op, block, vectorized, target)?)?;
     let out = dev.alloc(4 * rows)?;
     let args = [
-        KernelArg::buffer(x),
-        KernelArg::buffer(&out),
-        KernelArg::U32(rows as u32),
-        KernelArg::U32(cols as u32),
+        ParamValue::buffer(x),
+        ParamValue::buffer(&out),
+        ParamValue::U32(rows as u32),
+        ParamValue::U32(cols as u32),
     ];
     let cfg = LaunchConfig::per_row(rows as u64, block);
     let launch = || {
@@ -221,7 +221,7 @@ fn run_row_reduce(
     Ok((dev.download(&out)?, ms))
 }
 
-fn reductions(dev: &Device, target: PtxTarget, report: &mut Report) -> Result<(), CudaError> {
+fn reductions(dev: &GpuDevice, target: PtxTarget, report: &mut Report) -> Result<(), CudaError> {
     println!();
     println!("row reductions (one block per row): error relative to sum |x| of the row");
     println!(
@@ -281,7 +281,10 @@ fn reductions(dev: &Device, target: PtxTarget, report: &mut Report) -> Result<()
 
 /// Median milliseconds of `TIMED_REPS` runs of `f` after 3 warm-up runs, each run timed by a
 /// pair of CUDA events.
-fn median_ms(dev: &Device, mut f: impl FnMut() -> Result<(), CudaError>) -> Result<f64, CudaError> {
+fn median_ms(
+    dev: &GpuDevice,
+    mut f: impl FnMut() -> Result<(), CudaError>,
+) -> Result<f64, CudaError> {
     for _ in 0..3 {
         f()?;
     }
@@ -297,7 +300,7 @@ fn median_ms(dev: &Device, mut f: impl FnMut() -> Result<(), CudaError>) -> Resu
     Ok(times[times.len() / 2])
 }
 
-fn bandwidth(dev: &Device, target: PtxTarget, report: &mut Report) -> Result<(), CudaError> {
+fn bandwidth(dev: &GpuDevice, target: PtxTarget, report: &mut Report) -> Result<(), CudaError> {
     let n = BANDWIDTH_FLOATS;
     let bytes = 4 * n;
     println!();
@@ -323,9 +326,9 @@ fn bandwidth(dev: &Device, target: PtxTarget, report: &mut Report) -> Result<(),
     )?)?;
     let cfg = LaunchConfig::grid_stride((n / 4) as u64, ELEMENTWISE_BLOCK, dev.caps());
     let args = [
-        KernelArg::buffer(&src),
-        KernelArg::buffer(&dst),
-        KernelArg::U64(n as u64),
+        ParamValue::buffer(&src),
+        ParamValue::buffer(&dst),
+        ParamValue::U64(n as u64),
     ];
     let exp_ms = median_ms(dev, || {
         // SAFETY: n floats in, n floats out, both buffers 4n bytes.
@@ -377,7 +380,7 @@ fn host_matmul(g: Gemm, a: &[f32], a_l: MatLayout, b: &[f32], b_l: MatLayout) ->
     c
 }
 
-fn blas(dev: &Device, report: &mut Report) {
+fn blas(dev: &GpuDevice, report: &mut Report) {
     println!();
     println!("cuBLAS (row-major through the transpose trick): error relative to sum |a||b|");
     if let Err(e) = dev.blas_available() {
@@ -414,7 +417,7 @@ fn blas(dev: &Device, report: &mut Report) {
 }
 
 fn gemm_case(
-    dev: &Device,
+    dev: &GpuDevice,
     batch: usize,
     m: usize,
     n: usize,
@@ -454,7 +457,7 @@ fn gemm_case(
         .fold(0.0, f64::max))
 }
 
-fn gemm_speed(dev: &Device, size: usize) -> Result<f64, CudaError> {
+fn gemm_speed(dev: &GpuDevice, size: usize) -> Result<f64, CudaError> {
     let a = dev.alloc_zeroed(4 * size * size)?;
     let b = dev.alloc_zeroed(4 * size * size)?;
     let mut c = dev.alloc_zeroed(4 * size * size)?;

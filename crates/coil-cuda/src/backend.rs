@@ -24,10 +24,10 @@ use crate::emu;
 use crate::error::CudaError;
 use crate::ptx::PtxModule;
 use crate::render::{
-    LaunchArg, Plan, RenderedKernel, candidate_plans, oriented, plan_kernel, render_planned,
+    KernelPlan, LaunchArg, RenderedKernel, candidate_plans, oriented, plan_kernel, render_planned,
     walk_backwards,
 };
-use crate::runtime::{Device, DeviceBuffer, Event, KernelArg, LoadedKernel};
+use crate::runtime::{DeviceBuffer, Event, GpuDevice, LoadedKernel, ParamValue};
 use crate::target::{GpuCaps, PtxTarget};
 
 /// Instructions one emulated launch may execute before it is stopped.
@@ -35,7 +35,7 @@ const EMULATOR_BUDGET: u64 = 20_000_000_000;
 
 enum Runtime {
     Offline,
-    Gpu(Device),
+    Gpu(GpuDevice),
     Emulated,
 }
 
@@ -106,7 +106,7 @@ pub struct ProfiledLaunch {
 }
 
 /// Chooses a kernel's plan (see [`crate::render::plan_kernel`]).
-pub type Planner = Arc<dyn Fn(&Kernel, &GpuCaps) -> Plan + Send + Sync>;
+pub type Planner = Arc<dyn Fn(&Kernel, &GpuCaps) -> KernelPlan + Send + Sync>;
 
 /// The CUDA backend (`cuda`).
 pub struct CudaBackend {
@@ -155,11 +155,11 @@ impl CudaBackend {
     /// Opens GPU 0. Without a driver or a GPU this is an error value
     /// ([`CudaError::NoDriver`], [`CudaError::NoDevice`]), never a panic.
     pub fn new() -> Result<CudaBackend, CudaError> {
-        CudaBackend::with_device(Device::open(0)?)
+        CudaBackend::with_device(GpuDevice::open(0)?)
     }
 
     /// A backend on an open device.
-    pub fn with_device(device: Device) -> Result<CudaBackend, CudaError> {
+    pub fn with_device(device: GpuDevice) -> Result<CudaBackend, CudaError> {
         let info = device.info().clone();
         let caps = info.caps.clone();
         let target = caps.target();
@@ -260,7 +260,7 @@ impl CudaBackend {
     }
 
     /// The open GPU, if any (for timing with events, device copies, capability queries).
-    pub fn gpu(&self) -> Option<&Device> {
+    pub fn gpu(&self) -> Option<&GpuDevice> {
         match &self.shared.runtime {
             Runtime::Gpu(d) => Some(d),
             _ => None,
@@ -383,14 +383,19 @@ impl CudaBackend {
 
 impl CudaBackend {
     /// `kernel`'s default plan, walking backwards when `reverse` ([`walk_backwards`]).
-    fn default_plan(&self, kernel: &Kernel, reverse: bool) -> Plan {
+    fn default_plan(&self, kernel: &Kernel, reverse: bool) -> KernelPlan {
         oriented(plan_kernel(kernel, &self.caps), reverse)
     }
 
     /// `kernel` rendered and loaded under its other candidate plans (each in a module of its
     /// own, so entry names may repeat; each with its own scratch memory); plans that fail to
     /// render or load are left out.
-    fn alternatives(&self, dev: &Device, kernel: &Kernel, main: &RenderedKernel) -> Vec<Variant> {
+    fn alternatives(
+        &self,
+        dev: &GpuDevice,
+        kernel: &Kernel,
+        main: &RenderedKernel,
+    ) -> Vec<Variant> {
         let mut out = Vec::new();
         let reverse = matches!(
             main.plan.strategy,
@@ -435,7 +440,7 @@ const TUNE_RUNS: usize = 5;
 /// Runs `work` `warmup` times, then `reps` times (at least once) between two CUDA events
 /// each; the median device time in milliseconds.
 fn median_device_ms(
-    dev: &Device,
+    dev: &GpuDevice,
     warmup: usize,
     reps: usize,
     mut work: impl FnMut() -> Result<(), BackendError>,
@@ -455,7 +460,7 @@ fn median_device_ms(
 }
 
 /// Zeroed device scratch buffers of these sizes (a fused split's counters must start at 0).
-fn gpu_scratch(dev: &Device, bytes: &[usize]) -> Result<Vec<Scratch>, CudaError> {
+fn gpu_scratch(dev: &GpuDevice, bytes: &[usize]) -> Result<Vec<Scratch>, CudaError> {
     bytes
         .iter()
         .map(|&b| dev.alloc_zeroed(b).map(Scratch::Gpu))
@@ -638,7 +643,7 @@ impl CudaKernels {
     /// Launches the entries of one rendering of a kernel on `bufs` (one per argument).
     fn launch_gpu(
         &self,
-        dev: &Device,
+        dev: &GpuDevice,
         r: &RenderedKernel,
         entries: &[LoadedKernel],
         scratch: &[Scratch],
@@ -646,14 +651,14 @@ impl CudaKernels {
         profiled: bool,
     ) -> Result<(), BackendError> {
         for (launch, entry) in r.launches.iter().zip(entries) {
-            let kargs: Vec<KernelArg<'_>> = launch
+            let kargs: Vec<ParamValue<'_>> = launch
                 .args
                 .iter()
                 .map(|a| match a {
-                    LaunchArg::Arg(i) => KernelArg::buffer(bufs[*i]),
+                    LaunchArg::Arg(i) => ParamValue::buffer(bufs[*i]),
                     LaunchArg::Scratch(j) => match &scratch[*j] {
-                        Scratch::Gpu(b) => KernelArg::buffer(b),
-                        Scratch::Emu(_) => KernelArg::U64(0),
+                        Scratch::Gpu(b) => ParamValue::buffer(b),
+                        Scratch::Emu(_) => ParamValue::U64(0),
                     },
                 })
                 .collect();
@@ -675,7 +680,7 @@ impl CudaKernels {
     /// `bufs` and the fastest kept.
     fn choose(
         &self,
-        dev: &Device,
+        dev: &GpuDevice,
         k: &CompiledKernel,
         bufs: &[&DeviceBuffer],
     ) -> Result<usize, BackendError> {
@@ -709,7 +714,7 @@ impl CudaKernels {
     }
 
     /// Each kernel's name and the plan it runs with (the main plan until autotuning chose).
-    pub fn chosen_plans(&self) -> Vec<(String, Plan)> {
+    pub fn chosen_plans(&self) -> Vec<(String, KernelPlan)> {
         self.kernels
             .iter()
             .map(|k| {

@@ -8,7 +8,7 @@ use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 
 use crate::error::CudaError;
-use crate::runtime::{Device, DeviceBuffer, cublas_present};
+use crate::runtime::{DeviceBuffer, GpuDevice, cublas_present};
 
 /// How a row-major f32 matrix lies in its buffer (all counts in elements).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,7 +114,7 @@ fn check_operand(
     Ok((to_int(layout.row_stride, "row stride")?, op))
 }
 
-impl Device {
+impl GpuDevice {
     fn with_blas<T>(
         &self,
         f: impl FnOnce(&CudaBlas) -> Result<T, CudaError>,

@@ -5,7 +5,7 @@
 //! them.
 
 use crate::error::CudaError;
-use crate::math::MathFn;
+use crate::math::{MathFn, MathFnExt};
 use crate::ptx::{
     Addr, Cache, Cmp, KernelBuilder, ParamTy, PtxKernel, Reg, Shfl, Space, Sreg, Ty, Val,
 };

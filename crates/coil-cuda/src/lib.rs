@@ -7,10 +7,10 @@
 //! **Takes**: kernels of the kernel IR (`coil_codegen::Kernel`) and the device's capability
 //! flags ([`GpuCaps`]); at run time, buffers, launches and matmul calls through the `Backend`
 //! trait. Below the translator, a PTX text builder ([`ptx::KernelBuilder`]), f32 math
-//! rendered as PTX ([`math`]), reference kernels ([`kernels`]) and the runtime ([`Device`]).
+//! rendered as PTX ([`math`]), reference kernels ([`kernels`]) and the runtime ([`GpuDevice`]).
 //! **Gives**: one PTX module per model, each kernel planned as a pointwise grid-stride loop or
 //! a persistent, looped or split reduction ([`render::Strategy`]) with its launch
-//! configuration; a [`Device`] that loads PTX (cached by the hash of its text), allocates and
+//! configuration; a [`GpuDevice`] that loads PTX (cached by the hash of its text), allocates and
 //! copies [`DeviceBuffer`]s, launches kernels, times them with [`Event`]s and runs cuBLAS
 //! `sgemm`; every failure (no driver, no GPU, no cuBLAS, bad PTX, a launch that does not fit,
 //! a kernel the translator cannot render) as a [`CudaError`].
@@ -52,7 +52,7 @@ pub use blas::{Gemm, MatLayout};
 pub use error::CudaError;
 pub use launch::LaunchConfig;
 pub use runtime::{
-    Device, DeviceBuffer, DeviceInfo, Element, Event, KernelArg, LoadedKernel, cublas_present,
+    DeviceBuffer, DeviceInfo, Element, Event, GpuDevice, LoadedKernel, ParamValue, cublas_present,
     driver_present, preload_cublas, preload_library,
 };
 pub use target::{GpuCaps, PtxTarget};

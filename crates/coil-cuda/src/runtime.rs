@@ -247,7 +247,7 @@ fn as_bytes_mut<T: Element>(s: &mut [T]) -> &mut [u8] {
 /// One launch argument: a buffer (at a byte offset) or a scalar. Its kind must match the
 /// kernel's parameter type.
 #[derive(Clone, Copy, Debug)]
-pub enum KernelArg<'a> {
+pub enum ParamValue<'a> {
     /// A device pointer `offset` bytes into `buffer`, for a [`ParamTy::Ptr`] parameter.
     Ptr {
         /// The buffer.
@@ -269,10 +269,10 @@ pub enum KernelArg<'a> {
     F64(f64),
 }
 
-impl<'a> KernelArg<'a> {
+impl<'a> ParamValue<'a> {
     /// The start of `buffer`.
-    pub fn buffer(buffer: &'a DeviceBuffer) -> KernelArg<'a> {
-        KernelArg::Ptr { buffer, offset: 0 }
+    pub fn buffer(buffer: &'a DeviceBuffer) -> ParamValue<'a> {
+        ParamValue::Ptr { buffer, offset: 0 }
     }
 }
 
@@ -301,7 +301,7 @@ impl Event {
 
 /// An open GPU: one context, one stream (the context's default stream, so every operation is
 /// ordered), a PTX module cache and, on first use, a cuBLAS handle.
-pub struct Device {
+pub struct GpuDevice {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     info: DeviceInfo,
@@ -309,7 +309,7 @@ pub struct Device {
     pub(crate) blas: Mutex<Option<CudaBlas>>,
 }
 
-impl std::fmt::Debug for Device {
+impl std::fmt::Debug for GpuDevice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Device")
             .field("info", &self.info)
@@ -324,7 +324,7 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "panic while talking to the driver".into())
 }
 
-impl Device {
+impl GpuDevice {
     /// The number of CUDA devices (an error when there is no driver).
     pub fn count() -> Result<usize, CudaError> {
         if !driver_present() {
@@ -344,15 +344,15 @@ impl Device {
 
     /// Opens device `ordinal`: a clear error when there is no driver, no such device, or the
     /// driver is unusable.
-    pub fn open(ordinal: usize) -> Result<Device, CudaError> {
-        let count = Device::count()?;
+    pub fn open(ordinal: usize) -> Result<GpuDevice, CudaError> {
+        let count = GpuDevice::count()?;
         if ordinal >= count {
             return Err(CudaError::NoDevice { ordinal, count });
         }
-        guard_panics(|| Device::open_checked(ordinal))
+        guard_panics(|| GpuDevice::open_checked(ordinal))
     }
 
-    fn open_checked(ordinal: usize) -> Result<Device, CudaError> {
+    fn open_checked(ordinal: usize) -> Result<GpuDevice, CudaError> {
         let ctx = CudaContext::new(ordinal)
             .map_err(|e| CudaError::driver("cuDevicePrimaryCtxRetain", e))?;
         // SAFETY: all work goes to one stream, so cudarc's cross-stream events are not needed.
@@ -394,7 +394,7 @@ impl Device {
             caps,
         };
         tracing::debug!(target: "cuda", ?info, "opened CUDA device");
-        Ok(Device {
+        Ok(GpuDevice {
             ctx,
             stream,
             info,
@@ -670,7 +670,7 @@ impl Device {
         &self,
         kernel: &LoadedKernel,
         config: LaunchConfig,
-        args: &[KernelArg<'_>],
+        args: &[ParamValue<'_>],
     ) -> Result<(), CudaError> {
         let fail = |reason: String| CudaError::Launch {
             kernel: kernel.name.clone(),
@@ -700,7 +700,7 @@ impl Device {
         let mut values: Vec<u64> = Vec::with_capacity(args.len());
         for (i, (arg, param)) in args.iter().zip(&kernel.params).enumerate() {
             let v = match (arg, param.ty) {
-                (KernelArg::Ptr { buffer, offset }, ParamTy::Ptr { align }) => {
+                (ParamValue::Ptr { buffer, offset }, ParamTy::Ptr { align }) => {
                     if **buffer.slice.context() != *self.ctx {
                         return Err(fail(format!(
                             "argument {i} ({}) lives on another device",
@@ -724,12 +724,12 @@ impl Device {
                     }
                     address
                 }
-                (KernelArg::U32(v), ParamTy::U32) => u64::from(*v),
-                (KernelArg::S32(v), ParamTy::S32) => u64::from(*v as u32),
-                (KernelArg::U64(v), ParamTy::U64) => *v,
-                (KernelArg::S64(v), ParamTy::S64) => *v as u64,
-                (KernelArg::F32(v), ParamTy::F32) => u64::from(v.to_bits()),
-                (KernelArg::F64(v), ParamTy::F64) => v.to_bits(),
+                (ParamValue::U32(v), ParamTy::U32) => u64::from(*v),
+                (ParamValue::S32(v), ParamTy::S32) => u64::from(*v as u32),
+                (ParamValue::U64(v), ParamTy::U64) => *v,
+                (ParamValue::S64(v), ParamTy::S64) => *v as u64,
+                (ParamValue::F32(v), ParamTy::F32) => u64::from(v.to_bits()),
+                (ParamValue::F64(v), ParamTy::F64) => v.to_bits(),
                 (arg, ty) => {
                     return Err(fail(format!(
                         "argument {i} ({}) is {arg:?} but the parameter is {ty:?}",

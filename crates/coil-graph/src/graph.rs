@@ -32,7 +32,7 @@ pub enum Arg {
     /// `torch.contiguous_format` and friends.
     MemoryFormat(MemoryFormat),
     /// `device(type='cpu')`.
-    Device(Device),
+    Device(DeviceSpec),
     /// A list `[a, b]` (or tuple; the printer writes lists).
     List(Vec<Arg>),
 }
@@ -124,9 +124,10 @@ impl MemoryFormat {
     }
 }
 
-/// `device(type='cuda', index=0)`.
+/// A device as the graph text writes it: `device(type='cuda', index=0)` (not where kernels
+/// run: that is `coil_sched::Device`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Device {
+pub struct DeviceSpec {
     /// `cpu`, `cuda`, ...
     pub kind: String,
     /// The device ordinal, when given.

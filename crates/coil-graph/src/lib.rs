@@ -27,6 +27,7 @@ mod dtype;
 mod error;
 mod graph;
 mod infer;
+mod math_fn;
 mod meta;
 mod ops;
 mod parse;
@@ -38,8 +39,9 @@ mod verify;
 pub use builder::GraphBuilder;
 pub use dtype::{Category, DEFAULT_FLOAT, DType, Operand, promote_types, result_type};
 pub use error::GraphError;
-pub use graph::{Arg, Call, Device, Graph, Layout, MemoryFormat, Node, NodeId, NodeKind};
+pub use graph::{Arg, Call, DeviceSpec, Graph, Layout, MemoryFormat, Node, NodeId, NodeKind};
 pub use infer::{arange_len, arange_params, infer_call, reduction_dims, slice_range};
+pub use math_fn::MathFn;
 pub use meta::{
     Dims, TensorMeta, broadcast_shapes, contiguous_strides, expand_strides, infer_size,
     is_contiguous, normalize_dim, normalize_dims, view_strides,

@@ -17,7 +17,7 @@ use crate::builder::{push_call_named, push_getitem};
 use crate::meta::checked_numel;
 use crate::verify::is_identifier;
 use crate::{
-    Arg, Call, DType, Device, Dims, Graph, GraphError, Layout, MemoryFormat, Node, NodeId,
+    Arg, Call, DType, DeviceSpec, Dims, Graph, GraphError, Layout, MemoryFormat, Node, NodeId,
     NodeKind, OpRef, TensorMeta,
 };
 use lex::{TokKind, Token, describe, lex_line};
@@ -722,7 +722,7 @@ impl Parser {
             }
         }
         match kind {
-            Some(kind) => Ok(Arg::Device(Device { kind, index })),
+            Some(kind) => Ok(Arg::Device(DeviceSpec { kind, index })),
             None => cur.err(col, "device(...) needs type='cpu' (or another device type)"),
         }
     }

@@ -94,6 +94,28 @@ pub enum Op {
 }
 
 impl Op {
+    /// The math-library function computing this op, for the ops backends send to one
+    /// (`exp`, `log`, `log1p`, `sqrt`, `rsqrt`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`, `pow`);
+    /// each backend decides which of these it computes otherwise (a native square root, a
+    /// `pow` built from `exp` and `log`).
+    pub fn math_fn(self) -> Option<coil_graph::MathFn> {
+        use coil_graph::MathFn as F;
+        Some(match self {
+            Op::Exp => F::Exp,
+            Op::Log => F::Log,
+            Op::Log1p => F::Log1p,
+            Op::Sqrt => F::Sqrt,
+            Op::Rsqrt => F::Rsqrt,
+            Op::Sin => F::Sin,
+            Op::Cos => F::Cos,
+            Op::Tanh => F::Tanh,
+            Op::Erf => F::Erf,
+            Op::Sigmoid => F::Sigmoid,
+            Op::Pow => F::Pow,
+            _ => return None,
+        })
+    }
+
     /// How many operands it takes.
     pub fn arity(self) -> usize {
         use Op::*;

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use coil_graph::{Arg, DType, Device, Layout, MemoryFormat, OpRef, format_float};
+use coil_graph::{Arg, DType, DeviceSpec, Layout, MemoryFormat, OpRef, format_float};
 use egg::{FromOpError, Id, Language};
 
 /// A float literal, compared and hashed by its bits so that `nan` is a value like any other.
@@ -38,7 +38,7 @@ pub enum Lit {
     /// A memory format.
     MemoryFormat(MemoryFormat),
     /// A device.
-    Device(Device),
+    Device(DeviceSpec),
 }
 
 impl Lit {
@@ -134,7 +134,7 @@ impl FromStr for Lit {
                     .next()
                     .map(|i| i.parse().map_err(|_| ()))
                     .transpose()?;
-                Lit::Device(Device { kind, index })
+                Lit::Device(DeviceSpec { kind, index })
             }
             _ if s.starts_with("torch.") => Lit::DType(DType::from_torch_name(s).ok_or(())?),
             _ => {

@@ -14,7 +14,7 @@ use crate::schedule::Schedule;
 
 /// What a kernel is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KernelKind {
+pub enum LaunchKind {
     /// Elementwise (`poi`).
     Pointwise,
     /// A reduction looping over its rows (`red`).
@@ -25,19 +25,19 @@ pub enum KernelKind {
     Extern,
 }
 
-impl KernelKind {
+impl LaunchKind {
     /// `poi`, `red`, `per`, `extern`.
     pub fn short_name(self) -> &'static str {
         match self {
-            KernelKind::Pointwise => "poi",
-            KernelKind::Reduction => "red",
-            KernelKind::PersistentReduction => "per",
-            KernelKind::Extern => "extern",
+            LaunchKind::Pointwise => "poi",
+            LaunchKind::Reduction => "red",
+            LaunchKind::PersistentReduction => "per",
+            LaunchKind::Extern => "extern",
         }
     }
 }
 
-impl fmt::Display for KernelKind {
+impl fmt::Display for LaunchKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.short_name())
     }
@@ -51,7 +51,7 @@ pub struct KernelInfo {
     /// `cpu_per_fused_add_mean_mul_relu_sub_0`, or `extern_kernels.mm`.
     pub name: String,
     /// What it is.
-    pub kind: KernelKind,
+    pub kind: LaunchKind,
     /// Iteration elements.
     pub numel: usize,
     /// Reduction elements per iteration element.
@@ -85,7 +85,7 @@ impl Schedule<'_> {
     pub fn num_kernels(&self) -> usize {
         self.kernels
             .iter()
-            .filter(|k| k.kind != KernelKind::Extern)
+            .filter(|k| k.kind != LaunchKind::Extern)
             .count()
     }
 
@@ -93,7 +93,7 @@ impl Schedule<'_> {
     pub fn num_extern_calls(&self) -> usize {
         self.kernels
             .iter()
-            .filter(|k| k.kind == KernelKind::Extern)
+            .filter(|k| k.kind == LaunchKind::Extern)
             .count()
     }
 
@@ -162,14 +162,14 @@ impl Schedule<'_> {
                     BufferKind::Extern(e) => e.kind.kernel_name().to_string(),
                     BufferKind::Computed(_) => "extern".to_string(),
                 };
-                (KernelKind::Extern, op)
+                (LaunchKind::Extern, op)
             } else {
                 let kind = if !node.is_reduction {
-                    KernelKind::Pointwise
+                    LaunchKind::Pointwise
                 } else if node.group.rnumel <= self.config.persistent_reduction_max_rnumel {
-                    KernelKind::PersistentReduction
+                    LaunchKind::PersistentReduction
                 } else {
-                    KernelKind::Reduction
+                    LaunchKind::Reduction
                 };
                 let ops = self.origin_op_names(id);
                 let fused = if ops.is_empty() {

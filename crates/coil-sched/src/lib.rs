@@ -67,7 +67,7 @@ pub use config::{Device, SchedConfig};
 pub use deps::DepId;
 pub use error::SchedError;
 pub use ids::{NodeId, OpId, OpSet};
-pub use kernel::{KernelInfo, KernelKind};
+pub use kernel::{KernelInfo, LaunchKind};
 pub use loops::{CppLoops, LoopCompat, LoopPlan, SimdLoops, is_compatible};
 pub use node::{Group, LoopSizes, NodeKind, OuterLoop, ReadWrites, SchedNode};
 pub use schedule::Schedule;

@@ -3,7 +3,7 @@
 
 use coil_lower::BufferId;
 
-use crate::kernel::{KernelInfo, KernelKind};
+use crate::kernel::{KernelInfo, LaunchKind};
 use crate::schedule::Schedule;
 
 /// What a schedule decided, without the borrow of the lowered graph: the strategy, the
@@ -27,7 +27,7 @@ impl ScheduleSummary {
     pub fn num_kernels(&self) -> usize {
         self.kernels
             .iter()
-            .filter(|k| k.kind != KernelKind::Extern)
+            .filter(|k| k.kind != LaunchKind::Extern)
             .count()
     }
 

@@ -106,8 +106,6 @@ impl LaunchShape {
 /// How kernels are translated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodegenOptions {
-    /// Lanes of the vectorized loops (`vector bytes / 4`: 8 with AVX2).
-    pub width: u32,
     /// Contiguous vector stores into buffers of at least this many bytes are non-temporal
     /// (they bypass the caches and skip reading each line before writing it); `None`: never.
     /// The generated code then assumes 64-byte aligned buffers, as the backend allocates.
@@ -141,17 +139,15 @@ pub struct CodegenOptions {
     pub bounded_exp: bool,
     /// f32 `exp` on 8-lane vectors looks `2^(j/8)` up in a register-held table
     /// ([`crate::VMathOptions::table_exp`]; ignored where the host lacks AVX2).
-    /// [`CodegenOptions::new`] leaves it off; the CPU backend turns it on by default
-    /// ([`crate::CpuOptions::table_exp`]).
+    /// On by default.
     pub table_exp: bool,
 }
 
-impl CodegenOptions {
-    /// The defaults for `width` lanes: streaming stores into buffers of 64 MiB and more (well
-    /// past a last-level cache), next-row prefetch on.
-    pub fn new(width: u32) -> CodegenOptions {
+impl Default for CodegenOptions {
+    /// Streaming stores into buffers of 64 MiB and more (well past a last-level cache), and
+    /// every other choice on.
+    fn default() -> CodegenOptions {
         CodegenOptions {
-            width,
             streaming_store_min_bytes: Some(64 << 20),
             prefetch_next_row: true,
             row_cache_min_cost: Some(rowcache::DEFAULT_MIN_COST),
@@ -159,7 +155,7 @@ impl CodegenOptions {
             pipeline_rows: true,
             guarded_max_min: true,
             bounded_exp: true,
-            table_exp: false,
+            table_exp: true,
         }
     }
 }
@@ -177,14 +173,15 @@ pub(crate) fn bounded_stages(k: &Kernel) -> Vec<usize> {
         .unwrap_or_default()
 }
 
-/// Emits `kernel` into `module` as the function `fname`.
+/// Emits `kernel` into `module` as the function `fname`, with vector loops of `width` f32 lanes
+/// (the host's vector bytes / 4: 8 with AVX2, 16 with AVX-512).
 pub fn emit_kernel<'ctx>(
     module: &Module<'ctx>,
     kernel: &Kernel,
     fname: &str,
     options: &CodegenOptions,
+    width: u32,
 ) -> Result<LaunchShape, CpuError> {
-    let width = options.width;
     // The launch shape depends on the ranges only, which the bounded kernel shares.
     let shape = LaunchShape::of(kernel, width);
     let cached = options

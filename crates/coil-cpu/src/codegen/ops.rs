@@ -387,21 +387,10 @@ impl<'ctx> Ir<'_, 'ctx> {
     }
 }
 
-/// The math-library function of a one-operand op.
+/// A float op computed by the vector math library: the ops that reach one ([`Op::math_fn`])
+/// but `pow`, which the translator builds from `exp` and `log` (`fpow`).
 fn math_fn(op: Op) -> Option<MathFn> {
-    Some(match op {
-        Op::Exp => MathFn::Exp,
-        Op::Log => MathFn::Log,
-        Op::Log1p => MathFn::Log1p,
-        Op::Sqrt => MathFn::Sqrt,
-        Op::Rsqrt => MathFn::Rsqrt,
-        Op::Sin => MathFn::Sin,
-        Op::Cos => MathFn::Cos,
-        Op::Tanh => MathFn::Tanh,
-        Op::Erf => MathFn::Erf,
-        Op::Sigmoid => MathFn::Sigmoid,
-        _ => return None,
-    })
+    op.math_fn().filter(|f| f.arity() == 1)
 }
 
 /// A float constant rounded to its dtype, as the interpreter does.

@@ -74,71 +74,25 @@ impl FloatKind {
     }
 }
 
-/// A function of the math library.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MathFn {
-    /// `e^x`.
-    Exp,
-    /// Natural logarithm.
-    Log,
-    /// `log(1 + x)`, accurate for small `x`.
-    Log1p,
-    /// Hyperbolic tangent.
-    Tanh,
-    /// `1 / (1 + e^-x)`.
-    Sigmoid,
-    /// The error function.
-    Erf,
-    /// Sine.
-    Sin,
-    /// Cosine.
-    Cos,
-    /// Square root (`llvm.sqrt`, correctly rounded).
-    Sqrt,
-    /// `1 / sqrt(x)` (a division, not the approximate `rsqrtps`).
-    Rsqrt,
-}
+pub use coil_graph::MathFn;
 
-impl MathFn {
-    /// Every function, in declaration order.
-    pub const ALL: [MathFn; 10] = [
-        MathFn::Exp,
-        MathFn::Log,
-        MathFn::Log1p,
-        MathFn::Tanh,
-        MathFn::Sigmoid,
-        MathFn::Erf,
-        MathFn::Sin,
-        MathFn::Cos,
-        MathFn::Sqrt,
-        MathFn::Rsqrt,
-    ];
-
-    /// The function's name as ATen spells the op (`exp`, `log1p`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            MathFn::Exp => "exp",
-            MathFn::Log => "log",
-            MathFn::Log1p => "log1p",
-            MathFn::Tanh => "tanh",
-            MathFn::Sigmoid => "sigmoid",
-            MathFn::Erf => "erf",
-            MathFn::Sin => "sin",
-            MathFn::Cos => "cos",
-            MathFn::Sqrt => "sqrt",
-            MathFn::Rsqrt => "rsqrt",
-        }
-    }
-
+/// How the vector math library emits each [`MathFn`] (`pow` is not among them: the translator
+/// builds it from `exp` and `log`).
+pub trait VMathFn {
     /// Whether `kind` values are computed with vector code (`false`: a per-lane call of the
     /// host's libm, only for f64 `erf`, `sin`, `cos`).
-    pub fn is_native(self, kind: FloatKind) -> bool {
+    fn vectorized(self, kind: FloatKind) -> bool;
+    /// The name of the emitted function for `kind` values with `width` lanes, e.g.
+    /// `coil_exp_v8f32` (`coil_exp_f32` for width 1).
+    fn symbol(self, kind: FloatKind, width: u32) -> String;
+}
+
+impl VMathFn for MathFn {
+    fn vectorized(self, kind: FloatKind) -> bool {
         kind == FloatKind::F32 || !matches!(self, MathFn::Erf | MathFn::Sin | MathFn::Cos)
     }
 
-    /// The name of the emitted function for `kind` values with `width` lanes, e.g.
-    /// `coil_exp_v8f32` (`coil_exp_f32` for width 1).
-    pub fn symbol(self, kind: FloatKind, width: u32) -> String {
+    fn symbol(self, kind: FloatKind, width: u32) -> String {
         if width == 1 {
             format!("coil_{}_{}", self.name(), kind.suffix())
         } else {
@@ -214,6 +168,12 @@ impl<'m, 'ctx> VMath<'m, 'ctx> {
         value: BasicValueEnum<'ctx>,
         in_range: bool,
     ) -> Result<BasicValueEnum<'ctx>, CpuError> {
+        if f.arity() != 1 {
+            return Err(CpuError::UnsupportedType {
+                function: f.name(),
+                ty: "one value (the translator builds pow from exp and log)".into(),
+            });
+        }
         let (kind, width) = classify(f, value, self.module.get_context())?;
         let function = self.function_of(f, kind, width, in_range)?;
         builder
@@ -339,7 +299,7 @@ fn emit_body<'ctx>(
     f: MathFn,
     x: V<'ctx>,
 ) -> Result<V<'ctx>, CpuError> {
-    if !f.is_native(em.kind) {
+    if !f.vectorized(em.kind) {
         return trig::per_lane_host_call(em, f, x);
     }
     match f {
@@ -356,6 +316,10 @@ fn emit_body<'ctx>(
             let s = em.un("llvm.sqrt", x)?;
             em.div(em.c(1.0), s)
         }
+        MathFn::Pow => Err(CpuError::UnsupportedType {
+            function: f.name(),
+            ty: "one value (the translator builds pow from exp and log)".into(),
+        }),
     }
 }
 

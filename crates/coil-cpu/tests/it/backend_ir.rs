@@ -233,7 +233,10 @@ fn large_softmax_divides_once_per_row() {
     // With the option off, every element divides.
     let exact = coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
         threads: 1,
-        invariant_reciprocal: false,
+        codegen: coil_cpu::CodegenOptions {
+            invariant_reciprocal: false,
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap();
@@ -285,7 +288,10 @@ fn softmax_exp_uses_the_register_table_where_the_host_has_avx2() {
     assert_eq!(f.contains("@llvm.x86.avx2.permps"), avx2_lanes, "{f}");
     let polynomial = coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
         threads: 1,
-        table_exp: false,
+        codegen: coil_cpu::CodegenOptions {
+            table_exp: false,
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap();

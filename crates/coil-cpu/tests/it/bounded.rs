@@ -54,7 +54,10 @@ fn inputs(dtype: DType, limit: f64) -> Tensor {
 fn backend(threads: usize, bounded_exp: bool) -> CpuBackend {
     CpuBackend::with_options(CpuOptions {
         threads,
-        bounded_exp,
+        codegen: coil_cpu::CodegenOptions {
+            bounded_exp,
+            ..Default::default()
+        },
         ..Default::default()
     })
     .expect("cpu backend")

@@ -234,7 +234,10 @@ pub(crate) fn streaming_backend() -> &'static CpuBackend {
     B.get_or_init(|| {
         CpuBackend::with_options(coil_cpu::CpuOptions {
             threads: 2,
-            streaming_store_min_bytes: Some(0),
+            codegen: coil_cpu::CodegenOptions {
+                streaming_store_min_bytes: Some(0),
+                ..Default::default()
+            },
             ..Default::default()
         })
         .expect("cpu backend")

@@ -57,7 +57,10 @@ fn inputs() -> Tensor {
 fn backend(threads: usize, guarded_max_min: bool) -> CpuBackend {
     CpuBackend::with_options(CpuOptions {
         threads,
-        guarded_max_min,
+        codegen: coil_cpu::CodegenOptions {
+            guarded_max_min,
+            ..Default::default()
+        },
         ..Default::default()
     })
     .expect("cpu backend")

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use coil_cpu::{
-    ArgSpec, CpuError, FloatKind, HostTarget, JitModule, JitOptions, Kernel, KernelArgs, MathFn,
+    ArgSpec, CpuError, FloatKind, HostTarget, JitKernel, JitModule, JitOptions, KernelArgs, MathFn,
     ThreadPool,
 };
 
@@ -101,7 +101,7 @@ fn kernel_launches_check_their_buffers() {
         },
     ];
     // SAFETY: `k` processes rows of 100 floats; 4 rows.
-    let kernel = unsafe { Kernel::new(&jit, "k", spec, 4) }.unwrap();
+    let kernel = unsafe { JitKernel::new(&jit, "k", spec, 4) }.unwrap();
     let x = vec![1.0f32; 400];
     let mut y = vec![0.0f32; 400];
     let mut short = vec![0.0f32; 399];

@@ -28,7 +28,10 @@ class GraphModule(torch.nn.Module):
 fn backend_with(threads: usize, pipeline_rows: bool) -> CpuBackend {
     CpuBackend::with_options(CpuOptions {
         threads,
-        pipeline_rows,
+        codegen: coil_cpu::CodegenOptions {
+            pipeline_rows,
+            ..Default::default()
+        },
         ..Default::default()
     })
     .expect("cpu backend")

@@ -1,7 +1,7 @@
 //! A vector reduction kernel: a million f32 summed with an 8-lane accumulator per row, combined
 //! once per row, matches an f64 reference.
 
-use coil_cpu::{ArgSpec, HostTarget, JitModule, JitOptions, Kernel, KernelArgs, ThreadPool};
+use coil_cpu::{ArgSpec, HostTarget, JitKernel, JitModule, JitOptions, KernelArgs, ThreadPool};
 
 use crate::kernels::build_row_sum;
 
@@ -26,7 +26,7 @@ fn row_sums_match_f64() {
     let mut out = vec![0.0f32; ROWS];
     // SAFETY: row r reads x[r*ROW..(r+1)*ROW] and writes out[r].
     let kernel = unsafe {
-        Kernel::new(
+        JitKernel::new(
             &jit,
             "row_sum",
             vec![

@@ -32,64 +32,25 @@ pub use ops::{Host, MathOps, Table};
 
 // ---- the function table -------------------------------------------------------------------
 
-/// The elementwise functions above, by name: what kernels and tests iterate over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)] // the variants are the functions
-pub enum MathFn {
-    Exp,
-    Log,
-    Log1p,
-    Tanh,
-    Sigmoid,
-    Erf,
-    Sin,
-    Cos,
-    Sqrt,
-    Rsqrt,
-    /// Binary: `x^y`.
-    Pow,
+pub use coil_graph::MathFn;
+
+/// What each [`MathFn`] is on the GPU: its PTX (through [`MathOps`]) and the host model of
+/// the same operations, bit for bit.
+pub trait MathFnExt {
+    /// Applies the function (`y` is read by binary functions only).
+    fn apply<M: MathOps + ?Sized>(self, m: &mut M, x: M::F, y: M::F) -> M::F;
+    /// What the GPU computes for `x` (and `y`), evaluated on the host.
+    fn host(self, x: f32, y: f32) -> f32;
+    /// The exact value in f64 (std's f64 libm, `libm::erf`): the reference accuracy is
+    /// measured against.
+    fn reference(self, x: f32, y: f32) -> f64;
+    /// The documented accuracy: the largest error in ulp over [`accuracy_inputs`] (the measured
+    /// maximum, rounded up a little; `docs/cuda.md` has the measurements).
+    fn max_ulp(self) -> f64;
 }
 
-impl MathFn {
-    /// Every function.
-    pub const ALL: [MathFn; 11] = [
-        MathFn::Exp,
-        MathFn::Log,
-        MathFn::Log1p,
-        MathFn::Tanh,
-        MathFn::Sigmoid,
-        MathFn::Erf,
-        MathFn::Sin,
-        MathFn::Cos,
-        MathFn::Sqrt,
-        MathFn::Rsqrt,
-        MathFn::Pow,
-    ];
-
-    /// The lowercase name (`exp`, `log1p`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            MathFn::Exp => "exp",
-            MathFn::Log => "log",
-            MathFn::Log1p => "log1p",
-            MathFn::Tanh => "tanh",
-            MathFn::Sigmoid => "sigmoid",
-            MathFn::Erf => "erf",
-            MathFn::Sin => "sin",
-            MathFn::Cos => "cos",
-            MathFn::Sqrt => "sqrt",
-            MathFn::Rsqrt => "rsqrt",
-            MathFn::Pow => "pow",
-        }
-    }
-
-    /// 1, or 2 for [`MathFn::Pow`].
-    pub fn arity(self) -> usize {
-        if self == MathFn::Pow { 2 } else { 1 }
-    }
-
-    /// Applies the function (`y` is read by binary functions only).
-    pub fn apply<M: MathOps + ?Sized>(self, m: &mut M, x: M::F, y: M::F) -> M::F {
+impl MathFnExt for MathFn {
+    fn apply<M: MathOps + ?Sized>(self, m: &mut M, x: M::F, y: M::F) -> M::F {
         match self {
             MathFn::Exp => exp(m, x),
             MathFn::Log => log(m, x),
@@ -105,14 +66,11 @@ impl MathFn {
         }
     }
 
-    /// What the GPU computes for `x` (and `y`), evaluated on the host.
-    pub fn host(self, x: f32, y: f32) -> f32 {
+    fn host(self, x: f32, y: f32) -> f32 {
         self.apply(&mut Host, x, y)
     }
 
-    /// The exact value in f64 (std's f64 libm, `libm::erf`): the reference accuracy is
-    /// measured against.
-    pub fn reference(self, x: f32, y: f32) -> f64 {
+    fn reference(self, x: f32, y: f32) -> f64 {
         let (x, y) = (f64::from(x), f64::from(y));
         match self {
             MathFn::Exp => x.exp(),
@@ -128,12 +86,8 @@ impl MathFn {
             MathFn::Pow => x.powf(y),
         }
     }
-}
 
-impl MathFn {
-    /// The documented accuracy: the largest error in ulp over [`accuracy_inputs`] (the measured
-    /// maximum, rounded up a little; `docs/cuda.md` has the measurements).
-    pub fn max_ulp(self) -> f64 {
+    fn max_ulp(self) -> f64 {
         match self {
             MathFn::Exp => 1.05,
             MathFn::Log => 0.85,

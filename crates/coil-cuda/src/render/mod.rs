@@ -119,7 +119,7 @@ impl Strategy {
 /// How a kernel is rendered: its strategy, threads per block, and whether index arithmetic
 /// is 64-bit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Plan {
+pub struct KernelPlan {
     /// The strategy.
     pub strategy: Strategy,
     /// Threads per block of the (first) entry.
@@ -158,7 +158,7 @@ pub struct RenderedKernel {
     /// The IR kernel's name with the backend prefix (`cuda_per_fused_..._0`).
     pub name: String,
     /// How it runs.
-    pub plan: Plan,
+    pub plan: KernelPlan,
     /// Entries, launched in order.
     pub launches: Vec<KernelLaunch>,
     /// Bytes of each scratch buffer.
@@ -168,14 +168,14 @@ pub struct RenderedKernel {
 }
 
 /// The plan for `k` on a device with `caps`.
-pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> Plan {
+pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> KernelPlan {
     let (strategy, block) = choose_strategy(k, caps);
     // Persistent rows: half the SM's threads at least (at most 64 registers a thread).
     let min_blocks_per_sm = match strategy {
         Strategy::Persistent { .. } => (caps.max_threads_per_sm / 2 / block).max(1),
         _ => 0,
     };
-    Plan {
+    KernelPlan {
         strategy,
         block,
         wide_indices: needs_wide_indices(k),
@@ -216,7 +216,7 @@ pub fn walk_backwards(kernels: &[Kernel], caps: &GpuCaps) -> Vec<bool> {
 }
 
 /// `plan` walking backwards when `reverse` (pointwise plans only; others are unchanged).
-pub fn oriented(mut plan: Plan, reverse: bool) -> Plan {
+pub fn oriented(mut plan: KernelPlan, reverse: bool) -> KernelPlan {
     if let Strategy::Pointwise { reverse: r, .. } = &mut plan.strategy {
         *r = reverse;
     }
@@ -233,7 +233,7 @@ pub fn oriented(mut plan: Plan, reverse: bool) -> Plan {
 /// blocks an SM) when the row fits their registers. Which of these wins depends on how much
 /// work sits between a row's loads and its stores (measured on an H200: softmax is fastest
 /// with 256-thread rows, seed_model looped), which the plan cannot see in advance.
-pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
+pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<KernelPlan> {
     let default = plan_kernel(k, caps);
     let mut plans = vec![default];
     let rnumel = k.rnumel();
@@ -250,7 +250,7 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
         // block resident at once guaranteed (registers capped for eight blocks an SM, or
         // four blocks with more registers), the grid sized to match.
         if k.numel() >= 1 << 20 {
-            let pointwise = |unroll, one_pass| Plan {
+            let pointwise = |unroll, one_pass| KernelPlan {
                 strategy: Strategy::Pointwise {
                     lanes,
                     unroll,
@@ -269,7 +269,7 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
             let full = (caps.max_threads_per_sm / default.block).max(1);
             for blocks in [full, full / 2] {
                 if blocks > 0 {
-                    plans.push(Plan {
+                    plans.push(KernelPlan {
                         min_blocks_per_sm: blocks,
                         ..default
                     });
@@ -288,7 +288,7 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
         // Four chunks in flight a thread instead of two; one launch instead of two; and sixteen
         // times the parts (short parts, as many blocks as a row reduction of the same bytes,
         // in many waves so that no SM idles at the end).
-        plans.push(Plan {
+        plans.push(KernelPlan {
             strategy: Strategy::Split {
                 lanes,
                 unroll: 4,
@@ -298,7 +298,7 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
             ..default
         });
         // The partials combined by the last block to finish: one launch, no second kernel.
-        plans.push(Plan {
+        plans.push(KernelPlan {
             strategy: Strategy::Split {
                 lanes,
                 unroll,
@@ -311,7 +311,7 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
             // Short parts read like the rows of a row reduction: every chunk of a thread's
             // part in flight at once (four chunks of two loop steps' worth), finished by the
             // last block.
-            plans.push(Plan {
+            plans.push(KernelPlan {
                 strategy: Strategy::Split {
                     lanes,
                     unroll: 4,
@@ -328,7 +328,7 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
     }
     let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
     for unroll in [2, 4] {
-        plans.push(Plan {
+        plans.push(KernelPlan {
             strategy: Strategy::Looped { lanes, unroll },
             block: LOOPED_BLOCK,
             min_blocks_per_sm: 0,
@@ -340,7 +340,7 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
     if rnumel <= PERSISTENT_RNUMEL_LIMIT
         && held_loads(k) * chunks * lanes as usize <= HELD_REGISTER_BUDGET
     {
-        plans.push(Plan {
+        plans.push(KernelPlan {
             strategy: Strategy::Persistent {
                 lanes,
                 row_threads: threads,
@@ -354,8 +354,8 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<Plan> {
     dedup(plans)
 }
 
-fn dedup(plans: Vec<Plan>) -> Vec<Plan> {
-    let mut unique: Vec<Plan> = Vec::with_capacity(plans.len());
+fn dedup(plans: Vec<KernelPlan>) -> Vec<KernelPlan> {
+    let mut unique: Vec<KernelPlan> = Vec::with_capacity(plans.len());
     for p in plans {
         if !unique.contains(&p) {
             unique.push(p);
@@ -520,9 +520,9 @@ pub fn render_planned(
     k: &Kernel,
     caps: &GpuCaps,
     target: PtxTarget,
-    plan: Plan,
+    plan: KernelPlan,
 ) -> Result<RenderedKernel, CudaError> {
-    let Plan {
+    let KernelPlan {
         strategy,
         block,
         wide_indices: wide,

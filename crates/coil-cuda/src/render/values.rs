@@ -9,7 +9,7 @@ use coil_lower::{Const, Op};
 use half::{bf16, f16};
 
 use super::Emitter;
-use crate::math;
+use crate::math::{self, MathFnExt};
 use crate::ptx::{Cmp, Imm, Operand, Reg, RegClass, Round, Ty, Val};
 
 /// How a dtype's values are held in registers.
@@ -106,20 +106,11 @@ fn truthy_const(c: Const) -> bool {
     }
 }
 
-/// A float value that PyTorch computes through the math library.
+/// A float value computed through the math library: the ops that reach it
+/// ([`Op::math_fn`]), except the square root (`sqrt.rn` is exact) and `pow` (emitted apart).
 fn math_fn(op: Op) -> Option<math::MathFn> {
-    Some(match op {
-        Op::Exp => math::MathFn::Exp,
-        Op::Log => math::MathFn::Log,
-        Op::Log1p => math::MathFn::Log1p,
-        Op::Sin => math::MathFn::Sin,
-        Op::Cos => math::MathFn::Cos,
-        Op::Tanh => math::MathFn::Tanh,
-        Op::Erf => math::MathFn::Erf,
-        Op::Sigmoid => math::MathFn::Sigmoid,
-        Op::Rsqrt => math::MathFn::Rsqrt,
-        _ => return None,
-    })
+    op.math_fn()
+        .filter(|f| !matches!(f, math::MathFn::Sqrt | math::MathFn::Pow))
 }
 
 fn cmp_of(op: Op) -> Option<Cmp> {

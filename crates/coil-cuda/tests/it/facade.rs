@@ -65,10 +65,10 @@ fn offline_models_compile_but_do_not_run() {
 
 #[test]
 fn sixty_four_bit_indices_and_other_plans_give_the_same_results() {
-    use coil_cuda::render::{Plan, Strategy, plan_kernel};
+    use coil_cuda::render::{KernelPlan, Strategy, plan_kernel};
     // Every tiny model with 64-bit index arithmetic, and with reductions looped (the paths
     // the zoo's sizes do not pick by themselves).
-    let wide: coil_cuda::Planner = Arc::new(|k, caps| Plan {
+    let wide: coil_cuda::Planner = Arc::new(|k, caps| KernelPlan {
         wide_indices: true,
         ..plan_kernel(k, caps)
     });
@@ -77,7 +77,7 @@ fn sixty_four_bit_indices_and_other_plans_give_the_same_results() {
         if k.reduction_ranges.is_empty() {
             return p;
         }
-        Plan {
+        KernelPlan {
             strategy: Strategy::Looped {
                 lanes: if k.rnumel().is_multiple_of(4) { 4 } else { 1 },
                 unroll: 2,

@@ -32,7 +32,7 @@ fn row_sum_one_block_per_row() {
 use coil_codegen::Kernel;
 use coil_cuda::GpuCaps;
 use coil_cuda::ptx::PtxModule;
-use coil_cuda::render::{Plan, RenderedKernel, Strategy, render_kernel, render_planned};
+use coil_cuda::render::{KernelPlan, RenderedKernel, Strategy, render_kernel, render_planned};
 use coil_models::Size;
 
 use crate::zoo::{fused, lowered, per_buffer};
@@ -164,7 +164,7 @@ fn looped_reduction_of_8192() {
             .strategy,
         Strategy::Persistent { .. }
     ));
-    let looped = Plan {
+    let looped = KernelPlan {
         strategy: Strategy::Looped {
             lanes: 4,
             unroll: 2,

@@ -3,7 +3,7 @@
 //! it is installed.
 
 use coil_cuda::ptx::PtxModule;
-use coil_cuda::render::{Plan, Strategy, plan_kernel, render_planned};
+use coil_cuda::render::{KernelPlan, Strategy, plan_kernel, render_planned};
 use coil_cuda::{GpuCaps, PtxTarget};
 use coil_models::Size;
 
@@ -16,7 +16,7 @@ fn module_of(kernels: &[coil_codegen::Kernel]) -> Result<PtxModule, String> {
 
 fn module_planned(
     kernels: &[coil_codegen::Kernel],
-    plan: impl Fn(&coil_codegen::Kernel) -> Plan,
+    plan: impl Fn(&coil_codegen::Kernel) -> KernelPlan,
 ) -> Result<PtxModule, String> {
     let mut module = PtxModule::new(PtxTarget::SM90);
     for k in kernels {
@@ -31,7 +31,7 @@ fn module_planned(
 
 /// The zoo's kernels with 64-bit indices and reductions looped: paths the default plans of
 /// the zoo's sizes do not take.
-fn other_plan(k: &coil_codegen::Kernel) -> Plan {
+fn other_plan(k: &coil_codegen::Kernel) -> KernelPlan {
     let p = plan_kernel(k, &GpuCaps::h200());
     let strategy = if k.reduction_ranges.is_empty() {
         p.strategy
@@ -41,7 +41,7 @@ fn other_plan(k: &coil_codegen::Kernel) -> Plan {
             unroll: 2,
         }
     };
-    Plan {
+    KernelPlan {
         strategy,
         block: if k.reduction_ranges.is_empty() {
             p.block

@@ -1,27 +1,27 @@
 //! The runtime without a GPU: no driver is a typed error (never a panic), and the pieces that
 //! need no device (launch configurations) behave.
 
-use coil_cuda::{CudaError, Device, GpuCaps, LaunchConfig, driver_present};
+use coil_cuda::{CudaError, GpuCaps, GpuDevice, LaunchConfig, driver_present};
 
 #[test]
 fn a_missing_driver_is_an_error_value() {
     if driver_present() {
         // A GPU machine: opening may succeed or find no device; it must not panic.
-        match Device::open(0) {
+        match GpuDevice::open(0) {
             Ok(dev) => assert!(dev.caps().sm_count > 0),
             Err(e) => assert!(!e.to_string().is_empty()),
         }
         return;
     }
-    let err = Device::open(0).expect_err("no driver here");
+    let err = GpuDevice::open(0).expect_err("no driver here");
     assert!(matches!(err, CudaError::NoDriver), "{err:?}");
     assert!(err.to_string().contains("libcuda.so"), "{err}");
-    assert!(matches!(Device::count(), Err(CudaError::NoDriver)));
+    assert!(matches!(GpuDevice::count(), Err(CudaError::NoDriver)));
 }
 
 #[test]
 fn a_device_ordinal_past_the_count_is_an_error_value() {
-    match Device::open(1_000_000) {
+    match GpuDevice::open(1_000_000) {
         Err(CudaError::NoDriver | CudaError::NoDevice { .. } | CudaError::DriverUnusable(_)) => {}
         other => panic!("expected an error, got {other:?}"),
     }
@@ -43,7 +43,7 @@ fn grid_stride_launches_fill_the_device_without_overshooting() {
 #[test]
 fn runtime_handles_can_be_shared_across_threads() {
     fn shareable<T: Send + Sync>() {}
-    shareable::<Device>();
+    shareable::<GpuDevice>();
     shareable::<coil_cuda::DeviceBuffer>();
     shareable::<coil_cuda::LoadedKernel>();
     shareable::<coil_cuda::ptx::PtxKernel>();

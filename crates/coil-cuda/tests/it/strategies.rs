@@ -304,7 +304,7 @@ fn every_autotuning_candidate_matches_eager() {
     let l = coil_lower::lower(&g, &LowerConfig::gpu()).expect("lowers");
     let caps = GpuCaps::h200();
     let kernels = program(&l, true, caps.sm_count).kernels;
-    let candidates: Vec<Vec<coil_cuda::render::Plan>> =
+    let candidates: Vec<Vec<coil_cuda::render::KernelPlan>> =
         kernels.iter().map(|k| candidate_plans(k, &caps)).collect();
     let seen: Vec<Strategy> = candidates.iter().flatten().map(|p| p.strategy).collect();
     assert!(

@@ -1,7 +1,7 @@
 //! Parsing: what the parser builds from PyTorch's text and from the forms of the subset that
 //! PyTorch itself does not print but a person might write.
 
-use coil_graph::{Arg, DType, Device, Graph, Layout, MemoryFormat, NodeKind, parse};
+use coil_graph::{Arg, DType, DeviceSpec, Graph, Layout, MemoryFormat, NodeKind, parse};
 use expect_test::expect;
 
 use crate::zoo::module;
@@ -66,7 +66,7 @@ fn seed_model_parses_with_inferred_metas() {
 fn transformer_block_arguments_have_their_types() {
     let text = include_str!("../../../coil-models/models/tiny/transformer_block.py");
     let g = parse(text).unwrap();
-    let cpu = Arg::Device(Device {
+    let cpu = Arg::Device(DeviceSpec {
         kind: "cpu".into(),
         index: None,
     });
@@ -147,7 +147,7 @@ fn the_subset_beyond_what_pytorch_prints() {
     );
     assert_eq!(
         call_of(&g, "full").kwargs[0].1,
-        Arg::Device(Device {
+        Arg::Device(DeviceSpec {
             kind: "cuda".into(),
             index: Some(1)
         })

@@ -2,7 +2,7 @@
 //! graph -> text -> graph gives the same graph, for the zoo and for built graphs.
 
 use coil_graph::{
-    Arg, DType, Device, Graph, GraphBuilder, Layout, MemoryFormat, OpKind, parse, print_graph,
+    Arg, DType, DeviceSpec, Graph, GraphBuilder, Layout, MemoryFormat, OpKind, parse, print_graph,
 };
 use expect_test::expect;
 
@@ -94,7 +94,7 @@ fn built_graph_with_every_kind_of_argument_round_trips() {
                 ("layout", Arg::Layout(Layout::Strided)),
                 (
                     "device",
-                    Arg::Device(Device {
+                    Arg::Device(DeviceSpec {
                         kind: "cuda".into(),
                         index: Some(0),
                     }),
@@ -111,7 +111,7 @@ fn built_graph_with_every_kind_of_argument_round_trips() {
                 ("dtype", Arg::DType(DType::F32)),
                 (
                     "device",
-                    Arg::Device(Device {
+                    Arg::Device(DeviceSpec {
                         kind: "cpu".into(),
                         index: None,
                     }),
