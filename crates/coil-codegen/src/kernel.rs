@@ -19,35 +19,23 @@ use std::fmt;
 use coil_graph::DType;
 use coil_lower::{Const, IndexExpr, Op, ReductionType, Var};
 
-/// A kernel argument's position in [`Kernel::args`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ArgId(pub u32);
+coil_lower::typed_id!(
+    /// A kernel argument's position in [`Kernel::args`] (`arg2`).
+    ArgId(pub),
+    "arg"
+);
 
-/// A value of a kernel's expression DAG.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ValueId(pub u32);
+coil_lower::typed_id!(
+    /// A value of a kernel's expression DAG (`v12`), its position in [`Kernel::values`].
+    ValueId(pub),
+    "v"
+);
 
-/// An accumulator of a reduction stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AccId(pub u32);
-
-impl fmt::Display for ArgId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "arg{}", self.0)
-    }
-}
-
-impl fmt::Display for ValueId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "v{}", self.0)
-    }
-}
-
-impl fmt::Display for AccId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "acc{}", self.0)
-    }
-}
+coil_lower::typed_id!(
+    /// An accumulator of a reduction stage (`acc0`).
+    AccId(pub),
+    "acc"
+);
 
 /// How a kernel uses a buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -28,7 +28,7 @@ use crate::render::{
     walk_backwards,
 };
 use crate::runtime::{DeviceBuffer, Event, GpuDevice, LoadedKernel, ParamValue};
-use crate::target::{GpuCaps, PtxTarget};
+use coil_ptx::{GpuCaps, PtxTarget};
 
 /// Instructions one emulated launch may execute before it is stopped.
 const EMULATOR_BUDGET: u64 = 20_000_000_000;
@@ -134,7 +134,7 @@ fn err(e: CudaError) -> BackendError {
             kernel,
             msg: reason,
         },
-        CudaError::Ptx { kernel, reason } => BackendError::Codegen {
+        CudaError::Ptx(coil_ptx::PtxError { kernel, reason }) => BackendError::Codegen {
             kernel,
             msg: reason,
         },
@@ -332,9 +332,11 @@ impl CudaBackend {
             Runtime::Gpu(dev) => (dev.load_module(&module)?, None),
             Runtime::Emulated => (
                 Vec::new(),
-                Some(emu::parse(&source).map_err(|e| CudaError::Ptx {
-                    kernel: "<module>".into(),
-                    reason: e.to_string(),
+                Some(emu::parse(&source).map_err(|e| {
+                    CudaError::Ptx(coil_ptx::PtxError {
+                        kernel: "<module>".into(),
+                        reason: e.to_string(),
+                    })
                 })?),
             ),
             Runtime::Offline => (Vec::new(), None),

@@ -9,13 +9,8 @@ use thiserror::Error;
 pub enum CudaError {
     /// The PTX builder was driven into an invalid kernel (an operand of the wrong register class,
     /// an undefined label, ...): a bug in the code generator, reported instead of panicking.
-    #[error("invalid PTX in kernel '{kernel}': {reason}")]
-    Ptx {
-        /// The kernel being built.
-        kernel: String,
-        /// What was wrong, naming the instruction.
-        reason: String,
-    },
+    #[error(transparent)]
+    Ptx(#[from] coil_ptx::PtxError),
     /// A kernel of the kernel IR uses something the PTX translator cannot render (a float64
     /// transcendental, an op on a type it has no meaning for).
     #[error("cannot render kernel '{kernel}' as PTX: {reason}")]

@@ -1,7 +1,7 @@
 //! Launch configurations: grid and block sizes chosen from the problem size and the device's
 //! capability flags.
 
-use crate::target::GpuCaps;
+use coil_ptx::GpuCaps;
 
 /// A kernel launch's grid, block and dynamic shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

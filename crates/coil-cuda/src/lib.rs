@@ -30,22 +30,20 @@
 //! assert!(ptx.contains("ld.global.nc.v4.f32"));
 //! // Without a driver, opening a device is an error value, not a panic.
 //! if !coil_cuda::driver_present() {
-//!     assert!(matches!(coil_cuda::Device::open(0), Err(coil_cuda::CudaError::NoDriver)));
+//!     assert!(matches!(coil_cuda::GpuDevice::open(0), Err(coil_cuda::CudaError::NoDriver)));
 //! }
 //! # Ok::<(), coil_cuda::CudaError>(())
 //! ```
 
 mod backend;
 mod blas;
-pub mod emu;
 mod error;
-pub mod kernels;
 mod launch;
-pub mod math;
-pub mod ptx;
 pub mod render;
 mod runtime;
-mod target;
+
+/// The PTX foundation, from coil-ptx (kept under these paths for the backend's users).
+pub use coil_ptx::{GpuCaps, PtxError, PtxTarget, emu, kernels, math, ptx};
 
 pub use backend::{CudaBackend, CudaKernels, Planner, ProfiledLaunch};
 pub use blas::{Gemm, MatLayout};
@@ -55,4 +53,3 @@ pub use runtime::{
     DeviceBuffer, DeviceInfo, Element, Event, GpuDevice, LoadedKernel, ParamValue, cublas_present,
     driver_present, preload_cublas, preload_library,
 };
-pub use target::{GpuCaps, PtxTarget};

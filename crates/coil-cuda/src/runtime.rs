@@ -17,7 +17,7 @@ use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, D
 use crate::error::CudaError;
 use crate::launch::LaunchConfig;
 use crate::ptx::{Param, ParamTy, PtxKernel, PtxModule};
-use crate::target::GpuCaps;
+use coil_ptx::GpuCaps;
 
 /// Whether the CUDA driver library (`libcuda.so`) can be loaded on this machine.
 pub fn driver_present() -> bool {
@@ -596,9 +596,11 @@ impl GpuDevice {
             return Ok(m.clone());
         }
         self.bind()?;
-        let c_text = CString::new(text.as_str()).map_err(|_| CudaError::Ptx {
-            kernel: kernel.to_string(),
-            reason: "PTX text contains a NUL byte".into(),
+        let c_text = CString::new(text.as_str()).map_err(|_| {
+            CudaError::Ptx(coil_ptx::PtxError {
+                kernel: kernel.to_string(),
+                reason: "PTX text contains a NUL byte".into(),
+            })
         })?;
         let mut log = vec![0u8; 16 * 1024];
         let mut options = [
@@ -641,9 +643,11 @@ impl GpuDevice {
         module: &Arc<Module>,
         kernel: &PtxKernel,
     ) -> Result<LoadedKernel, CudaError> {
-        let name = CString::new(kernel.name()).map_err(|_| CudaError::Ptx {
-            kernel: kernel.name().to_string(),
-            reason: "kernel name contains a NUL byte".into(),
+        let name = CString::new(kernel.name()).map_err(|_| {
+            CudaError::Ptx(coil_ptx::PtxError {
+                kernel: kernel.name().to_string(),
+                reason: "kernel name contains a NUL byte".into(),
+            })
         })?;
         self.bind()?;
         // SAFETY: the module is loaded (held by `module`).

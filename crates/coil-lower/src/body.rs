@@ -7,9 +7,10 @@ use std::fmt;
 
 use coil_graph::DType;
 
-use crate::idx::{IndexVec, typed_id};
+use crate::idx::IndexVec;
 use crate::index::{IndexExpr, Var};
 use crate::ir::BufRef;
+use crate::typed_id;
 
 typed_id!(
     /// A node of one body's expression DAG.

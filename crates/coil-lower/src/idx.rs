@@ -12,14 +12,30 @@ pub trait Idx: Copy + Eq {
     fn index(self) -> usize;
 }
 
-/// Declares a `u32` id type whose `Display` is `<prefix><n>` (`buf3`).
+/// Declares a `u32` id type whose `Display` (and `Debug`) is `<prefix><n>` (`buf3`), usable
+/// as an [`IndexVec`] index: the one id macro of the workspace (coil-lower's, coil-sched's and
+/// coil-codegen's ids are all made by it).
+///
+/// ```
+/// coil_lower::typed_id!(
+///     /// A thing.
+///     ThingId,
+///     "thing"
+/// );
+/// use coil_lower::Idx;
+/// assert_eq!(ThingId::new(3).to_string(), "thing3");
+/// ```
+#[macro_export]
 macro_rules! typed_id {
     ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $crate::typed_id!($(#[$doc])* $name(), $prefix);
+    };
+    ($(#[$doc:meta])* $name:ident($($field_vis:tt)*), $prefix:literal) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(u32);
+        pub struct $name($($field_vis)* u32);
 
-        impl $crate::idx::Idx for $name {
+        impl $crate::Idx for $name {
             fn new(i: usize) -> Self {
                 $name(u32::try_from(i).expect("fewer than 2^32 ids"))
             }
@@ -35,20 +51,19 @@ macro_rules! typed_id {
             }
         }
 
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 write!(f, concat!($prefix, "{}"), self.0)
             }
         }
 
-        impl std::fmt::Debug for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                std::fmt::Display::fmt(self, f)
+        impl ::std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                ::std::fmt::Display::fmt(self, f)
             }
         }
     };
 }
-pub(crate) use typed_id;
 
 /// A vector indexed by one id type only.
 #[derive(Clone, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use coil_graph::{DType, OpKind, contiguous_strides};
 
 use crate::body::{ExprGraph, ExprId, LoopBody, ReductionType};
 use crate::deps::Dep;
-use crate::idx::typed_id;
 use crate::index::IndexExpr;
+use crate::typed_id;
 
 typed_id!(
     /// A realized buffer (`buf3`), numbered in creation order.

@@ -5,7 +5,7 @@
 use coil_lower::{BufRef, Dep, IndexVec};
 use hashbrown::HashMap;
 
-crate::ids::typed_id!(
+coil_lower::typed_id!(
     /// An interned dependency (`dep3`); [`crate::Schedule::dep`] gives the `Dep`.
     DepId,
     "dep"

@@ -5,42 +5,7 @@ use std::fmt;
 
 use coil_lower::{BufferId, Idx};
 
-macro_rules! typed_id {
-    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(u32);
-
-        impl ::coil_lower::Idx for $name {
-            fn new(i: usize) -> Self {
-                $name(u32::try_from(i).expect("fewer than 2^32 ids"))
-            }
-            fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-
-        impl $name {
-            /// The position this id names.
-            pub fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-
-        impl ::std::fmt::Display for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
-            }
-        }
-
-        impl ::std::fmt::Debug for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                ::std::fmt::Display::fmt(self, f)
-            }
-        }
-    };
-}
-pub(crate) use typed_id;
+use coil_lower::typed_id;
 
 typed_id!(
     /// An operation: the computation of one realized buffer (`op3` computes `buf3`), Inductor's

@@ -37,7 +37,7 @@ use coil_lower::{IndexExpr, Var, VarRanges};
 use crate::error::CudaError;
 use crate::launch::LaunchConfig;
 use crate::ptx::{Cmp, KernelBuilder, PtxKernel, Reg, Sreg, Ty, Val};
-use crate::target::{GpuCaps, PtxTarget};
+use coil_ptx::{GpuCaps, PtxTarget};
 
 use index::{IndexEnv, address, flatten, lane_shape, outer_var, reduction_var};
 use reduce::{AccRegs, AccSpec};
@@ -857,7 +857,7 @@ impl<'k> Emitter<'k> {
                 reason,
             });
         }
-        self.b.finish()
+        Ok(self.b.finish()?)
     }
 
     fn index_ty(&self) -> Ty {

@@ -4,12 +4,12 @@
 //! drives [`KernelBuilder`], and the golden tests, `ptxas` tests and the GPU self-check run
 //! them.
 
-use crate::error::CudaError;
+use crate::PtxError;
+use crate::PtxTarget;
 use crate::math::{MathFn, MathFnExt};
 use crate::ptx::{
     Addr, Cache, Cmp, KernelBuilder, ParamTy, PtxKernel, Reg, Shfl, Space, Sreg, Ty, Val,
 };
-use crate::target::PtxTarget;
 
 /// Threads per block of the elementwise kernels (their `.maxntid`).
 pub const ELEMENTWISE_BLOCK: u32 = 256;
@@ -98,7 +98,7 @@ pub fn elementwise(
     f: MathFn,
     vectorized: bool,
     target: PtxTarget,
-) -> Result<PtxKernel, CudaError> {
+) -> Result<PtxKernel, PtxError> {
     let mut b = KernelBuilder::new(name, target);
     b.max_threads_per_block(ELEMENTWISE_BLOCK);
     let x = b.ptr_param("x", 16);
@@ -214,7 +214,7 @@ pub fn row_reduce(
     block_threads: u32,
     vectorized: bool,
     target: PtxTarget,
-) -> Result<PtxKernel, CudaError> {
+) -> Result<PtxKernel, PtxError> {
     let mut b = KernelBuilder::new(name, target);
     b.max_threads_per_block(block_threads);
     let x = b.ptr_param("x", 16);

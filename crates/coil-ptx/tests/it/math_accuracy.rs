@@ -2,7 +2,7 @@
 //! algorithm the PTX runs (bit for bit), so the maximum ulp error over 1M points per function
 //! against an f64 reference is the GPU's error.
 
-use coil_cuda::math::{MathFn, MathFnExt, accuracy_inputs, ulp_error};
+use coil_ptx::math::{MathFn, MathFnExt, accuracy_inputs, ulp_error};
 
 /// (max ulp, worst x, worst y) over `points`.
 fn max_ulp(f: MathFn, points: &[(f32, f32)]) -> (f64, f32, f32) {

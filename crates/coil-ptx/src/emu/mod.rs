@@ -11,7 +11,7 @@
 //! 128-bit vectors, `shfl.sync.bfly`, `bar.sync`, branches), not all of PTX.
 //!
 //! ```
-//! use coil_cuda::{emu, kernels, math::MathFn, PtxTarget};
+//! use coil_ptx::{emu, kernels, math::MathFn, PtxTarget};
 //! let k = kernels::elementwise("exp_f32", MathFn::Exp, true, PtxTarget::SM90)?;
 //! let module = emu::parse(&k.to_string())?;
 //! let mut mem = emu::Memory::new();

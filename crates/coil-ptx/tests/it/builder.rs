@@ -1,15 +1,15 @@
 //! The PTX builder: what it renders for small hand-written kernels, and the errors it reports
 //! instead of panicking when driven wrongly.
 
-use coil_cuda::ptx::{
+use coil_ptx::ptx::{
     Addr, Cache, CacheOp, Cmp, KernelBuilder, ParamTy, PtxModule, RegClass, Space, Ty,
 };
-use coil_cuda::{CudaError, PtxTarget};
+use coil_ptx::{PtxError, PtxTarget};
 use expect_test::expect;
 
-fn ptx_error(result: Result<coil_cuda::ptx::PtxKernel, CudaError>) -> String {
+fn ptx_error(result: Result<coil_ptx::ptx::PtxKernel, PtxError>) -> String {
     match result {
-        Err(CudaError::Ptx { reason, .. }) => reason,
+        Err(PtxError { reason, .. }) => reason,
         other => panic!("expected a PTX error, got {other:?}"),
     }
 }
@@ -95,7 +95,7 @@ fn vector_memory_cache_hints_and_warp_ops_render() {
         4,
         streaming_nc,
     );
-    let s = b.shfl(coil_cuda::ptx::Shfl::Bfly, v[0], 16u32);
+    let s = b.shfl(coil_ptx::ptx::Shfl::Bfly, v[0], 16u32);
     let m = b.max_nan(Ty::F32, s, w[1]);
     b.st_vec(
         Space::Global,
@@ -206,7 +206,7 @@ fn targets_carry_the_lowest_isa_that_knows_them() {
         assert_eq!(t.isa, isa);
     }
     assert_eq!(PtxTarget::default(), PtxTarget::SM90);
-    assert_eq!(coil_cuda::GpuCaps::h200().target(), PtxTarget::SM90);
+    assert_eq!(coil_ptx::GpuCaps::h200().target(), PtxTarget::SM90);
 }
 
 #[test]

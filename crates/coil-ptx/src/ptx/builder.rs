@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use super::MAX_STATIC_SHARED_BYTES;
 use super::kernel::{ConstTable, PtxKernel};
 use super::operand::*;
-use crate::error::CudaError;
-use crate::target::PtxTarget;
+use crate::PtxError;
+use crate::PtxTarget;
 
 #[derive(Clone, Debug)]
 struct SharedDecl {
@@ -882,7 +882,7 @@ impl KernelBuilder {
 
     /// Verifies the kernel (no recorded error, every label placed, shared memory within
     /// [`MAX_STATIC_SHARED_BYTES`]), appends `ret` if missing, and renders it.
-    pub fn finish(mut self) -> Result<PtxKernel, CudaError> {
+    pub fn finish(mut self) -> Result<PtxKernel, PtxError> {
         if let Some((l, _)) = self.labels.iter().find(|(_, placed)| !placed) {
             let msg = format!("label {l} is never placed");
             self.fail(msg);
@@ -901,7 +901,7 @@ impl KernelBuilder {
             self.fail(".minnctapersm needs .maxntid".into());
         }
         if let Some(reason) = self.error.take() {
-            return Err(CudaError::Ptx {
+            return Err(PtxError {
                 kernel: self.name,
                 reason,
             });

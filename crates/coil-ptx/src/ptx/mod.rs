@@ -6,11 +6,11 @@
 //!
 //! Misuse (a float register where an integer one is needed, a label branched to but never
 //! placed) does not panic: the builder records the first such error, keeps going, and
-//! [`KernelBuilder::finish`] returns it as [`CudaError::Ptx`](crate::CudaError::Ptx) naming the instruction.
+//! [`KernelBuilder::finish`] returns it as [`PtxError`](crate::PtxError) naming the instruction.
 //!
 //! ```
-//! use coil_cuda::ptx::{Cache, KernelBuilder, ParamTy, Space, Ty};
-//! let mut b = KernelBuilder::new("scale", coil_cuda::PtxTarget::SM90);
+//! use coil_ptx::ptx::{Cache, KernelBuilder, ParamTy, Space, Ty};
+//! let mut b = KernelBuilder::new("scale", coil_ptx::PtxTarget::SM90);
 //! let x = b.ptr_param("x", 16);
 //! let n = b.param("n", ParamTy::U64);
 //! let n = b.load_param(n);
@@ -23,7 +23,7 @@
 //! });
 //! let kernel = b.finish()?;
 //! assert!(kernel.to_string().contains("mul.rn.f32"));
-//! # Ok::<(), coil_cuda::CudaError>(())
+//! # Ok::<(), coil_ptx::PtxError>(())
 //! ```
 
 mod builder;

@@ -3,8 +3,8 @@
 use std::fmt;
 
 use super::operand::{Param, Ty};
-use crate::error::CudaError;
-use crate::target::PtxTarget;
+use crate::PtxError;
+use crate::PtxTarget;
 
 /// A module-scope constant table (`.const .align 8 .b64 name[N] = {...}`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -117,9 +117,9 @@ impl PtxModule {
     }
 
     /// Adds a kernel; it must have been rendered for this module's target and have a new name.
-    pub fn push(&mut self, kernel: PtxKernel) -> Result<(), CudaError> {
+    pub fn push(&mut self, kernel: PtxKernel) -> Result<(), PtxError> {
         if kernel.target != self.target {
-            return Err(CudaError::Ptx {
+            return Err(PtxError {
                 kernel: kernel.name,
                 reason: format!(
                     "rendered for {} but the module targets {}",
@@ -128,7 +128,7 @@ impl PtxModule {
             });
         }
         if self.kernels.iter().any(|k| k.name == kernel.name) {
-            return Err(CudaError::Ptx {
+            return Err(PtxError {
                 kernel: kernel.name,
                 reason: "a kernel of this name is already in the module".into(),
             });
