@@ -87,7 +87,8 @@ impl Runtime {
     }
 }
 
-/// The CPU backend (`cpu`).
+/// The CPU backend (`cpu`). A clone shares the thread pool and the memory.
+#[derive(Clone)]
 pub struct CpuBackend {
     rt: Arc<Runtime>,
     jit: JitOptions,

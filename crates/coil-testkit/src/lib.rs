@@ -8,7 +8,8 @@
 //! `|got - want| <= atol + rtol * |want|`, sizes and dtypes checked); with `zoo`, the backend
 //! conformance suite `conformance` (every tiny zoo model under each strategy through
 //! `coil::compile`, run twice, compared to PyTorch's saved outputs and to a float64
-//! reference) and `ARTICLE_KERNEL_COUNTS`.
+//! reference), `ARTICLE_KERNEL_COUNTS`, and `AllInOne`, a strategy fusing every node into one
+//! kernel for backend tests.
 //! **Must not know about**: any backend (LLVM, PTX, CUDA): it takes graphs and a backend
 //! object and gives strategies and checks; it is only ever a dev-dependency.
 
@@ -17,9 +18,13 @@ mod close;
 mod conformance;
 mod graphs;
 mod random;
+#[cfg(feature = "zoo")]
+mod strategies;
 
 pub use close::{check_close, check_outputs};
 #[cfg(feature = "zoo")]
 pub use conformance::{ARTICLE_KERNEL_COUNTS, conformance};
 pub use graphs::{BINARY, GraphConfig, OpFamily, RandomGraph, UNARY, inputs, random_graph};
 pub use random::{Rng, random_tensor};
+#[cfg(feature = "zoo")]
+pub use strategies::AllInOne;

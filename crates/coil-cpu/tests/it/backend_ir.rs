@@ -6,12 +6,13 @@ use coil_codegen::{Backend, BackendError, CompiledKernels};
 
 use crate::driver::{all_in_one, backend, lower, run};
 
-fn fused_ir(name: &str) -> String {
+/// The optimised IR of the tiny model with every buffer in one kernel, and that kernel's name.
+fn fused_ir(name: &str) -> (String, String) {
     let case = coil_models::find(name).unwrap().tiny_case().unwrap();
     let l = lower(&case.graph);
-    run(backend(), &l, &all_in_one(&l), &case.inputs)
-        .unwrap()
-        .source
+    let r = run(backend(), &l, &all_in_one(&l), &case.inputs).unwrap();
+    assert_eq!(r.names.len(), 1, "{name}: {:?}", r.names);
+    (r.source, r.names[0].clone())
 }
 
 /// The optimised IR of the large (8192 x 8192) model's kernel, all buffers fused (compiled,
@@ -47,8 +48,8 @@ fn function<'a>(ir: &'a str, name: &str) -> &'a str {
 #[test]
 fn seed_model_uses_vector_loads_and_vector_accumulators() {
     let w = backend().vector_width();
-    let ir = fused_ir("seed_model");
-    let f = function(&ir, "cpu_k0_buf0_buf1");
+    let (ir, kernel) = fused_ir("seed_model");
+    let f = function(&ir, &kernel);
     let vec = format!("<{w} x float>");
     assert!(f.contains(&format!("load {vec}")), "no {vec} loads in\n{f}");
     assert!(
@@ -66,7 +67,7 @@ fn seed_model_uses_vector_loads_and_vector_accumulators() {
 #[test]
 fn softmax_exp_is_vector_code_without_libm_calls() {
     let w = backend().vector_width();
-    let ir = fused_ir("softmax");
+    let (ir, _) = fused_ir("softmax");
     for libm in ["@expf", "@exp(", "@llvm.exp", "@coil_rt_"] {
         assert!(!ir.contains(libm), "softmax calls {libm}:\n{ir}");
     }
@@ -94,11 +95,23 @@ fn kernels_compile_in_parallel_modules_and_link_into_one_source() {
             ..Default::default()
         })
         .unwrap();
-        run(&b, &l, &groups, &case.inputs).unwrap()
+        // The modules the kernels were shared out over: the facade's kernels, compiled by
+        // the backend's own entry point.
+        let options = coil::Options {
+            strategy: std::sync::Arc::new(coil_sched::NoFusion),
+            ..coil::Options::default()
+        };
+        let prepared = coil::prepare(&case.graph, &b, &options).unwrap();
+        let modules = b
+            .compile_kernels(&prepared.artifacts.program.kernels)
+            .unwrap()
+            .modules()
+            .len();
+        (run(&b, &l, &groups, &case.inputs).unwrap(), modules)
     };
-    let (one, three) = (with_threads(1), with_threads(3));
-    assert_eq!(one.modules, 1);
-    assert_eq!(three.modules, 3);
+    let ((one, one_modules), (three, three_modules)) = (with_threads(1), with_threads(3));
+    assert_eq!(one_modules, 1);
+    assert_eq!(three_modules, 3);
     for r in [&one, &three] {
         assert_eq!(r.source.matches("; ModuleID").count(), 1, "{}", r.source);
         assert_eq!(

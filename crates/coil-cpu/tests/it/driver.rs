@@ -1,78 +1,56 @@
-//! A tiny execution driver for the backend tests: lowers a graph, turns chosen groups of its
-//! buffers into kernels (`coil_codegen::build_kernel`), compiles them with `CpuBackend`, and runs
-//! them in order on backend memory (extern matmuls through `Backend::matmul`), then reads the
-//! outputs back with their strided layouts. The scheduler and the facade do this for real.
+//! The backend tests' way through the facade: a graph compiled by `coil::compile` for a
+//! `CpuBackend` with every verifier on, one kernel per realized buffer (`NoFusion`) or every
+//! buffer in one kernel (`coil_testkit::AllInOne`), run on the given inputs.
 
-use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
-use coil_codegen::{
-    Backend, BufferHandle, BuildOptions, CompiledKernels, ExternCall, StridedOperand, build_kernel,
-};
 use coil_cpu::CpuBackend;
-use coil_graph::{DType, Data, Graph, Tensor};
-use coil_lower::{BufRef, BufferId, BufferKind, FixedLayout, LowerConfig, LoweredGraph};
-use half::{bf16, f16};
+use coil_graph::{Graph, Tensor};
+use coil_lower::{LowerConfig, LoweredGraph};
 
-/// The graph after coil-passes, lowered with the CPU rules.
-pub(crate) fn lower(g: &Graph) -> LoweredGraph {
-    let (g, _) = coil_passes::run_passes(g, &coil_passes::PassConfig::default())
-        .unwrap_or_else(|e| panic!("passes: {e}\n{g}"));
-    coil_lower::lower(&g, &LowerConfig::cpu()).unwrap_or_else(|e| panic!("lowering: {e}\n{g}"))
+/// A graph and its lowering (after coil-passes, with the CPU rules), for tests that look at
+/// the lowered buffers; it derefs to the lowered graph.
+pub(crate) struct Lowered {
+    graph: Graph,
+    lowered: LoweredGraph,
 }
 
-/// One buffer per kernel (extern buffers alone, as always).
-pub(crate) fn per_buffer(l: &LoweredGraph) -> Vec<Vec<BufferId>> {
-    l.buffers().iter().map(|b| vec![b.id]).collect()
+impl std::ops::Deref for Lowered {
+    type Target = LoweredGraph;
+    fn deref(&self) -> &LoweredGraph {
+        &self.lowered
+    }
+}
+
+/// The graph after coil-passes, lowered with the CPU rules.
+pub(crate) fn lower(g: &Graph) -> Lowered {
+    let (t, _) = coil_passes::run_passes(g, &coil_passes::PassConfig::default())
+        .unwrap_or_else(|e| panic!("passes: {e}\n{g}"));
+    let lowered =
+        coil_lower::lower(&t, &LowerConfig::cpu()).unwrap_or_else(|e| panic!("lowering: {e}\n{t}"));
+    Lowered {
+        graph: g.clone(),
+        lowered,
+    }
+}
+
+/// Which kernels the graph becomes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Fusion {
+    /// One kernel per realized buffer (extern calls alone, as always).
+    PerBuffer,
+    /// Every buffer in one kernel.
+    AllInOne,
+}
+
+/// One kernel per realized buffer.
+pub(crate) fn per_buffer(_: &Lowered) -> Fusion {
+    Fusion::PerBuffer
 }
 
 /// Every buffer in one kernel.
-pub(crate) fn all_in_one(l: &LoweredGraph) -> Vec<Vec<BufferId>> {
-    vec![l.buffers().iter().map(|b| b.id).collect()]
-}
-
-/// The buffers `b`'s computation reads.
-fn reads_of(l: &LoweredGraph, b: BufferId) -> Vec<BufRef> {
-    match &l.buffer(b).kind {
-        BufferKind::Computed(c) => c.body.loads().map(|(_, buf, _)| buf).collect(),
-        BufferKind::Extern(e) => e.inputs.iter().map(|i| i.buffer).collect(),
-    }
-}
-
-pub(crate) fn to_bytes(t: &Tensor) -> Vec<u8> {
-    let t = t.contiguous();
-    let offs = t.offsets();
-    let mut out = Vec::new();
-    match &**t.storage() {
-        Data::Bool(v) => offs.iter().for_each(|&o| out.push(v[o] as u8)),
-        Data::I32(v) => offs.iter().for_each(|&o| out.extend(v[o].to_le_bytes())),
-        Data::I64(v) => offs.iter().for_each(|&o| out.extend(v[o].to_le_bytes())),
-        Data::F16(v) => offs.iter().for_each(|&o| out.extend(v[o].to_le_bytes())),
-        Data::BF16(v) => offs.iter().for_each(|&o| out.extend(v[o].to_le_bytes())),
-        Data::F32(v) => offs.iter().for_each(|&o| out.extend(v[o].to_le_bytes())),
-        Data::F64(v) => offs.iter().for_each(|&o| out.extend(v[o].to_le_bytes())),
-    }
-    out
-}
-
-pub(crate) fn from_bytes(dtype: DType, bytes: &[u8]) -> Data {
-    fn chunks<const N: usize, T>(b: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-        b.chunks_exact(N)
-            .map(|c| f(c.try_into().expect("N bytes")))
-            .collect()
-    }
-    match dtype {
-        DType::Bool => Data::Bool(bytes.iter().map(|&b| b != 0).collect()),
-        DType::I32 => Data::I32(chunks(bytes, i32::from_le_bytes)),
-        DType::I64 => Data::I64(chunks(bytes, i64::from_le_bytes)),
-        DType::F16 => Data::F16(chunks(bytes, f16::from_le_bytes)),
-        DType::BF16 => Data::BF16(chunks(bytes, bf16::from_le_bytes)),
-        DType::F32 => Data::F32(chunks(bytes, f32::from_le_bytes)),
-        DType::F64 => Data::F64(chunks(bytes, f64::from_le_bytes)),
-    }
-}
-
-fn storage_bytes(layout: &FixedLayout) -> usize {
-    layout.storage_len() * layout.dtype.itemsize()
+pub(crate) fn all_in_one(_: &Lowered) -> Fusion {
+    Fusion::AllInOne
 }
 
 /// The result of a run.
@@ -83,135 +61,44 @@ pub(crate) struct Run {
     pub(crate) source: String,
     /// Kernels compiled.
     pub(crate) kernels: usize,
-    /// LLVM modules they were compiled in (one per compiling thread).
-    pub(crate) modules: usize,
+    /// The kernels' full names, in launch order.
+    pub(crate) names: Vec<String>,
 }
 
-/// Builds, compiles and runs `groups` (in order) on `inputs`.
+/// Compiles `l`'s graph through the facade with `fusion` and runs it on `inputs`.
 pub(crate) fn run(
     backend: &CpuBackend,
-    l: &LoweredGraph,
-    groups: &[Vec<BufferId>],
+    l: &Lowered,
+    fusion: &Fusion,
     inputs: &[Tensor],
 ) -> Result<Run, String> {
-    let outputs: HashSet<BufRef> = l.outputs().iter().map(|o| o.buffer).collect();
-    let group_of: HashMap<BufferId, usize> = groups
-        .iter()
-        .enumerate()
-        .flat_map(|(i, g)| g.iter().map(move |&b| (b, i)))
-        .collect();
-    let mut read_outside: HashSet<BufferId> = HashSet::new();
-    for b in l.buffers() {
-        for r in reads_of(l, b.id) {
-            if let BufRef::Buffer(src) = r
-                && group_of.get(&src) != group_of.get(&b.id)
-            {
-                read_outside.insert(src);
-            }
-        }
-    }
-    // Steps: Ok(kernel index) or Err(extern buffer).
-    let mut kernels = Vec::new();
-    let mut steps: Vec<Result<usize, BufferId>> = Vec::new();
-    for (i, g) in groups.iter().enumerate() {
-        if let [b] = g.as_slice()
-            && matches!(l.buffer(*b).kind, BufferKind::Extern(_))
-        {
-            steps.push(Err(*b));
-            continue;
-        }
-        let needed =
-            |b: BufferId| outputs.contains(&BufRef::Buffer(b)) || read_outside.contains(&b);
-        let names: Vec<String> = g.iter().map(|b| b.to_string()).collect();
-        let name = format!("k{i}_{}", names.join("_"));
-        let k = build_kernel(l, g, &needed, &name, &BuildOptions::default())
-            .map_err(|e| format!("build: {e}"))?;
-        steps.push(Ok(kernels.len()));
-        kernels.push(k);
-    }
-    let compiled = backend
-        .compile_kernels(&kernels)
-        .map_err(|e| e.to_string())?;
-    let mut handles: HashMap<BufRef, BufferHandle> = HashMap::new();
-    for (i, ib) in l.inputs().iter().enumerate() {
-        let h = backend
-            .alloc(storage_bytes(&ib.layout))
-            .map_err(|e| e.to_string())?;
-        let t = &inputs[i];
-        if t.dtype() != ib.layout.dtype || t.sizes() != ib.layout.sizes.as_slice() {
-            return Err(format!("input {i} does not match {}", ib.name));
-        }
-        backend.write(h, &to_bytes(t)).map_err(|e| e.to_string())?;
-        handles.insert(l.find(&ib.name).expect("input by name"), h);
-    }
-    for b in l.buffers() {
-        let h = backend
-            .alloc(storage_bytes(&b.layout))
-            .map_err(|e| e.to_string())?;
-        handles.insert(BufRef::Buffer(b.id), h);
-    }
-    let operand = |buf: BufRef, layout: &FixedLayout| StridedOperand {
-        buffer: handles[&buf],
-        dtype: layout.dtype,
-        sizes: layout.sizes.clone(),
-        strides: layout.strides.clone(),
-        offset: layout.offset,
+    let strategy: coil_sched::SharedStrategy = match fusion {
+        Fusion::PerBuffer => Arc::new(coil_sched::NoFusion),
+        Fusion::AllInOne => Arc::new(coil_testkit::AllInOne),
     };
-    for step in &steps {
-        match *step {
-            Ok(ki) => {
-                let args: Vec<BufferHandle> = kernels[ki]
-                    .args
-                    .iter()
-                    .map(|a| handles[&l.find(&a.name).expect("argument by name")])
-                    .collect();
-                compiled.launch(ki, &args).map_err(|e| e.to_string())?;
-            }
-            Err(b) => {
-                let BufferKind::Extern(e) = &l.buffer(b).kind else {
-                    unreachable!("extern steps hold extern buffers")
-                };
-                let call = ExternCall {
-                    kind: e.kind.clone(),
-                    inputs: e
-                        .inputs
-                        .iter()
-                        .map(|i| operand(i.buffer, &i.layout))
-                        .collect(),
-                    out: operand(BufRef::Buffer(b), &l.buffer(b).layout),
-                };
-                backend.extern_call(&call).map_err(|e| e.to_string())?;
-            }
-        }
-    }
-    backend.synchronize().map_err(|e| e.to_string())?;
-    let mut outs = Vec::new();
-    for o in l.outputs() {
-        let own = l.layout(o.buffer);
-        let mut bytes = vec![0u8; storage_bytes(own)];
-        backend
-            .read(handles[&o.buffer], &mut bytes)
-            .map_err(|e| e.to_string())?;
-        let data = from_bytes(own.dtype, &bytes);
-        let n = data.len();
-        let flat = Tensor::new(data, vec![n]).map_err(|e| e.to_string())?;
-        let view = flat
-            .view(
-                o.layout.sizes.clone(),
-                o.layout.strides.clone(),
-                o.layout.offset,
-            )
-            .map_err(|e| e.to_string())?;
-        outs.push(view.contiguous());
-    }
-    for h in handles.values() {
-        backend.free(*h);
-    }
+    let options = coil::Options {
+        strategy,
+        verify: true,
+        ..coil::Options::default()
+    };
+    let model = coil::compile(&l.graph, Arc::new(backend.clone()), &options)
+        .map_err(|e| format!("compile: {e}"))?;
+    let outputs = model
+        .run(inputs)
+        .map_err(|e| format!("run: {e}"))?
+        .iter()
+        .map(Tensor::contiguous)
+        .collect();
     Ok(Run {
-        outputs: outs,
-        source: compiled.source(),
-        kernels: kernels.len(),
-        modules: compiled.modules().len(),
+        outputs,
+        source: model.source(),
+        kernels: model.report.num_kernels,
+        names: model
+            .report
+            .kernels
+            .iter()
+            .map(|k| k.name.clone())
+            .collect(),
     })
 }
 
