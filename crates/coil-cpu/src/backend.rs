@@ -15,7 +15,7 @@ use coil_codegen::{
 };
 use coil_lower::LowerConfig;
 
-use crate::codegen::{CodegenOptions, LaunchShape, emit_kernel};
+use crate::codegen::{CodegenOptions, KernelPlan, LaunchShape, emit_planned, plan_kernel};
 use crate::jit::link_ir;
 use crate::{CpuError, HostTarget, JitModule, JitOptions, KernelFn, ThreadPool};
 
@@ -162,11 +162,17 @@ impl CpuBackend {
                 });
             }
         }
-        let parts = share_out(kernels, self.rt.pool.threads());
+        // Each kernel is planned once: the plan's cost shares the kernels out over modules,
+        // and the same plan is emitted.
+        let plans: Vec<KernelPlan> = kernels
+            .iter()
+            .map(|k| plan_kernel(k, &self.codegen, self.width))
+            .collect();
+        let parts = share_out(&plans, self.rt.pool.threads());
         let results: Vec<Mutex<Option<CompiledPart>>> =
             parts.iter().map(|_| Mutex::new(None)).collect();
         self.rt.pool.parallel_for(parts.len(), |i| {
-            let part = self.compile_part(i, &parts[i], kernels);
+            let part = self.compile_part(i, &parts[i], kernels, &plans);
             *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(part);
         });
         let mut modules = Vec::with_capacity(parts.len());
@@ -216,7 +222,13 @@ impl CpuBackend {
     /// Translates, optimises and JIT-compiles the kernels `part` (indices into `kernels`) as
     /// module `i` (`coil_cpu`, `coil_cpu.1`, ...), with its own LLVM context and target
     /// machine, so parts compile on different threads.
-    fn compile_part(&self, i: usize, part: &[usize], kernels: &[Kernel]) -> CompiledPart {
+    fn compile_part(
+        &self,
+        i: usize,
+        part: &[usize],
+        kernels: &[Kernel],
+        plans: &[KernelPlan],
+    ) -> CompiledPart {
         let target = HostTarget::detect()?;
         let name = match i {
             0 => "coil_cpu".to_string(),
@@ -225,13 +237,11 @@ impl CpuBackend {
         let mut shapes = Vec::with_capacity(part.len());
         let jit = JitModule::compile(&name, &target, &self.jit, |_cx, module| {
             for &k in part {
-                let k = &kernels[k];
-                shapes.push(emit_kernel(
+                shapes.push(emit_planned(
                     module,
-                    k,
-                    &function_name(k),
+                    &plans[k],
+                    &function_name(&kernels[k]),
                     &self.codegen,
-                    self.width,
                 )?);
             }
             Ok(())
@@ -242,11 +252,11 @@ impl CpuBackend {
 
 /// The kernels shared out over at most `threads` modules, each a list of kernel indices in
 /// launch order: the costliest kernel first onto the module with the least work so far, with
-/// LLVM's time taken as proportional to [`compile_cost`].
-fn share_out(kernels: &[Kernel], threads: usize) -> Vec<Vec<usize>> {
-    let n = threads.clamp(1, kernels.len().max(1));
-    let cost: Vec<u64> = kernels.iter().map(compile_cost).collect();
-    let mut order: Vec<usize> = (0..kernels.len()).collect();
+/// LLVM's time taken as proportional to each plan's [`KernelPlan::compile_cost`].
+fn share_out(plans: &[KernelPlan], threads: usize) -> Vec<Vec<usize>> {
+    let n = threads.clamp(1, plans.len().max(1));
+    let cost: Vec<u64> = plans.iter().map(KernelPlan::compile_cost).collect();
+    let mut order: Vec<usize> = (0..plans.len()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(cost[k]));
     let mut parts = vec![(0u64, Vec::new()); n];
     for k in order {
@@ -262,18 +272,6 @@ fn share_out(kernels: &[Kernel], threads: usize) -> Vec<Vec<usize>> {
             p
         })
         .collect()
-}
-
-/// A rough measure of the LLVM work a kernel makes: its stages' per-element work (a
-/// transcendental, inlined vector math, counts 20) and a fixed amount per stage for its loops;
-/// a stage with bounded `exp`s is emitted twice and counts twice.
-fn compile_cost(k: &Kernel) -> u64 {
-    let stage = |s: usize| u64::from(crate::codegen::stage_work(k, s)) + 8;
-    let twice: u64 = crate::codegen::bounded_stages(k)
-        .into_iter()
-        .map(stage)
-        .sum();
-    (0..k.stages.len()).map(stage).sum::<u64>() + twice
 }
 
 /// The LLVM function of a kernel: `cpu_<name>`.

@@ -49,7 +49,9 @@ mod parallel;
 pub mod vmath;
 
 pub use backend::{CpuBackend, CpuKernels, CpuOptions, function_name};
-pub use codegen::{CodegenOptions, LaunchShape, emit_kernel};
+pub use codegen::{
+    CodegenOptions, KernelPlan, LaunchShape, emit_kernel, emit_planned, plan_kernel,
+};
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, link_ir, optimize};
 pub use parallel::{ArgSpec, Element, JitKernel, KernelArgs, KernelFn, ThreadPool};

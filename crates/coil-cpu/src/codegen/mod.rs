@@ -22,6 +22,7 @@ mod bounds;
 mod ir;
 mod ops;
 mod pipeline;
+mod plan;
 mod reduce;
 mod rowcache;
 
@@ -42,6 +43,7 @@ use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 use crate::CpuError;
 use crate::vmath::VMathOptions;
 use ir::{Class, Ir, V, err};
+pub use plan::{KernelPlan, plan_kernel};
 use reduce::AccSlot;
 
 /// How a kernel's outer loop is laid out: what `start..end` of its function counts.
@@ -160,21 +162,9 @@ impl Default for CodegenOptions {
     }
 }
 
-/// Stage `stage`'s per-element work as the row cache counts it (a transcendental is 20), with no
-/// row cache: a measure of the code the stage's loop bodies make.
-pub(crate) fn stage_work(k: &Kernel, stage: usize) -> u32 {
-    rowcache::stage_cost(k, stage, &[])
-}
-
-/// The reduction stages [`bounds`] would emit twice (for the backend's compile-cost estimate).
-pub(crate) fn bounded_stages(k: &Kernel) -> Vec<usize> {
-    bounds::plan(k, &[])
-        .map(|(_, b)| b.iter().map(|s| s.stage).collect())
-        .unwrap_or_default()
-}
-
 /// Emits `kernel` into `module` as the function `fname`, with vector loops of `width` f32 lanes
-/// (the host's vector bytes / 4: 8 with AVX2, 16 with AVX-512).
+/// (the host's vector bytes / 4: 8 with AVX2, 16 with AVX-512): [`plan_kernel`], then
+/// [`emit_planned`].
 pub fn emit_kernel<'ctx>(
     module: &Module<'ctx>,
     kernel: &Kernel,
@@ -182,33 +172,27 @@ pub fn emit_kernel<'ctx>(
     options: &CodegenOptions,
     width: u32,
 ) -> Result<LaunchShape, CpuError> {
-    // The launch shape depends on the ranges only, which the bounded kernel shares.
-    let shape = LaunchShape::of(kernel, width);
-    let cached = options
-        .row_cache_min_cost
-        .map(|min_cost| rowcache::plan(kernel, min_cost))
-        .unwrap_or_default();
-    // The pipelined late stage runs with the previous row's accumulators: never bounded. The
-    // row cache and the pipeline plan the same on the bounded kernel (it only adds a min
-    // accumulator to a max's stage).
-    let pipeline = options
-        .pipeline_rows
-        .then(|| {
-            pipeline::plan(
-                kernel,
-                &cached,
-                HEAVY_STAGE_COST,
-                rowcache::MAX_SCRATCH_BYTES,
-            )
-        })
-        .flatten();
-    let late: Vec<usize> = pipeline.iter().map(|p| p.late).collect();
-    let (bounded_kernel, row_bounds) = options
-        .bounded_exp
-        .then(|| bounds::plan(kernel, &late))
-        .flatten()
-        .map_or((None, vec![]), |(k, b)| (Some(k), b));
-    let kernel = bounded_kernel.as_ref().unwrap_or(kernel);
+    emit_planned(module, &plan_kernel(kernel, options, width), fname, options)
+}
+
+/// Emits a planned kernel into `module` as the function `fname`; `options` must be the ones it
+/// was planned with.
+pub fn emit_planned<'ctx>(
+    module: &Module<'ctx>,
+    plan: &KernelPlan,
+    fname: &str,
+    options: &CodegenOptions,
+) -> Result<LaunchShape, CpuError> {
+    let KernelPlan {
+        kernel,
+        width,
+        shape,
+        cached,
+        pipeline,
+        row_bounds,
+        prefetch,
+    } = plan.clone();
+    let kernel = &kernel;
     let cx = module.get_context();
     let builder = cx.create_builder();
     let ptr = cx.ptr_type(AddressSpace::default());
@@ -240,11 +224,7 @@ pub fn emit_kernel<'ctx>(
         slots: HashMap::new(),
         acc_values: HashMap::new(),
         outer_values: HashMap::new(),
-        prefetch: if options.prefetch_next_row {
-            plan_prefetch(kernel, &cached)
-        } else {
-            None
-        },
+        prefetch,
         cached,
         row_arrays: vec![],
         cache_loads: HashMap::new(),
@@ -394,6 +374,7 @@ struct Pipe<'ctx> {
 }
 
 /// Software prefetch of the next row.
+#[derive(Clone, Debug)]
 struct Prefetch {
     /// The stage whose vector loop issues the prefetches.
     stage: usize,

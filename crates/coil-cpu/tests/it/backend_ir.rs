@@ -311,3 +311,39 @@ fn softmax_exp_uses_the_register_table_where_the_host_has_avx2() {
     let f = large_fused_ir_on("softmax", &polynomial);
     assert!(!f.contains("@llvm.x86.avx2.permps"), "{f}");
 }
+
+/// The compile-cost estimate reads the plan that is emitted: softmax's bounded `exp` stage is
+/// emitted twice and counts twice, and turning the bounded `exp` off plans (and costs) it
+/// once.
+#[test]
+fn the_compile_cost_counts_the_planned_kernel() {
+    let case = coil_models::find("softmax").unwrap().tiny_case().unwrap();
+    let options = coil::Options {
+        strategy: std::sync::Arc::new(coil_testkit::AllInOne),
+        ..coil::Options::default()
+    };
+    let prepared = coil::prepare(&case.graph, backend(), &options).unwrap();
+    let [kernel] = prepared.artifacts.program.kernels.as_slice() else {
+        panic!("one kernel");
+    };
+    let on = coil_cpu::CodegenOptions::default();
+    let off = coil_cpu::CodegenOptions {
+        bounded_exp: false,
+        ..Default::default()
+    };
+    let (bounded, plain) = (
+        coil_cpu::plan_kernel(kernel, &on, 8),
+        coil_cpu::plan_kernel(kernel, &off, 8),
+    );
+    assert!(
+        bounded.compile_cost() > plain.compile_cost(),
+        "{} vs {}",
+        bounded.compile_cost(),
+        plain.compile_cost()
+    );
+    // Planning is deterministic: the plan emitted is the plan costed.
+    assert_eq!(
+        coil_cpu::plan_kernel(kernel, &on, 8).compile_cost(),
+        bounded.compile_cost()
+    );
+}

@@ -1,0 +1,94 @@
+//! A kernel's plan: everything the translator decides before it emits any IR (the launch
+//! shape, the row cache, the pipelined late stage, the bounded `exp` stages and their extra
+//! min accumulators, the next-row prefetch), computed once per kernel. The backend's
+//! compile-cost estimate and the emitter both read this one plan, so the estimate counts the
+//! code that is emitted.
+
+use coil_codegen::Kernel;
+
+use super::{
+    CodegenOptions, HEAVY_STAGE_COST, LaunchShape, Prefetch, bounds, pipeline, plan_prefetch,
+    rowcache,
+};
+
+/// What the translator decided for one kernel.
+#[derive(Clone, Debug)]
+pub struct KernelPlan {
+    /// The kernel emitted: the input kernel, or its copy with the bounded `exp`'s extra min
+    /// accumulators.
+    pub(super) kernel: Kernel,
+    /// f32 lanes of the vector loops.
+    pub(super) width: u32,
+    /// What a launch's `start..end` counts.
+    pub(super) shape: LaunchShape,
+    /// Values a later stage reloads from a row array instead of recomputing.
+    pub(super) cached: Vec<rowcache::CachedValue>,
+    /// The last stage run one row late inside the previous stage's loop.
+    pub(super) pipeline: Option<pipeline::PipelinePlan>,
+    /// Stages emitted twice, with and without `exp`'s range test, chosen per row.
+    pub(super) row_bounds: Vec<bounds::BoundedStage>,
+    /// The next row's loads prefetched during the last stage.
+    pub(super) prefetch: Option<Prefetch>,
+}
+
+/// Plans `kernel` for vector loops of `width` f32 lanes.
+pub fn plan_kernel(kernel: &Kernel, options: &CodegenOptions, width: u32) -> KernelPlan {
+    // The launch shape depends on the ranges only, which the bounded kernel shares.
+    let shape = LaunchShape::of(kernel, width);
+    let cached = options
+        .row_cache_min_cost
+        .map(|min_cost| rowcache::plan(kernel, min_cost))
+        .unwrap_or_default();
+    // The pipelined late stage runs with the previous row's accumulators: never bounded. The
+    // row cache and the pipeline plan the same on the bounded kernel (it only adds a min
+    // accumulator to a max's stage).
+    let pipeline = options
+        .pipeline_rows
+        .then(|| {
+            pipeline::plan(
+                kernel,
+                &cached,
+                HEAVY_STAGE_COST,
+                rowcache::MAX_SCRATCH_BYTES,
+            )
+        })
+        .flatten();
+    let late: Vec<usize> = pipeline.iter().map(|p| p.late).collect();
+    let (bounded, row_bounds) = options
+        .bounded_exp
+        .then(|| bounds::plan(kernel, &late))
+        .flatten()
+        .map_or((None, vec![]), |(k, b)| (Some(k), b));
+    let kernel = bounded.unwrap_or_else(|| kernel.clone());
+    let prefetch = if options.prefetch_next_row {
+        plan_prefetch(&kernel, &cached)
+    } else {
+        None
+    };
+    KernelPlan {
+        kernel,
+        width,
+        shape,
+        cached,
+        pipeline,
+        row_bounds,
+        prefetch,
+    }
+}
+
+impl KernelPlan {
+    /// A rough measure of the LLVM work the emitted kernel makes: each stage's per-element
+    /// work as emitted (a transcendental, inlined vector math, counts 20; a value the row
+    /// cache reloads counts 1) and a fixed amount per stage for its loops; a bounded stage is
+    /// emitted twice and counts twice.
+    pub fn compile_cost(&self) -> u64 {
+        let stage = |s: usize| u64::from(rowcache::stage_cost(&self.kernel, s, &self.cached)) + 8;
+        let twice: u64 = self.row_bounds.iter().map(|b| stage(b.stage)).sum();
+        (0..self.kernel.stages.len()).map(stage).sum::<u64>() + twice
+    }
+
+    /// The kernel's launch shape.
+    pub fn shape(&self) -> LaunchShape {
+        self.shape
+    }
+}
