@@ -108,7 +108,8 @@ pub struct ProfiledLaunch {
 /// Chooses a kernel's plan (see [`crate::render::plan_kernel`]).
 pub type Planner = Arc<dyn Fn(&Kernel, &GpuCaps) -> KernelPlan + Send + Sync>;
 
-/// The CUDA backend (`cuda`).
+/// The CUDA backend (`cuda`). A clone shares the device (or emulator), memory and modules.
+#[derive(Clone)]
 pub struct CudaBackend {
     shared: Arc<Shared>,
     caps: GpuCaps,

@@ -15,7 +15,7 @@ fn check_tiny(name: &str) {
     let reference = l.evaluate(&case.inputs).expect("the interpreter runs");
     let backend = CudaBackend::emulated();
     for fuse in [false, true] {
-        let got = run(&backend, &l, &case.inputs, fuse)
+        let got = run(&backend, &case.graph, &case.inputs, fuse)
             .unwrap_or_else(|e| panic!("{name} (fuse {fuse}): {e}"));
         for (i, (g, (w, r))) in got
             .iter()
@@ -77,9 +77,8 @@ fn check_article(name: &str) {
         })
         .collect();
     let want = coil_eager::run(&g, &inputs).unwrap().outputs;
-    let l = lowered(name, Size::Article).unwrap();
     let backend = CudaBackend::emulated();
-    let got = run(&backend, &l, &inputs, true).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let got = run(&backend, &g, &inputs, true).unwrap_or_else(|e| panic!("{name}: {e}"));
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         let (abs, rel) = compare(g, w).unwrap_or_else(|e| panic!("{name} output {i}: {e}"));
         // Matmuls over k up to 1024 accumulate in a different order than coil-eager's gemm:

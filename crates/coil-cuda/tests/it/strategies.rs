@@ -169,8 +169,7 @@ fn check(text: &str, inputs: &[Tensor], tol: f64) -> Vec<Strategy> {
     let backend = CudaBackend::emulated();
     let mut strategies = Vec::new();
     for fuse in [true, false] {
-        let got = run(&backend as &dyn Backend, &l, inputs, fuse)
-            .unwrap_or_else(|e| panic!("fuse {fuse}: {e}"));
+        let got = run(&backend, &g, inputs, fuse).unwrap_or_else(|e| panic!("fuse {fuse}: {e}"));
         assert_outputs_close(&got, &want, tol, &format!("fuse {fuse}\n{text}\n"));
         if fuse {
             strategies = program(&l, true, 132)
@@ -332,8 +331,7 @@ fn every_autotuning_candidate_matches_eager() {
             c.get(i).copied().unwrap_or(c[0])
         });
         let backend = CudaBackend::emulated().with_planner(planner);
-        let got = run(&backend as &dyn Backend, &l, &inputs, true)
-            .unwrap_or_else(|e| panic!("candidate {i}: {e}"));
+        let got = run(&backend, &g, &inputs, true).unwrap_or_else(|e| panic!("candidate {i}: {e}"));
         assert_outputs_close(&got, &want, 1e-5, &format!("candidate {i}"));
     }
 }
@@ -431,7 +429,7 @@ fn reversed_and_one_pass_pointwise_kernels_match_eager() {
             )),
             "no pointwise kernel with reverse {reversed} and one_pass {full_grid}"
         );
-        let got = run(&backend as &dyn Backend, &l, &inputs, true).unwrap_or_else(|e| {
+        let got = run(&backend, &g, &inputs, true).unwrap_or_else(|e| {
             panic!("unroll {unroll}, reverse {reversed}, one pass {full_grid}: {e}")
         });
         assert_outputs_close(
