@@ -1,0 +1,416 @@
+//! The plan of a kernel, decided before any PTX is emitted: its [`Strategy`] (pointwise,
+//! persistent, looped or split reduction) with lanes, unroll, block and grid, the candidates
+//! autotuning times, and which kernels walk backwards into what L2 holds. Emission reads the
+//! plan and decides nothing of its own.
+
+use super::*;
+
+/// How a kernel runs on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// A grid-stride loop over `numel` in chunks of `lanes` (4 or 1) elements, `unroll`
+    /// chunks (a grid apart, so each load instruction stays coalesced) per thread and
+    /// iteration.
+    Pointwise {
+        /// Elements per chunk.
+        lanes: u32,
+        /// Chunks per thread and iteration.
+        unroll: u32,
+        /// Walk the elements from the last to the first ([`walk_backwards`]).
+        reverse: bool,
+        /// A grid that covers every element, so each thread runs the loop once (as Triton
+        /// launches pointwise kernels; the block scheduler then balances the SMs), instead of
+        /// as many blocks as the SMs hold at once.
+        one_pass: bool,
+    },
+    /// The row held in registers: `row_threads` threads per row (32: a warp), each holding
+    /// `chunks` chunks of `lanes` elements.
+    Persistent {
+        /// Elements per chunk (4 when rows are 16-byte aligned, else 1).
+        lanes: u32,
+        /// Threads per row: 32 (a warp per row, several rows per block) or the block.
+        row_threads: u32,
+        /// Chunks per thread.
+        chunks: u32,
+    },
+    /// One block per row, each stage a loop over the row.
+    Looped {
+        /// Elements per chunk.
+        lanes: u32,
+        /// Chunks per loop iteration.
+        unroll: u32,
+    },
+    /// `parts` blocks per row write partial accumulators; a second kernel finishes.
+    Split {
+        /// Elements per chunk.
+        lanes: u32,
+        /// Chunks per loop iteration.
+        unroll: u32,
+        /// Blocks (slices) per row.
+        parts: u32,
+        /// One entry: the block that finishes a row's partials last (an atomic counter per
+        /// row says which) combines them and runs the outer stages, instead of a second
+        /// kernel doing it.
+        fused: bool,
+    },
+}
+
+impl Strategy {
+    /// A short name for reports: `pointwise`, `persistent`, `looped`, `split`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Strategy::Pointwise { .. } => "pointwise",
+            Strategy::Persistent { .. } => "persistent",
+            Strategy::Looped { .. } => "looped",
+            Strategy::Split { .. } => "split",
+        }
+    }
+}
+
+/// How a kernel is rendered: its strategy, threads per block, and whether index arithmetic
+/// is 64-bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelPlan {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Threads per block of the (first) entry.
+    pub block: u32,
+    /// 64-bit index arithmetic (needed when some index may pass 2^31; allowed always).
+    pub wide_indices: bool,
+    /// Blocks each SM should hold at once (`.minnctapersm`: ptxas limits registers to fit);
+    /// 0 leaves ptxas free.
+    pub min_blocks_per_sm: u32,
+}
+
+/// The plan for `k` on a device with `caps`.
+pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> KernelPlan {
+    let (strategy, block) = choose_strategy(k, caps);
+    // Persistent rows: half the SM's threads at least (at most 64 registers a thread).
+    let min_blocks_per_sm = match strategy {
+        Strategy::Persistent { .. } => (caps.max_threads_per_sm / 2 / block).max(1),
+        _ => 0,
+    };
+    KernelPlan {
+        strategy,
+        block,
+        wide_indices: needs_wide_indices(k),
+        min_blocks_per_sm,
+    }
+}
+
+/// For each kernel of `kernels` (in launch order), whether it walks its elements backwards:
+/// a pointwise kernel does when the kernel launched before it read one of its inputs, a
+/// buffer larger than half the L2 cache, front to back, so what is left of it in L2 is its
+/// end. Walking back from the end, the kernel finds that part there instead of evicting it
+/// while it reads the start (`wall`: the global mean reads x, then `relu(x - mean)` reads it
+/// again). A pointwise kernel that itself walked backwards left the start of its inputs in
+/// L2, so the one after it walks forwards. One pass over the launch order.
+pub fn walk_backwards(kernels: &[Kernel], caps: &GpuCaps) -> Vec<bool> {
+    let reads = |k: &Kernel, name: &str| {
+        k.args
+            .iter()
+            .any(|a| a.name == name && a.role != ArgRole::Output)
+    };
+    let mut backwards: Vec<bool> = Vec::with_capacity(kernels.len());
+    for (i, k) in kernels.iter().enumerate() {
+        let after = match i.checked_sub(1) {
+            Some(j) if !backwards[j] => {
+                let prev = &kernels[j];
+                k.reduction_ranges.is_empty()
+                    && k.args.iter().any(|a| {
+                        a.role != ArgRole::Output
+                            && (a.len * a.dtype.itemsize()) as u64 > caps.l2_bytes / 2
+                            && reads(prev, &a.name)
+                    })
+            }
+            _ => false,
+        };
+        backwards.push(after);
+    }
+    backwards
+}
+
+/// `plan` walking backwards when `reverse` (pointwise plans only; others are unchanged).
+pub fn oriented(mut plan: KernelPlan, reverse: bool) -> KernelPlan {
+    if let Strategy::Pointwise { reverse: r, .. } = &mut plan.strategy {
+        *r = reverse;
+    }
+    plan
+}
+
+/// Plans worth timing against each other for `k` on the device (autotuning, as Inductor's
+/// reduction heuristics hand Triton several configs to benchmark at the first call): the
+/// default first, then, for pointwise kernels of a million elements or more, one chunk per
+/// thread and iteration, and guaranteed residency (eight or four blocks an SM); for split
+/// reductions, four chunks per thread and iteration, or sixteen times the parts; for
+/// reductions over rows longer than a warp holds, looped reductions of [`LOOPED_BLOCK`]
+/// threads (two or four chunks per iteration) and persistent rows of 256 threads (four
+/// blocks an SM) when the row fits their registers. Which of these wins depends on how much
+/// work sits between a row's loads and its stores (measured on an H200: softmax is fastest
+/// with 256-thread rows, seed_model looped), which the plan cannot see in advance.
+pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<KernelPlan> {
+    let default = plan_kernel(k, caps);
+    let mut plans = vec![default];
+    let rnumel = k.rnumel();
+    if let Strategy::Pointwise {
+        lanes,
+        unroll,
+        reverse,
+        ..
+    } = default.strategy
+    {
+        // Big pointwise kernels: one chunk a thread and iteration against the default two
+        // (fewer live registers, where the kernel's math is long); a grid covering every
+        // element (each thread one pass, with one or two chunks); and the default with every
+        // block resident at once guaranteed (registers capped for eight blocks an SM, or
+        // four blocks with more registers), the grid sized to match.
+        if k.numel() >= 1 << 20 {
+            let pointwise = |unroll, one_pass| KernelPlan {
+                strategy: Strategy::Pointwise {
+                    lanes,
+                    unroll,
+                    reverse,
+                    one_pass,
+                },
+                ..default
+            };
+            if unroll != 1 {
+                plans.push(pointwise(1, false));
+            }
+            plans.push(pointwise(unroll, true));
+            if unroll != 1 {
+                plans.push(pointwise(1, true));
+            }
+            let full = (caps.max_threads_per_sm / default.block).max(1);
+            for blocks in [full, full / 2] {
+                if blocks > 0 {
+                    plans.push(KernelPlan {
+                        min_blocks_per_sm: blocks,
+                        ..default
+                    });
+                }
+            }
+        }
+        return dedup(plans);
+    }
+    if let Strategy::Split {
+        lanes,
+        unroll,
+        parts,
+        ..
+    } = default.strategy
+    {
+        // Four chunks in flight a thread instead of two; one launch instead of two; and sixteen
+        // times the parts (short parts, as many blocks as a row reduction of the same bytes,
+        // in many waves so that no SM idles at the end).
+        plans.push(KernelPlan {
+            strategy: Strategy::Split {
+                lanes,
+                unroll: 4,
+                parts,
+                fused: false,
+            },
+            ..default
+        });
+        // The partials combined by the last block to finish: one launch, no second kernel.
+        plans.push(KernelPlan {
+            strategy: Strategy::Split {
+                lanes,
+                unroll,
+                parts,
+                fused: true,
+            },
+            ..default
+        });
+        if let Some(Strategy::Split { lanes, parts, .. }) = split_strategy(k, caps, 64) {
+            // Short parts read like the rows of a row reduction: every chunk of a thread's
+            // part in flight at once (four chunks of two loop steps' worth), finished by the
+            // last block.
+            plans.push(KernelPlan {
+                strategy: Strategy::Split {
+                    lanes,
+                    unroll: 4,
+                    parts,
+                    fused: true,
+                },
+                ..default
+            });
+        }
+        return dedup(plans);
+    }
+    if rnumel <= WARP_ROW_LIMIT {
+        return plans;
+    }
+    let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
+    for unroll in [2, 4] {
+        plans.push(KernelPlan {
+            strategy: Strategy::Looped { lanes, unroll },
+            block: LOOPED_BLOCK,
+            min_blocks_per_sm: 0,
+            ..default
+        });
+    }
+    let threads = 256u32;
+    let chunks = rnumel.div_ceil((threads * lanes) as usize);
+    if rnumel <= PERSISTENT_RNUMEL_LIMIT
+        && held_loads(k) * chunks * lanes as usize <= HELD_REGISTER_BUDGET
+    {
+        plans.push(KernelPlan {
+            strategy: Strategy::Persistent {
+                lanes,
+                row_threads: threads,
+                chunks: chunks as u32,
+            },
+            block: threads,
+            min_blocks_per_sm: (caps.max_threads_per_sm / 2 / threads).max(1),
+            ..default
+        });
+    }
+    dedup(plans)
+}
+
+pub(super) fn dedup(plans: Vec<KernelPlan>) -> Vec<KernelPlan> {
+    let mut unique: Vec<KernelPlan> = Vec::with_capacity(plans.len());
+    for p in plans {
+        if !unique.contains(&p) {
+            unique.push(p);
+        }
+    }
+    unique
+}
+
+pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
+    let numel = k.numel();
+    let rnumel = k.rnumel();
+    if k.reduction_ranges.is_empty() {
+        let lanes = if numel.is_multiple_of(4) { 4 } else { 1 };
+        return (
+            Strategy::Pointwise {
+                lanes,
+                unroll: 2,
+                reverse: false,
+                one_pass: false,
+            },
+            POINTWISE_BLOCK,
+        );
+    }
+    let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
+    let held = held_loads(k);
+    let fits = |threads: usize, chunks: usize| {
+        held * chunks * lanes as usize <= HELD_REGISTER_BUDGET
+            && threads * chunks * (lanes as usize) >= rnumel
+    };
+    if rnumel > 0 && rnumel <= WARP_ROW_LIMIT {
+        let chunks = rnumel.div_ceil(32 * lanes as usize);
+        if fits(32, chunks) {
+            let rows_per_block = numel.clamp(1, 8) as u32;
+            return (
+                Strategy::Persistent {
+                    lanes,
+                    row_threads: 32,
+                    chunks: chunks as u32,
+                },
+                32 * rows_per_block,
+            );
+        }
+    }
+    if rnumel > 0 && rnumel <= PERSISTENT_RNUMEL_LIMIT {
+        // 8 values per thread for short rows, 16 for long ones: blocks of at most 512 threads
+        // up to rows of 8192, so that two or more blocks share an SM and one block's loads
+        // overlap another's reduction.
+        let per_thread = if rnumel >= 4096 { 16 } else { 8 };
+        let threads = rnumel
+            .div_ceil(per_thread)
+            .next_multiple_of(32)
+            .clamp(64, 1024);
+        let chunks = rnumel.div_ceil(threads * lanes as usize);
+        if fits(threads, chunks) {
+            return (
+                Strategy::Persistent {
+                    lanes,
+                    row_threads: threads as u32,
+                    chunks: chunks as u32,
+                },
+                threads as u32,
+            );
+        }
+    }
+    if let Some(split) = split_strategy(k, caps, 4) {
+        return (split, LOOPED_BLOCK);
+    }
+    (Strategy::Looped { lanes, unroll: 2 }, LOOPED_BLOCK)
+}
+
+/// A split reduction for a kernel with too few rows to fill the GPU (one reduction stage, then
+/// outer stages): about `blocks_per_sm` blocks of [`LOOPED_BLOCK`] threads an SM over all
+/// rows, each part at least two loop steps long; `None` when the kernel does not qualify.
+pub(super) fn split_strategy(k: &Kernel, caps: &GpuCaps, blocks_per_sm: usize) -> Option<Strategy> {
+    let numel = k.numel();
+    let rnumel = k.rnumel();
+    let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
+    let unroll = 2;
+    let step = (LOOPED_BLOCK * lanes * unroll) as usize;
+    let splittable = matches!(k.stages.first(), Some(s) if s.kind == StageKind::Reduction)
+        && k.stages[1..].iter().all(|s| s.kind == StageKind::Outer);
+    if !(splittable && numel > 0 && numel < caps.sm_count as usize && rnumel >= 4 * step) {
+        return None;
+    }
+    let want = (blocks_per_sm * caps.sm_count as usize).div_ceil(numel.max(1));
+    let most = rnumel / (2 * step);
+    let parts = want.clamp(2, most.max(2));
+    let span = rnumel.div_ceil(parts).next_multiple_of(step);
+    let parts = rnumel.div_ceil(span) as u32;
+    (parts >= 2).then_some(Strategy::Split {
+        lanes,
+        unroll,
+        parts,
+        fused: false,
+    })
+}
+
+/// Distinct loads (buffer, index) of reduction stages that move along the row and differ
+/// between rows: what a persistent reduction holds per element.
+pub(super) fn held_loads(k: &Kernel) -> usize {
+    let r = reduction_var();
+    let o = outer_var();
+    let mut seen: Vec<(ArgId, IndexExpr)> = Vec::new();
+    for s in k.stages.iter().filter(|s| s.kind == StageKind::Reduction) {
+        for &v in &s.values {
+            if let KExpr::Load { arg, index, .. } = k.expr(v) {
+                let flat = flatten(k, index);
+                let moves = flat.contains_var(r) && flat.contains_var(o);
+                if moves && !seen.iter().any(|(a, e)| a == arg && *e == flat) {
+                    seen.push((*arg, flat));
+                }
+            }
+        }
+    }
+    seen.len().max(1)
+}
+
+/// Whether some index of `k` may leave the 32-bit range (so index arithmetic must be
+/// 64-bit).
+pub fn needs_wide_indices(k: &Kernel) -> bool {
+    let limit = (1usize << 31) - (1 << 22);
+    let total = k.numel().saturating_mul(k.rnumel().max(1));
+    if total >= limit || k.args.iter().any(|a| a.len >= limit) {
+        return true;
+    }
+    let ranges = index::flat_ranges(k);
+    let fits = |e: &IndexExpr| index::fits_i32(&flatten(k, e), &ranges);
+    for s in &k.stages {
+        for &v in &s.values {
+            let ok = match k.expr(v) {
+                KExpr::Load { index, .. } | KExpr::Index(index) => fits(index),
+                _ => true,
+            };
+            if !ok {
+                return true;
+            }
+        }
+        if !s.stores.iter().all(|st| fits(&st.index)) {
+            return true;
+        }
+    }
+    false
+}
