@@ -1,3 +1,4 @@
 //! Workspace-level tests.
 
+mod invariants;
 mod tidy;
