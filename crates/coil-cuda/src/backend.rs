@@ -4,13 +4,13 @@
 //! configurations the translator chose; memory lives behind opaque handles; `matmul` calls
 //! cuBLAS `sgemm` (strided batched for bmm, transposed operands as views).
 //!
-//! Three runtimes behind one type: a GPU ([`CudaBackend::new`]), none
-//! ([`CudaBackend::offline`]: renders PTX only, for `--compile-only` and CI), and the PTX
-//! emulator ([`CudaBackend::emulated`]: runs the same PTX on the host, slowly, so whole models
-//! can be checked end to end on machines without a GPU).
+//! Where the PTX runs is an executor behind one trait (`exec/`): a GPU
+//! ([`CudaBackend::new`]), none ([`CudaBackend::offline`]: renders PTX only, for
+//! `--compile-only` and CI), or coil-ptx's emulator ([`CudaBackend::emulated`]: runs the same
+//! PTX on the host, slowly, so whole models can be checked end to end on machines without a
+//! GPU). The backend renders, checks and delegates; it matches on none of them.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use coil_codegen::{
     Backend, BackendError, BufferHandle, CompiledKernels, DeviceClock, DeviceTimes, ExternCall,
@@ -20,98 +20,26 @@ use coil_graph::DType;
 use coil_lower::LowerConfig;
 
 use crate::blas::{Gemm, MatLayout};
-use crate::emu;
 use crate::error::CudaError;
+use crate::exec::{Emulated, Executor, Gpu, LoadOptions, LoadedModule, Offline};
 use crate::ptx::PtxModule;
 use crate::render::{
-    KernelPlan, LaunchArg, RenderedKernel, candidate_plans, oriented, plan_kernel, render_planned,
-    walk_backwards,
+    KernelPlan, LaunchArg, RenderedKernel, oriented, plan_kernel, render_planned, walk_backwards,
 };
-use crate::runtime::{DeviceBuffer, Event, GpuDevice, LoadedKernel, ParamValue};
+use crate::runtime::GpuDevice;
 use coil_ptx::{GpuCaps, PtxTarget};
 
-/// Instructions one emulated launch may execute before it is stopped.
-const EMULATOR_BUDGET: u64 = 20_000_000_000;
-
-enum Runtime {
-    Offline,
-    Gpu(GpuDevice),
-    Emulated,
-}
-
-/// Memory behind handles: device buffers, or emulator addresses.
-#[derive(Default)]
-struct Memory {
-    next: u64,
-    gpu: HashMap<u64, DeviceBuffer>,
-    emu: emu::Memory,
-    emu_buffers: HashMap<u64, (u64, usize)>,
-}
-
-struct Shared {
-    runtime: Runtime,
-    memory: Mutex<Memory>,
-    /// While profiling: every launch's entry name and its events.
-    profile: Mutex<Option<Vec<ProfiledLaunch>>>,
-    /// The event [`DeviceClock::start`] recorded, until `stop`.
-    clock_start: Mutex<Option<Event>>,
-}
-
-impl Shared {
-    fn new(runtime: Runtime) -> Arc<Shared> {
-        Arc::new(Shared {
-            runtime,
-            memory: Mutex::new(Memory::default()),
-            profile: Mutex::new(None),
-            clock_start: Mutex::new(None),
-        })
-    }
-
-    fn memory(&self) -> MutexGuard<'_, Memory> {
-        self.memory.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Runs `launch` between two events when profiling.
-    fn timed(
-        &self,
-        name: &str,
-        launch: impl FnOnce() -> Result<(), BackendError>,
-    ) -> Result<(), BackendError> {
-        let mut profile = self.profile.lock().unwrap_or_else(PoisonError::into_inner);
-        let (Some(list), Runtime::Gpu(dev)) = (profile.as_mut(), &self.runtime) else {
-            return launch();
-        };
-        let start = dev.record_event().map_err(err)?;
-        launch()?;
-        let end = dev.record_event().map_err(err)?;
-        list.push(ProfiledLaunch {
-            name: name.to_string(),
-            start,
-            end,
-        });
-        Ok(())
-    }
-}
-
-/// One launch recorded while profiling: the entry (or `cublas_sgemm`) and CUDA events
-/// recorded just before and after it on the device's stream.
-#[derive(Debug)]
-pub struct ProfiledLaunch {
-    /// The `.entry` name, or `cublas_sgemm` for a matmul.
-    pub name: String,
-    /// Recorded before the launch.
-    pub start: Event,
-    /// Recorded after it.
-    pub end: Event,
-}
+pub use crate::exec::ProfiledLaunch;
 
 /// Chooses a kernel's plan (see [`crate::render::plan_kernel`]).
 pub type Planner = Arc<dyn Fn(&Kernel, &GpuCaps) -> KernelPlan + Send + Sync>;
 
-/// The CUDA backend (`cuda`). A clone shares the device (or emulator), memory and modules.
+/// The CUDA backend (`cuda`). A clone shares the executor (the device or emulator, and its
+/// memory).
 #[derive(Clone)]
 pub struct CudaBackend {
-    shared: Arc<Shared>,
+    /// Where the PTX runs: a GPU, the emulator, or nowhere.
+    exec: Arc<dyn Executor>,
     caps: GpuCaps,
     target: PtxTarget,
     description: String,
@@ -129,7 +57,7 @@ impl std::fmt::Debug for CudaBackend {
     }
 }
 
-fn err(e: CudaError) -> BackendError {
+pub(crate) fn err(e: CudaError) -> BackendError {
     match e {
         CudaError::Codegen { kernel, reason } => BackendError::Codegen {
             kernel,
@@ -146,10 +74,6 @@ fn err(e: CudaError) -> BackendError {
         | CudaError::NoCublas) => BackendError::Device(e.to_string()),
         other => BackendError::Runtime(other.to_string()),
     }
-}
-
-fn emu_err(e: emu::EmuError) -> BackendError {
-    BackendError::Runtime(format!("PTX emulator: {e}"))
 }
 
 impl CudaBackend {
@@ -174,7 +98,7 @@ impl CudaBackend {
             (info.driver_version % 1000) / 10
         );
         Ok(CudaBackend {
-            shared: Shared::new(Runtime::Gpu(device)),
+            exec: Arc::new(Gpu::new(device)),
             caps,
             target,
             description,
@@ -199,7 +123,7 @@ impl CudaBackend {
                 target.sm_name(),
                 caps.sm_count
             ),
-            shared: Shared::new(Runtime::Offline),
+            exec: Arc::new(Offline::default()),
             caps,
             target,
             planner: None,
@@ -215,7 +139,7 @@ impl CudaBackend {
         let target = caps.target();
         CudaBackend {
             description: format!("PTX emulator ({} code)", target.sm_name()),
-            shared: Shared::new(Runtime::Emulated),
+            exec: Arc::new(Emulated::default()),
             caps,
             target,
             planner: None,
@@ -242,30 +166,19 @@ impl CudaBackend {
     /// Starts (or stops and discards) recording CUDA events around every launch and matmul
     /// (GPU only). Events cost a microsecond or two of host time per launch.
     pub fn set_profiling(&self, on: bool) {
-        let mut p = self
-            .shared
-            .profile
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        *p = on.then(Vec::new);
+        if let Some(gpu) = self.exec.gpu() {
+            gpu.set_profiling(on);
+        }
     }
 
     /// The launches recorded since profiling started or the last take (profiling stays on).
     pub fn take_profile(&self) -> Vec<ProfiledLaunch> {
-        let mut p = self
-            .shared
-            .profile
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        p.as_mut().map(std::mem::take).unwrap_or_default()
+        self.exec.gpu().map(Gpu::take_profile).unwrap_or_default()
     }
 
     /// The open GPU, if any (for timing with events, device copies, capability queries).
     pub fn gpu(&self) -> Option<&GpuDevice> {
-        match &self.shared.runtime {
-            Runtime::Gpu(d) => Some(d),
-            _ => None,
-        }
+        self.exec.gpu().map(Gpu::device)
     }
 
     /// The capability flags kernels are planned for.
@@ -328,58 +241,18 @@ impl CudaBackend {
                 ));
             }
         }
-        let mut compiled = Vec::with_capacity(rendered.len());
-        let (loaded, emulated) = match &self.shared.runtime {
-            Runtime::Gpu(dev) => (dev.load_module(&module)?, None),
-            Runtime::Emulated => (
-                Vec::new(),
-                Some(emu::parse(&source).map_err(|e| {
-                    CudaError::Ptx(coil_ptx::PtxError {
-                        kernel: "<module>".into(),
-                        reason: e.to_string(),
-                    })
-                })?),
-            ),
-            Runtime::Offline => (Vec::new(), None),
+        let options = LoadOptions {
+            caps: &self.caps,
+            target: self.target,
+            autotune: self.autotune && self.planner.is_none(),
         };
-        let mut next_entry = 0;
-        for (r, kernel) in rendered.into_iter().zip(kernels) {
-            let n = r.launches.len();
-            let entries: Vec<LoadedKernel> = loaded
-                .get(next_entry..next_entry + n)
-                .map(<[LoadedKernel]>::to_vec)
-                .unwrap_or_default();
-            next_entry += n;
-            let scratch = match &self.shared.runtime {
-                Runtime::Gpu(dev) => gpu_scratch(dev, &r.scratch_bytes)?,
-                Runtime::Emulated => {
-                    let mut mem = self.shared.memory();
-                    r.scratch_bytes
-                        .iter()
-                        .map(|&b| Scratch::Emu(mem.emu.alloc(b)))
-                        .collect()
-                }
-                Runtime::Offline => Vec::new(),
-            };
-            let alternatives = match &self.shared.runtime {
-                Runtime::Gpu(dev) if self.autotune && self.planner.is_none() => {
-                    self.alternatives(dev, kernel, &r)
-                }
-                _ => Vec::new(),
-            };
-            compiled.push(CompiledKernel {
-                rendered: r,
-                entries,
-                scratch,
-                alternatives,
-                choice: Mutex::new(None),
-            });
-        }
+        let loaded = self
+            .exec
+            .load(&module, &source, &rendered, kernels, &options)?;
         Ok(CudaKernels {
-            shared: Arc::clone(&self.shared),
+            loaded,
             source: plans + &source,
-            kernels: compiled,
-            emulated,
+            rendered,
         })
     }
 }
@@ -389,126 +262,14 @@ impl CudaBackend {
     fn default_plan(&self, kernel: &Kernel, reverse: bool) -> KernelPlan {
         oriented(plan_kernel(kernel, &self.caps), reverse)
     }
-
-    /// `kernel` rendered and loaded under its other candidate plans (each in a module of its
-    /// own, so entry names may repeat; each with its own scratch memory); plans that fail to
-    /// render or load are left out.
-    fn alternatives(
-        &self,
-        dev: &GpuDevice,
-        kernel: &Kernel,
-        main: &RenderedKernel,
-    ) -> Vec<Variant> {
-        let mut out = Vec::new();
-        let reverse = matches!(
-            main.plan.strategy,
-            crate::render::Strategy::Pointwise { reverse: true, .. }
-        );
-        for plan in candidate_plans(kernel, &self.caps) {
-            let plan = oriented(plan, reverse);
-            if plan == main.plan {
-                continue;
-            }
-            let loaded = render_planned(kernel, &self.caps, self.target, plan).and_then(|r| {
-                if r.arg_bytes != main.arg_bytes {
-                    return Ok(None);
-                }
-                let mut module = PtxModule::new(self.target);
-                for l in &r.launches {
-                    module.push(l.kernel.clone())?;
-                }
-                let entries = dev.load_module(&module)?;
-                let scratch = gpu_scratch(dev, &r.scratch_bytes)?;
-                Ok(Some(Variant {
-                    rendered: r,
-                    entries,
-                    scratch,
-                }))
-            });
-            match loaded {
-                Ok(Some(v)) => out.push(v),
-                Ok(None) => {}
-                Err(e) => {
-                    tracing::warn!(target: "cuda", kernel = %main.name, ?plan, %e, "candidate plan left out");
-                }
-            }
-        }
-        out
-    }
 }
 
-/// Timed launches of each candidate plan when autotuning (after one warm-up launch).
-const TUNE_RUNS: usize = 5;
-
-/// Runs `work` `warmup` times, then `reps` times (at least once) between two CUDA events
-/// each; the median device time in milliseconds.
-fn median_device_ms(
-    dev: &GpuDevice,
-    warmup: usize,
-    reps: usize,
-    mut work: impl FnMut() -> Result<(), BackendError>,
-) -> Result<f64, BackendError> {
-    for _ in 0..warmup {
-        work()?;
-    }
-    let mut times = Vec::with_capacity(reps.max(1));
-    for _ in 0..reps.max(1) {
-        let start = dev.record_event().map_err(err)?;
-        work()?;
-        let end = dev.record_event().map_err(err)?;
-        times.push(f64::from(start.elapsed_ms(&end).map_err(err)?));
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times[times.len() / 2])
-}
-
-/// Zeroed device scratch buffers of these sizes (a fused split's counters must start at 0).
-fn gpu_scratch(dev: &GpuDevice, bytes: &[usize]) -> Result<Vec<Scratch>, CudaError> {
-    bytes
-        .iter()
-        .map(|&b| dev.alloc_zeroed(b).map(Scratch::Gpu))
-        .collect()
-}
-
-enum Scratch {
-    Gpu(DeviceBuffer),
-    Emu(u64),
-}
-
-struct CompiledKernel {
-    rendered: RenderedKernel,
-    entries: Vec<LoadedKernel>,
-    scratch: Vec<Scratch>,
-    /// Other candidate plans, rendered and loaded (autotuning on a GPU only).
-    alternatives: Vec<Variant>,
-    /// Which plan runs: 0 the main one, `i` alternative `i - 1`; `None` until the first
-    /// launch has timed them.
-    choice: Mutex<Option<usize>>,
-}
-
-/// A kernel rendered under another plan, loaded, with its scratch memory.
-struct Variant {
-    rendered: RenderedKernel,
-    entries: Vec<LoadedKernel>,
-    scratch: Vec<Scratch>,
-}
-
-impl CompiledKernel {
-    fn variant(&self, v: usize) -> (&RenderedKernel, &[LoadedKernel], &[Scratch]) {
-        match v.checked_sub(1).and_then(|i| self.alternatives.get(i)) {
-            Some(a) => (&a.rendered, &a.entries, &a.scratch),
-            None => (&self.rendered, &self.entries, &self.scratch),
-        }
-    }
-}
-
-/// A compiled model's kernels: one PTX module, each kernel's entries, launch configurations
-/// and scratch memory.
+/// A compiled model's kernels: one PTX module, each kernel's rendering (entries, launch
+/// configurations, scratch), loaded by the backend's executor.
 pub struct CudaKernels {
-    shared: Arc<Shared>,
+    loaded: Box<dyn LoadedModule>,
     source: String,
-    kernels: Vec<CompiledKernel>,
-    emulated: Option<emu::Module>,
+    rendered: Vec<RenderedKernel>,
 }
 
 impl std::fmt::Debug for CudaKernels {
@@ -516,44 +277,26 @@ impl std::fmt::Debug for CudaKernels {
         f.debug_struct("CudaKernels")
             .field(
                 "kernels",
-                &self
-                    .kernels
-                    .iter()
-                    .map(|k| &k.rendered.name)
-                    .collect::<Vec<_>>(),
+                &self.rendered.iter().map(|r| &r.name).collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
-    }
-}
-
-impl Drop for CudaKernels {
-    fn drop(&mut self) {
-        let mut mem = self.shared.memory();
-        for k in &self.kernels {
-            for s in &k.scratch {
-                if let Scratch::Emu(addr) = s {
-                    mem.emu.free(*addr);
-                }
-            }
-        }
     }
 }
 
 impl CudaKernels {
     /// How each kernel was rendered (strategy, entries, launch configurations).
     pub fn rendered(&self) -> impl Iterator<Item = &RenderedKernel> {
-        self.kernels.iter().map(|k| &k.rendered)
+        self.rendered.iter()
     }
 
     /// Launches kernel `index` with `args` (one buffer per kernel argument).
     pub fn launch_kernel(&self, index: usize, args: &[BufferHandle]) -> Result<(), BackendError> {
-        let k = self.kernels.get(index).ok_or_else(|| {
+        let r = self.rendered.get(index).ok_or_else(|| {
             BackendError::Runtime(format!(
                 "kernel {index} of a module of {} kernels",
-                self.kernels.len()
+                self.rendered.len()
             ))
         })?;
-        let r = &k.rendered;
         let ir_args = r.launches.first().map_or(0, |l| {
             l.args
                 .iter()
@@ -567,167 +310,15 @@ impl CudaKernels {
                 args.len()
             )));
         }
-        let needs = &r.arg_bytes;
-        let mut mem = self.shared.memory();
-        match &self.shared.runtime {
-            Runtime::Offline => Err(err(CudaError::Offline("launch kernels"))),
-            Runtime::Gpu(dev) => {
-                let bufs: Vec<&DeviceBuffer> = args
-                    .iter()
-                    .zip(needs)
-                    .map(|(h, &need)| {
-                        let b = mem.gpu.get(&h.0).ok_or_else(|| {
-                            BackendError::Runtime(format!(
-                                "{h} is not a live buffer of this backend"
-                            ))
-                        })?;
-                        if b.len() < need {
-                            return Err(BackendError::Runtime(format!(
-                                "{}: buffer {h} has {} bytes, the kernel reads or writes {need}",
-                                r.name,
-                                b.len()
-                            )));
-                        }
-                        Ok(b)
-                    })
-                    .collect::<Result<_, _>>()?;
-                let v = self.choose(dev, k, &bufs)?;
-                let (r, entries, scratch) = k.variant(v);
-                self.launch_gpu(dev, r, entries, scratch, &bufs, true)
-            }
-            Runtime::Emulated => {
-                let module = self
-                    .emulated
-                    .as_ref()
-                    .ok_or_else(|| BackendError::Runtime("no emulated module".into()))?;
-                let mut addrs = Vec::with_capacity(args.len());
-                for (h, &need) in args.iter().zip(needs) {
-                    let &(addr, len) = mem.emu_buffers.get(&h.0).ok_or_else(|| {
-                        BackendError::Runtime(format!("{h} is not a live buffer of this backend"))
-                    })?;
-                    if len < need {
-                        return Err(BackendError::Runtime(format!(
-                            "{}: buffer {h} has {len} bytes, the kernel reads or writes {need}",
-                            r.name
-                        )));
-                    }
-                    addrs.push(addr);
-                }
-                for launch in &r.launches {
-                    let params: Vec<u64> = launch
-                        .args
-                        .iter()
-                        .map(|a| match a {
-                            LaunchArg::Arg(i) => addrs[*i],
-                            LaunchArg::Scratch(j) => match &k.scratch[*j] {
-                                Scratch::Emu(a) => *a,
-                                Scratch::Gpu(_) => 0,
-                            },
-                        })
-                        .collect();
-                    emu::launch(
-                        module,
-                        launch.kernel.name(),
-                        launch.config.grid.0,
-                        launch.config.block.0,
-                        &params,
-                        &mut mem.emu,
-                        EMULATOR_BUDGET,
-                    )
-                    .map_err(emu_err)?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl CudaKernels {
-    /// Launches the entries of one rendering of a kernel on `bufs` (one per argument).
-    fn launch_gpu(
-        &self,
-        dev: &GpuDevice,
-        r: &RenderedKernel,
-        entries: &[LoadedKernel],
-        scratch: &[Scratch],
-        bufs: &[&DeviceBuffer],
-        profiled: bool,
-    ) -> Result<(), BackendError> {
-        for (launch, entry) in r.launches.iter().zip(entries) {
-            let kargs: Vec<ParamValue<'_>> = launch
-                .args
-                .iter()
-                .map(|a| match a {
-                    LaunchArg::Arg(i) => ParamValue::buffer(bufs[*i]),
-                    LaunchArg::Scratch(j) => match &scratch[*j] {
-                        Scratch::Gpu(b) => ParamValue::buffer(b),
-                        Scratch::Emu(_) => ParamValue::U64(0),
-                    },
-                })
-                .collect();
-            // SAFETY: every buffer holds at least the bytes the kernel's arguments span
-            // (checked by the caller against `arg_bytes`, which every rendering of a kernel
-            // shares; the translator indexes within `len` elements of each argument), and
-            // scratch buffers were sized by the translator.
-            let go = || unsafe { dev.launch(entry, launch.config, &kargs) }.map_err(err);
-            if profiled {
-                self.shared.timed(entry.name(), go)?;
-            } else {
-                go()?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The plan kernel `k` runs with: at its first launch, every candidate is timed on
-    /// `bufs` and the fastest kept.
-    fn choose(
-        &self,
-        dev: &GpuDevice,
-        k: &CompiledKernel,
-        bufs: &[&DeviceBuffer],
-    ) -> Result<usize, BackendError> {
-        let mut choice = k.choice.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(v) = *choice {
-            return Ok(v);
-        }
-        if k.alternatives.is_empty() {
-            *choice = Some(0);
-            return Ok(0);
-        }
-        let mut medians = Vec::with_capacity(k.alternatives.len() + 1);
-        for v in 0..=k.alternatives.len() {
-            let (r, entries, scratch) = k.variant(v);
-            medians.push(median_device_ms(dev, 1, TUNE_RUNS, || {
-                self.launch_gpu(dev, r, entries, scratch, bufs, false)
-            })?);
-        }
-        let best = (0..medians.len())
-            .min_by(|&a, &b| medians[a].total_cmp(&medians[b]))
-            .unwrap_or(0);
-        tracing::debug!(
-            target: "cuda",
-            kernel = %k.rendered.name,
-            plans = ?(0..medians.len()).map(|v| (k.variant(v).0.plan.strategy, medians[v] * 1e3)).collect::<Vec<_>>(),
-            chosen = ?k.variant(best).0.plan,
-            "autotuned (µs per plan)"
-        );
-        *choice = Some(best);
-        Ok(best)
+        self.loaded.launch(index, r, args)
     }
 
     /// Each kernel's name and the plan it runs with (the main plan until autotuning chose).
     pub fn chosen_plans(&self) -> Vec<(String, KernelPlan)> {
-        self.kernels
+        self.rendered
             .iter()
-            .map(|k| {
-                let v = k
-                    .choice
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .unwrap_or(0);
-                (k.rendered.name.clone(), k.variant(v).0.plan)
-            })
+            .enumerate()
+            .map(|(i, r)| (r.name.clone(), self.loaded.chosen_plan(i).unwrap_or(r.plan)))
             .collect()
     }
 }
@@ -819,70 +410,19 @@ impl Backend for CudaBackend {
     }
 
     fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError> {
-        let mut mem = self.shared.memory();
-        mem.next += 1;
-        let h = mem.next;
-        match &self.shared.runtime {
-            // Offline, memory is a name only: `coil::compile` plans and "allocates" so that
-            // `--compile-only` renders the PTX; copies and launches fail.
-            Runtime::Offline => {}
-            Runtime::Gpu(dev) => {
-                // Zeroed: kernels may read padding a view never wrote.
-                let b = dev.alloc_zeroed(bytes).map_err(err)?;
-                mem.gpu.insert(h, b);
-            }
-            Runtime::Emulated => {
-                let addr = mem.emu.alloc(bytes);
-                mem.emu_buffers.insert(h, (addr, bytes));
-            }
-        }
-        Ok(BufferHandle(h))
+        self.exec.alloc(bytes)
     }
 
     fn free(&self, buffer: BufferHandle) {
-        let mut mem = self.shared.memory();
-        mem.gpu.remove(&buffer.0);
-        if let Some((addr, _)) = mem.emu_buffers.remove(&buffer.0) {
-            mem.emu.free(addr);
-        }
+        self.exec.free(buffer);
     }
 
     fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError> {
-        let mut mem = self.shared.memory();
-        match &self.shared.runtime {
-            Runtime::Offline => Err(err(CudaError::Offline("copy memory"))),
-            Runtime::Gpu(dev) => {
-                let b = mem.gpu.get_mut(&buffer.0).ok_or_else(|| {
-                    BackendError::Runtime(format!("{buffer} is not a live buffer"))
-                })?;
-                dev.copy_to_device(bytes, b, 0).map_err(err)
-            }
-            Runtime::Emulated => {
-                let &(addr, _) = mem.emu_buffers.get(&buffer.0).ok_or_else(|| {
-                    BackendError::Runtime(format!("{buffer} is not a live buffer"))
-                })?;
-                mem.emu.write(addr, bytes).map_err(emu_err)
-            }
-        }
+        self.exec.write(buffer, bytes)
     }
 
     fn read(&self, buffer: BufferHandle, out: &mut [u8]) -> Result<(), BackendError> {
-        let mut mem = self.shared.memory();
-        match &self.shared.runtime {
-            Runtime::Offline => Err(err(CudaError::Offline("copy memory"))),
-            Runtime::Gpu(dev) => {
-                let b = mem.gpu.get(&buffer.0).ok_or_else(|| {
-                    BackendError::Runtime(format!("{buffer} is not a live buffer"))
-                })?;
-                dev.copy_to_host(b, 0, out).map_err(err)
-            }
-            Runtime::Emulated => {
-                let &(addr, _) = mem.emu_buffers.get(&buffer.0).ok_or_else(|| {
-                    BackendError::Runtime(format!("{buffer} is not a live buffer"))
-                })?;
-                mem.emu.read(addr, out).map_err(emu_err)
-            }
-        }
+        self.exec.read(buffer, out)
     }
 
     fn supports_extern(&self, kind: &ExternKind) -> bool {
@@ -909,79 +449,12 @@ impl Backend for CudaBackend {
             alpha: 1.0,
             beta: 0.0,
         };
-        let mut mem = self.shared.memory();
-        match &self.shared.runtime {
-            Runtime::Offline => Err(err(CudaError::Offline("run matmuls"))),
-            Runtime::Gpu(dev) => {
-                let mut out = mem.gpu.remove(&call.out.buffer.0).ok_or_else(|| {
-                    BackendError::Runtime(format!("{} is not a live buffer", call.out.buffer))
-                })?;
-                let result = (|| {
-                    let a = mem.gpu.get(&a.buffer.0);
-                    let b = mem.gpu.get(&b.buffer.0);
-                    let (Some(a), Some(b)) = (a, b) else {
-                        return Err(BackendError::Runtime(
-                            "a matmul operand is not a live buffer (or aliases the output)".into(),
-                        ));
-                    };
-                    dev.sgemm(gemm, (a, la), (b, lb), (&mut out, lc))
-                        .map_err(err)
-                })();
-                mem.gpu.insert(call.out.buffer.0, out);
-                result
-            }
-            Runtime::Emulated => {
-                let mut read = |op: &StridedOperand| -> Result<Vec<f32>, BackendError> {
-                    let &(addr, len) = mem.emu_buffers.get(&op.buffer.0).ok_or_else(|| {
-                        BackendError::Runtime(format!("{} is not a live buffer", op.buffer))
-                    })?;
-                    let mut bytes = vec![0u8; len];
-                    mem.emu.read(addr, &mut bytes).map_err(emu_err)?;
-                    Ok(bytes
-                        .chunks_exact(4)
-                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                        .collect())
-                };
-                let av = read(a)?;
-                let bv = read(b)?;
-                let mut cv = read(&call.out)?;
-                let at = |l: &MatLayout, v: &[f32], bi: usize, i: usize, j: usize| -> f32 {
-                    let (r, c) = if l.transposed { (j, i) } else { (i, j) };
-                    v.get(l.offset + bi * l.batch_stride + r * l.row_stride + c)
-                        .copied()
-                        .unwrap_or(f32::NAN)
-                };
-                for bi in 0..ba {
-                    // Row-major A and B^T, then dot products (cache-friendly).
-                    let a: Vec<f32> = (0..m * k).map(|x| at(&la, &av, bi, x / k, x % k)).collect();
-                    let bt: Vec<f32> = (0..n * k).map(|x| at(&lb, &bv, bi, x % k, x / k)).collect();
-                    for i in 0..m {
-                        let row = &a[i * k..(i + 1) * k];
-                        for j in 0..n {
-                            let col = &bt[j * k..(j + 1) * k];
-                            let acc: f32 = row.iter().zip(col).map(|(x, y)| x * y).sum();
-                            let o = lc.offset + bi * lc.batch_stride + i * lc.row_stride + j;
-                            if let Some(slot) = cv.get_mut(o) {
-                                *slot = acc;
-                            }
-                        }
-                    }
-                }
-                let &(addr, _) = mem.emu_buffers.get(&call.out.buffer.0).ok_or_else(|| {
-                    BackendError::Runtime(format!("{} is not a live buffer", call.out.buffer))
-                })?;
-                let bytes: Vec<u8> = cv.iter().flat_map(|x| x.to_le_bytes()).collect();
-                mem.emu.write(addr, &bytes).map_err(emu_err)
-            }
-        }
+        self.exec
+            .sgemm(gemm, (a.buffer, la), (b.buffer, lb), (call.out.buffer, lc))
     }
 
     fn synchronize(&self) -> Result<(), BackendError> {
-        match &self.shared.runtime {
-            Runtime::Gpu(dev) => dev.synchronize().map_err(err),
-            Runtime::Emulated => Ok(()),
-            Runtime::Offline => Err(err(CudaError::Offline("synchronize"))),
-        }
+        self.exec.synchronize()
     }
 
     fn clock(&self) -> Option<&dyn DeviceClock> {
@@ -997,11 +470,9 @@ impl DeviceClock for CudaBackend {
             .ok_or_else(|| err(CudaError::Offline("record events")))?;
         self.set_profiling(per_launch);
         let event = dev.record_event().map_err(err)?;
-        *self
-            .shared
-            .clock_start
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(event);
+        if let Some(gpu) = self.exec.gpu() {
+            *gpu.clock_start() = Some(event);
+        }
         Ok(())
     }
 
@@ -1010,11 +481,9 @@ impl DeviceClock for CudaBackend {
             .gpu()
             .ok_or_else(|| err(CudaError::Offline("record events")))?;
         let start = self
-            .shared
-            .clock_start
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
+            .exec
+            .gpu()
+            .and_then(|g| g.clock_start().take())
             .ok_or_else(|| BackendError::Runtime("the device clock was not started".into()))?;
         let end = dev.record_event().map_err(err)?;
         let total_ms = f64::from(start.elapsed_ms(&end).map_err(err)?);
@@ -1034,7 +503,7 @@ impl DeviceClock for CudaBackend {
         let bytes = bytes.max(1 << 20);
         let src = dev.alloc_zeroed(bytes).map_err(err)?;
         let mut dst = dev.alloc_zeroed(bytes).map_err(err)?;
-        let ms = median_device_ms(dev, 3, reps, || {
+        let ms = crate::exec::median_device_ms(dev, 3, reps, || {
             dev.copy_device(&src, 0, &mut dst, 0, bytes).map_err(err)
         })?;
         Ok(2.0 * bytes as f64 / (ms * 1e-3) / 1e9)

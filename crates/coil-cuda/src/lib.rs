@@ -38,6 +38,7 @@
 mod backend;
 mod blas;
 mod error;
+mod exec;
 mod launch;
 pub mod render;
 mod runtime;

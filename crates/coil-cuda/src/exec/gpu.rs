@@ -1,0 +1,410 @@
+//! A GPU through the CUDA driver (cudarc) as an executor: device buffers behind handles, one
+//! module load per model, launches with the translator's configurations, cuBLAS `sgemm`, CUDA
+//! events for profiling, and autotuning: at a kernel's first launch each candidate plan
+//! (rendered and loaded beside the main one) is timed on that launch's buffers and the fastest
+//! kept.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use coil_codegen::{BackendError, BufferHandle, Kernel};
+
+use super::{Executor, LoadOptions, LoadedModule, dead, too_small};
+use crate::backend::err;
+use crate::blas::{Gemm, MatLayout};
+use crate::error::CudaError;
+use crate::ptx::PtxModule;
+use crate::render::{
+    KernelPlan, LaunchArg, RenderedKernel, Strategy, candidate_plans, oriented, render_planned,
+};
+use crate::runtime::{DeviceBuffer, Event, GpuDevice, LoadedKernel, ParamValue};
+
+/// Timed launches of each candidate plan when autotuning (after one warm-up launch).
+const TUNE_RUNS: usize = 5;
+
+/// One launch recorded while profiling: the entry (or `cublas_sgemm`) and CUDA events
+/// recorded just before and after it on the device's stream.
+#[derive(Debug)]
+pub struct ProfiledLaunch {
+    /// The `.entry` name, or `cublas_sgemm` for a matmul.
+    pub name: String,
+    /// Recorded before the launch.
+    pub start: Event,
+    /// Recorded after it.
+    pub end: Event,
+}
+
+struct State {
+    dev: GpuDevice,
+    memory: Mutex<(u64, HashMap<u64, DeviceBuffer>)>,
+    /// While profiling: every launch's entry name and its events.
+    profile: Mutex<Option<Vec<ProfiledLaunch>>>,
+    /// The event `DeviceClock::start` recorded, until `stop`.
+    clock_start: Mutex<Option<Event>>,
+}
+
+/// The executor of [`crate::CudaBackend::new`]: an open GPU (clones share it).
+#[derive(Clone)]
+pub(crate) struct Gpu(Arc<State>);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Gpu {
+    pub(crate) fn new(dev: GpuDevice) -> Gpu {
+        Gpu(Arc::new(State {
+            dev,
+            memory: Mutex::new((0, HashMap::new())),
+            profile: Mutex::new(None),
+            clock_start: Mutex::new(None),
+        }))
+    }
+
+    /// The open device.
+    pub(crate) fn device(&self) -> &GpuDevice {
+        &self.0.dev
+    }
+
+    /// Starts (`on`) or stops and discards recording events around every launch.
+    pub(crate) fn set_profiling(&self, on: bool) {
+        *lock(&self.0.profile) = on.then(Vec::new);
+    }
+
+    /// The launches recorded since profiling started or the last take.
+    pub(crate) fn take_profile(&self) -> Vec<ProfiledLaunch> {
+        lock(&self.0.profile)
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Where the device clock's start event is kept.
+    pub(crate) fn clock_start(&self) -> MutexGuard<'_, Option<Event>> {
+        lock(&self.0.clock_start)
+    }
+
+    /// Runs `launch` between two events when profiling.
+    fn timed(
+        &self,
+        name: &str,
+        launch: impl FnOnce() -> Result<(), BackendError>,
+    ) -> Result<(), BackendError> {
+        let mut profile = lock(&self.0.profile);
+        let Some(list) = profile.as_mut() else {
+            return launch();
+        };
+        let start = self.0.dev.record_event().map_err(err)?;
+        launch()?;
+        let end = self.0.dev.record_event().map_err(err)?;
+        list.push(ProfiledLaunch {
+            name: name.to_string(),
+            start,
+            end,
+        });
+        Ok(())
+    }
+}
+
+/// Runs `work` `warmup` times, then `reps` times (at least once) between two CUDA events
+/// each; the median device time in milliseconds.
+pub(crate) fn median_device_ms(
+    dev: &GpuDevice,
+    warmup: usize,
+    reps: usize,
+    mut work: impl FnMut() -> Result<(), BackendError>,
+) -> Result<f64, BackendError> {
+    for _ in 0..warmup {
+        work()?;
+    }
+    let mut times = Vec::with_capacity(reps.max(1));
+    for _ in 0..reps.max(1) {
+        let start = dev.record_event().map_err(err)?;
+        work()?;
+        let end = dev.record_event().map_err(err)?;
+        times.push(f64::from(start.elapsed_ms(&end).map_err(err)?));
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[times.len() / 2])
+}
+
+/// Zeroed device scratch buffers of these sizes (a fused split's counters must start at 0).
+fn scratch(dev: &GpuDevice, bytes: &[usize]) -> Result<Vec<DeviceBuffer>, CudaError> {
+    bytes.iter().map(|&b| dev.alloc_zeroed(b)).collect()
+}
+
+/// One rendering of a kernel, loaded, with its scratch memory.
+struct Variant {
+    /// The rendering (`None` for the main one, which the caller passes).
+    rendered: Option<RenderedKernel>,
+    entries: Vec<LoadedKernel>,
+    scratch: Vec<DeviceBuffer>,
+}
+
+struct GpuKernel {
+    /// The main plan's entries first, then the other candidates' (autotuning).
+    variants: Vec<Variant>,
+    /// Which variant runs; `None` until the first launch has timed them.
+    choice: Mutex<Option<usize>>,
+}
+
+struct GpuModule {
+    gpu: Gpu,
+    kernels: Vec<GpuKernel>,
+}
+
+impl GpuModule {
+    /// Launches one rendering of a kernel on `bufs` (one per argument).
+    fn launch_variant(
+        &self,
+        r: &RenderedKernel,
+        v: &Variant,
+        bufs: &[&DeviceBuffer],
+        profiled: bool,
+    ) -> Result<(), BackendError> {
+        for (launch, entry) in r.launches.iter().zip(&v.entries) {
+            let kargs: Vec<ParamValue<'_>> = launch
+                .args
+                .iter()
+                .map(|a| match a {
+                    LaunchArg::Arg(i) => ParamValue::buffer(bufs[*i]),
+                    LaunchArg::Scratch(j) => ParamValue::buffer(&v.scratch[*j]),
+                })
+                .collect();
+            // SAFETY: every buffer holds at least the bytes the kernel's arguments span
+            // (checked by the caller against `arg_bytes`, which every rendering of a kernel
+            // shares; the translator indexes within `len` elements of each argument), and
+            // scratch buffers were sized by the translator.
+            let go = || unsafe { self.gpu.0.dev.launch(entry, launch.config, &kargs) }.map_err(err);
+            if profiled {
+                self.gpu.timed(entry.name(), go)?;
+            } else {
+                go()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The variant kernel `k` runs with: at its first launch, every candidate is timed on
+    /// `bufs` and the fastest kept.
+    fn choose(
+        &self,
+        main: &RenderedKernel,
+        k: &GpuKernel,
+        bufs: &[&DeviceBuffer],
+    ) -> Result<usize, BackendError> {
+        let mut choice = lock(&k.choice);
+        if let Some(v) = *choice {
+            return Ok(v);
+        }
+        if k.variants.len() <= 1 {
+            *choice = Some(0);
+            return Ok(0);
+        }
+        let mut medians = Vec::with_capacity(k.variants.len());
+        for v in &k.variants {
+            let r = v.rendered.as_ref().unwrap_or(main);
+            medians.push(median_device_ms(&self.gpu.0.dev, 1, TUNE_RUNS, || {
+                self.launch_variant(r, v, bufs, false)
+            })?);
+        }
+        let best = (0..medians.len())
+            .min_by(|&a, &b| medians[a].total_cmp(&medians[b]))
+            .unwrap_or(0);
+        let plan = |v: &Variant| v.rendered.as_ref().unwrap_or(main).plan;
+        tracing::debug!(
+            target: "cuda",
+            kernel = %main.name,
+            plans = ?k.variants.iter().zip(&medians).map(|(v, ms)| (plan(v).strategy, ms * 1e3)).collect::<Vec<_>>(),
+            chosen = ?plan(&k.variants[best]),
+            "autotuned (µs per plan)"
+        );
+        *choice = Some(best);
+        Ok(best)
+    }
+}
+
+impl LoadedModule for GpuModule {
+    fn launch(
+        &self,
+        index: usize,
+        main: &RenderedKernel,
+        args: &[BufferHandle],
+    ) -> Result<(), BackendError> {
+        let k = self
+            .kernels
+            .get(index)
+            .ok_or_else(|| BackendError::Runtime(format!("no kernel {index}")))?;
+        let mem = lock(&self.gpu.0.memory);
+        let bufs: Vec<&DeviceBuffer> = args
+            .iter()
+            .zip(&main.arg_bytes)
+            .map(|(&h, &need)| {
+                let b = mem.1.get(&h.0).ok_or_else(|| dead(h))?;
+                if b.len() < need {
+                    return Err(too_small(&main.name, h, b.len(), need));
+                }
+                Ok(b)
+            })
+            .collect::<Result<_, _>>()?;
+        let v = self.choose(main, k, &bufs)?;
+        let variant = &k.variants[v];
+        self.launch_variant(
+            variant.rendered.as_ref().unwrap_or(main),
+            variant,
+            &bufs,
+            true,
+        )
+    }
+
+    fn chosen_plan(&self, index: usize) -> Option<KernelPlan> {
+        let k = self.kernels.get(index)?;
+        let v = (*lock(&k.choice))?;
+        k.variants.get(v)?.rendered.as_ref().map(|r| r.plan)
+    }
+}
+
+impl Gpu {
+    /// `kernel` rendered and loaded under its other candidate plans (each in a module of its
+    /// own, so entry names may repeat; each with its own scratch memory); plans that fail to
+    /// render or load are left out.
+    fn alternatives(
+        &self,
+        kernel: &Kernel,
+        main: &RenderedKernel,
+        options: &LoadOptions<'_>,
+    ) -> Vec<Variant> {
+        let mut out = Vec::new();
+        let reverse = matches!(
+            main.plan.strategy,
+            Strategy::Pointwise { reverse: true, .. }
+        );
+        for plan in candidate_plans(kernel, options.caps) {
+            let plan = oriented(plan, reverse);
+            if plan == main.plan {
+                continue;
+            }
+            let loaded = render_planned(kernel, options.caps, options.target, plan).and_then(|r| {
+                if r.arg_bytes != main.arg_bytes {
+                    return Ok(None);
+                }
+                let mut module = PtxModule::new(options.target);
+                for l in &r.launches {
+                    module.push(l.kernel.clone())?;
+                }
+                let entries = self.0.dev.load_module(&module)?;
+                let scratch = scratch(&self.0.dev, &r.scratch_bytes)?;
+                Ok(Some(Variant {
+                    rendered: Some(r),
+                    entries,
+                    scratch,
+                }))
+            });
+            match loaded {
+                Ok(Some(v)) => out.push(v),
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(target: "cuda", kernel = %main.name, ?plan, %e, "candidate plan left out");
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Executor for Gpu {
+    fn load(
+        &self,
+        module: &PtxModule,
+        _source: &str,
+        rendered: &[RenderedKernel],
+        kernels: &[Kernel],
+        options: &LoadOptions<'_>,
+    ) -> Result<Box<dyn LoadedModule>, CudaError> {
+        let loaded = self.0.dev.load_module(module)?;
+        let mut next_entry = 0;
+        let mut out = Vec::with_capacity(rendered.len());
+        for (r, kernel) in rendered.iter().zip(kernels) {
+            let n = r.launches.len();
+            let entries: Vec<LoadedKernel> = loaded
+                .get(next_entry..next_entry + n)
+                .map(<[LoadedKernel]>::to_vec)
+                .unwrap_or_default();
+            next_entry += n;
+            let mut variants = vec![Variant {
+                rendered: None,
+                entries,
+                scratch: scratch(&self.0.dev, &r.scratch_bytes)?,
+            }];
+            if options.autotune {
+                variants.extend(self.alternatives(kernel, r, options));
+            }
+            out.push(GpuKernel {
+                variants,
+                choice: Mutex::new(None),
+            });
+        }
+        Ok(Box::new(GpuModule {
+            gpu: self.clone(),
+            kernels: out,
+        }))
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError> {
+        // Zeroed: kernels may read padding a view never wrote.
+        let b = self.0.dev.alloc_zeroed(bytes).map_err(err)?;
+        let mut mem = lock(&self.0.memory);
+        mem.0 += 1;
+        let h = mem.0;
+        mem.1.insert(h, b);
+        Ok(BufferHandle(h))
+    }
+
+    fn free(&self, buffer: BufferHandle) {
+        lock(&self.0.memory).1.remove(&buffer.0);
+    }
+
+    fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError> {
+        let mut mem = lock(&self.0.memory);
+        let b = mem.1.get_mut(&buffer.0).ok_or_else(|| dead(buffer))?;
+        self.0.dev.copy_to_device(bytes, b, 0).map_err(err)
+    }
+
+    fn read(&self, buffer: BufferHandle, out: &mut [u8]) -> Result<(), BackendError> {
+        let mem = lock(&self.0.memory);
+        let b = mem.1.get(&buffer.0).ok_or_else(|| dead(buffer))?;
+        self.0.dev.copy_to_host(b, 0, out).map_err(err)
+    }
+
+    fn sgemm(
+        &self,
+        gemm: Gemm,
+        (a, la): (BufferHandle, MatLayout),
+        (b, lb): (BufferHandle, MatLayout),
+        (c, lc): (BufferHandle, MatLayout),
+    ) -> Result<(), BackendError> {
+        let mut mem = lock(&self.0.memory);
+        let mut out = mem.1.remove(&c.0).ok_or_else(|| dead(c))?;
+        let result = (|| {
+            let (Some(a), Some(b)) = (mem.1.get(&a.0), mem.1.get(&b.0)) else {
+                return Err(BackendError::Runtime(
+                    "a matmul operand is not a live buffer (or aliases the output)".into(),
+                ));
+            };
+            self.0
+                .dev
+                .sgemm(gemm, (a, la), (b, lb), (&mut out, lc))
+                .map_err(err)
+        })();
+        mem.1.insert(c.0, out);
+        result
+    }
+
+    fn synchronize(&self) -> Result<(), BackendError> {
+        self.0.dev.synchronize().map_err(err)
+    }
+
+    fn gpu(&self) -> Option<&Gpu> {
+        Some(self)
+    }
+}
