@@ -142,6 +142,22 @@ impl Plan {
             slots.push(b.bytes);
         }
         for (i, s) in steps.iter().enumerate() {
+            // A step may read an empty buffer no step writes (the kernel of a zero-size result
+            // is dropped): it gets a slot of its own, of 0 bytes. Anything else read before it
+            // is written is a bug of whoever made the steps.
+            for n in s.reads() {
+                if !placement.contains_key(&n) {
+                    let b = info[&n];
+                    if b.bytes > 0 {
+                        return Err(format!(
+                            "step {i} reads {} before any step writes it",
+                            b.name
+                        ));
+                    }
+                    placement.insert(n, SlotId(slots.len() as u32));
+                    slots.push(0);
+                }
+            }
             for n in s.writes() {
                 if placement.contains_key(&n) {
                     continue;
@@ -174,7 +190,12 @@ impl Plan {
         }
         for b in &buffers {
             if !placement.contains_key(&b.buffer) {
-                return Err(format!("buffer {} is never written", b.name));
+                if b.bytes > 0 {
+                    return Err(format!("buffer {} is never written", b.name));
+                }
+                // An empty output no step writes (its kernel has nothing to do).
+                placement.insert(b.buffer, SlotId(slots.len() as u32));
+                slots.push(0);
             }
         }
         for o in &outputs {

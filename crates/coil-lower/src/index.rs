@@ -223,19 +223,21 @@ impl IndexExpr {
     }
 
     /// `FloorDiv(self, d)` (`d > 0`), folded when constant; call [`IndexExpr::simplify`] for more.
+    /// `d <= 0` comes only from a dimension of size 0, whose index is never evaluated: 0.
     pub fn floor_div(&self, d: i64) -> IndexExpr {
-        debug_assert!(d > 0);
         match self.as_constant() {
+            _ if d <= 0 => IndexExpr::zero(),
             _ if d == 1 => self.clone(),
             Some(c) => IndexExpr::constant(c.div_euclid(d)),
             None => IndexExpr::term(Term::FloorDiv(Box::new(self.clone()), d)),
         }
     }
 
-    /// `ModularIndexing(self, div, m)` (`div, m > 0`), folded when constant.
+    /// `ModularIndexing(self, div, m)` (`div, m > 0`), folded when constant. `div` or `m` of 0
+    /// comes only from a dimension of size 0, whose index is never evaluated: 0.
     pub fn modular(&self, div: i64, m: i64) -> IndexExpr {
-        debug_assert!(div > 0 && m > 0);
         match self.as_constant() {
+            _ if div <= 0 || m <= 0 => IndexExpr::zero(),
             Some(c) => IndexExpr::constant(c.div_euclid(div).rem_euclid(m)),
             None => IndexExpr::term(Term::ModularIndexing(Box::new(self.clone()), div, m)),
         }
@@ -433,6 +435,9 @@ fn split_small_remainder(e: &IndexExpr, d: i64, ranges: &VarRanges) -> Option<(I
 
 /// `FloorDiv(e, d)` for a simplified `e`, simplified.
 fn floor_div_simplified(e: IndexExpr, d: i64, ranges: &VarRanges) -> IndexExpr {
+    if d <= 0 {
+        return IndexExpr::zero(); // a size-0 dimension's index: never evaluated
+    }
     if d == 1 {
         return e;
     }
@@ -479,8 +484,8 @@ fn floor_div_simplified(e: IndexExpr, d: i64, ranges: &VarRanges) -> IndexExpr {
 
 /// `ModularIndexing(e, d, m)` for a simplified `e`, simplified.
 fn modular_simplified(e: IndexExpr, d: i64, m: i64, ranges: &VarRanges) -> IndexExpr {
-    if m == 1 {
-        return IndexExpr::zero();
+    if m == 1 || m <= 0 || d <= 0 {
+        return IndexExpr::zero(); // m <= 0 or d <= 0: a size-0 dimension's, never evaluated
     }
     let dm = d.saturating_mul(m);
     // Summands that are multiples of d*m do not change floor(e/d) mod m.

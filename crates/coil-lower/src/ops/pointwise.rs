@@ -284,9 +284,14 @@ impl Lowerer<'_> {
             let v = cx.body.to_dtype(v, out);
             values.push((mask, v));
         }
-        let mut acc = values.last().expect("at least one piece").1;
+        // Every piece empty along `dim`: the result has no elements, and any body will do.
+        let Some(&(_, mut acc)) = values.last() else {
+            let root = cx.body.constant(Const::Int(0), out);
+            return Ok(self.finish_pointwise(node, cx, root, out));
+        };
         for &(mask, v) in values.iter().rev().skip(1) {
-            let m = mask.expect("several pieces are masked");
+            // Every piece but the last is masked to its range (`k > 0` or `hi < len`).
+            let Some(m) = mask else { continue };
             acc = cx.body.where_(m, v, acc);
         }
         Ok(self.finish_pointwise(node, cx, acc, out))

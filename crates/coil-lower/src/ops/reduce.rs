@@ -127,6 +127,13 @@ impl Lowerer<'_> {
         dtype: DType,
     ) -> TensorId {
         let in_sizes = self.g.tensors[x].sizes.clone();
+        // A 0-d tensor's dim 0 (or -1) names the tensor itself: nothing to reduce over.
+        let dims: Vec<usize> = dims
+            .iter()
+            .copied()
+            .filter(|&d| d < in_sizes.len())
+            .collect();
+        let dims = dims.as_slice();
         let out_sizes: Vec<usize> = (0..in_sizes.len())
             .filter_map(|i| match (dims.contains(&i), keepdim) {
                 (true, true) => Some(1),

@@ -35,6 +35,14 @@ pub(crate) fn uniform_value(eg: &AtenGraph, op: OpRef, children: &[Id]) -> Optio
     let values: Vec<&Value> = children.iter().map(|&c| &eg[c].data.value).collect();
     let outs = crate::analysis::infer_from_values(op, &values).ok()?;
     let dtype = outs.first()?.dtype;
+    // A result with no elements is every constant at once: it folds to an empty `full`, so no
+    // decomposition of it survives (softmax over a zero-size dim would decompose into an
+    // `amax` over nothing, which PyTorch and coil-eager reject).
+    if let [only] = outs.as_slice()
+        && only.numel() == 0
+    {
+        return Some(0.0);
+    }
     match kind {
         OpKind::Full => eg[children[1]].data.lit()?.as_f64().map(|v| out(v, dtype)),
         OpKind::ScalarTensor => eg[children[0]].data.lit()?.as_f64().map(|v| out(v, dtype)),

@@ -3,4 +3,5 @@
 
 mod cpu;
 mod strategy;
+mod zero_size;
 mod zoo;
