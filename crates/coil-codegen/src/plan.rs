@@ -146,7 +146,7 @@ impl Plan {
             // is dropped): it gets a slot of its own, of 0 bytes. Anything else read before it
             // is written is a bug of whoever made the steps.
             for n in s.reads() {
-                if !placement.contains_key(&n) {
+                if let std::collections::hash_map::Entry::Vacant(e) = placement.entry(n) {
                     let b = info[&n];
                     if b.bytes > 0 {
                         return Err(format!(
@@ -154,7 +154,7 @@ impl Plan {
                             b.name
                         ));
                     }
-                    placement.insert(n, SlotId(slots.len() as u32));
+                    e.insert(SlotId(slots.len() as u32));
                     slots.push(0);
                 }
             }
