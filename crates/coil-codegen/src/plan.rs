@@ -189,12 +189,12 @@ impl Plan {
             }
         }
         for b in &buffers {
-            if !placement.contains_key(&b.buffer) {
+            if let std::collections::hash_map::Entry::Vacant(e) = placement.entry(b.buffer) {
                 if b.bytes > 0 {
                     return Err(format!("buffer {} is never written", b.name));
                 }
                 // An empty output no step writes (its kernel has nothing to do).
-                placement.insert(b.buffer, SlotId(slots.len() as u32));
+                e.insert(SlotId(slots.len() as u32));
                 slots.push(0);
             }
         }
