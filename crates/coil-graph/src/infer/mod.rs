@@ -9,6 +9,7 @@ mod reduce;
 mod views;
 
 use crate::OpClass;
+use crate::meta::checked_numel;
 use crate::meta::{broadcast_shapes, contiguous_strides, normalize_dims};
 use crate::schema::{Bound, ValueArg};
 use crate::{Call, DType, Graph, GraphError, Operand, TensorMeta, result_type};
@@ -31,13 +32,19 @@ pub fn infer_call(graph: &Graph, call: &Call) -> Result<Vec<TensorMeta>, GraphEr
         schema,
     };
     let kind = call.op.kind();
-    match kind.class() {
+    let outs = match kind.class() {
         OpClass::Pointwise => pointwise::infer(&cx, kind),
         OpClass::Reduction | OpClass::Composite => reduce::infer(&cx, kind),
         OpClass::View | OpClass::Copy => views::infer(&cx, kind),
         OpClass::Factory => factory::infer(&cx, kind),
         OpClass::Extern => matmul::infer(&cx, kind),
+    }?;
+    // Inferred results obey the cap annotations do (an `mm` of 2^62 elements is an error, not
+    // a meta whose printed text fails to parse).
+    for m in &outs {
+        checked_numel(&m.sizes)?;
     }
+    Ok(outs)
 }
 
 /// What every family's inference reads: the graph (for operand metas), the bound arguments

@@ -726,3 +726,17 @@ fn absurd_sizes_are_errors_not_overflows() {
     let slice = parse(&module(X3, &[&cases[7], "return (r,)"])).unwrap();
     assert_eq!(slice.node(slice.outputs()[0]).meta().sizes, vec![1]);
 }
+
+#[test]
+fn inferred_results_obey_the_element_cap() {
+    // 2^31 x 2 @ 2 x 2^31 is 2^62 elements: an error at the node, not a meta that prints
+    // as text the parser then rejects.
+    let params = r#", a: "f32[2147483648, 2]", b: "f32[2, 2147483648]""#;
+    let body = ["mm = torch.ops.aten.mm.default(a, b)", "return (mm,)"];
+    let (node, line, cause) = node_error(params, &body);
+    assert_eq!((node.as_str(), line), ("mm", Some(3)));
+    assert!(
+        cause.to_string().contains("has more than 2^60 elements"),
+        "{cause}"
+    );
+}
