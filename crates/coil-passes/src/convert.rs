@@ -110,9 +110,7 @@ pub(crate) fn from_choice(
         names: HashSet::new(),
         reuse: HashMap::new(),
         counters: HashMap::new(),
-        visiting: HashSet::new(),
         class_op: HashMap::new(),
-        stands_for: Vec::new(),
     };
     for (enode, _, op) in original {
         if let (Some(id), Some(op)) = (egraph.lookup(enode.clone()), op) {
@@ -140,6 +138,11 @@ pub(crate) fn from_choice(
         b.names.insert(name.clone());
         b.emitted.insert(InputKey::Input(i as u32), id);
     }
+    // Emit every tensor class the outputs reach, operands first, without recursing over the
+    // graph's depth (a chain of thousands of ops would overflow the stack).
+    for (class, stands_for) in b.emission_order(outputs)? {
+        b.emit(class, stands_for)?;
+    }
     let outs = outputs
         .iter()
         .map(|&o| b.tensor(o))
@@ -162,11 +165,17 @@ struct Emitter<'a> {
     names: HashSet<String>,
     reuse: HashMap<Aten, String>,
     counters: HashMap<String, usize>,
-    visiting: HashSet<Id>,
     /// The op each class of the input graph stands for.
     class_op: HashMap<Id, coil_graph::OpKind>,
-    /// The ops of the input-graph classes being emitted, innermost last.
-    stands_for: Vec<coil_graph::OpKind>,
+}
+
+/// A class on the emission order's depth-first walk: its tensor operands and the next to
+/// visit, and the op it stands for (its own, or the innermost input-graph class above it).
+struct Frame {
+    class: Id,
+    operands: Vec<Id>,
+    next: usize,
+    stands_for: Option<coil_graph::OpKind>,
 }
 
 impl Emitter<'_> {
@@ -192,22 +201,110 @@ impl Emitter<'_> {
         }
     }
 
-    /// Emits the tensor-valued class and returns its node.
+    /// The node of an emitted tensor-valued class.
     fn tensor(&mut self, class: Id) -> Result<NodeId, GraphError> {
+        let class = self.egraph.find(class);
+        self.emitted
+            .get(&InputKey::Class(class))
+            .copied()
+            .ok_or_else(|| {
+                GraphError::Invalid(format!("e-class {class} used before it is emitted"))
+            })
+    }
+
+    /// The tensor classes an e-node reads, in argument order (through lists).
+    fn operands(&self, enode: &Aten) -> Result<Vec<Id>, GraphError> {
+        let mut out = Vec::new();
+        let mut todo: Vec<Id> = match enode {
+            Aten::Call(_, children) => children.iter().rev().copied().collect(),
+            Aten::GetItem(_, [src]) => vec![*src],
+            Aten::Input(_) | Aten::Lit(_) | Aten::List(_) => vec![],
+        };
+        while let Some(c) = todo.pop() {
+            match self.chosen(c)? {
+                Aten::Lit(_) => {}
+                Aten::List(items) => todo.extend(items.iter().rev().copied()),
+                _ => out.push(self.egraph.find(c)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every tensor class the outputs reach, each after its operands, with the op it stands
+    /// for: its own when it held a call of the input graph, else that of the innermost such
+    /// class whose walk reached it first (a depth-first walk with an explicit stack, in the
+    /// order a recursive emission would take).
+    fn emission_order(
+        &self,
+        outputs: &[Id],
+    ) -> Result<Vec<(Id, Option<coil_graph::OpKind>)>, GraphError> {
+        let mut order = Vec::new();
+        let mut done: HashSet<Id> = HashSet::new();
+        let mut on_stack: HashSet<Id> = HashSet::new();
+        let mut stack: Vec<Frame> = Vec::new();
+        for &o in outputs {
+            self.enter(&mut stack, &done, &mut on_stack, o, None)?;
+            while let Some(top) = stack.last_mut() {
+                if let Some(&c) = top.operands.get(top.next) {
+                    top.next += 1;
+                    let above = top.stands_for;
+                    self.enter(&mut stack, &done, &mut on_stack, c, above)?;
+                    continue;
+                }
+                let Some(frame) = stack.pop() else { break };
+                on_stack.remove(&frame.class);
+                done.insert(frame.class);
+                order.push((frame.class, frame.stands_for));
+            }
+        }
+        Ok(order)
+    }
+
+    /// Pushes `class` on the walk's stack unless it is done (a class on the stack again is a
+    /// cycle).
+    fn enter(
+        &self,
+        stack: &mut Vec<Frame>,
+        done: &HashSet<Id>,
+        on_stack: &mut HashSet<Id>,
+        class: Id,
+        above: Option<coil_graph::OpKind>,
+    ) -> Result<(), GraphError> {
+        let class = self.egraph.find(class);
+        if done.contains(&class) {
+            return Ok(());
+        }
+        if !on_stack.insert(class) {
+            return Err(GraphError::Invalid("extraction produced a cycle".into()));
+        }
+        let enode = self.chosen(class)?;
+        if matches!(enode, Aten::Lit(_) | Aten::List(_)) {
+            return Err(GraphError::Invalid(format!(
+                "e-class {class} is used as a tensor but holds {enode}"
+            )));
+        }
+        stack.push(Frame {
+            class,
+            operands: self.operands(enode)?,
+            next: 0,
+            stands_for: self.class_op.get(&class).copied().or(above),
+        });
+        Ok(())
+    }
+
+    /// Emits one tensor-valued class whose operands are emitted; `stands_for` is the op of the
+    /// input graph it stands for (its kernel's name).
+    fn emit(
+        &mut self,
+        class: Id,
+        stands_for: Option<coil_graph::OpKind>,
+    ) -> Result<NodeId, GraphError> {
         let class = self.egraph.find(class);
         if let Some(&id) = self.emitted.get(&InputKey::Class(class)) {
             return Ok(id);
         }
-        if !self.visiting.insert(class) {
-            return Err(GraphError::Invalid("extraction produced a cycle".into()));
-        }
         let enode = self.chosen(class)?.clone();
         let canon = enode.clone().map_children(|c| self.egraph.find(c));
-        let own = self.class_op.get(&class).copied();
-        let stands_for = own.or_else(|| self.stands_for.last().copied());
-        if let Some(op) = own {
-            self.stands_for.push(op);
-        }
         let id = match &enode {
             Aten::Input(i) => self.emitted[&InputKey::Input(*i)],
             Aten::GetItem(i, [src]) => {
@@ -257,10 +354,6 @@ impl Emitter<'_> {
                 )));
             }
         };
-        if own.is_some() {
-            self.stands_for.pop();
-        }
-        self.visiting.remove(&class);
         self.emitted.insert(InputKey::Class(class), id);
         Ok(id)
     }

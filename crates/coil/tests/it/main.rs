@@ -2,6 +2,7 @@
 //! CPU's (the conformance suite), strategies defined outside coil-sched, the stage verifiers.
 
 mod cpu;
+mod deep;
 mod strategy;
 mod zero_size;
 mod zoo;
