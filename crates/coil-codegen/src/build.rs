@@ -65,6 +65,10 @@ struct Ctx<'a> {
     produced: HashMap<BufferId, Produced>,
     /// Accumulators finished by the current stage (their values are not usable in it).
     pending: Vec<AccId>,
+    /// Pointwise members already recomputed in a stage, by (member, index, stage): a member
+    /// read again at the same index is the same value (without this, a chain whose members
+    /// are each read twice would be translated exponentially many times).
+    recomputed: HashMap<(BufferId, IndexExpr, usize), ValueId>,
 }
 
 /// Builds the kernel for `members` (in execution order). `needed_outside(b)` tells whether a
@@ -164,6 +168,7 @@ pub(crate) fn build_with_args(
         arg_of: HashMap::new(),
         produced: HashMap::new(),
         pending: vec![],
+        recomputed: HashMap::new(),
     };
     let mut stage: Option<StageKind> = None;
     let mut acc_stores: Vec<(BufferId, AccId, IndexExpr)> = vec![];
@@ -434,6 +439,10 @@ impl Ctx<'_> {
                     return Ok(self.masked(v, mask, dtype));
                 }
                 Some(Produced::Pointwise) => {
+                    let key = (src, index.clone(), self.b.current_stage());
+                    if let Some(&v) = self.recomputed.get(&key) {
+                        return Ok(self.masked(v, mask, dtype));
+                    }
                     let c = self
                         .lowered
                         .buffer(src)
@@ -454,6 +463,7 @@ impl Ctx<'_> {
                     }
                     let body = c.body.clone();
                     let v = self.translate(&body.exprs, body.value, &vars)?;
+                    self.recomputed.insert(key, v);
                     return Ok(self.masked(v, mask, dtype));
                 }
                 None => {}

@@ -80,12 +80,12 @@ pub fn extract(egraph: &AtenGraph, roots: &[Id], model: &dyn CostModel) -> Optio
                 .map(move |(i, n)| ((c.id, i), model.own_cost(egraph, n)))
         })
         .collect();
-    // A worklist: every class once, in the order of its id (a class's children were mostly
-    // added before it: the input graph is loaded in topological order, and a rewrite builds
-    // the children of what it adds first), then again each time a child's best term got
-    // cheaper. Each update lowers a class's cost, so the list runs dry.
-    let mut ids: Vec<Id> = egraph.classes().map(|c| c.id).collect();
-    ids.sort_unstable();
+    // A worklist: every class once, children before parents (a post-order walk: a class that
+    // a rewrite gave new children is visited after them, so its best term is found on the
+    // first visit and nothing above it is visited again for it; visiting in id order instead
+    // made a chain of 500 decomposed softmaxes take seconds), then again each time a child's
+    // best term got cheaper. Each update lowers a class's cost, so the list runs dry.
+    let ids = children_first(egraph);
     let mut queued: HashSet<Id> = ids.iter().copied().collect();
     let mut queue: VecDeque<Id> = ids.into();
     // Each visit that changes something lowers a class's total, so the list runs dry; the
@@ -157,6 +157,42 @@ pub fn extract(egraph: &AtenGraph, roots: &[Id], model: &dyn CostModel) -> Optio
         choice.insert(c, node.clone());
     }
     Some(Extraction { choice, cost })
+}
+
+/// Every class, each after the classes its nodes' children are in (a depth-first post-order
+/// from every class in id order; on a cycle, the class met first comes later).
+fn children_first(egraph: &AtenGraph) -> Vec<Id> {
+    let mut ids: Vec<Id> = egraph.classes().map(|c| c.id).collect();
+    ids.sort_unstable();
+    let mut order = Vec::with_capacity(ids.len());
+    let mut seen: HashSet<Id> = HashSet::with_capacity(ids.len());
+    for &start in &ids {
+        if !seen.insert(start) {
+            continue;
+        }
+        // (class, its children, the next to visit)
+        let kids = |c: Id| -> Vec<Id> {
+            egraph[c]
+                .nodes
+                .iter()
+                .flat_map(|n| n.children().iter().map(|&k| egraph.find(k)))
+                .collect()
+        };
+        let mut stack: Vec<(Id, Vec<Id>, usize)> = vec![(start, kids(start), 0)];
+        while let Some((c, children, next)) = stack.last_mut() {
+            if let Some(&k) = children.get(*next) {
+                *next += 1;
+                if seen.insert(k) {
+                    let grandkids = kids(k);
+                    stack.push((k, grandkids, 0));
+                }
+                continue;
+            }
+            order.push(*c);
+            stack.pop();
+        }
+    }
+    order
 }
 
 /// The classes of a term with the own cost of each one's chosen node, sorted by class.
