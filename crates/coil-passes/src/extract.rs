@@ -68,6 +68,17 @@ pub struct Extraction {
 
 /// Extracts the cheapest DAG for `roots`.
 pub fn extract(egraph: &AtenGraph, roots: &[Id], model: &dyn CostModel) -> Option<Extraction> {
+    extract_until(egraph, roots, model, None)
+}
+
+/// [`extract`], giving up (`None`, logged at target `passes`) once `deadline` has passed: the
+/// pass stage's time limit bounds extraction too.
+pub fn extract_until(
+    egraph: &AtenGraph,
+    roots: &[Id],
+    model: &dyn CostModel,
+    deadline: Option<std::time::Instant>,
+) -> Option<Extraction> {
     // Per class: (own costs of every class in the term, sorted by class), its total and the
     // chosen node.
     let mut best: HashMap<Id, (CostSet, f64, Aten)> = HashMap::new();
@@ -93,12 +104,18 @@ pub fn extract(egraph: &AtenGraph, roots: &[Id], model: &dyn CostModel) -> Optio
     // round, for as many rounds as classes plus two) only bounds a pathological e-graph.
     let n = egraph.number_of_classes();
     let mut budget = (n + 2).saturating_mul(n);
+    let mut visits = 0usize;
     while let Some(id) = queue.pop_front() {
         if budget == 0 {
             tracing::warn!(target: "passes", "extraction stopped at its visit budget");
             break;
         }
         budget -= 1;
+        visits += 1;
+        if visits % 1024 == 1 && deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            tracing::warn!(target: "passes", "extraction stopped at the passes' time limit");
+            return None;
+        }
         queued.remove(&id);
         let class = &egraph[id];
         let mut changed = false;

@@ -31,7 +31,7 @@ use coil_graph::{Graph, GraphError, OpKind};
 use thiserror::Error;
 
 pub use analysis::{AtenGraph, Data, MetaAnalysis, Value};
-pub use extract::{BytesCost, CostModel, DECOMPOSED_PENALTY, PER_OP_COST, extract};
+pub use extract::{BytesCost, CostModel, DECOMPOSED_PENALTY, PER_OP_COST, extract, extract_until};
 pub use lang::{Aten, FloatBits, Lit};
 
 /// Every pass, in the order the pipeline lists them.
@@ -57,7 +57,8 @@ pub struct PassConfig {
     pub node_limit: usize,
     /// egg's iteration limit.
     pub iter_limit: usize,
-    /// egg's time limit.
+    /// egg's time limit for saturation; extraction gets as long again (past it, the stage
+    /// keeps the input graph and says so in `PassStats::stop_reason`).
     pub time_limit: Duration,
     /// Largest tensor (elements) that constant folding writes as a literal `full`.
     pub fold_max_numel: usize,
@@ -265,7 +266,13 @@ fn rewrite(
         .iter()
         .map(|&i| (graph.node(i).name.clone(), graph.node(i).meta().clone()))
         .collect();
-    let extracted = extract::extract(egraph, &loaded.outputs, &cost);
+    // Extraction gets a time limit of its own, as long as saturation's: the stage is bounded
+    // by twice `time_limit` whatever the e-graph (past it, the input graph is kept).
+    let deadline = std::time::Instant::now() + config.time_limit;
+    let extracted = extract::extract_until(egraph, &loaded.outputs, &cost, Some(deadline));
+    if extracted.is_none() && std::time::Instant::now() > deadline {
+        stats.stop_reason = format!("{} (extraction hit the time limit)", stats.stop_reason);
+    }
     let result = extracted.and_then(|e| {
         stats.cost_after = e.cost;
         // Never worse than the input by the same measure (a decomposition removes a penalty

@@ -448,3 +448,25 @@ fn dead_code_goes() {
         "#]],
     );
 }
+
+#[test]
+fn a_time_limit_bounds_extraction_and_keeps_the_input() {
+    // Past the time limit, extraction gives up and the stage keeps the input graph, saying so.
+    let text = module(
+        r#"x: "f32[4, 8]""#,
+        &[r#"_softmax: "f32[4, 8]" = torch.ops.aten._softmax.default(x, -1, False);  x = None"#],
+        "_softmax",
+    );
+    let g = coil_graph::parse(&text).expect("parses");
+    let config = coil_passes::PassConfig {
+        time_limit: std::time::Duration::ZERO,
+        ..coil_passes::PassConfig::default()
+    };
+    let (out, stats) = coil_passes::run_passes(&g, &config).expect("passes");
+    assert!(
+        stats.stop_reason.contains("time limit"),
+        "{}",
+        stats.stop_reason
+    );
+    assert_eq!(coil_graph::print_graph(&out), coil_graph::print_graph(&g));
+}
