@@ -251,7 +251,15 @@ fn load(opts: &Options) -> Result<Loaded, String> {
     let (inputs, expected, input_source) = match tensors {
         Some((t, source)) => {
             let (inputs, expected) =
-                coil_models::split_io(&graph, &t).map_err(|e| e.to_string())?;
+                coil_models::split_io(&graph, &t).map_err(|e| format!("{source}: {e}"))?;
+            let unused = coil_models::unused_tensors(&graph, &t);
+            if !unused.is_empty() {
+                eprintln!(
+                    "coil run-model: warning: {source} holds tensors the graph does not use \
+                     (ignored): {}",
+                    unused.join(", ")
+                );
+            }
             (inputs, expected, source)
         }
         None => (

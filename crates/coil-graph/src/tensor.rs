@@ -315,7 +315,7 @@ impl Tensor {
     /// Parses safetensors bytes.
     pub fn read_safetensors(bytes: &[u8]) -> Result<BTreeMap<String, Tensor>, GraphError> {
         let st = safetensors::SafeTensors::deserialize(bytes)
-            .map_err(|e| GraphError::TensorIo(e.to_string()))?;
+            .map_err(|e| GraphError::TensorIo(explain_safetensors(&e, bytes.len())))?;
         let mut out = BTreeMap::new();
         for (name, view) in st.tensors() {
             use safetensors::Dtype as S;
@@ -409,6 +409,26 @@ pub fn strided_offsets(sizes: &[usize], strides: &[usize], offset: usize) -> Vec
             idx[d] = 0;
         }
     }
+}
+
+/// What a safetensors parse error means, in words (the library's error names only a variant).
+fn explain_safetensors(e: &safetensors::SafeTensorError, len: usize) -> String {
+    use safetensors::SafeTensorError as E;
+    let what = match e {
+        E::HeaderTooSmall | E::InvalidHeaderLength => {
+            "the file is too short for its header: truncated, or not a safetensors file".to_string()
+        }
+        E::MetadataIncompleteBuffer | E::InvalidOffset(_) | E::TensorInvalidInfo => {
+            "the tensors' data does not match what the header describes: the file is truncated or corrupt".to_string()
+        }
+        E::InvalidHeader | E::InvalidHeaderStart | E::InvalidHeaderDeserialization | E::JsonError(_) => {
+            "the header is not valid safetensors JSON: not a safetensors file, or corrupt".to_string()
+        }
+        E::HeaderTooLarge => "the header is larger than 100 MB: not a safetensors file".to_string(),
+        E::ValidationOverflow => "a tensor's size overflows: the file is corrupt".to_string(),
+        other => format!("{other}"),
+    };
+    format!("{what} ({len} bytes; {e:?})")
 }
 
 #[cfg(test)]

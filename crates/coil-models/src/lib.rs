@@ -234,6 +234,25 @@ pub fn split_io(
     Ok((inputs, outputs))
 }
 
+/// The tensors of a safetensors map that [`split_io`] does not use (neither `input.<name>` of
+/// a graph input nor `output.<i>` of a graph output), sorted: what a caller warns about.
+pub fn unused_tensors(
+    graph: &Graph,
+    tensors: &std::collections::BTreeMap<String, Tensor>,
+) -> Vec<String> {
+    let used: std::collections::BTreeSet<String> = graph
+        .inputs()
+        .iter()
+        .map(|&id| format!("input.{}", graph.node(id).name))
+        .chain((0..graph.outputs().len()).map(|i| format!("output.{i}")))
+        .collect();
+    tensors
+        .keys()
+        .filter(|k| !used.contains(*k))
+        .cloned()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -225,3 +225,52 @@ fn run_model_runs_each_stage_once_per_invocation() {
         assert_eq!(compiled, usize::from(backend == "cpu"), "{backend}:\n{log}");
     }
 }
+
+#[test]
+fn tensors_an_inputs_file_holds_beyond_the_graph_are_named_in_a_warning() {
+    let dir = std::env::temp_dir().join(format!("coil-cli-extra-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let graph = dir.join("relu.py");
+    std::fs::write(
+        &graph,
+        "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[4]\"):\n        relu: \"f32[4]\" = torch.ops.aten.relu.default(x);  x = None\n        return (relu,)\n",
+    )
+    .unwrap();
+    let x = coil_graph::Tensor::from_f32(vec![-1.0, 2.0, -3.0, 4.0], vec![4]).unwrap();
+    let inputs = dir.join("inputs.safetensors");
+    coil_graph::Tensor::save_safetensors(
+        &inputs,
+        &[("input.x".into(), x.clone()), ("input.typo".into(), x)],
+    )
+    .unwrap();
+    let (code, _, err) = coil(&[
+        graph.to_str().unwrap(),
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--backend",
+        "eager",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("holds tensors the graph does not use (ignored): input.typo"),
+        "{err}"
+    );
+    // A truncated file is an error naming the file and what is wrong with it.
+    let bytes = std::fs::read(&inputs).unwrap();
+    std::fs::write(&inputs, &bytes[..bytes.len() - 5]).unwrap();
+    let (code, out, _) = coil(&[
+        graph.to_str().unwrap(),
+        "--inputs",
+        inputs.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 1);
+    let r: Value = serde_json::from_str(&out).expect("one JSON object on failure too");
+    assert_eq!(r["ok"], false);
+    let e = r["error"].as_str().unwrap();
+    assert!(
+        e.contains("inputs.safetensors") && e.contains("truncated or corrupt"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

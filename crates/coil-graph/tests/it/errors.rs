@@ -740,3 +740,38 @@ fn inferred_results_obey_the_element_cap() {
         "{cause}"
     );
 }
+
+#[test]
+fn truncated_or_corrupt_safetensors_say_so_and_name_the_file() {
+    let t = coil_graph::Tensor::from_f32(vec![1.0; 16], vec![4, 4]).expect("tensor");
+    let bytes = coil_graph::Tensor::write_safetensors(&[("input.x".into(), t)]).expect("writes");
+    let dir = std::env::temp_dir().join(format!("coil-st-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let cases = [
+        (
+            "truncated.safetensors",
+            bytes[..bytes.len() - 7].to_vec(),
+            "truncated or corrupt",
+        ),
+        (
+            "short.safetensors",
+            bytes[..5].to_vec(),
+            "too short for its header",
+        ),
+        (
+            "text.safetensors",
+            b"\x10\0\0\0\0\0\0\0not json at all!".to_vec(),
+            "not valid safetensors JSON",
+        ),
+    ];
+    for (name, data, says) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, data).expect("writes");
+        let err = coil_graph::Tensor::load_safetensors(&path)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(says), "{err}");
+        assert!(err.contains(name), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
