@@ -35,7 +35,11 @@ options:
                               ir_pre_fusion.txt, ir_post_fusion.txt, fusion.log, graph.dot
                               (and graph.svg when Graphviz's dot is installed), kernels.txt and
                               output_code.ll / output_code.ptx there
-  --json                      print one JSON object instead of the table
+  --json                      print one JSON object instead of the table (also on failure:
+                              ok false and the error)
+  --max-memory SIZE           the most memory the inputs, any one eager op and the compiled
+                              model may take, checked before allocating (e.g. 8G, 512M;
+                              default three quarters of the machine's memory)
   --rtol X / --atol X         tolerance of the output check (default 1e-4 / 1e-5)
 
 environment:

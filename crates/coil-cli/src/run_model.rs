@@ -29,6 +29,8 @@ struct Options {
     loops: Option<Loops>,
     compile_only: bool,
     bench: bool,
+    /// The most bytes inputs, eager's ops and the compiled model's memory may each take.
+    max_memory: usize,
 }
 
 /// Loop rules asked for on the command line (`--loops`), with the lowering's realize rules
@@ -84,6 +86,49 @@ impl Backend {
     }
 }
 
+/// Three quarters of the machine's memory (`MemTotal` of `/proc/meminfo`), or no limit where
+/// that cannot be read.
+fn default_memory_budget() -> usize {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib.saturating_mul(1024) / 4 * 3)
+        })
+        .unwrap_or(usize::MAX)
+}
+
+/// `--max-memory`'s value: bytes, or a number with `K`, `M`, `G` or `T` (powers of 1024;
+/// `GiB`, `GB` and `G` alike).
+fn parse_bytes(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let digits = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("--max-memory: '{s}' is not a size (e.g. 8G, 512M, 1000000)"))?;
+    let scale: f64 = match unit
+        .trim()
+        .to_ascii_uppercase()
+        .trim_end_matches(['B', 'I'])
+    {
+        "" => 1.0,
+        "K" => 1024.0,
+        "M" => 1024.0 * 1024.0,
+        "G" => 1024.0 * 1024.0 * 1024.0,
+        "T" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => {
+            return Err(format!(
+                "--max-memory: unknown unit in '{s}' (K, M, G or T)"
+            ));
+        }
+    };
+    Ok((n * scale) as usize)
+}
+
 /// `name` when it names a built-in fusion strategy.
 fn strategy_name(name: &str) -> Result<String, String> {
     coil::builtin_strategy(name)
@@ -110,6 +155,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         loops: None,
         compile_only: false,
         bench: false,
+        max_memory: default_memory_budget(),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -142,6 +188,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 }
             }
             "--json" => opts.json = true,
+            "--max-memory" => opts.max_memory = parse_bytes(&value("--max-memory")?)?,
             "--compile-only" => opts.compile_only = true,
             "--bench" => opts.bench = true,
             "--policy" => opts.policy = strategy_name(&value("--policy")?)?,
@@ -247,6 +294,18 @@ fn load(opts: &Options) -> Result<Loaded, String> {
     if let Some(path) = &opts.inputs {
         let t = Tensor::load_safetensors(path).map_err(|e| e.to_string())?;
         tensors = Some((t, path.display().to_string()));
+    }
+    let input_bytes = graph
+        .inputs()
+        .iter()
+        .map(|&i| graph.node(i).meta().nbytes())
+        .fold(0usize, usize::saturating_add);
+    if input_bytes > opts.max_memory {
+        return Err(format!(
+            "the graph's inputs take {}, more than the memory budget of {} (--max-memory)",
+            crate::report::human_bytes(input_bytes),
+            crate::report::human_bytes(opts.max_memory)
+        ));
     }
     let (inputs, expected, input_source) = match tensors {
         Some((t, source)) => {
@@ -371,6 +430,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
     let mut options = coil::Options::with_strategy(&opts.policy).map_err(|e| e.to_string())?;
     options.passes = opts.passes.clone();
     options.debug_dir = opts.debug_dir.clone();
+    options.max_memory = Some(opts.max_memory);
     if let Some(loops) = opts.loops {
         loops.apply(&mut options);
     }
@@ -405,13 +465,14 @@ fn execute(opts: &Options) -> Result<Report, String> {
         (None, 0.0, Comparison::none(), Comparison::none())
     } else {
         let start = Instant::now();
-        let run = coil_eager::run(&loaded.graph, &loaded.inputs).map_err(|e| e.to_string())?;
+        let run = coil_eager::run_within(&loaded.graph, &loaded.inputs, opts.max_memory)
+            .map_err(|e| e.to_string())?;
         let mut run_ms = start.elapsed().as_secs_f64() * 1e3;
         progress(
             opts,
             "running eager in float64 (the reference of the checks)",
         );
-        let exact = float64_reference(&loaded.graph, &loaded.inputs);
+        let exact = float64_reference(&loaded.graph, &loaded.inputs, opts.max_memory);
         let (k, term) = longest_reduction(lowered, &loaded.inputs);
         let length_atol = crate::report::eager_check_atol(k, term);
         // Within what eager's own float32 rounding explains (float64 reference), or within the
@@ -452,7 +513,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
         // The transformed graph must compute what the input graph computes, up to rounding:
         // rewrites reassociate and decompose, which moves float32 results by about as much as
         // eager's own error.
-        let after = coil_eager::run(transformed, &loaded.inputs)
+        let after = coil_eager::run_within(transformed, &loaded.inputs, opts.max_memory)
             .map_err(|e| format!("transformed graph: {e}"))?;
         let passes_check = within_rounding(&after.outputs)?;
         let comparison = match &loaded.expected {
@@ -512,7 +573,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
 /// The graph's outputs computed by eager in float64 (f32 replaced by f64 throughout, inputs
 /// cast), when the graph computes in f32 and that run succeeds; `None` otherwise (no f32 in the
 /// graph, or eager fails on the float64 graph).
-fn float64_reference(graph: &Graph, inputs: &[Tensor]) -> Option<Vec<Tensor>> {
+fn float64_reference(graph: &Graph, inputs: &[Tensor], max_memory: usize) -> Option<Vec<Tensor>> {
     let has_f32 = graph
         .nodes()
         .any(|(_, n)| n.outputs.iter().any(|m| m.dtype == DType::F32));
@@ -530,7 +591,7 @@ fn float64_reference(graph: &Graph, inputs: &[Tensor]) -> Option<Vec<Tensor>> {
             }
         })
         .collect();
-    let run = coil_eager::run(&g64, &inputs).ok()?;
+    let run = coil_eager::run_within(&g64, &inputs, max_memory).ok()?;
     (run.outputs.len() == graph.outputs().len()).then_some(run.outputs)
 }
 

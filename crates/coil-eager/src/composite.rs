@@ -43,6 +43,10 @@ fn along_dim<T: Copy + Default>(
     mut f: impl FnMut(&[T], &mut [T]),
 ) -> Vec<T> {
     let mut out = vec![T::default(); sizes.iter().product()];
+    if out.is_empty() {
+        // No lanes: nothing to compute, and no lane buffer to size by `d` (which may be huge).
+        return out;
+    }
     let rank = sizes.len();
     let n = sizes.get(d).copied().unwrap_or(1);
     let inner: usize = sizes.get(d + 1..).unwrap_or(&[]).iter().product();

@@ -6,6 +6,18 @@ use thiserror::Error;
 /// Why a graph could not be run.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum EagerError {
+    /// An op would need more memory than the budget ([`crate::run_within`]).
+    #[error(
+        "node '{node}' would need {need} bytes, more than the memory budget of {budget} bytes (--max-memory)"
+    )]
+    Memory {
+        /// The node.
+        node: String,
+        /// Bytes its results and operand copies would take.
+        need: usize,
+        /// The budget.
+        budget: usize,
+    },
     /// The number of input tensors differs from the graph's signature.
     #[error("the graph takes {expected} inputs but {given} were given")]
     InputCount {

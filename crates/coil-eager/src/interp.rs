@@ -25,6 +25,18 @@ pub struct EagerRun {
 /// share their input's storage. Inputs must match the signature's dtypes and sizes; they may
 /// be strided (they are made contiguous first, as the signature declares them).
 pub fn run(graph: &Graph, inputs: &[Tensor]) -> Result<EagerRun, EagerError> {
+    run_within(graph, inputs, usize::MAX)
+}
+
+/// [`run`], refusing (before it allocates) any op that would need more than `max_bytes`:
+/// its results (views need none) plus a materialized copy of each operand that is not
+/// contiguous (an expanded or permuted view an op may copy first). An error names the node
+/// and the bytes; nothing is allocated past the budget.
+pub fn run_within(
+    graph: &Graph,
+    inputs: &[Tensor],
+    max_bytes: usize,
+) -> Result<EagerRun, EagerError> {
     let sig = graph.inputs();
     if sig.len() != inputs.len() {
         return Err(EagerError::InputCount {
@@ -102,6 +114,16 @@ pub fn run(graph: &Graph, inputs: &[Tensor]) -> Result<EagerRun, EagerError> {
                     env: &env,
                 };
                 let kind = call.op.kind();
+                if max_bytes != usize::MAX {
+                    let need = op_bytes(kind, &args, node);
+                    if need > max_bytes {
+                        return Err(EagerError::Memory {
+                            node: node.name.clone(),
+                            need,
+                            budget: max_bytes,
+                        });
+                    }
+                }
                 let outputs = eval(kind, &args, &node.outputs).map_err(wrap)?;
                 check_outputs(&outputs, &node.outputs).map_err(wrap)?;
 
@@ -168,6 +190,29 @@ pub fn run(graph: &Graph, inputs: &[Tensor]) -> Result<EagerRun, EagerError> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(EagerRun { outputs, stats })
+}
+
+/// What running `node` may allocate: its results (none for a view) and a contiguous copy of
+/// every operand that is not contiguous.
+fn op_bytes(kind: OpKind, args: &Args<'_>, node: &coil_graph::Node) -> usize {
+    let results: usize = if kind.class() == OpClass::View {
+        0
+    } else {
+        node.outputs
+            .iter()
+            .map(TensorMeta::nbytes)
+            .fold(0, usize::saturating_add)
+    };
+    let mut ids = node.inputs();
+    ids.sort_unstable();
+    ids.dedup();
+    let copies = ids
+        .iter()
+        .filter_map(|&n| args.node_tensor(n).ok())
+        .filter(|t| !t.is_contiguous())
+        .map(nbytes)
+        .fold(0, usize::saturating_add);
+    results.saturating_add(copies)
 }
 
 fn nbytes(t: &Tensor) -> usize {

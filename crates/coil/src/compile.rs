@@ -39,6 +39,9 @@ pub struct Options {
     /// Run each stage's verifier on its output (on by default in debug builds and tests;
     /// like Cranelift's `verify_if`).
     pub verify: bool,
+    /// The most bytes the compiled model's memory (every slot of its plan) may take; a plan
+    /// that needs more is an error at compile time, before anything is allocated.
+    pub max_memory: Option<usize>,
 }
 
 impl Default for Options {
@@ -51,6 +54,7 @@ impl Default for Options {
             loops: None,
             debug_dir: None,
             verify: cfg!(debug_assertions),
+            max_memory: None,
         }
     }
 }
@@ -76,6 +80,7 @@ impl fmt::Debug for Options {
             .field("loops", &self.loops.as_ref().map(|l| l.name()))
             .field("debug_dir", &self.debug_dir)
             .field("verify", &self.verify)
+            .field("max_memory", &self.max_memory)
             .finish()
     }
 }
@@ -265,6 +270,14 @@ pub fn prepare(
                 e.kind.kernel_name()
             )));
         }
+    }
+    if let Some(max) = options.max_memory
+        && program.plan.total_bytes() > max
+    {
+        return Err(CoilError::Memory(format!(
+            "the compiled model needs {} bytes of memory (its plan's slots), more than the budget of {max} bytes",
+            program.plan.total_bytes()
+        )));
     }
     times.codegen_ms = ms(t);
     stage_done("codegen", times.codegen_ms);

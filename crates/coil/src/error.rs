@@ -38,6 +38,9 @@ pub enum CoilError {
         /// What is wrong.
         msg: String,
     },
+    /// The model needs more memory than the budget (`Options::max_memory`).
+    #[error("memory: {0}")]
+    Memory(String),
     /// The model needs something the backend does not do (an extern kind).
     #[error("unsupported: {0}")]
     Unsupported(String),

@@ -274,3 +274,59 @@ fn tensors_an_inputs_file_holds_beyond_the_graph_are_named_in_a_warning() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn the_memory_budget_refuses_what_would_not_fit_before_allocating() {
+    let dir = std::env::temp_dir().join(format!("coil-cli-budget-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    // Inputs of 1.49 GiB against a 1 GiB budget: refused before random inputs are drawn.
+    let big = write(
+        "big.py",
+        "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[20000, 20000]\"):\n        relu: \"f32[20000, 20000]\" = torch.ops.aten.relu.default(x);  x = None\n        return (relu,)\n",
+    );
+    let (code, out, _) = coil(&[&big, "--max-memory", "1G", "--json"]);
+    assert_eq!(code, 1);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["ok"], false);
+    let e = r["error"].as_str().unwrap();
+    assert!(
+        e.contains("inputs take 1.49 GiB, more than the memory budget of 1.00 GiB"),
+        "{e}"
+    );
+    // An expand to 40 GB, then a sum: eager refuses the sum, naming it.
+    let expand = write(
+        "expand.py",
+        "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[100000, 1]\"):\n        expand: \"f32[100000, 100000]\" = torch.ops.aten.expand.default(x, [100000, 100000]);  x = None\n        sum_1: \"f32[]\" = torch.ops.aten.sum.default(expand);  expand = None\n        return (sum_1,)\n",
+    );
+    let (code, out, _) = coil(&[
+        &expand,
+        "--max-memory",
+        "2G",
+        "--backend",
+        "eager",
+        "--json",
+    ]);
+    assert_eq!(code, 1);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let e = r["error"].as_str().unwrap();
+    assert!(
+        e.contains("node 'sum_1' would need 40000000004 bytes"),
+        "{e}"
+    );
+    // A softmax over a huge dim of no rows is computed (an empty result), not allocated.
+    let empty = write(
+        "empty.py",
+        "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[0, 4294967296]\"):\n        _softmax: \"f32[0, 4294967296]\" = torch.ops.aten._softmax.default(x, 1, False);  x = None\n        return (_softmax,)\n",
+    );
+    let (code, out, err) = coil(&[&empty, "--json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let (code, _, err) = coil(&["seed_model", "--max-memory", "lots"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("'lots' is not a size"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}

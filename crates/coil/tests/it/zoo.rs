@@ -87,3 +87,30 @@ fn the_debug_dir_gets_every_stage() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_plan_larger_than_the_memory_budget_is_refused_at_compile_time() {
+    let backend: Arc<dyn Backend> = Arc::new(InterpBackend::default());
+    let g = coil_models::find("seed_model")
+        .expect("zoo")
+        .graph(coil_models::Size::Article)
+        .expect("parses");
+    let options = Options {
+        max_memory: Some(1 << 20),
+        ..Options::default()
+    };
+    let err = coil::compile(&g, backend.clone(), &options)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.starts_with("memory: the compiled model needs")
+            && err.contains("budget of 1048576 bytes"),
+        "{err}"
+    );
+    let options = Options {
+        max_memory: Some(1 << 30),
+        ..Options::default()
+    };
+    coil::compile(&g, backend, &options).expect("fits");
+}
