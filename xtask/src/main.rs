@@ -23,6 +23,10 @@ commands:
   run-model ARGS...     set up, then build (release) and run `coil run-model ARGS...`;
                         `cargo xtask run-model --help` lists the options
   bless                 rewrite golden files (expect-test) from the current output, then test
+  fuzz [--minutes N] [--seed S]
+                        run the mutation fuzzer (crates/coil-fuzz) for N minutes (default 1);
+                        minimized finds go to fuzz-finds/ (copy them to
+                        crates/coil-fuzz/regressions/ once fixed)
   gpu-bundle [DIR]      set up, build the release `coil`, `cuda_zoo` and `gpu_selfcheck` and
                         put them, the zoo, the run script and the PyTorch baseline into DIR
                         (default gpu-bundle/, git-ignored): copy DIR to a GPU machine and run
@@ -36,6 +40,7 @@ fn main() -> ExitCode {
         Some("test") => setup().and_then(|()| test(&args[1..])),
         Some("run-model") => setup().and_then(|()| run_model(&args[1..])),
         Some("bless") => setup().and_then(|()| bless()),
+        Some("fuzz") => setup().and_then(|()| fuzz(&args[1..])),
         Some("gpu-bundle") => setup().and_then(|()| gpu_bundle(args.get(1).map(String::as_str))),
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
@@ -130,6 +135,12 @@ fn is_root() -> bool {
 
 /// Runs every test of the workspace (unit, integration, doc tests). First makes NVIDIA's
 /// `ptxas` available to coil-cuda's tests (best effort, see [`ensure_ptxas`]).
+fn fuzz(extra: &[String]) -> Result<(), String> {
+    let mut args = vec!["run", "--release", "--quiet", "-p", "coil-fuzz", "--"];
+    args.extend(extra.iter().map(String::as_str));
+    run(cargo(&args))
+}
+
 fn test(extra: &[String]) -> Result<(), String> {
     let mut args = vec!["test", "--workspace"];
     args.extend(extra.iter().map(String::as_str));
