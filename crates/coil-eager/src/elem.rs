@@ -570,6 +570,10 @@ fn gather_as<S: Elem, D: Elem>(t: &Tensor) -> Vec<D> {
         return Vec::new();
     };
     let numel = t.numel();
+    if numel == 0 {
+        // An empty view may start past its storage's end (a slice of an empty tensor).
+        return Vec::new();
+    }
     let mut out = Vec::with_capacity(numel);
     if t.is_contiguous() {
         let o = t.offset();

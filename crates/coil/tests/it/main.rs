@@ -3,6 +3,7 @@
 
 mod cpu;
 mod deep;
+mod edge_shapes;
 mod strategy;
 mod zero_size;
 mod zoo;

@@ -121,3 +121,18 @@ class GraphModule(torch.nn.Module):
 "#;
     check(text, &[empty(vec![4, 0])], &[(vec![], vec![f64::NAN])]);
 }
+
+#[test]
+fn a_slice_of_an_empty_tensor_starting_past_its_storage_is_empty() {
+    // Found by the edge-shape property test: the slice starts at element 1 of no storage.
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, in0: "i64[0, 2]"):
+        sqrt: "f32[0, 2]" = torch.ops.aten.sqrt.default(in0)
+        slice: "i64[0, 1]" = torch.ops.aten.slice.Tensor(in0, 1, 1, 2, 1);  in0 = None
+        cat: "i64[0, 1]" = torch.ops.aten.cat.default([slice, slice], 0);  slice = None
+        return (cat, sqrt)
+"#;
+    let x = Tensor::new(Data::I64(vec![]), vec![0, 2]).expect("tensor");
+    check(text, &[x], &[(vec![0, 1], vec![]), (vec![0, 2], vec![])]);
+}
