@@ -4,8 +4,10 @@
 
 use coil_sched::{FusionStrategy, LoopCompat, SchedError, Schedule};
 
-/// Every node but extern and nop nodes in one kernel (a graph with an extern call between
-/// computed nodes cannot be one group: `fuse_group` refuses a group that is not convex).
+/// Every computed node in one kernel: each run of consecutive nodes between extern and nop
+/// nodes (in execution order) becomes one group, so a graph without extern calls is one
+/// kernel. A run is convex (a path leaving it would pass a node between two of its members,
+/// which is in the run), so no fusion creates a cycle.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AllInOne;
 
@@ -15,16 +17,21 @@ impl FusionStrategy for AllInOne {
     }
 
     fn fuse(&self, sched: &mut Schedule<'_>, _loops: &dyn LoopCompat) -> Result<(), SchedError> {
-        let members: Vec<_> = sched
-            .order()
-            .iter()
-            .copied()
-            .filter(|&n| !sched.node(n).is_extern_or_nop())
-            .collect();
-        if members.len() > 1 {
-            sched.fuse_group(&members)?;
+        let mut groups = vec![Vec::new()];
+        for &n in sched.order() {
+            if sched.node(n).is_extern_or_nop() {
+                groups.push(Vec::new());
+            } else if let Some(g) = groups.last_mut() {
+                g.push(n);
+            }
         }
-        sched.log_line(format!("all-in-one: {} nodes fused", members.len()));
+        groups.retain(|g| g.len() > 1);
+        let fused: usize = groups.iter().map(Vec::len).sum();
+        sched.fuse_groups(&groups)?;
+        sched.log_line(format!(
+            "all-in-one: {fused} nodes in {} groups",
+            groups.len()
+        ));
         Ok(())
     }
 }

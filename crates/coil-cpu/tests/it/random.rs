@@ -23,3 +23,26 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Zero-size, size-1 and 0-d inputs (issue 16): compiled for the CPU, fused into one
+    /// kernel where the scheduler allows it, equal to coil-eager or rejected by both.
+    #[test]
+    fn random_graphs_with_empty_unit_and_scalar_dims_equal_eager(
+        case in random_graph(&GraphConfig { rank: 0..4, dim: 0..3, ..GraphConfig::default() }),
+    ) {
+        let RandomGraph { graph: g, inputs: ins } = case;
+        let Ok(reference) = coil_eager::run(&g, &ins) else {
+            return Ok(());
+        };
+        let l = crate::driver::lower(&g);
+        for fusion in [crate::driver::per_buffer(&l), crate::driver::all_in_one(&l)] {
+            let got = crate::driver::run(crate::driver::backend(), &l, &fusion, &ins)
+                .map_err(|e| TestCaseError::fail(format!("{fusion:?}: {e}\n{g}")))?;
+            check_outputs(&got.outputs, &reference.outputs, 1e-4, 1e-4)
+                .map_err(|e| TestCaseError::fail(format!("{fusion:?}: {e}\n{g}")))?;
+        }
+    }
+}
