@@ -440,24 +440,26 @@ fn execute(opts: &Options) -> Result<Report, String> {
         Backend::Eager => {
             let p = coil::prepare(&loaded.graph, backend.as_ref(), &options)
                 .map_err(|e| e.to_string())?;
-            (None, p)
+            (None, Some(p))
         }
         Backend::Cpu | Backend::Cuda => {
             progress(opts, &format!("compiling for {}", opts.backend.name()));
             let model =
                 coil::compile(&loaded.graph, backend, &options).map_err(|e| e.to_string())?;
-            let p = coil::Prepared {
-                artifacts: model.artifacts().clone(),
-                report: model.report.clone(),
-            };
-            (Some(model), p)
+            (Some(model), None)
         }
     };
-    let transformed = &prepared.artifacts.transformed;
-    let lowered = &prepared.artifacts.lowered;
-    let pass_stats = prepared.report.passes.clone();
-    let lower_ms = prepared.report.times.lower_ms;
-    let sched = ScheduleSummary::of(&prepared);
+    // Every stage's output and the report: the compiled model's, or what `prepare` gave.
+    let (artifacts, report) = match (&compiled, &prepared) {
+        (Some(m), _) => (m.artifacts(), &m.report),
+        (None, Some(p)) => (&p.artifacts, &p.report),
+        (None, None) => return Err("nothing was compiled or prepared".into()),
+    };
+    let transformed = &artifacts.transformed;
+    let lowered = &artifacts.lowered;
+    let pass_stats = report.passes.clone();
+    let lower_ms = report.times.lower_ms;
+    let sched = ScheduleSummary::of(artifacts, report);
     let mut compiled_check = Comparison::none();
     let mut bench = None;
     let mut launch_times = Vec::new();
@@ -472,7 +474,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
             opts,
             "running eager in float64 (the reference of the checks)",
         );
-        let exact = float64_reference(&loaded.graph, &loaded.inputs, opts.max_memory);
+        let exact = coil_eager::run_float64(&loaded.graph, &loaded.inputs, opts.max_memory);
         let (k, term) = longest_reduction(lowered, &loaded.inputs);
         let length_atol = crate::report::eager_check_atol(k, term);
         // Within what eager's own float32 rounding explains (float64 reference), or within the
@@ -570,31 +572,6 @@ fn execute(opts: &Options) -> Result<Report, String> {
     })
 }
 
-/// The graph's outputs computed by eager in float64 (f32 replaced by f64 throughout, inputs
-/// cast), when the graph computes in f32 and that run succeeds; `None` otherwise (no f32 in the
-/// graph, or eager fails on the float64 graph).
-fn float64_reference(graph: &Graph, inputs: &[Tensor], max_memory: usize) -> Option<Vec<Tensor>> {
-    let has_f32 = graph
-        .nodes()
-        .any(|(_, n)| n.outputs.iter().any(|m| m.dtype == DType::F32));
-    if !has_f32 {
-        return None;
-    }
-    let g64 = graph.with_dtype_replaced(DType::F32, DType::F64);
-    let inputs: Vec<Tensor> = inputs
-        .iter()
-        .map(|t| {
-            if t.dtype() == DType::F32 {
-                t.to_dtype(DType::F64)
-            } else {
-                t.clone()
-            }
-        })
-        .collect();
-    let run = coil_eager::run_within(&g64, &inputs, max_memory).ok()?;
-    (run.outputs.len() == graph.outputs().len()).then_some(run.outputs)
-}
-
 /// The longest reduction of the lowered graph and a bound on the magnitude of its terms, for
 /// the compiled-vs-eager tolerance: the largest input magnitude for a reduction, its square for
 /// a matmul's contraction (products of two inputs).
@@ -639,41 +616,20 @@ pub(crate) struct ScheduleSummary {
     pub(crate) num_kernels: usize,
     pub(crate) num_extern_calls: usize,
     pub(crate) bytes_accessed: usize,
-    pub(crate) kernels: Vec<KernelSummary>,
+    pub(crate) kernels: Vec<coil::KernelReport>,
     pub(crate) ms: f64,
 }
 
-/// One kernel or extern call.
-#[derive(Debug)]
-pub(crate) struct KernelSummary {
-    pub(crate) name: String,
-    pub(crate) kind: &'static str,
-    pub(crate) numel: usize,
-    pub(crate) rnumel: usize,
-    pub(crate) bytes: usize,
-}
-
 impl ScheduleSummary {
-    fn of(p: &coil::Prepared) -> Self {
-        let r = &p.report;
+    fn of(artifacts: &coil::Artifacts, r: &coil::CompileReport) -> Self {
         ScheduleSummary {
             policy: r.strategy,
             loops: r.loops,
-            nodes_before: p.artifacts.schedule.nodes_before,
+            nodes_before: artifacts.schedule.nodes_before,
             num_kernels: r.num_kernels,
             num_extern_calls: r.num_extern_calls,
             bytes_accessed: r.bytes_accessed,
-            kernels: r
-                .kernels
-                .iter()
-                .map(|k| KernelSummary {
-                    name: k.name.clone(),
-                    kind: k.kind,
-                    numel: k.numel,
-                    rnumel: k.rnumel,
-                    bytes: k.bytes,
-                })
-                .collect(),
+            kernels: r.kernels.clone(),
             ms: r.times.schedule_ms,
         }
     }

@@ -145,7 +145,7 @@ pub fn build_program(
                 for (k, _) in &parts {
                     launches.push(Launch {
                         name: format!("{prefix}{}", k.name),
-                        kind: launch_kind(k),
+                        kind: launch_kind(k).short_name(),
                         numel: k.numel(),
                         rnumel: k.rnumel(),
                         bytes: k.bytes_accessed(),
@@ -182,11 +182,14 @@ pub fn build_program(
     })
 }
 
-fn launch_kind(k: &Kernel) -> &'static str {
+/// The scheduler's kind of a built kernel (whose `short_name` reports print).
+fn launch_kind(k: &Kernel) -> LaunchKind {
     match k.kind {
-        crate::kernel::KernelKind::Pointwise => "poi",
-        crate::kernel::KernelKind::Reduction { persistent: true } => "per",
-        crate::kernel::KernelKind::Reduction { persistent: false } => "red",
+        crate::kernel::KernelKind::Pointwise => LaunchKind::Pointwise,
+        crate::kernel::KernelKind::Reduction { persistent: true } => {
+            LaunchKind::PersistentReduction
+        }
+        crate::kernel::KernelKind::Reduction { persistent: false } => LaunchKind::Reduction,
     }
 }
 

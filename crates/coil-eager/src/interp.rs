@@ -215,6 +215,32 @@ fn op_bytes(kind: OpKind, args: &Args<'_>, node: &coil_graph::Node) -> usize {
     results.saturating_add(copies)
 }
 
+/// The graph's outputs computed in float64 (f32 replaced by f64 throughout, f32 inputs cast
+/// up), the reference checks of float32 results compare with; `None` when the graph computes
+/// no f32 or the float64 run fails (within `max_bytes`, as [`run_within`]).
+pub fn run_float64(graph: &Graph, inputs: &[Tensor], max_bytes: usize) -> Option<Vec<Tensor>> {
+    let f32 = coil_graph::DType::F32;
+    if !graph
+        .nodes()
+        .any(|(_, n)| n.outputs.iter().any(|m| m.dtype == f32))
+    {
+        return None;
+    }
+    let g64 = graph.with_dtype_replaced(f32, coil_graph::DType::F64);
+    let inputs: Vec<Tensor> = inputs
+        .iter()
+        .map(|t| {
+            if t.dtype() == f32 {
+                t.to_dtype(coil_graph::DType::F64)
+            } else {
+                t.clone()
+            }
+        })
+        .collect();
+    let run = run_within(&g64, &inputs, max_bytes).ok()?;
+    (run.outputs.len() == graph.outputs().len()).then_some(run.outputs)
+}
+
 fn nbytes(t: &Tensor) -> usize {
     t.numel() * t.dtype().itemsize()
 }

@@ -46,5 +46,5 @@ mod strided;
 mod views;
 
 pub use error::EagerError;
-pub use interp::{EagerRun, run, run_within};
+pub use interp::{EagerRun, run, run_float64, run_within};
 pub use stats::{EagerStats, OpStat};

@@ -243,6 +243,13 @@ impl<'g> Schedule<'g> {
         id
     }
 
+    /// Whether `m` is a node of the schedule that no fusion has absorbed yet.
+    fn is_top_level(&self, m: NodeId) -> bool {
+        self.nodes
+            .get(m)
+            .is_some_and(|n| self.op_node[n.ops[0].index()] == Some(m))
+    }
+
     /// Fuses top-level nodes `a` and `b` into one with the loop plan the loop rules gave for
     /// them (`Schedule::can_fuse(a, b, ..)`'s `Ok`, or [`crate::LoopCompat`]'s answer): the
     /// public way for a strategy outside this crate to make the fusions Inductor's greedy
@@ -267,12 +274,7 @@ impl<'g> Schedule<'g> {
                 .join(", "),
             reason: reason.to_string(),
         };
-        let top_level = |m: NodeId| {
-            self.nodes
-                .get(m)
-                .is_some_and(|n| self.op_node[n.ops[0].index()] == Some(m))
-        };
-        if !top_level(a) || !top_level(b) {
+        if !self.is_top_level(a) || !self.is_top_level(b) {
             return Err(bad(self, "not every node is a top-level node"));
         }
         if a == b {
@@ -324,12 +326,7 @@ impl<'g> Schedule<'g> {
         };
         let mut members: Vec<NodeId> = members.to_vec();
         members.dedup();
-        let top_level = |m: &NodeId| {
-            self.nodes
-                .get(*m)
-                .is_some_and(|n| self.op_node[n.ops[0].index()] == Some(*m))
-        };
-        if !members.iter().all(top_level) {
+        if !members.iter().all(|&m| self.is_top_level(m)) {
             return Err(bad("not every node is a top-level node"));
         }
         if members.iter().any(|&m| self.nodes[m].is_extern_or_nop()) && members.len() > 1 {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use coil::Options;
 use coil_codegen::Backend;
-use coil_graph::{DType, Graph, Tensor};
+use coil_graph::{Graph, Tensor};
 use coil_sched::SharedStrategy;
 
 use crate::check_outputs;
@@ -89,27 +89,10 @@ pub fn conformance(backend: &Arc<dyn Backend>, strategies: &[SharedStrategy]) ->
     failures
 }
 
-/// The graph's outputs computed by coil-eager in float64 (f32 inputs cast up), and eager's
-/// own float32 outputs; `None` when the graph has no f32 or eager cannot run it.
+/// The float64 reference of the graph's outputs and eager's own float32 outputs; `None` when
+/// the graph has no f32 or eager cannot run it.
 fn float64_reference(graph: &Graph, inputs: &[Tensor]) -> Option<(Vec<Tensor>, Vec<Tensor>)> {
-    if !graph
-        .nodes()
-        .any(|(_, n)| n.outputs.iter().any(|m| m.dtype == DType::F32))
-    {
-        return None;
-    }
-    let g64 = graph.with_dtype_replaced(DType::F32, DType::F64);
-    let inputs64: Vec<Tensor> = inputs
-        .iter()
-        .map(|t| {
-            if t.dtype() == DType::F32 {
-                t.to_dtype(DType::F64)
-            } else {
-                t.clone()
-            }
-        })
-        .collect();
-    let reference = coil_eager::run(&g64, &inputs64).ok()?.outputs;
+    let reference = coil_eager::run_float64(graph, inputs, usize::MAX)?;
     let eager = coil_eager::run(graph, inputs).ok()?.outputs;
     Some((reference, eager))
 }

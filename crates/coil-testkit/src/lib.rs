@@ -27,4 +27,4 @@ pub use conformance::{ARTICLE_KERNEL_COUNTS, conformance};
 pub use graphs::{BINARY, GraphConfig, OpFamily, RandomGraph, UNARY, inputs, random_graph};
 pub use random::{Rng, random_tensor};
 #[cfg(feature = "zoo")]
-pub use strategies::AllInOne;
+pub use strategies::{AllInOne, runs_between_externs};

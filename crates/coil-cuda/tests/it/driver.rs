@@ -126,17 +126,8 @@ impl FusionStrategy for ConsecutiveRuns {
     }
 
     fn fuse(&self, sched: &mut Schedule<'_>, _loops: &dyn LoopCompat) -> Result<(), SchedError> {
-        let mut groups: Vec<Vec<NodeId>> = Vec::new();
-        let mut run: Vec<NodeId> = Vec::new();
-        for &n in sched.order() {
-            if sched.node(n).is_extern_or_nop() {
-                groups.push(std::mem::take(&mut run));
-            } else {
-                run.push(n);
-            }
-        }
-        groups.push(run);
-        groups.retain(|g| g.len() > 1 && self.fusable(sched, g));
+        let mut groups = coil_testkit::runs_between_externs(sched);
+        groups.retain(|g| self.fusable(sched, g));
         sched.fuse_groups(&groups)?;
         Ok(())
     }
