@@ -23,27 +23,16 @@ impl Lowerer<'_> {
         use OpKind as K;
         let one = |t: TensorId| Ok(vec![t]);
         match kind {
-            K::Sum | K::Prod => {
+            K::Sum | K::Prod | K::Amax | K::Amin => {
                 let x = self.tensor(node, b, "self")?;
                 let rank = self.g.tensors[x].sizes.len();
                 let (dims, keepdim) =
                     reduction_dims(b, rank).map_err(|e| Self::graph_err(node, e))?;
-                let rt = if kind == K::Sum {
-                    ReductionType::Sum
-                } else {
-                    ReductionType::Prod
-                };
-                one(self.reduce(node, x, &dims, keepdim, rt, out))
-            }
-            K::Amax | K::Amin => {
-                let x = self.tensor(node, b, "self")?;
-                let rank = self.g.tensors[x].sizes.len();
-                let (dims, keepdim) =
-                    reduction_dims(b, rank).map_err(|e| Self::graph_err(node, e))?;
-                let rt = if kind == K::Amax {
-                    ReductionType::Max
-                } else {
-                    ReductionType::Min
+                let rt = match kind {
+                    K::Sum => ReductionType::Sum,
+                    K::Prod => ReductionType::Prod,
+                    K::Amax => ReductionType::Max,
+                    _ => ReductionType::Min,
                 };
                 one(self.reduce(node, x, &dims, keepdim, rt, out))
             }
