@@ -1,23 +1,80 @@
 #!/usr/bin/env python3
 """Export a PyTorch model to coil's input: a readable-FX graph plus its inputs and outputs.
 
-    python tools/export_graph.py my_module:make_model OUT_DIR/name [--seed 0]
+    python tools/export_graph.py SOURCE OUT_DIR/name [inputs] [--kwargs JSON] [--config JSON] [--seed 0]
 
-`make_model` is a function returning `(model, example_args)`, where `example_args` is a tuple of
-tensors. Writes `name.py` (what `torch.export.export(model, args).run_decompositions()
+SOURCE is one of
+    my_module:make_model         a function returning `(model, example_args)` (a tuple of tensors)
+    torchvision:NAME             torchvision.models.get_model(NAME, weights=None, **kwargs)
+    timm:NAME                    timm.create_model(NAME, pretrained=False, **kwargs)
+    transformers:CLASS           CLASS(CLASS.config_class(**config)), wrapped so that
+                                 forward(input_ids) returns `logits` (or `last_hidden_state`)
+Library models take their inputs from the command line, in order (repeatable):
+    --input 2,3,64,64            float32 randn of that shape
+    --input-ids 1,32             int64 ids in [0, vocab); vocab is the config's `vocab_size`
+                                 (transformers) or --vocab
+Weights are random (torch.manual_seed(seed), then build, then draw the inputs; never pretrained);
+the model runs in eval mode.
+
+Writes `name.py` (what `torch.export.export(model, args).run_decompositions()
 .graph_module.print_readable()` prints, source-location comments dropped) and
 `name.safetensors` with `input.<placeholder>` for every graph input (lifted parameters and
-buffers included) and `output.<i>` (PyTorch eager's results, in the graph's return order).
-Then: `cargo xtask run-model OUT_DIR/name.py --inputs OUT_DIR/name.safetensors`.
+buffers first, then user inputs) and `output.<i>` (PyTorch eager's results, in the graph's
+return order). Re-runs the exported program on the same inputs and prints its max difference
+from eager. Then: `cargo xtask run-model OUT_DIR/name.py --inputs OUT_DIR/name.safetensors`.
+
+Examples:
+    python tools/export_graph.py torchvision:resnet18 out/resnet18 --input 2,3,64,64 \\
+        --kwargs '{"num_classes": 10}'
+    python tools/export_graph.py transformers:GPT2LMHeadModel out/gpt2 --input-ids 1,32 \\
+        --config '{"n_layer": 2, "n_embd": 64, "n_head": 2, "vocab_size": 1000}'
 """
 
 import argparse
+import collections
 import importlib
+import json
 import pathlib
 import sys
 
 import torch
 from safetensors.torch import save_file
+from torch.export.graph_signature import InputKind
+
+
+class HFWrapper(torch.nn.Module):
+    """forward(input_ids) -> one tensor: the model's `logits`, else its `last_hidden_state`."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, input_ids):
+        out = self.m(input_ids=input_ids)
+        return out.logits if "logits" in out else out.last_hidden_state
+
+
+def build(lib: str, name: str, kwargs: dict, config: dict) -> torch.nn.Module:
+    if lib == "torchvision":
+        import torchvision
+        return torchvision.models.get_model(name, weights=None, **kwargs)
+    if lib == "timm":
+        import timm
+        return timm.create_model(name, pretrained=False, **kwargs)
+    if lib == "transformers":
+        import transformers
+        cls = getattr(transformers, name)
+        # No KV cache: a plain forward pass, without cache-update ops in the graph.
+        return HFWrapper(cls(cls.config_class(**{"use_cache": False, **config})))
+    raise SystemExit(f"unknown library {lib!r}")
+
+
+class InputAction(argparse.Action):
+    """Collects --input/--input-ids, in command-line order, as (kind, shape)."""
+
+    def __call__(self, parser, ns, value, option):
+        shape = [int(d) for d in value.split(",")]
+        ns.inputs = (ns.inputs or []) + [(self.dest, shape)]
 
 
 def export(model, args, out: pathlib.Path) -> None:
@@ -28,38 +85,62 @@ def export(model, args, out: pathlib.Path) -> None:
     out.with_suffix(".py").write_text("\n".join(lines) + "\n")
 
     # Map every placeholder to its tensor: lifted parameters/buffers/constants, then user inputs.
-    state = dict(model.named_parameters())
-    state.update(dict(model.named_buffers()))
-    state.update(getattr(ep, "constants", {}) or {})
+    state = {**ep.state_dict, **ep.constants}
     user_args = iter(args)
     tensors = {}
     for spec in ep.graph_signature.input_specs:
-        name = spec.arg.name
-        if spec.target is not None and spec.target in state:
-            tensors[f"input.{name}"] = state[spec.target].detach().contiguous()
-        else:
-            tensors[f"input.{name}"] = next(user_args).detach().contiguous()
+        t = next(user_args) if spec.kind == InputKind.USER_INPUT else state[spec.target]
+        tensors[f"input.{spec.arg.name}"] = t.detach().clone().contiguous()  # unshare tied weights
 
     with torch.no_grad():
         result = model(*args)
-    if isinstance(result, torch.Tensor):
-        result = (result,)
+        replay = ep.module()(*args)
+    result = (result,) if isinstance(result, torch.Tensor) else tuple(result)
+    replay = (replay,) if isinstance(replay, torch.Tensor) else tuple(replay)
     for i, t in enumerate(result):
         tensors[f"output.{i}"] = t.detach().contiguous()
     save_file(tensors, str(out.with_suffix(".safetensors")))
+
+    diff = max((a.double() - b.double()).abs().max().item() for a, b in zip(result, replay))
+    ops = collections.Counter(
+        str(n.target) for n in ep.graph.nodes if n.op == "call_function" and "aten" in str(n.target))
+    params = sum(p.numel() for p in model.parameters())
     print(f"wrote {out.with_suffix('.py')} and {out.with_suffix('.safetensors')}")
+    print(f"params {params:,}; aten ops {len(ops)} ({sum(ops.values())} calls); "
+          f"exported-vs-eager max diff {diff:.3g}")
+    if diff > 1e-5:
+        raise SystemExit("exported program does not reproduce eager outputs (allclose 1e-5)")
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("factory", help="module:function returning (model, example_args)")
+    p.add_argument("source", help="module:function, torchvision:NAME, timm:NAME or transformers:CLASS")
     p.add_argument("out", help="output path without suffix, e.g. out/my_model")
+    p.add_argument("--input", action=InputAction, metavar="SHAPE", help="float32 randn input, e.g. 2,3,64,64")
+    p.add_argument("--input-ids", action=InputAction, metavar="SHAPE", help="int64 ids input, e.g. 1,32")
+    p.add_argument("--vocab", type=int, help="id range for --input-ids (default: config vocab_size)")
+    p.add_argument("--kwargs", type=json.loads, default={}, help="JSON constructor kwargs (torchvision, timm)")
+    p.add_argument("--config", type=json.loads, default={}, help="JSON config kwargs (transformers)")
     p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(inputs=[])
     a = p.parse_args()
     torch.manual_seed(a.seed)
-    mod_name, fn_name = a.factory.split(":")
-    sys.path.insert(0, ".")
-    model, args = getattr(importlib.import_module(mod_name), fn_name)()
+    lib, name = a.source.split(":")
+    if lib in ("torchvision", "timm", "transformers"):
+        if not a.inputs:
+            p.error("library models need --input and/or --input-ids")
+        model = build(lib, name, a.kwargs, a.config)
+        config = getattr(getattr(model, "m", None), "config", None)
+        vocab = a.vocab or getattr(config, "vocab_size", None)
+        if any(kind == "input_ids" for kind, _ in a.inputs) and not vocab:
+            p.error("--input-ids needs --vocab")
+        args = [torch.randint(0, vocab, shape) if kind == "input_ids" else torch.randn(shape)
+                for kind, shape in a.inputs]
+    else:
+        if a.inputs or a.kwargs or a.config:
+            p.error("module:function builds its own model and inputs")
+        sys.path.insert(0, ".")
+        model, args = getattr(importlib.import_module(lib), name)()
     out = pathlib.Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     export(model, tuple(args), out)

@@ -343,6 +343,7 @@ impl Report {
             "eager_bytes_written": self.eager_bytes_written,
             "num_kernels": self.schedule.num_kernels,
             "num_extern_calls": self.schedule.num_extern_calls,
+            "fallback_ops": self.schedule.fallback_ops,
             "bytes_accessed": self.schedule.bytes_accessed,
             "kernels": self.schedule.kernels.iter().map(|k| json!({
                 "name": k.name,
@@ -481,6 +482,16 @@ impl Report {
                 s.ms
             ),
         ));
+        if !s.fallback_ops.is_empty() {
+            rows.push((
+                "fallbacks".into(),
+                format!(
+                    "{} host fallback calls (no lowering yet): {}",
+                    s.fallback_ops.len(),
+                    fallback_summary(&s.fallback_ops)
+                ),
+            ));
+        }
         for k in &s.kernels {
             rows.push((
                 "  kernel".into(),
@@ -783,4 +794,26 @@ mod tests {
         assert!(check(FEW_ELEMENTS - 1));
         assert!(!check(FEW_ELEMENTS));
     }
+}
+
+/// `aten.cumsum.default x2, aten.embedding.default` (each op once, with its count).
+fn fallback_summary(ops: &[String]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for op in ops {
+        match counts.iter_mut().find(|(o, _)| *o == op) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((op, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(o, n)| {
+            if *n > 1 {
+                format!("{o} x{n}")
+            } else {
+                o.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

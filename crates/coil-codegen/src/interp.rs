@@ -221,8 +221,12 @@ type Memory = Arc<Mutex<HashMap<u64, Vec<u8>>>>;
 
 /// Runs an extern call on `memory` (the reference semantics of each [`ExternKind`]).
 fn eval_extern(memory: &mut HashMap<u64, Vec<u8>>, call: &ExternCall) -> Result<(), BackendError> {
-    match call.kind {
-        ExternKind::Matmul(op) => eval_matmul(memory, call, op),
+    match &call.kind {
+        ExternKind::Matmul(op) => eval_matmul(memory, call, *op),
+        _ => Err(runtime(format!(
+            "{} is not run by this backend (host fallbacks are the facade's)",
+            call.kind.kernel_name()
+        ))),
     }
 }
 

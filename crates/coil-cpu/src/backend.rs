@@ -395,6 +395,10 @@ impl Backend for CpuBackend {
             ExternKind::Matmul(_) => {
                 crate::matmul::matmul(&mem, call, self.threads()).map_err(backend_err)
             }
+            _ => Err(BackendError::Runtime(format!(
+                "{} is not run by this backend (host fallbacks are the facade's)",
+                call.kind.kernel_name()
+            ))),
         }
     }
 

@@ -430,7 +430,12 @@ impl Backend for CudaBackend {
     }
 
     fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {
-        let ExternKind::Matmul(_) = call.kind;
+        if !matches!(call.kind, ExternKind::Matmul(_)) {
+            return Err(BackendError::Runtime(format!(
+                "the cuda backend does not run {} (host fallbacks are the facade's)",
+                call.kind.kernel_name()
+            )));
+        }
         let (a, b) = call.matmul_operands()?;
         let (ba, m, k, la) = mat_layout("a", a)?;
         let (bb, k2, n, lb) = mat_layout("b", b)?;

@@ -30,6 +30,7 @@ pub(crate) fn eval(
             Ok(vec![out])
         }
         OpKind::NativeLayerNorm => layer_norm(a, metas),
+        OpKind::BatchNormNoTraining | OpKind::BatchNorm => crate::nn::batch_norm(kind, a, metas),
         other => fail(format!("{other:?} is not a composite op")),
     }
 }

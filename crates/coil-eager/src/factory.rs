@@ -1,7 +1,7 @@
 //! Factories: `full`, `arange` (values computed as `start + i * step` in f64, then cast, as
 //! PyTorch's CPU kernel does) and `scalar_tensor`. They read nothing.
 
-use coil_graph::{OpKind, Tensor, TensorMeta, arange_len, arange_params};
+use coil_graph::{OpKind, Tensor, TensorMeta, arange_len, arange_params, fill_value_of};
 
 use crate::elem::{Elem, scalar_as, with_elem};
 use crate::error::{OpError, fail};
@@ -11,13 +11,17 @@ use crate::interp::Args;
 pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
     let dtype = out.dtype;
     match kind {
-        OpKind::Full => {
-            let size = a.b.int_list("size")?;
-            if let Some(s) = size.iter().find(|&&s| s < 0) {
-                return fail(format!("full: negative dimension {s}"));
+        OpKind::Full | OpKind::FullLike | OpKind::NewFull => {
+            if let Some(s) =
+                a.b.opt_int_list("size")
+                    .unwrap_or_default()
+                    .iter()
+                    .find(|&&s| s < 0)
+            {
+                return fail(format!("{}: negative dimension {s}", a.b.schema().name));
             }
-            let sizes: Vec<usize> = size.iter().map(|&s| s as usize).collect();
-            let fill = a.b.scalar("fill_value")?;
+            let sizes = out.sizes.clone();
+            let fill = fill_value_of(&a.b, &a.b.schema().name)?;
             let numel = sizes.iter().product();
             let data = with_elem!(dtype, D => D::into_data(vec![scalar_as::<D>(fill); numel]));
             Ok(Tensor::new(data, sizes)?)

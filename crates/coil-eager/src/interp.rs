@@ -7,7 +7,7 @@ use coil_graph::{
 
 use crate::error::{EagerError, OpError, fail};
 use crate::stats::{EagerStats, OpStat};
-use crate::{composite, factory, matmul, pointwise, reduce, views};
+use crate::{composite, factory, indexing, matmul, nn, pointwise, reduce, views};
 
 /// The result of [`run`]: the graph's outputs and what it took to compute them.
 #[derive(Clone, Debug)]
@@ -287,6 +287,11 @@ pub(crate) enum Value<'a> {
 }
 
 impl<'a> Args<'a> {
+    /// The tensor a node computed.
+    pub(crate) fn node(&self, n: NodeId) -> Result<&'a Tensor, OpError> {
+        self.node_tensor(n)
+    }
+
     fn node_tensor(&self, n: NodeId) -> Result<&'a Tensor, OpError> {
         self.env
             .get(n.index())
@@ -350,6 +355,12 @@ fn eval(kind: OpKind, args: &Args<'_>, metas: &[TensorMeta]) -> Result<Vec<Tenso
         OpClass::Composite => composite::eval(kind, args, metas),
         OpClass::View | OpClass::Copy => views::eval(kind, args, first),
         OpClass::Factory => factory::eval(kind, args, first).map(|t| vec![t]),
+        OpClass::Extern if kind == OpKind::Convolution => {
+            nn::convolution(args, first).map(|t| vec![t])
+        }
         OpClass::Extern => matmul::eval(kind, args, first).map(|t| vec![t]),
+        OpClass::Window => nn::pool(kind, args, metas),
+        OpClass::Scan | OpClass::Indexing => indexing::eval(kind, args, metas),
+        OpClass::Check => Ok(vec![]),
     }
 }

@@ -82,6 +82,106 @@ pub(crate) fn eval(
             let v = map1(x.sizes(), &Src::<i64>::of(x)?, |p| !p);
             finish(v, dtype, x.sizes().to_vec())
         }
+        BitwiseAnd | BitwiseOr | BitwiseXor => {
+            let (x, y) = (a.value("self")?, a.value("other")?);
+            let sizes = broadcast(&[x, y])?;
+            if dtype == DType::Bool {
+                let (sx, sy) = (src::<bool>(x, &sizes)?, src::<bool>(y, &sizes)?);
+                let v = match kind {
+                    BitwiseAnd => map2(&sizes, &sx, &sy, |p, q| p & q),
+                    BitwiseOr => map2(&sizes, &sx, &sy, |p, q| p | q),
+                    _ => map2(&sizes, &sx, &sy, |p, q| p ^ q),
+                };
+                return finish(v, dtype, sizes);
+            }
+            if dtype.is_float() {
+                return fail(format!("{kind:?} is not defined for {dtype}"));
+            }
+            let (sx, sy) = (src::<i64>(x, &sizes)?, src::<i64>(y, &sizes)?);
+            let v = match kind {
+                BitwiseAnd => map2(&sizes, &sx, &sy, |p, q| p & q),
+                BitwiseOr => map2(&sizes, &sx, &sy, |p, q| p | q),
+                _ => map2(&sizes, &sx, &sy, |p, q| p ^ q),
+            };
+            finish(v, dtype, sizes)
+        }
+        Hardswish | Hardsigmoid | Hardtanh | Softplus | LeakyRelu | Elu => {
+            let x = a.tensor("self")?;
+            let s = |n: &str, d: f64| a.b.opt_scalar(n).map_or(d, |v| v.to_f64());
+            let f: Box<dyn Fn(f64) -> f64> = match kind {
+                Hardswish => Box::new(|v: f64| v * (v + 3.0).clamp(0.0, 6.0) / 6.0),
+                Hardsigmoid => Box::new(|v: f64| (v + 3.0).clamp(0.0, 6.0) / 6.0),
+                Hardtanh => {
+                    let (lo, hi) = (s("min_val", -1.0), s("max_val", 1.0));
+                    Box::new(move |v: f64| if v.is_nan() { v } else { v.max(lo).min(hi) })
+                }
+                Softplus => {
+                    let (beta, threshold) = (s("beta", 1.0), s("threshold", 20.0));
+                    Box::new(move |v: f64| {
+                        if v * beta > threshold {
+                            v
+                        } else {
+                            (v * beta).exp().ln_1p() / beta
+                        }
+                    })
+                }
+                LeakyRelu => {
+                    let slope = s("negative_slope", 0.01);
+                    Box::new(move |v: f64| if v > 0.0 { v } else { v * slope })
+                }
+                _ => {
+                    let (alpha, scale, input_scale) =
+                        (s("alpha", 1.0), s("scale", 1.0), s("input_scale", 1.0));
+                    Box::new(move |v: f64| {
+                        if v > 0.0 {
+                            v * scale
+                        } else {
+                            alpha * scale * ((v * input_scale).exp_m1())
+                        }
+                    })
+                }
+            };
+            let v: Vec<f64> = x.to_f64_vec().into_iter().map(|v| f(v)).collect();
+            crate::host::tensor(dtype, x.sizes().to_vec(), v)
+        }
+        MaskedFill => {
+            let x = a.tensor("self")?;
+            let mask = a.tensor("mask")?;
+            let fill = match a.value("value")? {
+                Value::Scalar(s) => s.to_f64(),
+                Value::Tensor(t) => t.to_f64_vec().first().copied().unwrap_or(0.0),
+            };
+            let sizes = out.sizes.clone();
+            let xs = crate::host::values(&expand(x, &sizes)?);
+            let ms = crate::host::values(&expand(mask, &sizes)?);
+            let v = xs
+                .iter()
+                .zip(&ms)
+                .map(|(&v, &m)| if m != 0.0 { fill } else { v })
+                .collect();
+            crate::host::tensor(dtype, sizes, v)
+        }
+        Tril | Triu => {
+            let x = a.tensor("self")?;
+            let diag = a.b.int("diagonal")?;
+            let sizes = x.sizes().to_vec();
+            let (rows, cols) = (sizes[sizes.len() - 2], sizes[sizes.len() - 1]);
+            let v = x
+                .to_f64_vec()
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let (r, c) = (((i / cols) % rows.max(1)) as i64, (i % cols) as i64);
+                    let keep = if kind == Tril {
+                        c - r <= diag
+                    } else {
+                        c - r >= diag
+                    };
+                    if keep { v } else { 0.0 }
+                })
+                .collect();
+            crate::host::tensor(dtype, sizes, v)
+        }
         Neg | Abs | Relu => {
             let x = a.tensor("self")?;
             with_compute!(dtype, T => {
@@ -345,4 +445,10 @@ fn unary_float<E: Float>(
 
 fn kind_name(kind: OpKind) -> String {
     format!("{kind:?}").to_lowercase()
+}
+
+/// `t` broadcast to `sizes` (a view).
+fn expand(t: &coil_graph::Tensor, sizes: &[usize]) -> Result<coil_graph::Tensor, OpError> {
+    let strides = coil_graph::expand_strides(t.sizes(), t.strides(), sizes)?;
+    Ok(t.view(sizes.to_vec(), strides, t.offset())?)
 }

@@ -15,6 +15,17 @@ pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Vec<T
     let rank = x.sizes().len();
     let dtype = out.dtype;
     match kind {
+        Any | All => {
+            let (dims, keepdim) = reduction_dims(&a.b, rank)?;
+            let sizes = reduced_sizes(x.sizes(), &dims, keepdim);
+            let s = Src::<bool>::of(x)?;
+            let v: Vec<bool> = if kind == Any {
+                lanes(&s, x.sizes(), &dims, |l| l.iter().any(|&b| b))
+            } else {
+                lanes(&s, x.sizes(), &dims, |l| l.iter().all(|&b| b))
+            };
+            Ok(vec![finish(v, dtype, sizes)?])
+        }
         Sum | Mean | Prod | Amax | Amin => {
             let (dims, keepdim) = reduction_dims(&a.b, rank)?;
             let sizes = reduced_sizes(x.sizes(), &dims, keepdim);

@@ -181,6 +181,17 @@ pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Vec<T
         }
         Alias => view(sizes, strides, offset),
         Clone => Ok(vec![convert(x, x.dtype())?]),
+        AsStrided => {
+            let size = a.b.int_list("size")?;
+            let stride = a.b.int_list("stride")?;
+            let at = a.b.opt_int("storage_offset").map_or(offset, |o| o as usize);
+            view(
+                size.iter().map(|&v| v as usize).collect(),
+                stride.iter().map(|&v| v as usize).collect(),
+                at,
+            )
+        }
+        Flip | Roll | ConstantPadNd => Ok(vec![crate::host::moved(kind, a, x, out)?]),
         other => fail(format!("{other:?} is not a view or copy op")),
     }
 }

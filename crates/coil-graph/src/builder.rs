@@ -48,6 +48,14 @@ impl GraphBuilder {
         }
     }
 
+    /// A builder that continues `graph` (its outputs are replaced by [`GraphBuilder::finish`]).
+    pub fn from_graph(graph: Graph) -> GraphBuilder {
+        GraphBuilder {
+            graph,
+            used: HashMap::new(),
+        }
+    }
+
     /// Adds a contiguous graph input.
     pub fn input(&mut self, name: &str, dtype: DType, sizes: &[usize]) -> NodeId {
         let name = self.fresh_name(name);

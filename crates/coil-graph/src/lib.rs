@@ -40,7 +40,11 @@ pub use builder::GraphBuilder;
 pub use dtype::{Category, DEFAULT_FLOAT, DType, Operand, promote_types, result_type};
 pub use error::GraphError;
 pub use graph::{Arg, Call, DeviceSpec, Graph, Layout, MemoryFormat, Node, NodeId, NodeKind};
-pub use infer::{arange_len, arange_params, infer_call, reduction_dims, slice_range};
+pub use infer::{
+    AdvancedIndex, ConvGeometry, Window, advanced_index, arange_len, arange_params, conv_geometry,
+    fill_value_of, infer_call, padded_sizes, pool_window, reduction_dims, slice_range,
+    spatial_dims,
+};
 pub use math_fn::MathFn;
 pub use meta::{
     Dims, TensorMeta, broadcast_shapes, contiguous_strides, expand_strides, infer_size,

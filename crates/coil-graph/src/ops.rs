@@ -31,6 +31,9 @@ pub enum OpKind {
     LogicalOr,
     LogicalNot,
     BitwiseNot,
+    BitwiseAnd,
+    BitwiseOr,
+    BitwiseXor,
     // Pointwise unary.
     Neg,
     Abs,
@@ -48,10 +51,19 @@ pub enum OpKind {
     Reciprocal,
     Gelu,
     Silu,
+    Hardswish,
+    Hardsigmoid,
+    Hardtanh,
+    Softplus,
+    LeakyRelu,
+    Elu,
     // Pointwise, other.
     Where,
     Clamp,
     ToCopy,
+    MaskedFill,
+    Tril,
+    Triu,
     // Reductions.
     Sum,
     Mean,
@@ -62,10 +74,30 @@ pub enum OpKind {
     VarMean,
     Argmax,
     Argmin,
+    Any,
+    All,
     // Composite ops the passes decompose.
     Softmax,
     LogSoftmax,
     NativeLayerNorm,
+    BatchNormNoTraining,
+    BatchNorm,
+    // Scans along one dim.
+    Cumsum,
+    Cumprod,
+    // Sliding windows over the trailing (spatial) dims.
+    MaxPoolWithIndices,
+    AvgPool,
+    AdaptiveAvgPool,
+    // Reads at indices computed from another tensor's values.
+    Embedding,
+    EmbeddingBag,
+    Index,
+    IndexSelect,
+    Gather,
+    Scatter,
+    ScatterAdd,
+    IndexPut,
     // Views and copies.
     View,
     Reshape,
@@ -80,16 +112,25 @@ pub enum OpKind {
     Select,
     SplitWithSizes,
     Alias,
+    AsStrided,
     Clone,
     Cat,
-    // Factories.
+    Flip,
+    Roll,
+    ConstantPadNd,
+    // Factories (the `_like` and `new_` forms read only their tensor's meta).
     Full,
     Arange,
     ScalarTensor,
-    // Extern kernels (matmul).
+    FullLike,
+    NewFull,
+    // Extern kernels (matmul, convolution).
     Mm,
     Bmm,
     Addmm,
+    Convolution,
+    // Assertions: checked when parsed, kept as no node.
+    AssertTensorMetadata,
 }
 
 /// The broad class of an op, which later stages use to decide how to lower and fuse it.
@@ -107,8 +148,17 @@ pub enum OpClass {
     Copy,
     /// Creates data from nothing (`full`, `arange`).
     Factory,
-    /// Runs in a library kernel (matmul).
+    /// Runs in a library kernel (matmul, convolution).
     Extern,
+    /// A scan along one dim (`cumsum`, `cumprod`).
+    Scan,
+    /// A sliding window over the spatial dims (pooling).
+    Window,
+    /// Reads (or writes) at positions given by an index tensor's values (`embedding`, `gather`,
+    /// `index.Tensor`, `scatter`).
+    Indexing,
+    /// Returns nothing (`_assert_tensor_metadata`): the parser checks it and keeps no node.
+    Check,
 }
 
 impl OpKind {
@@ -116,13 +166,22 @@ impl OpKind {
     pub fn class(self) -> OpClass {
         use OpKind::*;
         match self {
-            Sum | Mean | Amax | Amin | Prod | Var | VarMean | Argmax | Argmin => OpClass::Reduction,
-            Softmax | LogSoftmax | NativeLayerNorm => OpClass::Composite,
+            Sum | Mean | Amax | Amin | Prod | Var | VarMean | Argmax | Argmin | Any | All => {
+                OpClass::Reduction
+            }
+            Softmax | LogSoftmax | NativeLayerNorm | BatchNormNoTraining | BatchNorm => {
+                OpClass::Composite
+            }
             View | Reshape | UnsafeView | Permute | Transpose | T | Expand | Unsqueeze
-            | Squeeze | Slice | Select | SplitWithSizes | Alias => OpClass::View,
-            Clone | Cat => OpClass::Copy,
-            Full | Arange | ScalarTensor => OpClass::Factory,
-            Mm | Bmm | Addmm => OpClass::Extern,
+            | Squeeze | Slice | Select | SplitWithSizes | Alias | AsStrided => OpClass::View,
+            Clone | Cat | Flip | Roll | ConstantPadNd => OpClass::Copy,
+            Full | Arange | ScalarTensor | FullLike | NewFull => OpClass::Factory,
+            Mm | Bmm | Addmm | Convolution => OpClass::Extern,
+            Cumsum | Cumprod => OpClass::Scan,
+            MaxPoolWithIndices | AvgPool | AdaptiveAvgPool => OpClass::Window,
+            Embedding | EmbeddingBag | Index | IndexSelect | Gather | Scatter | ScatterAdd
+            | IndexPut => OpClass::Indexing,
+            AssertTensorMetadata => OpClass::Check,
             _ => OpClass::Pointwise,
         }
     }
@@ -325,6 +384,175 @@ const SCHEMAS: &[(OpKind, &str)] = {
             "native_layer_norm.default(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, \
              float eps) -> (Tensor, Tensor, Tensor)",
         ),
+        (
+            BitwiseAnd,
+            "bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            BitwiseAnd,
+            "bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor",
+        ),
+        (
+            BitwiseOr,
+            "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            BitwiseOr,
+            "bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor",
+        ),
+        (
+            BitwiseXor,
+            "bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            BitwiseXor,
+            "bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor",
+        ),
+        (Hardswish, "hardswish.default(Tensor self) -> Tensor"),
+        (Hardsigmoid, "hardsigmoid.default(Tensor self) -> Tensor"),
+        (
+            Hardtanh,
+            "hardtanh.default(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+        ),
+        (
+            Softplus,
+            "softplus.default(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+        ),
+        (
+            LeakyRelu,
+            "leaky_relu.default(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+        ),
+        (
+            Elu,
+            "elu.default(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+        ),
+        (
+            MaskedFill,
+            "masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+        ),
+        (
+            MaskedFill,
+            "masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor",
+        ),
+        (Tril, "tril.default(Tensor self, int diagonal=0) -> Tensor"),
+        (Triu, "triu.default(Tensor self, int diagonal=0) -> Tensor"),
+        (Any, "any.default(Tensor self) -> Tensor"),
+        (
+            Any,
+            "any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
+        ),
+        (
+            Any,
+            "any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+        ),
+        (All, "all.default(Tensor self) -> Tensor"),
+        (
+            All,
+            "all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor",
+        ),
+        (
+            All,
+            "all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor",
+        ),
+        (
+            BatchNormNoTraining,
+            "_native_batch_norm_legit_no_training.default(Tensor input, Tensor? weight, Tensor? bias, \
+             Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+        ),
+        (
+            BatchNorm,
+            "_native_batch_norm_legit.default(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, \
+             Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+        ),
+        (
+            BatchNorm,
+            "_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, \
+             float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+        ),
+        (
+            BatchNorm,
+            "native_batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, \
+             Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+        ),
+        (
+            Cumsum,
+            "cumsum.default(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+        ),
+        (
+            Cumprod,
+            "cumprod.default(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+        ),
+        (
+            MaxPoolWithIndices,
+            "max_pool2d_with_indices.default(Tensor self, int[2] kernel_size, int[2] stride=[], \
+             int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+        ),
+        (
+            MaxPoolWithIndices,
+            "max_pool1d_with_indices.default(Tensor self, int[1] kernel_size, int[1] stride=[], \
+             int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+        ),
+        (
+            AvgPool,
+            "avg_pool2d.default(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, \
+             bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+        ),
+        (
+            AvgPool,
+            "avg_pool1d.default(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, \
+             bool ceil_mode=False, bool count_include_pad=True) -> Tensor",
+        ),
+        (
+            AdaptiveAvgPool,
+            "_adaptive_avg_pool2d.default(Tensor self, SymInt[2] output_size) -> Tensor",
+        ),
+        (
+            AdaptiveAvgPool,
+            "adaptive_avg_pool2d.default(Tensor self, SymInt[2] output_size) -> Tensor",
+        ),
+        (
+            AdaptiveAvgPool,
+            "adaptive_avg_pool1d.default(Tensor self, int[1] output_size) -> Tensor",
+        ),
+        (
+            Embedding,
+            "embedding.default(Tensor weight, Tensor indices, SymInt padding_idx=-1, \
+             bool scale_grad_by_freq=False, bool sparse=False) -> Tensor",
+        ),
+        (
+            EmbeddingBag,
+            "_embedding_bag.default(Tensor weight, Tensor indices, Tensor offsets, \
+             bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, \
+             bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)",
+        ),
+        (
+            Index,
+            "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor",
+        ),
+        (
+            IndexSelect,
+            "index_select.default(Tensor self, int dim, Tensor index) -> Tensor",
+        ),
+        (
+            Gather,
+            "gather.default(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+        ),
+        (
+            Scatter,
+            "scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+        ),
+        (
+            Scatter,
+            "scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+        ),
+        (
+            ScatterAdd,
+            "scatter_add.default(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+        ),
+        (
+            IndexPut,
+            "index_put.default(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
+        ),
         (View, "view.default(Tensor self, SymInt[] size) -> Tensor"),
         (
             Reshape,
@@ -368,6 +596,19 @@ const SCHEMAS: &[(OpKind, &str)] = {
         ),
         (Alias, "alias.default(Tensor self) -> Tensor"),
         (
+            AsStrided,
+            "as_strided.default(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor",
+        ),
+        (Flip, "flip.default(Tensor self, int[] dims) -> Tensor"),
+        (
+            Roll,
+            "roll.default(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor",
+        ),
+        (
+            ConstantPadNd,
+            "constant_pad_nd.default(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor",
+        ),
+        (
             Clone,
             "clone.default(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
         ),
@@ -397,11 +638,65 @@ const SCHEMAS: &[(OpKind, &str)] = {
             "scalar_tensor.default(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, \
              bool? pin_memory=None) -> Tensor",
         ),
+        (
+            FullLike,
+            "full_like.default(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+        ),
+        (
+            FullLike,
+            "zeros_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+        ),
+        (
+            FullLike,
+            "ones_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+        ),
+        (
+            FullLike,
+            "empty_like.default(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+        ),
+        (
+            NewFull,
+            "new_full.default(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+        ),
+        (
+            NewFull,
+            "new_zeros.default(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+        ),
+        (
+            NewFull,
+            "new_ones.default(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+        ),
+        (
+            NewFull,
+            "new_empty.default(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+        ),
+        (
+            Full,
+            "zeros.default(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+        ),
+        (
+            Full,
+            "ones.default(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+        ),
+        (
+            Full,
+            "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+        ),
         (Mm, "mm.default(Tensor self, Tensor mat2) -> Tensor"),
         (Bmm, "bmm.default(Tensor self, Tensor mat2) -> Tensor"),
         (
             Addmm,
             "addmm.default(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+        ),
+        (
+            Convolution,
+            "convolution.default(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, \
+             SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor",
+        ),
+        (
+            AssertTensorMetadata,
+            "_assert_tensor_metadata.default(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, \
+             ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
         ),
     ]
 };

@@ -140,7 +140,8 @@ enum Stage {
 
 /// A name defined in the text.
 struct Value {
-    id: NodeId,
+    /// The node; `None` for the result of an op that returns nothing (`_assert_tensor_metadata`).
+    id: Option<NodeId>,
     /// The line that defined it.
     line: usize,
     /// The line of the `name = None` that released it, if any.
@@ -344,7 +345,7 @@ impl Parser {
                 outputs: vec![TensorMeta::contiguous(ann.dtype, ann.sizes)],
                 multi_output: false,
             });
-            self.define(name, id, cur.line);
+            self.define(name, Some(id), cur.line);
         }
         cur.expect_punct(':', "at the end of the def line")?;
         cur.expect_end("the def line")
@@ -361,15 +362,24 @@ impl Parser {
             None
         };
         cur.expect_punct('=', &format!("after '{name}'"))?;
-        let is_getitem = cur.peek().and_then(Token::ident).is_some()
-            && cur.peek_at(1).is_some_and(|t| t.is_punct('['));
-        let id = if is_getitem {
-            self.getitem(cur, name)?
+        let is_name = cur.peek().and_then(Token::ident).is_some();
+        let is_getitem = is_name && cur.peek_at(1).is_some_and(|t| t.is_punct('['));
+        // `a = b`, which export prints for an `nn.Sequential`'s input: a second name for b.
+        let is_alias = is_name && cur.peek_at(1).is_none_or(|t| t.is_punct(';'));
+        let id = if is_alias {
+            let (src, col) = cur.expect_ident("a value name")?;
+            Some(self.lookup(cur, src, col)?)
+        } else if is_getitem {
+            Some(self.getitem(cur, name)?)
         } else {
             self.call(cur, name)?
         };
-        if let Some(ann) = ann {
-            self.check_annotation(cur, id, &ann)?;
+        match (ann, id) {
+            (Some(ann), Some(id)) => self.check_annotation(cur, id, &ann)?,
+            (Some(ann), None) => {
+                return cur.err(ann.col, format!("'{name}' is the result of an op that returns nothing and takes no annotation"));
+            }
+            (None, _) => {}
         }
         self.define(name, id, cur.line);
         self.cleanup_tail(cur)
@@ -413,7 +423,9 @@ impl Parser {
     }
 
     /// `torch.ops.aten.op.overload(args, kw = value)`.
-    fn call(&mut self, cur: &mut Cursor<'_>, name: &str) -> Result<NodeId, GraphError> {
+    /// `None` for an op that returns nothing: it is checked (`_assert_tensor_metadata` compares
+    /// its tensor's meta) and keeps no node.
+    fn call(&mut self, cur: &mut Cursor<'_>, name: &str) -> Result<Option<NodeId>, GraphError> {
         const WANT: &str = "torch.ops.aten.<op>.<overload>(...) or name[index]";
         let col = cur.col();
         match cur.peek().map(|t| &t.kind) {
@@ -468,7 +480,11 @@ impl Parser {
             args,
             kwargs,
         };
-        push_call_named(&mut self.graph, name.to_string(), call, Some(cur.line))
+        if op_ref.schema().returns == crate::Returns::Nothing {
+            crate::infer_call(&self.graph, &call).map_err(|e| e.at_node(name, Some(cur.line)))?;
+            return Ok(None);
+        }
+        push_call_named(&mut self.graph, name.to_string(), call, Some(cur.line)).map(Some)
     }
 
     /// Arguments up to the closing `)`, which the caller has opened at `open_col`.
@@ -746,7 +762,9 @@ impl Parser {
                 names.push((name, col));
             }
             for (name, col) in names {
-                self.lookup(cur, name, col)?;
+                if !self.values.get(name).is_some_and(|v| v.id.is_none()) {
+                    self.lookup(cur, name, col)?;
+                }
                 if let Some(v) = self.values.get_mut(name) {
                     v.freed_at = Some(cur.line);
                 }
@@ -825,7 +843,7 @@ impl Parser {
         Ok(())
     }
 
-    fn define(&mut self, name: &str, id: NodeId, line: usize) {
+    fn define(&mut self, name: &str, id: Option<NodeId>, line: usize) {
         self.values.insert(
             name.to_string(),
             Value {
@@ -846,7 +864,11 @@ impl Parser {
                 col,
                 format!("'{name}' was set to None at line {at} and cannot be used after that"),
             ),
-            Some(v) => Ok(v.id),
+            Some(Value { id: None, .. }) => cur.err(
+                col,
+                format!("'{name}' is the result of an op that returns nothing and holds no value"),
+            ),
+            Some(Value { id: Some(id), .. }) => Ok(*id),
         }
     }
 

@@ -12,6 +12,8 @@ pub enum ParamType {
     Tensor,
     /// `Tensor[]`.
     TensorList,
+    /// `Tensor?[]`: a list whose entries are tensors or `None` (`index.Tensor`'s indices).
+    OptTensorList,
     /// `Scalar`: a Python number.
     Scalar,
     /// `int` / `SymInt`.
@@ -58,6 +60,8 @@ pub enum Returns {
     Tuple(usize),
     /// `Tensor[]`: a list whose length depends on the arguments.
     List,
+    /// `()`: nothing (an assertion such as `_assert_tensor_metadata`).
+    Nothing,
 }
 
 impl Returns {
@@ -67,6 +71,7 @@ impl Returns {
             Returns::Tensor => Some(1),
             Returns::Tuple(n) => Some(n),
             Returns::List => None,
+            Returns::Nothing => Some(0),
         }
     }
 }
@@ -143,6 +148,7 @@ impl Schema {
         let returns = match ret.trim() {
             "Tensor" => Returns::Tensor,
             "Tensor[]" => Returns::List,
+            "()" => Returns::Nothing,
             t if t.starts_with('(') => Returns::Tuple(t.split(',').count()),
             t => return Err(format!("unsupported return type {t}")),
         };
@@ -169,6 +175,7 @@ impl Schema {
             let base = base.split('[').next().unwrap_or(base);
             let is_list = ty_text.contains('[');
             let ty = match (base, is_list) {
+                ("Tensor?", true) => ParamType::OptTensorList,
                 ("Tensor", false) => ParamType::Tensor,
                 ("Tensor", true) => ParamType::TensorList,
                 ("Scalar", _) => ParamType::Scalar,
@@ -308,6 +315,9 @@ fn check_type(p: &Param, a: &Arg) -> Result<(), String> {
         ParamType::TensorList => {
             matches!(a, Arg::List(items) if items.iter().all(|i| matches!(i, Arg::Node(_))))
         }
+        ParamType::OptTensorList => {
+            matches!(a, Arg::List(items) if items.iter().all(|i| matches!(i, Arg::Node(_) | Arg::None)))
+        }
         ParamType::Scalar => matches!(a, Arg::Int(_) | Arg::Float(_) | Arg::Bool(_)),
         ParamType::Int => matches!(a, Arg::Int(_)),
         ParamType::IntList => {
@@ -333,6 +343,7 @@ fn type_name(t: ParamType) -> &'static str {
     match t {
         ParamType::Tensor => "a tensor",
         ParamType::TensorList => "a list of tensors",
+        ParamType::OptTensorList => "a list of tensors and Nones",
         ParamType::Scalar => "a number",
         ParamType::Int => "an int",
         ParamType::IntList => "a list of ints",
@@ -386,6 +397,11 @@ impl<'a> Bound<'a> {
         }
     }
 
+    /// The schema the call was bound to.
+    pub fn schema(&self) -> &'a Schema {
+        self.schema
+    }
+
     /// The argument for parameter `name` (the default when omitted; `None` for an unknown name).
     pub fn get(&self, name: &str) -> &'a Arg {
         static NONE: Arg = Arg::None;
@@ -419,6 +435,27 @@ impl<'a> Bound<'a> {
         match self.get(name) {
             Arg::List(items) => Ok(items.iter().filter_map(Arg::as_node).collect()),
             _ => Err(self.err(format!("argument '{name}' must be a list of tensors"))),
+        }
+    }
+
+    /// A list of optional tensors (`Tensor?[]`).
+    pub fn opt_tensors(&self, name: &str) -> Result<Vec<Option<NodeId>>, GraphError> {
+        match self.get(name) {
+            Arg::List(items) => Ok(items.iter().map(Arg::as_node).collect()),
+            _ => Err(self.err(format!("argument '{name}' must be a list of tensors"))),
+        }
+    }
+
+    /// A list of ints of length `n` (a single int, or a list of one, repeated: PyTorch's
+    /// `int[2] padding=0`); an error naming the argument otherwise.
+    pub fn int_n(&self, name: &str, n: usize) -> Result<Vec<i64>, GraphError> {
+        let v = self.int_list(name)?;
+        match v.len() {
+            1 => Ok(vec![v[0]; n]),
+            l if l == n => Ok(v),
+            l => Err(self.err(format!(
+                "argument '{name}' must have 1 or {n} ints, got {l}"
+            ))),
         }
     }
 

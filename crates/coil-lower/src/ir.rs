@@ -230,17 +230,22 @@ pub enum MatmulOp {
 /// (`coil_codegen::Backend::supports_extern`); convolution and host fallbacks arrive as new
 /// variants, not new trait methods.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ExternKind {
     /// A library matmul; the operands are `inputs[0] @ inputs[1]`.
     Matmul(MatmulOp),
+    /// An op with no lowering, run on the host by coil-eager (Inductor's `make_fallback`): the
+    /// operands are the op's tensor arguments in order; the facade runs it, not the backend.
+    Fallback(HostOp),
 }
 
 impl ExternKind {
-    /// The name Inductor's wrapper prints (`extern_kernels.mm`).
-    pub fn kernel_name(&self) -> &'static str {
+    /// The name Inductor's wrapper prints (`extern_kernels.mm`, `aten.cumprod.default`).
+    pub fn kernel_name(&self) -> String {
         match self {
-            ExternKind::Matmul(MatmulOp::Mm) => "extern_kernels.mm",
-            ExternKind::Matmul(MatmulOp::Bmm) => "extern_kernels.bmm",
+            ExternKind::Matmul(MatmulOp::Mm) => "extern_kernels.mm".into(),
+            ExternKind::Matmul(MatmulOp::Bmm) => "extern_kernels.bmm".into(),
+            ExternKind::Fallback(h) => format!("fallback {}", h.op),
         }
     }
 
@@ -248,7 +253,43 @@ impl ExternKind {
     pub fn arity(&self) -> usize {
         match self {
             ExternKind::Matmul(_) => 2,
+            ExternKind::Fallback(h) => h.graph.inputs().len(),
         }
+    }
+
+    /// Whether the facade runs it on the host (a [`ExternKind::Fallback`]), not the backend.
+    pub fn is_host_fallback(&self) -> bool {
+        matches!(self, ExternKind::Fallback(_))
+    }
+}
+
+/// One op run on the host: a graph of that single call whose inputs are its tensor operands
+/// (contiguous, in argument order) and whose one output is the result the extern writes.
+#[derive(Clone, Debug)]
+pub struct HostOp {
+    /// The graph node it computes (for messages).
+    pub node: std::sync::Arc<str>,
+    /// The op.
+    pub op: coil_graph::OpRef,
+    /// Which of its outputs this extern writes.
+    pub output: usize,
+    /// The one-call graph.
+    pub graph: std::sync::Arc<coil_graph::Graph>,
+    /// Its printed text (identity for equality and hashing).
+    pub text: std::sync::Arc<str>,
+}
+
+impl PartialEq for HostOp {
+    fn eq(&self, other: &HostOp) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for HostOp {}
+
+impl std::hash::Hash for HostOp {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
     }
 }
 

@@ -56,10 +56,11 @@ pub use idx::{Idx, IndexVec};
 pub use index::{IndexExpr, Term, Var, VarPrefix, VarRanges};
 pub use ir::{
     BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ExternInput, ExternKernel, ExternKind,
-    FixedLayout, InputBuffer, InputId, MatmulOp, Origin, OutputRef, Pointwise, Reduction,
+    FixedLayout, HostOp, InputBuffer, InputId, MatmulOp, Origin, OutputRef, Pointwise, Reduction,
     StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
 };
 pub use lowering::lower;
+pub use ops::has_lowering;
 
 /// The lowered program: inputs, realized buffers in creation order, outputs, and the IR values
 /// of every graph node.
@@ -150,4 +151,19 @@ impl LoweredGraph {
             .find(|(id, _)| id.to_string() == name)
             .map(|(id, _)| BufRef::Buffer(id))
     }
+}
+
+/// Runs a host fallback on its operands (contiguous or strided host tensors, in the op's
+/// operand order) and returns the output it stands for, contiguous. An error names the op.
+pub fn run_host_op(
+    op: &HostOp,
+    inputs: &[coil_graph::Tensor],
+) -> Result<coil_graph::Tensor, String> {
+    let run = coil_eager::run(&op.graph, inputs)
+        .map_err(|e| format!("node '{}' ({}, a host fallback): {e}", op.node, op.op))?;
+    run.outputs
+        .into_iter()
+        .next()
+        .map(|t| t.contiguous())
+        .ok_or_else(|| format!("host fallback {}: no output", op.op))
 }

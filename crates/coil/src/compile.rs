@@ -141,8 +141,11 @@ pub struct CompileReport {
     pub kernels: Vec<KernelReport>,
     /// Generated kernels (as built: a group the builder split counts once per part).
     pub num_kernels: usize,
-    /// Extern calls.
+    /// Extern calls (host fallbacks included).
     pub num_extern_calls: usize,
+    /// The ops that run as host fallbacks (no lowering; coil-eager on the host), one entry
+    /// per fallback call in launch order (`aten.cumprod.default`).
+    pub fallback_ops: Vec<String>,
     /// Inductor's `num_bytes_accessed` over every launch.
     pub bytes_accessed: usize,
     /// The fusion log.
@@ -262,6 +265,7 @@ pub fn prepare(
     }
     for step in &program.plan.steps {
         if let Step::Extern(e) = step
+            && !e.kind.is_host_fallback()
             && !backend.supports_extern(&e.kind)
         {
             return Err(CoilError::Unsupported(format!(
@@ -310,6 +314,18 @@ pub fn prepare(
             .collect(),
         num_kernels: program.num_kernels(),
         num_extern_calls: program.num_extern_calls(),
+        fallback_ops: program
+            .plan
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Extern(e) => match &e.kind {
+                    coil_lower::ExternKind::Fallback(h) => Some(h.op.to_string()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect(),
         bytes_accessed: program.launches.iter().map(|l| l.bytes).sum(),
         fusion_log: sched.fusion_log().to_vec(),
         planned_bytes: program.plan.total_bytes(),

@@ -47,4 +47,8 @@ pub enum CoilError {
     /// Something in the plan is inconsistent (a bug).
     #[error("plan: {0}")]
     Plan(String),
+    /// A step failed at run time (a host fallback's op rejected its operands: an index out
+    /// of range, ...), with the node.
+    #[error("run: {0}")]
+    Run(String),
 }

@@ -210,6 +210,9 @@ impl CompiledModel {
                         .collect::<Result<Vec<_>, _>>()?;
                     self.kernels.launch(*kernel, &handles)?;
                 }
+                Step::Extern(e) if e.kind.is_host_fallback() => {
+                    self.host_fallback(&memory, e)?;
+                }
                 Step::Extern(e) => {
                     let operand = |buffer: BufRef,
                                    layout: &FixedLayout|
@@ -234,6 +237,56 @@ impl CompiledModel {
                     self.backend.extern_call(&call)?;
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Runs a host fallback: waits for the device, copies the operands to the host, runs the
+    /// op through coil-eager, and copies its result into the output buffer.
+    fn host_fallback(
+        &self,
+        memory: &[BufferHandle],
+        e: &coil_codegen::ExternStep,
+    ) -> Result<(), CoilError> {
+        let coil_lower::ExternKind::Fallback(op) = &e.kind else {
+            return Err(CoilError::Plan(format!(
+                "{} is not a host fallback",
+                e.kind.kernel_name()
+            )));
+        };
+        self.backend.synchronize()?;
+        let mut inputs = Vec::with_capacity(e.inputs.len());
+        for i in &e.inputs {
+            let l = &i.layout;
+            let len = l.storage_len();
+            let mut bytes = vec![0u8; len * l.dtype.itemsize()];
+            if !bytes.is_empty() {
+                self.backend
+                    .read(self.handle(memory, i.buffer)?, &mut bytes)?;
+            }
+            let storage = Tensor::from_bytes(l.dtype, vec![len], &bytes)
+                .map_err(|err| CoilError::Plan(err.to_string()))?;
+            let t = storage
+                .view(l.sizes.clone(), l.strides.clone(), l.offset)
+                .map_err(|err| CoilError::Plan(err.to_string()))?;
+            inputs.push(t);
+        }
+        let out = coil_lower::run_host_op(op, &inputs).map_err(CoilError::Run)?;
+        let bytes = out.to_bytes();
+        let want = e.out.layout.numel() * e.out.layout.dtype.itemsize();
+        if bytes.len() != want || out.dtype() != e.out.layout.dtype {
+            return Err(CoilError::Plan(format!(
+                "host fallback {} produced {}{} where the plan holds {}{}",
+                op.op,
+                out.dtype(),
+                Dims(out.sizes()),
+                e.out.layout.dtype,
+                Dims(&e.out.layout.sizes)
+            )));
+        }
+        if !bytes.is_empty() {
+            self.backend
+                .write(self.handle(memory, e.out.buffer)?, &bytes)?;
         }
         Ok(())
     }

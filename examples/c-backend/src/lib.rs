@@ -227,6 +227,10 @@ impl Backend for CBackend {
     fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {
         match call.kind {
             ExternKind::Matmul(_) => self.memory.matmul(call),
+            _ => Err(BackendError::Runtime(format!(
+                "the C backend does not run {}",
+                call.kind.kernel_name()
+            ))),
         }
     }
 

@@ -11,6 +11,30 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
     let one = |m: TensorMeta| Ok(vec![m]);
     use OpKind::*;
     match kind {
+        FullLike => {
+            let m = cx.meta("self")?;
+            fill_value(cx)?;
+            one(TensorMeta::contiguous(
+                b.opt_dtype("dtype").unwrap_or(m.dtype),
+                m.sizes,
+            ))
+        }
+        NewFull => {
+            let m = cx.meta("self")?;
+            let sizes = sizes_arg(cx)?;
+            fill_value(cx)?;
+            one(TensorMeta::contiguous(
+                b.opt_dtype("dtype").unwrap_or(m.dtype),
+                sizes,
+            ))
+        }
+        Full if cx.schema.name != "full" => {
+            let sizes = sizes_arg(cx)?;
+            one(TensorMeta::contiguous(
+                b.opt_dtype("dtype").unwrap_or(DEFAULT_FLOAT),
+                sizes,
+            ))
+        }
         Full => {
             let size = b.int_list("size")?;
             if size.iter().any(|&s| s < 0) {
@@ -49,4 +73,34 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             "{other:?} is not an op of factory.rs's family"
         ))),
     }
+}
+
+/// The value a filling factory writes: `fill_value` for `full`, `full_like` and `new_full`;
+/// 1 for the `ones` forms; 0 for `zeros` and `empty` (coil's empty memory is zeroed).
+pub(super) fn fill_value(cx_or: &Cx<'_>) -> Result<crate::Scalar, GraphError> {
+    fill_value_of(cx_or.b, &cx_or.schema.name)
+}
+
+/// [`fill_value`] from a bound call and its op's name (`ones_like`).
+pub fn fill_value_of(b: &crate::Bound<'_>, op_name: &str) -> Result<crate::Scalar, GraphError> {
+    if b.has("fill_value") {
+        b.scalar("fill_value")
+    } else if op_name.starts_with("ones") || op_name == "new_ones" {
+        Ok(crate::Scalar::Int(1))
+    } else {
+        Ok(crate::Scalar::Int(0))
+    }
+}
+
+fn sizes_arg(cx: &Cx<'_>) -> Result<Vec<usize>, GraphError> {
+    let size = cx.b.int_list("size")?;
+    if size.iter().any(|&s| s < 0) {
+        return shape_err(format!(
+            "{}: negative dimension in size {size:?}",
+            cx.schema.name
+        ));
+    }
+    let sizes: Vec<usize> = size.iter().map(|&s| s as usize).collect();
+    checked_numel(&sizes)?;
+    Ok(sizes)
 }

@@ -3,10 +3,17 @@
 //! op's [`crate::OpClass`]): adding an op touches its family's file only.
 
 mod factory;
+mod indexing;
 mod matmul;
 mod pointwise;
 mod reduce;
 mod views;
+mod window;
+
+pub use factory::fill_value_of;
+pub use indexing::{AdvancedIndex, advanced_index};
+pub use views::padded_sizes;
+pub use window::{ConvGeometry, Window, conv_geometry, pool_window, spatial_dims};
 
 use crate::OpClass;
 use crate::meta::checked_numel;
@@ -37,7 +44,11 @@ pub fn infer_call(graph: &Graph, call: &Call) -> Result<Vec<TensorMeta>, GraphEr
         OpClass::Reduction | OpClass::Composite => reduce::infer(&cx, kind),
         OpClass::View | OpClass::Copy => views::infer(&cx, kind),
         OpClass::Factory => factory::infer(&cx, kind),
+        OpClass::Extern if kind == crate::OpKind::Convolution => window::infer(&cx, kind),
         OpClass::Extern => matmul::infer(&cx, kind),
+        OpClass::Window => window::infer(&cx, kind),
+        OpClass::Scan | OpClass::Indexing => indexing::infer(&cx, kind),
+        OpClass::Check => check(&cx),
     }?;
     // Inferred results obey the cap annotations do (an `mm` of 2^62 elements is an error, not
     // a meta whose printed text fails to parse).
@@ -45,6 +56,29 @@ pub fn infer_call(graph: &Graph, call: &Call) -> Result<Vec<TensorMeta>, GraphEr
         checked_numel(&m.sizes)?;
     }
     Ok(outs)
+}
+
+/// `_assert_tensor_metadata`: the tensor must have the dtype, sizes and strides given (each
+/// optional); it returns nothing.
+fn check(cx: &Cx<'_>) -> Result<Vec<TensorMeta>, GraphError> {
+    let m = cx.meta("a")?;
+    if let Some(d) = cx.b.opt_dtype("dtype")
+        && d != m.dtype
+    {
+        return dtype_err(format!(
+            "Tensor dtype mismatch! Expected dtype {d}, but got dtype {}",
+            m.dtype
+        ));
+    }
+    if let Some(s) = cx.b.opt_int_list("size")
+        && s.iter().map(|&v| v as usize).ne(m.sizes.iter().copied())
+    {
+        return shape_err(format!(
+            "Tensor sizes mismatch! Expected {s:?}, but got {}",
+            crate::Dims(&m.sizes)
+        ));
+    }
+    Ok(vec![])
 }
 
 /// What every family's inference reads: the graph (for operand metas), the bound arguments

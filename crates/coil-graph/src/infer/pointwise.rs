@@ -2,7 +2,7 @@
 //! scalars), and the dtype rules of each op (comparisons give bool, transcendental functions of
 //! integers give the default float).
 
-use super::{Cx, dtype_err};
+use super::{Cx, dtype_err, shape_err};
 use crate::meta::broadcast_shapes;
 use crate::{DEFAULT_FLOAT, DType, GraphError, OpKind, TensorMeta};
 
@@ -52,6 +52,66 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 return dtype_err(format!(
                     "bitwise_not is only defined for integer and bool tensors, got {}",
                     m.dtype
+                ));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        BitwiseAnd | BitwiseOr | BitwiseXor => {
+            let (sizes, dtype) = cx.pointwise(&["self", "other"])?;
+            if dtype.is_float() {
+                return dtype_err(format!(
+                    "{} is only defined for integer and bool tensors, got {dtype}",
+                    schema.name
+                ));
+            }
+            one(TensorMeta::contiguous(dtype, sizes))
+        }
+        Hardswish | Hardsigmoid | Softplus | LeakyRelu | Elu => {
+            let m = cx.meta("self")?;
+            if !m.dtype.is_float() {
+                return dtype_err(format!(
+                    "{} needs a floating-point input, got {}",
+                    schema.name, m.dtype
+                ));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        Hardtanh => {
+            let m = cx.meta("self")?;
+            if m.dtype == DType::Bool {
+                return dtype_err("hardtanh is not supported on bool tensors");
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        MaskedFill => {
+            let m = cx.meta("self")?;
+            let mask = cx.meta("mask")?;
+            if mask.dtype != DType::Bool {
+                return dtype_err(format!(
+                    "masked_fill only supports boolean masks, but got mask with dtype {}",
+                    mask.dtype
+                ));
+            }
+            if let crate::schema::ValueArg::Tensor(v) = b.value("value")?
+                && cx.graph.node(v).meta().rank() != 0
+            {
+                return shape_err(format!(
+                    "masked_fill only supports a 0-dimensional value tensor, but got tensor with {} dimension(s)",
+                    cx.graph.node(v).meta().rank()
+                ));
+            }
+            one(TensorMeta::contiguous(
+                m.dtype,
+                broadcast_shapes(&m.sizes, &mask.sizes)?,
+            ))
+        }
+        Tril | Triu => {
+            let m = cx.meta("self")?;
+            if m.rank() < 2 {
+                return shape_err(format!(
+                    "{}: input tensor must have at least 2 dimensions, got {}",
+                    schema.name,
+                    m.rank()
                 ));
             }
             one(TensorMeta::contiguous(m.dtype, m.sizes))

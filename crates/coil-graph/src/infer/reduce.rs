@@ -36,6 +36,57 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             }
             one(reduced(&m, &dims, keepdim, dtype))
         }
+        Any | All => {
+            let m = cx.meta("self")?;
+            let (dims, keepdim) = reduction_dims(b, m.rank())?;
+            one(reduced(&m, &dims, keepdim, DType::Bool))
+        }
+        BatchNormNoTraining | BatchNorm => {
+            let m = cx.meta("input")?;
+            if m.rank() < 2 {
+                return shape_err(format!(
+                    "batch_norm: expected an input of at least 2 dims ([N, C, ...]), got {}",
+                    Dims(&m.sizes)
+                ));
+            }
+            if !m.dtype.is_float() {
+                return dtype_err(format!(
+                    "batch_norm needs a floating-point input, got {}",
+                    m.dtype
+                ));
+            }
+            let c = m.sizes[1];
+            for name in ["weight", "bias", "running_mean", "running_var"] {
+                if let Some(n) = b.opt_tensor(name) {
+                    let w = graph.node(n).meta();
+                    if w.sizes != [c] {
+                        return shape_err(format!(
+                            "batch_norm: expected {name} of shape [{c}] (the input's channels), got {}",
+                            Dims(&w.sizes)
+                        ));
+                    }
+                }
+            }
+            let training = !b.has("training") || b.bool("training")?;
+            let training = training && kind == BatchNorm;
+            let no_stats = !b.has("running_mean") || b.opt_tensor("running_mean").is_none();
+            if kind == BatchNorm && !training && no_stats {
+                return shape_err(
+                    "batch_norm: running_mean and running_var must be given when training=False",
+                );
+            }
+            let stat = if training { vec![c] } else { vec![0] };
+            let stat_dtype = if matches!(m.dtype, DType::F16 | DType::BF16) {
+                DType::F32
+            } else {
+                m.dtype
+            };
+            Ok(vec![
+                TensorMeta::contiguous(m.dtype, m.sizes.clone()),
+                TensorMeta::contiguous(stat_dtype, stat.clone()),
+                TensorMeta::contiguous(stat_dtype, stat),
+            ])
+        }
         Amax | Amin => {
             let m = cx.meta("self")?;
             let (dims, keepdim) = reduction_dims(b, m.rank())?;

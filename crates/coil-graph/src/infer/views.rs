@@ -190,6 +190,95 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             let m = cx.meta("self")?;
             one(TensorMeta::contiguous(m.dtype, m.sizes))
         }
+        Flip => {
+            let m = cx.meta("self")?;
+            let dims = b.int_list("dims")?;
+            let wrapped = normalize_dims(&dims, m.rank())?;
+            let mut seen = wrapped.clone();
+            seen.sort_unstable();
+            seen.dedup();
+            if seen.len() != wrapped.len() && !dims.is_empty() {
+                return shape_err(format!("flip: dims has duplicates: {dims:?}"));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        Roll => {
+            let m = cx.meta("self")?;
+            let shifts = b.int_list("shifts")?;
+            let dims = b.int_list("dims")?;
+            if dims.is_empty() && shifts.len() != 1 {
+                return shape_err(format!(
+                    "roll: shifts must have one entry when dims is empty (the tensor is flattened), got {shifts:?}"
+                ));
+            }
+            if !dims.is_empty() && shifts.len() != dims.len() {
+                return shape_err(format!(
+                    "roll: shifts and dimensions must align. shifts: {}, dims: {}",
+                    shifts.len(),
+                    dims.len()
+                ));
+            }
+            for &d in &dims {
+                normalize_dim(d, m.rank())?;
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        ConstantPadNd => {
+            let m = cx.meta("self")?;
+            let sizes = padded_sizes(&m.sizes, &b.int_list("pad")?)?;
+            checked_numel(&sizes)?;
+            one(TensorMeta::contiguous(m.dtype, sizes))
+        }
+        AsStrided => {
+            let m = cx.meta("self")?;
+            let size = b.int_list("size")?;
+            let stride = b.int_list("stride")?;
+            if size.len() != stride.len() {
+                return shape_err(format!(
+                    "as_strided: mismatch in length of strides and shape ({} and {})",
+                    stride.len(),
+                    size.len()
+                ));
+            }
+            if size.iter().chain(&stride).any(|&v| v < 0) {
+                return shape_err(format!(
+                    "as_strided: negative sizes or strides are not supported (size {size:?}, stride {stride:?})"
+                ));
+            }
+            let sizes: Vec<usize> = size.iter().map(|&v| v as usize).collect();
+            checked_numel(&sizes)?;
+            let strides: Vec<usize> = stride.iter().map(|&v| v as usize).collect();
+            let offset = b.opt_int("storage_offset").unwrap_or(0);
+            if offset < 0 {
+                return shape_err(format!("as_strided: negative storage offset {offset}"));
+            }
+            // The view must stay inside the input's own extent (its storage may be larger, but
+            // only the input's elements are known to exist).
+            let extent: usize = sizes
+                .iter()
+                .zip(&strides)
+                .map(|(&s, &st)| s.saturating_sub(1).saturating_mul(st))
+                .fold(offset as usize, usize::saturating_add);
+            let own: usize = m
+                .sizes
+                .iter()
+                .zip(&m.strides)
+                .map(|(&s, &st)| s.saturating_sub(1) * st)
+                .sum();
+            if sizes.iter().all(|&s| s > 0) && (m.numel() == 0 || extent > own) {
+                return shape_err(format!(
+                    "as_strided: size {} with stride {} at offset {offset} reads past the input {} (its                      last element is at {own})",
+                    Dims(&sizes),
+                    Dims(&strides),
+                    Dims(&m.sizes)
+                ));
+            }
+            one(TensorMeta {
+                dtype: m.dtype,
+                sizes,
+                strides,
+            })
+        }
         Cat => {
             let parts = b.tensors("tensors")?;
             if parts.is_empty() {
@@ -245,4 +334,29 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             "{other:?} is not an op of views.rs's family"
         ))),
     }
+}
+
+/// `constant_pad_nd`'s result sizes: `pad` holds (before, after) pairs from the last dim
+/// backwards; negative pads crop.
+pub fn padded_sizes(sizes: &[usize], pad: &[i64]) -> Result<Vec<usize>, GraphError> {
+    if pad.len() % 2 != 0 || pad.len() / 2 > sizes.len() {
+        return shape_err(format!(
+            "constant_pad_nd: padding length must be even and at most twice the input's rank ({}), got {}",
+            sizes.len(),
+            pad.len()
+        ));
+    }
+    let mut out = sizes.to_vec();
+    for (i, p) in pad.chunks(2).enumerate() {
+        let d = sizes.len() - 1 - i;
+        let n = sizes[d] as i64 + p[0] + p[1];
+        if n < 0 {
+            return shape_err(format!(
+                "constant_pad_nd: the input size {}, plus negative padding {} and {} resulted in a negative                  output size, which is invalid. Check dimension {d} of your input.",
+                sizes[d], p[0], p[1]
+            ));
+        }
+        out[d] = n as usize;
+    }
+    Ok(out)
 }

@@ -339,10 +339,30 @@ fn malformed_cases() -> Vec<(&'static str, String, usize, usize, &'static str)> 
         ),
         (
             "not a call",
-            module(X3, &["y = x", "return (y,)"]),
+            module(X3, &["y = x.relu()", "return (y,)"]),
             3,
             13,
-            "expected torch.ops.aten.<op>.<overload>(...) or name[index], found 'x'",
+            "expected torch.ops.aten.<op>.<overload>(...) or name[index], found 'x.relu'",
+        ),
+        (
+            "alias of an unknown name",
+            module(X3, &["y = z", "return (y,)"]),
+            3,
+            13,
+            "unknown name 'z'",
+        ),
+        (
+            "value of an op that returns nothing",
+            module(
+                X3,
+                &[
+                    "a = torch.ops.aten._assert_tensor_metadata.default(x, None, None, torch.float32)",
+                    "return (a,)",
+                ],
+            ),
+            4,
+            17,
+            "'a' is the result of an op that returns nothing and holds no value",
         ),
         (
             "missing '='",
@@ -570,7 +590,9 @@ fn malformed_text_reports_line_and_column() {
         malformed number: line 3, column 47: expected ',' or ')' in the argument list, found '.'
         op without overload: line 3, column 15: 'torch.ops.aten.add' has no overload: write torch.ops.aten.add.<overload>, e.g. torch.ops.aten.add.default
         nested op call: line 3, column 41: op calls cannot be nested in arguments; give the call its own statement
-        not a call: line 3, column 13: expected torch.ops.aten.<op>.<overload>(...) or name[index], found 'x'
+        not a call: line 3, column 13: expected torch.ops.aten.<op>.<overload>(...) or name[index], found 'x.relu'
+        alias of an unknown name: line 3, column 13: unknown name 'z'
+        value of an op that returns nothing: line 4, column 17: 'a' is the result of an op that returns nothing and holds no value
         missing '=': line 3, column 14: expected '=' after 'relu', found 'torch'
         positional after keyword: line 3, column 55: positional argument follows keyword argument
         repeated keyword: line 3, column 58: keyword argument 'alpha' is repeated

@@ -245,3 +245,29 @@ fn a_graph_may_return_an_input_and_have_no_statements() {
         module(r#", x: "f32[2]""#, &["return (x,)"])
     );
 }
+
+/// What export prints for real models (issue 17): a bare alias, an assertion that returns
+/// nothing (checked, kept as no node), `device(...)` and `pin_memory` keywords.
+#[test]
+fn export_constructs_of_real_models_parse() {
+    let text = r#"class GraphModule(torch.nn.Module):
+    def forward(self, input: "f32[2, 3]"):
+        input_1 = input
+        _assert_tensor_metadata = torch.ops.aten._assert_tensor_metadata.default(input_1, None, None, torch.float32, device = device(type='cpu'), layout = torch.strided);  _assert_tensor_metadata = None
+        full_like: "f32[2, 3]" = torch.ops.aten.full_like.default(input_1, 0, pin_memory = False, memory_format = torch.preserve_format)
+        add: "f32[2, 3]" = torch.ops.aten.add.Tensor(input_1, full_like);  input_1 = full_like = None
+        return (add,)
+"#;
+    let g = coil_graph::parse(text).expect("parses");
+    // input, full_like, add: the alias and the assertion add no node.
+    assert_eq!(g.nodes().count(), 3);
+    let bad = text.replace("torch.float32, device", "torch.int64, device");
+    let e = coil_graph::parse(&bad)
+        .expect_err("the assertion fails")
+        .to_string();
+    assert!(
+        e.contains("_assert_tensor_metadata") && e.contains("line 4"),
+        "{e}"
+    );
+    assert!(e.contains("dtype mismatch"), "{e}");
+}

@@ -21,9 +21,8 @@ impl Lowerer<'_> {
         use OpKind as K;
         let one = |t: TensorId| Ok(vec![t]);
         match kind {
-            K::Full => {
-                let fill = b
-                    .scalar("fill_value")
+            K::Full | K::FullLike | K::NewFull => {
+                let fill = coil_graph::fill_value_of(b, &call.op.schema().name)
                     .map_err(|e| Self::graph_err(node, e))?;
                 let mut cx = BodyCx::new(&meta.sizes);
                 let root = cx.body.constant(scalar_const(fill), out);

@@ -3,6 +3,7 @@
 //! family's file; this one holds the operand helpers every family shares and the dispatch.
 
 mod factory;
+mod fallback;
 mod matmul;
 mod pointwise;
 mod reduce;
@@ -107,6 +108,9 @@ impl Lowerer<'_> {
             .schema()
             .bind(&call.args, &call.kwargs)
             .map_err(|e| Self::graph_err(node, e))?;
+        if !has_lowering(call.op.kind()) {
+            return self.lower_fallback(node, call);
+        }
         use coil_graph::OpClass as C;
         match call.op.kind().class() {
             C::Pointwise | C::Copy => self.lower_pointwise(node, call, &b),
@@ -114,6 +118,51 @@ impl Lowerer<'_> {
             C::View => self.lower_view(node, call, &b),
             C::Factory => self.lower_factory(node, call, &b),
             C::Extern => self.lower_matmul(node, call, &b),
+            C::Scan | C::Window | C::Indexing | C::Check => self.lower_fallback(node, call),
         }
     }
+}
+
+/// Whether `kind` has a lowering to loop-level IR; the others run as host fallbacks
+/// ([`crate::ExternKind::Fallback`]), which is how op coverage grows: the eager version first.
+pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
+    use coil_graph::OpKind::*;
+    !matches!(
+        kind,
+        BitwiseAnd
+            | BitwiseOr
+            | BitwiseXor
+            | Hardswish
+            | Hardsigmoid
+            | Hardtanh
+            | Softplus
+            | LeakyRelu
+            | Elu
+            | MaskedFill
+            | Tril
+            | Triu
+            | Any
+            | All
+            | BatchNormNoTraining
+            | BatchNorm
+            | Cumsum
+            | Cumprod
+            | MaxPoolWithIndices
+            | AvgPool
+            | AdaptiveAvgPool
+            | Embedding
+            | EmbeddingBag
+            | Index
+            | IndexSelect
+            | Gather
+            | Scatter
+            | ScatterAdd
+            | IndexPut
+            | AsStrided
+            | Flip
+            | Roll
+            | ConstantPadNd
+            | Convolution
+            | AssertTensorMetadata
+    )
 }

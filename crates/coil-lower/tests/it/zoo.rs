@@ -25,6 +25,7 @@ fn shape(name: &str) -> Vec<String> {
             },
             BufferKind::Extern(e) => match &e.kind {
                 ExternKind::Matmul(op) => format!("E({op:?})"),
+                other => format!("E({})", other.kernel_name()),
             },
         })
         .collect()

@@ -1,0 +1,396 @@
+//! Indexing ops (`embedding`, `_embedding_bag`, `index.Tensor`, `index_select`, `gather`,
+//! `scatter`, `scatter_add`, `index_put`) and scans (`cumsum`, `cumprod`). Every index is
+//! checked: one out of range is an error naming the op, the index and the size, never a read
+//! outside a tensor.
+
+use coil_graph::{OpKind, Tensor, TensorMeta, advanced_index, normalize_dim};
+
+use crate::error::{OpError, fail};
+use crate::host::{
+    for_each_index, i64_tensor, indices, plain_index, strides, tensor, values, wrap_index,
+};
+use crate::interp::Args;
+
+/// Runs an op of the indexing family.
+pub(crate) fn eval(
+    kind: OpKind,
+    a: &Args<'_>,
+    metas: &[TensorMeta],
+) -> Result<Vec<Tensor>, OpError> {
+    let out = &metas[0];
+    let one = |t: Tensor| Ok(vec![t]);
+    use OpKind::*;
+    match kind {
+        Cumsum | Cumprod => one(scan(kind, a, out)?),
+        Embedding => {
+            let w = a.tensor("weight")?;
+            let idx = indices(a.tensor("indices")?);
+            let (rows, d) = (w.sizes()[0], w.sizes()[1]);
+            let wv = values(w);
+            let mut o = Vec::with_capacity(idx.len() * d);
+            for &i in &idx {
+                let r = plain_index("embedding", i, rows)?;
+                o.extend_from_slice(&wv[r * d..(r + 1) * d]);
+            }
+            one(tensor(out.dtype, out.sizes.clone(), o)?)
+        }
+        EmbeddingBag => embedding_bag(a, metas),
+        Index => {
+            let x = a.tensor("self")?;
+            let list = a.b.opt_tensors("indices")?;
+            let idx: Vec<Option<&Tensor>> = list
+                .iter()
+                .map(|n| n.map(|n| a.node(n)).transpose())
+                .collect::<Result<_, _>>()?;
+            one(tensor(
+                out.dtype,
+                out.sizes.clone(),
+                index_values(x, &idx, |xv, src| xv[src])?,
+            )?)
+        }
+        IndexSelect => {
+            let x = a.tensor("self")?;
+            let idx = indices(a.tensor("index")?);
+            let sizes = x.sizes();
+            if sizes.is_empty() {
+                match idx.as_slice() {
+                    [i] => wrap_index("index_select", *i, 1)?,
+                    _ => return fail("index_select(): a 0-d tensor takes one index"),
+                };
+                return one(x.contiguous());
+            }
+            let d = normalize_dim(a.b.int("dim")?, sizes.len())?;
+            let xv = values(x);
+            let xs = strides(sizes);
+            let mut o = Vec::with_capacity(out.sizes.iter().product());
+            let mut err = None;
+            for_each_index(&out.sizes, |p| {
+                let r = match wrap_index("index_select", idx[p[d]], sizes[d]) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        err.get_or_insert(e);
+                        0
+                    }
+                };
+                let off: usize = (0..p.len())
+                    .map(|k| if k == d { r } else { p[k] } * xs[k])
+                    .sum();
+                o.push(xv[off]);
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+            one(tensor(out.dtype, out.sizes.clone(), o)?)
+        }
+        Gather => {
+            let x = a.tensor("self")?;
+            let it = a.tensor("index")?;
+            let idx = indices(it);
+            let d = normalize_dim(a.b.int("dim")?, x.sizes().len())?;
+            let xs = strides(x.sizes());
+            let xv = values(x);
+            let mut o = Vec::with_capacity(idx.len());
+            let mut err = None;
+            let mut n = 0;
+            for_each_index(it.sizes(), |p| {
+                let size = x.sizes().get(d).copied().unwrap_or(1);
+                let r = wrap_index("gather", idx[n], size).unwrap_or_else(|e| {
+                    err.get_or_insert(e);
+                    0
+                });
+                n += 1;
+                let off: usize = (0..p.len())
+                    .map(|k| if k == d { r } else { p[k] } * xs[k])
+                    .sum();
+                o.push(xv[off]);
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+            one(tensor(out.dtype, out.sizes.clone(), o)?)
+        }
+        Scatter | ScatterAdd => {
+            let x = a.tensor("self")?;
+            let it = a.tensor("index")?;
+            let idx = indices(it);
+            let d = normalize_dim(a.b.int("dim")?, x.sizes().len())?;
+            let xs = strides(x.sizes());
+            let mut o = values(x);
+            let src = match a.b.has("src") {
+                true => {
+                    let s = a.tensor("src")?;
+                    Some((values(s), strides(s.sizes())))
+                }
+                false => None,
+            };
+            let value = a.b.opt_scalar("value").map(|v| v.to_f64());
+            let mut err = None;
+            let mut n = 0;
+            let mut apply = |p: &[usize]| {
+                let size = x.sizes().get(d).copied().unwrap_or(1);
+                let r = match wrap_index(&a.b.schema().name, idx[n], size) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        err.get_or_insert(e);
+                        n += 1;
+                        return;
+                    }
+                };
+                n += 1;
+                let off: usize = (0..p.len())
+                    .map(|k| if k == d { r } else { p[k] } * xs[k])
+                    .sum();
+                let v = match (&src, value) {
+                    (Some((sv, ss)), _) => sv[(0..p.len()).map(|k| p[k] * ss[k]).sum::<usize>()],
+                    (None, Some(v)) => v,
+                    (None, None) => 0.0,
+                };
+                if kind == ScatterAdd {
+                    o[off] += v;
+                } else {
+                    o[off] = v;
+                }
+            };
+            for_each_index(it.sizes(), &mut apply);
+            if let Some(e) = err {
+                return Err(e);
+            }
+            one(tensor(out.dtype, out.sizes.clone(), o)?)
+        }
+        IndexPut => {
+            let x = a.tensor("self")?;
+            let list = a.b.opt_tensors("indices")?;
+            let idx: Vec<Option<&Tensor>> = list
+                .iter()
+                .map(|n| n.map(|n| a.node(n)).transpose())
+                .collect::<Result<_, _>>()?;
+            let v = a.tensor("values")?;
+            let accumulate = a.b.bool("accumulate")?;
+            let mut o = values(x);
+            let (vv, vsizes) = (values(v), v.sizes().to_vec());
+            let targets = index_positions(x, &idx)?;
+            let (rsizes, offs) = targets;
+            // values broadcast to the indexing result's shape.
+            let vst = strides(&vsizes);
+            let mut n = 0;
+            for_each_index(&rsizes, |p| {
+                let lead = rsizes.len() - vsizes.len();
+                let src: usize = (0..vsizes.len())
+                    .map(|k| {
+                        if vsizes[k] == 1 {
+                            0
+                        } else {
+                            p[lead + k] * vst[k]
+                        }
+                    })
+                    .sum();
+                let dst = offs[n];
+                n += 1;
+                if accumulate {
+                    o[dst] += vv[src];
+                } else {
+                    o[dst] = vv[src];
+                }
+            });
+            one(tensor(out.dtype, out.sizes.clone(), o)?)
+        }
+        other => fail(format!("{other:?} is not an indexing op")),
+    }
+}
+
+/// For `x[indices]`: the result's sizes and, for each result element in row-major order, the
+/// offset of the element of (contiguous) `x` it reads.
+fn index_positions(
+    x: &Tensor,
+    idx: &[Option<&Tensor>],
+) -> Result<(Vec<usize>, Vec<usize>), OpError> {
+    let sizes = x.sizes();
+    let shapes: Vec<Option<Vec<usize>>> =
+        idx.iter().map(|t| t.map(|t| t.sizes().to_vec())).collect();
+    let adv = advanced_index(sizes, &shapes)?;
+    let ivals: Vec<Option<(Vec<i64>, Vec<usize>)>> = idx
+        .iter()
+        .map(|t| t.map(|t| (indices(t), t.sizes().to_vec())))
+        .collect();
+    let xs = strides(sizes);
+    let nb = adv.broadcast.len();
+    let kept: Vec<usize> = (0..sizes.len())
+        .filter(|d| !adv.indexed.contains(d))
+        .collect();
+    let mut offs = Vec::with_capacity(adv.sizes.iter().product());
+    let mut err = None;
+    for_each_index(&adv.sizes, |p| {
+        let bpos = &p[adv.at..adv.at + nb];
+        let mut off = 0usize;
+        // Kept dims fill the result's other positions in order.
+        let mut rest = (0..p.len()).filter(|&k| k < adv.at || k >= adv.at + nb);
+        for &d in &kept {
+            let k = rest.next().unwrap_or(0);
+            off += p[k] * xs[d];
+        }
+        for &d in &adv.indexed {
+            let Some((vals, isz)) = &ivals[d] else {
+                continue;
+            };
+            let lead = nb - isz.len();
+            let ist = strides(isz);
+            let at: usize = (0..isz.len())
+                .map(|k| {
+                    if isz[k] == 1 {
+                        0
+                    } else {
+                        bpos[lead + k] * ist[k]
+                    }
+                })
+                .sum();
+            match wrap_index("index", vals[at], sizes[d]) {
+                Ok(r) => off += r * xs[d],
+                Err(e) => {
+                    err.get_or_insert(e);
+                }
+            }
+        }
+        offs.push(off);
+    });
+    if let Some(e) = err {
+        return Err(e);
+    }
+    Ok((adv.sizes, offs))
+}
+
+fn index_values(
+    x: &Tensor,
+    idx: &[Option<&Tensor>],
+    read: impl Fn(&[f64], usize) -> f64,
+) -> Result<Vec<f64>, OpError> {
+    let xv = values(x);
+    let (_, offs) = index_positions(x, idx)?;
+    Ok(offs.iter().map(|&o| read(&xv, o)).collect())
+}
+
+/// `_embedding_bag`: bags given by `offsets`, reduced by sum (weighted), mean or max; entries
+/// equal to `padding_idx` are skipped.
+fn embedding_bag(a: &Args<'_>, metas: &[TensorMeta]) -> Result<Vec<Tensor>, OpError> {
+    let w = a.tensor("weight")?;
+    let idx = indices(a.tensor("indices")?);
+    let offsets = indices(a.tensor("offsets")?);
+    let mode = a.b.int("mode")?;
+    let last = a.b.bool("include_last_offset")?;
+    let padding = a.b.int("padding_idx")?;
+    let psw = a.opt_tensor("per_sample_weights")?.map(values);
+    let (rows, d) = (w.sizes()[0], w.sizes()[1]);
+    let wv = values(w);
+    let bags = metas[0].sizes[0];
+    if offsets.first().is_some_and(|&o| o != 0) {
+        return fail(format!(
+            "embedding_bag: offsets[0] has to be 0, got {}",
+            offsets[0]
+        ));
+    }
+    let mut out = vec![0.0; bags * d];
+    let mut offset2bag = vec![0i64; idx.len()];
+    let mut bag_size = vec![0i64; bags];
+    let mut max_idx = vec![-1i64; if mode == 2 { bags * d } else { bags }];
+    for b in 0..bags {
+        let start = offsets[b];
+        let end = if b + 1 < offsets.len() {
+            offsets[b + 1]
+        } else {
+            idx.len() as i64
+        };
+        let end = if last && b + 1 == bags {
+            offsets[b + 1].min(idx.len() as i64)
+        } else {
+            end
+        };
+        if start < 0 || end < start || end > idx.len() as i64 {
+            return fail(format!(
+                "embedding_bag: offsets must be non-decreasing and within the {} indices, got bag {b} = [{start}, {end})",
+                idx.len()
+            ));
+        }
+        let row = &mut out[b * d..(b + 1) * d];
+        let mut first = true;
+        for j in start as usize..end as usize {
+            offset2bag[j] = b as i64;
+            if padding >= 0 && idx[j] == padding {
+                continue;
+            }
+            let r = plain_index("embedding_bag", idx[j], rows)?;
+            bag_size[b] += 1;
+            let scale = psw.as_ref().map_or(1.0, |p| p[j]);
+            for k in 0..d {
+                let v = wv[r * d + k];
+                if mode == 2 {
+                    if first || v > row[k] {
+                        row[k] = v;
+                        max_idx[b * d + k] = r as i64;
+                    }
+                } else {
+                    row[k] += v * scale;
+                }
+            }
+            first = false;
+        }
+        if mode == 1 && bag_size[b] > 0 {
+            row.iter_mut().for_each(|v| *v /= bag_size[b] as f64);
+        }
+    }
+    Ok(vec![
+        tensor(metas[0].dtype, metas[0].sizes.clone(), out)?,
+        i64_tensor(metas[1].sizes.clone(), offset2bag)?,
+        i64_tensor(metas[2].sizes.clone(), bag_size)?,
+        i64_tensor(metas[3].sizes.clone(), max_idx)?,
+    ])
+}
+
+/// `cumsum` / `cumprod` along one dim, accumulated in f64 (integers in i64), each partial
+/// result cast to the output dtype.
+fn scan(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
+    let x = a.tensor("self")?;
+    let sizes = x.sizes();
+    let d = normalize_dim(a.b.int("dim")?, sizes.len())?;
+    let (len, inner) = if sizes.is_empty() {
+        (1, 1)
+    } else {
+        (sizes[d], sizes[d + 1..].iter().product::<usize>())
+    };
+    let outer: usize = if sizes.is_empty() {
+        1
+    } else {
+        sizes[..d].iter().product()
+    };
+    let prod = kind == OpKind::Cumprod;
+    if !out.dtype.is_float() {
+        let xv = indices(&x.to_dtype(coil_graph::DType::I64));
+        let mut o = xv.clone();
+        for oi in 0..outer {
+            for ii in 0..inner {
+                let mut acc: i64 = if prod { 1 } else { 0 };
+                for k in 0..len {
+                    let at = (oi * len + k) * inner + ii;
+                    acc = if prod {
+                        acc.wrapping_mul(xv[at])
+                    } else {
+                        acc.wrapping_add(xv[at])
+                    };
+                    o[at] = acc;
+                }
+            }
+        }
+        return Ok(Tensor::new(coil_graph::Data::I64(o), out.sizes.clone())?.to_dtype(out.dtype));
+    }
+    let xv = values(x);
+    let mut o = xv.clone();
+    for oi in 0..outer {
+        for ii in 0..inner {
+            let mut acc = if prod { 1.0 } else { 0.0 };
+            for k in 0..len {
+                let at = (oi * len + k) * inner + ii;
+                acc = if prod { acc * xv[at] } else { acc + xv[at] };
+                o[at] = acc;
+            }
+        }
+    }
+    tensor(out.dtype, out.sizes.clone(), o)
+}
