@@ -2,12 +2,14 @@
 //! ops and copies, reductions, views, factories and extern matmuls. Adding an op touches its
 //! family's file; this one holds the operand helpers every family shares and the dispatch.
 
+mod conv;
 mod factory;
 mod fallback;
 mod matmul;
 mod pointwise;
 mod reduce;
 mod views;
+mod window;
 
 use coil_graph::{Bound, Call, DType, Node, Operand, Scalar, ValueArg};
 
@@ -111,6 +113,16 @@ impl Lowerer<'_> {
         if !has_lowering(call.op.kind()) {
             return self.lower_fallback(node, call);
         }
+        use coil_graph::OpKind as K;
+        match call.op.kind() {
+            K::BatchNormNoTraining | K::BatchNorm => return self.lower_batch_norm(node, call, &b),
+            K::MaxPoolWithIndices | K::AvgPool | K::AdaptiveAvgPool => {
+                return self.lower_pool(node, call, &b);
+            }
+            K::Flip | K::Roll | K::ConstantPadNd => return self.lower_moved(node, call, &b),
+            K::Convolution => return self.lower_convolution(node, call, &b),
+            _ => {}
+        }
         use coil_graph::OpClass as C;
         match call.op.kind().class() {
             C::Pointwise | C::Copy => self.lower_pointwise(node, call, &b),
@@ -129,27 +141,9 @@ pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
     use coil_graph::OpKind::*;
     !matches!(
         kind,
-        BitwiseAnd
-            | BitwiseOr
-            | BitwiseXor
-            | Hardswish
-            | Hardsigmoid
-            | Hardtanh
-            | Softplus
-            | LeakyRelu
-            | Elu
-            | MaskedFill
-            | Tril
-            | Triu
-            | Any
-            | All
-            | BatchNormNoTraining
-            | BatchNorm
+        Any | All
             | Cumsum
             | Cumprod
-            | MaxPoolWithIndices
-            | AvgPool
-            | AdaptiveAvgPool
             | Embedding
             | EmbeddingBag
             | Index
@@ -159,10 +153,6 @@ pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
             | ScatterAdd
             | IndexPut
             | AsStrided
-            | Flip
-            | Roll
-            | ConstantPadNd
-            | Convolution
             | AssertTensorMetadata
     )
 }

@@ -217,6 +217,70 @@ impl Lowerer<'_> {
                 one(self.elementwise(node, &[x], out, |_, a| a[0]))
             }
             K::Cat => one(self.cat(node, b)?),
+            K::BitwiseAnd | K::BitwiseOr | K::BitwiseXor => {
+                // On bools these are the logical ops; integer bit operations have no body op
+                // yet and run on the host.
+                if out != DType::Bool {
+                    return self.lower_fallback(node, call);
+                }
+                let x = self.operand(node, b, "self")?;
+                let y = self.operand(node, b, "other")?;
+                let op = match kind {
+                    K::BitwiseAnd => Op::LogicalAnd,
+                    K::BitwiseOr => Op::LogicalOr,
+                    _ => Op::Ne,
+                };
+                one(self.elementwise(node, &[x, y], DType::Bool, |cx, a| {
+                    cx.body.binary(op, a[0], a[1])
+                }))
+            }
+            K::Hardswish | K::Hardsigmoid | K::Hardtanh | K::Softplus | K::LeakyRelu | K::Elu => {
+                let x = self.operand(node, b, "self")?;
+                let s = |n: &str, d: f64| b.opt_scalar(n).map_or(d, |v| v.to_f64());
+                let params = match kind {
+                    K::Hardtanh => [s("min_val", -1.0), s("max_val", 1.0), 0.0],
+                    K::Softplus => [s("beta", 1.0), s("threshold", 20.0), 0.0],
+                    K::LeakyRelu => [s("negative_slope", 0.01), 0.0, 0.0],
+                    K::Elu => [s("alpha", 1.0), s("scale", 1.0), s("input_scale", 1.0)],
+                    _ => [0.0; 3],
+                };
+                let compute = if matches!(out, DType::F16 | DType::BF16) {
+                    DType::F32
+                } else {
+                    out
+                };
+                one(self.elementwise(node, &[x], compute, |cx, a| {
+                    activation(&mut cx.body, kind, a[0], params, compute)
+                }))
+            }
+            K::MaskedFill => {
+                let x = self.operand(node, b, "self")?;
+                let m = self.operand(node, b, "mask")?;
+                let v = self.operand(node, b, "value")?;
+                let mut cx = BodyCx::new(&meta.sizes);
+                let cond = self.operand_expr(&mut cx, m, DType::Bool);
+                let xe = self.operand_expr(&mut cx, x, out);
+                let ve = self.operand_expr(&mut cx, v, out);
+                let root = cx.body.where_(cond, ve, xe);
+                one(self.finish_pointwise(node, cx, root, out))
+            }
+            K::Tril | K::Triu => {
+                let x = self.operand(node, b, "self")?;
+                let diag = b.int("diagonal").map_err(|e| Self::graph_err(node, e))?;
+                let rank = meta.sizes.len();
+                let mut cx = BodyCx::new(&meta.sizes);
+                let xe = self.operand_expr(&mut cx, x, out);
+                // Keep (row r, col c) where c - r <= diagonal (tril) or >= diagonal (triu).
+                let d = cx.idx[rank - 1].add(&cx.idx[rank - 2].scale(-1));
+                let dv = cx.body.index_expr(d, DType::I64);
+                let k = cx.body.constant(Const::Int(diag), DType::I64);
+                let keep = cx
+                    .body
+                    .binary(if kind == K::Tril { Op::Le } else { Op::Ge }, dv, k);
+                let zero = cx.body.constant(Const::Int(0), out);
+                let root = cx.body.where_(keep, xe, zero);
+                one(self.finish_pointwise(node, cx, root, out))
+            }
             other => Err(Self::unsupported(
                 node,
                 call,
@@ -295,5 +359,72 @@ impl Lowerer<'_> {
             acc = cx.body.where_(m, v, acc);
         }
         Ok(self.finish_pointwise(node, cx, acc, out))
+    }
+}
+
+/// The body of a piecewise activation of `x` (in `dt`), from the ops every backend has:
+/// hardswish `x * clamp(x + 3, 0, 6) / 6`, hardsigmoid `clamp(x + 3, 0, 6) / 6`, hardtanh
+/// `clamp(x, lo, hi)`, softplus `x if x * beta > threshold else log1p(exp(x * beta)) / beta`,
+/// leaky_relu `x if x > 0 else x * slope`, elu `scale * (x if x > 0 else alpha * (exp(x *
+/// input_scale) - 1))`. NaN stays NaN (`maximum`/`minimum` propagate it; the comparisons pick
+/// the branch that computes with it).
+fn activation(
+    body: &mut crate::body::ExprGraph,
+    kind: OpKind,
+    x: ExprId,
+    p: [f64; 3],
+    dt: DType,
+) -> ExprId {
+    let c = |body: &mut crate::body::ExprGraph, v: f64| body.constant(Const::Float(v), dt);
+    let hard = |body: &mut crate::body::ExprGraph| {
+        let three = c(body, 3.0);
+        let s = body.binary(Op::Add, x, three);
+        let zero = c(body, 0.0);
+        let six = c(body, 6.0);
+        let lo = body.binary(Op::Maximum, s, zero);
+        let r = body.binary(Op::Minimum, lo, six);
+        body.binary(Op::TrueDiv, r, six)
+    };
+    match kind {
+        OpKind::Hardswish => {
+            let h = hard(body);
+            body.binary(Op::Mul, x, h)
+        }
+        OpKind::Hardsigmoid => hard(body),
+        OpKind::Hardtanh => {
+            let lo = c(body, p[0]);
+            let hi = c(body, p[1]);
+            let r = body.binary(Op::Maximum, x, lo);
+            body.binary(Op::Minimum, r, hi)
+        }
+        OpKind::Softplus => {
+            let beta = c(body, p[0]);
+            let threshold = c(body, p[1]);
+            let xb = body.binary(Op::Mul, x, beta);
+            let big = body.binary(Op::Gt, xb, threshold);
+            let e = body.unary(Op::Exp, xb);
+            let l = body.unary(Op::Log1p, e);
+            let soft = body.binary(Op::TrueDiv, l, beta);
+            body.where_(big, x, soft)
+        }
+        OpKind::LeakyRelu => {
+            let zero = c(body, 0.0);
+            let slope = c(body, p[0]);
+            let pos = body.binary(Op::Gt, x, zero);
+            let neg = body.binary(Op::Mul, x, slope);
+            body.where_(pos, x, neg)
+        }
+        _ => {
+            let zero = c(body, 0.0);
+            let (alpha, scale, input_scale) = (c(body, p[0]), c(body, p[1]), c(body, p[2]));
+            let pos = body.binary(Op::Gt, x, zero);
+            let xs = body.binary(Op::Mul, x, input_scale);
+            let e = body.unary(Op::Exp, xs);
+            let one_ = c(body, 1.0);
+            let em1 = body.binary(Op::Sub, e, one_);
+            let neg = body.binary(Op::Mul, em1, alpha);
+            let v = body.where_(pos, x, neg);
+            body.binary(Op::Mul, v, scale)
+        }
     }
 }

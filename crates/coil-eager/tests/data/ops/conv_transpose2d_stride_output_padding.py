@@ -1,0 +1,5 @@
+class GraphModule(torch.nn.Module):
+    def forward(self, p_weight: "f32[3, 4, 3, 3]", p_bias: "f32[4]", input: "f32[2, 3, 4, 5]"):
+        input_1 = input
+        convolution: "f32[2, 4, 8, 10]" = torch.ops.aten.convolution.default(input_1, p_weight, p_bias, [2, 2], [1, 1], [1, 1], True, [1, 1], 1);  input_1 = p_weight = p_bias = None
+        return (convolution,)

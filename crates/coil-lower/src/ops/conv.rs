@@ -1,0 +1,209 @@
+//! Convolution as im2col plus a library matmul (Inductor's default is an extern convolution
+//! kernel; this is the decomposition every backend can run with the matmul it already has):
+//! the input's windows are gathered into a `[groups, C_in/groups * K, N * L]` buffer (`K` taps,
+//! `L` output positions; padding reads 0), the weight is read as `[groups, C_out/groups,
+//! C_in/groups * K]`, one `bmm` (an `mm` for one group) multiplies them, and the output is a
+//! pointwise value reading that product (bias added) that fuses with what follows. Transposed
+//! convolutions run as host fallbacks.
+
+use coil_graph::{Bound, Call, DType, Node, conv_geometry};
+
+use crate::body::Op;
+use crate::index::IndexExpr;
+use crate::ir::{ExternKind, MatmulOp, TensorId};
+use crate::lowering::{BodyCx, Lowerer, Result};
+
+/// The row-major position of `p` (index expressions) in a box of `sizes`.
+fn flatten(p: &[IndexExpr], sizes: &[usize]) -> IndexExpr {
+    p.iter()
+        .zip(sizes)
+        .fold(IndexExpr::zero(), |acc, (e, &s)| acc.scale(s as i64).add(e))
+}
+
+/// The coordinates of flat index `e` in a box of `sizes` (row-major).
+fn unflatten(e: &IndexExpr, sizes: &[usize]) -> Vec<IndexExpr> {
+    let mut inner: i64 = sizes.iter().map(|&s| s as i64).product();
+    sizes
+        .iter()
+        .map(|&s| {
+            inner /= (s as i64).max(1);
+            e.modular(inner.max(1), (s as i64).max(1))
+        })
+        .collect()
+}
+
+impl Lowerer<'_> {
+    /// Lowers `convolution`.
+    pub(super) fn lower_convolution(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let x = self.tensor(node, b, "input")?;
+        let w = self.tensor(node, b, "weight")?;
+        let bias = b
+            .opt_tensor("bias")
+            .map(|n| self.value(n, &node.name))
+            .transpose()?;
+        let xs = self.g.tensors[x].sizes.clone();
+        let ws = self.g.tensors[w].sizes.clone();
+        let g = conv_geometry(b, &xs, &ws).map_err(|e| Self::graph_err(node, e))?;
+        let meta = node.meta().clone();
+        let out = meta.dtype;
+        if g.transposed || meta.sizes.contains(&0) || xs.contains(&0) {
+            return self.lower_fallback(node, call);
+        }
+        let n = g.kernel.len();
+        let groups = g.groups;
+        let (cin_g, cout_g) = (g.in_channels / groups, g.out_channels / groups);
+        let taps: usize = g.kernel.iter().product();
+        let ck = cin_g * taps;
+        let l: usize = g.output.iter().product();
+        let nl = g.batch * l;
+
+        // im2col: [groups, C_in/groups * K, N * L].
+        let col_sizes = vec![groups, ck, nl];
+        let mut cx = BodyCx::new(&col_sizes);
+        let ranges = cx.ranges.clone();
+        let (gi, j, m) = (cx.idx[0].clone(), cx.idx[1].clone(), cx.idx[2].clone());
+        let ic = j.floor_div(taps as i64).simplify(&ranges);
+        let k = unflatten(&j.modular(1, taps as i64), &g.kernel);
+        let batch = m.floor_div(l as i64).simplify(&ranges);
+        let o = unflatten(&m.modular(1, l as i64), &g.output);
+        let channel = gi.scale(cin_g as i64).add(&ic);
+        let mut idx = Vec::with_capacity(n + 2);
+        if g.batched {
+            idx.push(batch);
+        }
+        idx.push(channel);
+        let mut mask = None;
+        for d in 0..n {
+            let pos = o[d]
+                .scale(g.stride[d] as i64)
+                .add(&k[d].scale(g.dilation[d] as i64))
+                .add_constant(-(g.padding[d] as i64))
+                .simplify(&ranges);
+            let (lo, hi) = pos.bounds(&ranges);
+            let mut conds = Vec::new();
+            if lo < 0 {
+                let v = cx.body.index_expr(pos.clone(), DType::I64);
+                let z = cx.body.constant(crate::body::Const::Int(0), DType::I64);
+                conds.push(cx.body.binary(Op::Ge, v, z));
+            }
+            if hi >= g.input[d] as i128 {
+                let v = cx.body.index_expr(pos.clone(), DType::I64);
+                let h = cx
+                    .body
+                    .constant(crate::body::Const::Int(g.input[d] as i64), DType::I64);
+                conds.push(cx.body.binary(Op::Lt, v, h));
+            }
+            for c in conds {
+                mask = Some(match mask {
+                    Some(m) => cx.body.binary(Op::LogicalAnd, m, c),
+                    None => c,
+                });
+            }
+            idx.push(pos);
+        }
+        let v = self.load_at(&mut cx, x, &idx, mask);
+        let v = cx.body.to_dtype(v, out);
+        let root = match mask {
+            Some(mk) => {
+                let zero = cx.body.constant(crate::body::Const::Float(0.0), out);
+                cx.body.where_(mk, v, zero)
+            }
+            None => v,
+        };
+        let col = self.finish_pointwise(node, cx, root, out);
+
+        // The weight as [groups, C_out/groups, C_in/groups * K]: a view (no copy when the
+        // weight is contiguous, as parameters are).
+        let w_sizes = if groups == 1 {
+            vec![cout_g, ck]
+        } else {
+            vec![groups, cout_g, ck]
+        };
+        let wcx = BodyCx::new(&w_sizes);
+        let ranges = wcx.ranges.clone();
+        let (oc, j) = if groups == 1 {
+            (wcx.idx[0].clone(), wcx.idx[1].clone())
+        } else {
+            (
+                wcx.idx[0].scale(cout_g as i64).add(&wcx.idx[1]),
+                wcx.idx[2].clone(),
+            )
+        };
+        let mut widx = vec![oc, j.floor_div(taps as i64).simplify(&ranges)];
+        widx.extend(unflatten(&j.modular(1, taps as i64), &g.kernel));
+        let wv = self.make_view(node, w, w_sizes, widx);
+
+        // The product [groups, C_out/groups, N * L].
+        let prod = if groups == 1 {
+            let c2 = self.reshape_value(node, col, &[ck, nl], out);
+            self.extern_kernel(
+                node,
+                ExternKind::Matmul(MatmulOp::Mm),
+                &[wv, c2],
+                vec![cout_g, nl],
+                out,
+            )
+        } else {
+            self.extern_kernel(
+                node,
+                ExternKind::Matmul(MatmulOp::Bmm),
+                &[wv, col],
+                vec![groups, cout_g, nl],
+                out,
+            )
+        };
+
+        // The output, reading the product (and the bias).
+        let mut cx = BodyCx::new(&meta.sizes);
+        let ranges = cx.ranges.clone();
+        let (bdim, cdim) = if g.batched { (Some(0), 1) } else { (None, 0) };
+        let c = cx.idx[cdim].clone();
+        let pos = flatten(&cx.idx[cdim + 1..].to_vec(), &g.output);
+        let col_m = match bdim {
+            Some(bd) => cx.idx[bd].scale(l as i64).add(&pos),
+            None => pos,
+        };
+        let pidx = if groups == 1 {
+            vec![c.clone(), col_m]
+        } else {
+            vec![
+                c.floor_div(cout_g as i64).simplify(&ranges),
+                c.modular(1, cout_g as i64).simplify(&ranges),
+                col_m,
+            ]
+        };
+        let pidx: Vec<IndexExpr> = pidx.into_iter().map(|e| e.simplify(&ranges)).collect();
+        let mut r = self.load_at(&mut cx, prod, &pidx, None);
+        if let Some(bias) = bias {
+            let bv = self.load_at(&mut cx, bias, &[c], None);
+            let bv = cx.body.to_dtype(bv, out);
+            r = cx.body.binary(Op::Add, r, bv);
+        }
+        Ok(vec![self.finish_pointwise(node, cx, r, out)])
+    }
+
+    /// `t` (a lazy value) read as `sizes` (same element count, row-major).
+    fn reshape_value(
+        &mut self,
+        node: &Node,
+        t: TensorId,
+        sizes: &[usize],
+        dtype: DType,
+    ) -> TensorId {
+        let from = self.g.tensors[t].sizes.clone();
+        let mut cx = BodyCx::new(sizes);
+        let ranges = cx.ranges.clone();
+        let flat = flatten(&cx.idx.clone(), sizes).simplify(&ranges);
+        let idx: Vec<IndexExpr> = unflatten(&flat, &from)
+            .into_iter()
+            .map(|e| e.simplify(&ranges))
+            .collect();
+        let root = self.load_at(&mut cx, t, &idx, None);
+        self.finish_pointwise(node, cx, root, dtype)
+    }
+}

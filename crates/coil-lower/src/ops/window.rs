@@ -1,0 +1,484 @@
+//! Lowerings of batch norm in eval form (pointwise: `(x - mean[c]) * rsqrt(var[c] + eps) *
+//! w[c] + b[c]`, which fuses with its neighbours), of pooling with small windows (a pointwise
+//! body with the window unrolled, masked at the padding; Inductor's rule: at most 25 taps,
+//! larger windows run as host fallbacks), and of the index-moving copies `flip`, `roll` and
+//! `constant_pad_nd` (one load at a moved index, masked for padding).
+
+use coil_graph::{Bound, Call, DType, Node, OpKind, normalize_dim, normalize_dims, pool_window};
+
+use super::scalar_const;
+use crate::body::{Const, ExprGraph, ExprId, Op};
+use crate::index::{IndexExpr, VarRanges};
+use crate::ir::TensorId;
+use crate::lowering::{BodyCx, Lowerer, Result};
+
+/// Windows with more taps than this are not unrolled (Inductor's pooling fallback size).
+pub(super) const MAX_UNROLLED_WINDOW: usize = 25;
+
+/// `lo <= e < hi` as a bool value, or `None` when it always holds over `ranges`.
+fn in_range(body: &mut ExprGraph, e: &IndexExpr, hi: usize, ranges: &VarRanges) -> Option<ExprId> {
+    let (min, max) = e.bounds(ranges);
+    let low = (min < 0).then(|| {
+        let v = body.index_expr(e.clone(), DType::I64);
+        let z = body.constant(Const::Int(0), DType::I64);
+        body.binary(Op::Ge, v, z)
+    });
+    let high = (max >= hi as i128).then(|| {
+        let v = body.index_expr(e.clone(), DType::I64);
+        let h = body.constant(Const::Int(hi as i64), DType::I64);
+        body.binary(Op::Lt, v, h)
+    });
+    match (low, high) {
+        (Some(a), Some(b)) => Some(body.binary(Op::LogicalAnd, a, b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn and(body: &mut ExprGraph, a: Option<ExprId>, b: Option<ExprId>) -> Option<ExprId> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(body.binary(Op::LogicalAnd, a, b)),
+        (a, b) => a.or(b),
+    }
+}
+
+impl Lowerer<'_> {
+    /// `_native_batch_norm_legit_no_training` and the eval forms of `_native_batch_norm_legit`
+    /// / `native_batch_norm`; the training form runs as a host fallback.
+    pub(super) fn lower_batch_norm(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let training =
+            b.has("training") && b.bool("training").map_err(|e| Self::graph_err(node, e))?;
+        let (Some(mean), Some(var)) = (b.opt_tensor("running_mean"), b.opt_tensor("running_var"))
+        else {
+            return self.lower_fallback(node, call);
+        };
+        if training {
+            return self.lower_fallback(node, call);
+        }
+        let eps = b.float("eps").map_err(|e| Self::graph_err(node, e))?;
+        let x = self.tensor(node, b, "input")?;
+        let mean = self.value(mean, &node.name)?;
+        let var = self.value(var, &node.name)?;
+        let w = b
+            .opt_tensor("weight")
+            .map(|n| self.value(n, &node.name))
+            .transpose()?;
+        let bias = b
+            .opt_tensor("bias")
+            .map(|n| self.value(n, &node.name))
+            .transpose()?;
+        let meta = node.outputs[0].clone();
+        let out = meta.dtype;
+        let compute = if matches!(out, DType::F16 | DType::BF16) {
+            DType::F32
+        } else {
+            out
+        };
+        let mut cx = BodyCx::new(&meta.sizes);
+        let c_idx = vec![cx.idx[1].clone()];
+        let all = cx.idx.clone();
+        let xv = self.load_at(&mut cx, x, &all, None);
+        let xv = cx.body.to_dtype(xv, compute);
+        let per_channel = |l: &mut Self, cx: &mut BodyCx, t: TensorId| {
+            let v = l.load_at(cx, t, &c_idx, None);
+            cx.body.to_dtype(v, compute)
+        };
+        let m = per_channel(self, &mut cx, mean);
+        let v = per_channel(self, &mut cx, var);
+        let e = cx.body.constant(Const::Float(eps), compute);
+        let ve = cx.body.binary(Op::Add, v, e);
+        let inv = cx.body.unary(Op::Rsqrt, ve);
+        let centered = cx.body.binary(Op::Sub, xv, m);
+        let mut r = cx.body.binary(Op::Mul, centered, inv);
+        if let Some(w) = w {
+            let wv = per_channel(self, &mut cx, w);
+            r = cx.body.binary(Op::Mul, r, wv);
+        }
+        if let Some(bias) = bias {
+            let bv = per_channel(self, &mut cx, bias);
+            r = cx.body.binary(Op::Add, r, bv);
+        }
+        let y = self.finish_pointwise(node, cx, r, out);
+        // The saved statistics of the eval form are empty.
+        let mut outs = vec![y];
+        for m in &node.outputs[1..] {
+            let mut cx = BodyCx::new(&m.sizes);
+            let root = cx.body.constant(Const::Int(0), m.dtype);
+            outs.push(self.finish_pointwise(node, cx, root, m.dtype));
+        }
+        Ok(outs)
+    }
+
+    /// Max and average pooling, and adaptive average pooling, with the window unrolled.
+    pub(super) fn lower_pool(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let kind = call.op.kind();
+        let name = &call.op.schema().name;
+        let x = self.tensor(node, b, "self")?;
+        let sizes = self.g.tensors[x].sizes.clone();
+        let meta = node.outputs[0].clone();
+        let out = meta.dtype;
+        let n = coil_graph::spatial_dims(name);
+        let lead = sizes.len() - n;
+        let input = sizes[lead..].to_vec();
+        let mut cx = BodyCx::new(&meta.sizes);
+        // Per spatial dim: the taps' first index as a function of the output index, the tap
+        // count, the tap step, and for adaptive windows the end of each window.
+        struct Dim {
+            start: IndexExpr,
+            taps: usize,
+            step: i64,
+            end: Option<IndexExpr>,
+        }
+        let mut dims = Vec::with_capacity(n);
+        let (mut include_pad, mut divisor, mut pads, mut kernel) =
+            (true, None, vec![0; n], vec![0; n]);
+        if kind == OpKind::AdaptiveAvgPool {
+            for d in 0..n {
+                let (i, o) = (input[d] as i64, meta.sizes[lead + d] as i64);
+                let p = cx.idx[lead + d].clone();
+                let start = p.scale(i).floor_div(o.max(1));
+                let end = p
+                    .add_constant(1)
+                    .scale(i)
+                    .add_constant(o - 1)
+                    .floor_div(o.max(1));
+                // The widest window: ceil(I / O) + 1 bounds every [start, end).
+                let taps = ((i + o - 1) / o.max(1) + 1).min(i) as usize;
+                dims.push(Dim {
+                    start,
+                    taps,
+                    step: 1,
+                    end: Some(end),
+                });
+            }
+        } else {
+            let w = pool_window(b, name, &sizes).map_err(|e| Self::graph_err(node, e))?;
+            if kind == OpKind::AvgPool {
+                include_pad = b
+                    .bool("count_include_pad")
+                    .map_err(|e| Self::graph_err(node, e))?;
+                divisor = b.opt_int("divisor_override");
+            }
+            for d in 0..n {
+                let p = cx.idx[lead + d].clone();
+                let start = p
+                    .scale(w.stride[d] as i64)
+                    .add_constant(-(w.padding[d] as i64));
+                dims.push(Dim {
+                    start,
+                    taps: w.kernel[d],
+                    step: w.dilation[d] as i64,
+                    end: None,
+                });
+                pads[d] = w.padding[d];
+                kernel[d] = w.kernel[d];
+            }
+        }
+        let taps: usize = dims.iter().map(|d| d.taps).product();
+        if taps > MAX_UNROLLED_WINDOW || taps == 0 {
+            return self.lower_fallback(node, call);
+        }
+        let compute = if out.is_float() && matches!(out, DType::F16 | DType::BF16) {
+            DType::F32
+        } else {
+            out
+        };
+        let is_max = kind == OpKind::MaxPoolWithIndices;
+        let mut acc: Option<ExprId> = None;
+        let mut count: Option<ExprId> = None;
+        let mut tap = vec![0usize; n];
+        let ranges = cx.ranges.clone();
+        for _ in 0..taps {
+            let mut idx: Vec<IndexExpr> = cx.idx[..lead].to_vec();
+            let mut mask = None;
+            for d in 0..n {
+                let pos = dims[d]
+                    .start
+                    .add_constant(tap[d] as i64 * dims[d].step)
+                    .simplify(&ranges);
+                let m = in_range(&mut cx.body, &pos, input[d], &ranges);
+                mask = and(&mut cx.body, mask, m);
+                if let Some(end) = &dims[d].end {
+                    let pv = cx.body.index_expr(pos.clone(), DType::I64);
+                    let ev = cx.body.index_expr(end.clone(), DType::I64);
+                    let lt = cx.body.binary(Op::Lt, pv, ev);
+                    mask = and(&mut cx.body, mask, Some(lt));
+                }
+                idx.push(pos);
+            }
+            let v = self.load_at(&mut cx, x, &idx, mask);
+            let v = cx.body.to_dtype(v, compute);
+            if is_max {
+                let ninf = cx.body.constant(Const::Float(f64::NEG_INFINITY), compute);
+                let v = match mask {
+                    Some(m) if out.is_float() => cx.body.where_(m, v, ninf),
+                    Some(m) => {
+                        let lo = cx.body.constant(Const::Int(i64::MIN), compute);
+                        cx.body.where_(m, v, lo)
+                    }
+                    None => v,
+                };
+                match acc {
+                    Some(a) => {
+                        // PyTorch takes a later tap when it is greater or NaN.
+                        let gt = cx.body.binary(Op::Gt, v, a);
+                        let nan = cx.body.binary(Op::Ne, v, v);
+                        let take = cx.body.binary(Op::LogicalOr, gt, nan);
+                        let take = match mask {
+                            Some(m) => cx.body.binary(Op::LogicalAnd, take, m),
+                            None => take,
+                        };
+                        acc = Some(cx.body.where_(take, v, a));
+                    }
+                    None => acc = Some(v),
+                }
+            } else {
+                let zero = cx.body.constant(Const::Float(0.0), compute);
+                let v = match mask {
+                    Some(m) => cx.body.where_(m, v, zero),
+                    None => v,
+                };
+                acc = Some(match acc {
+                    Some(a) => cx.body.binary(Op::Add, a, v),
+                    None => v,
+                });
+                if kind == OpKind::AdaptiveAvgPool || !include_pad {
+                    let one_ = cx.body.constant(Const::Float(1.0), compute);
+                    let c = match mask {
+                        Some(m) => cx.body.where_(m, one_, zero),
+                        None => one_,
+                    };
+                    count = Some(match count {
+                        Some(k) => cx.body.binary(Op::Add, k, c),
+                        None => c,
+                    });
+                }
+            }
+            for d in (0..n).rev() {
+                tap[d] += 1;
+                if tap[d] < dims[d].taps {
+                    break;
+                }
+                tap[d] = 0;
+            }
+        }
+        let acc = acc.expect("at least one tap");
+        if is_max {
+            let values = self.finish_pointwise(node, cx, acc, out);
+            // The indices: the same taps again in a body of their own (inlined where read).
+            let idx_out = self.max_pool_indices(
+                node,
+                x,
+                &dims
+                    .iter()
+                    .map(|d| (d.start.clone(), d.taps, d.step))
+                    .collect::<Vec<_>>(),
+                &input,
+                lead,
+            )?;
+            return Ok(vec![values, idx_out]);
+        }
+        let div = match (divisor, count) {
+            (Some(d), _) => cx.body.constant(Const::Float(d as f64), compute),
+            (None, Some(c)) => c,
+            (None, None) => {
+                // count_include_pad: the window clipped to the padded input, per position.
+                let mut total: Option<ExprId> = None;
+                for d in 0..n {
+                    let start = dims[d].start.clone();
+                    let sv = cx.body.index_expr(start.clone(), DType::I64);
+                    let kv = cx.body.constant(Const::Int(kernel[d] as i64), DType::I64);
+                    let e = cx.body.binary(Op::Add, sv, kv);
+                    let lim = cx
+                        .body
+                        .constant(Const::Int((input[d] + pads[d]) as i64), DType::I64);
+                    let end = cx.body.binary(Op::Minimum, e, lim);
+                    let len = cx.body.binary(Op::Sub, end, sv);
+                    total = Some(match total {
+                        Some(t) => cx.body.binary(Op::Mul, t, len),
+                        None => len,
+                    });
+                }
+                let t = total.expect("a spatial dim");
+                cx.body.to_dtype(t, compute)
+            }
+        };
+        let r = cx.body.binary(Op::TrueDiv, acc, div);
+        Ok(vec![self.finish_pointwise(node, cx, r, out)])
+    }
+
+    /// `max_pool`'s indices output: the flat spatial index of each window's max.
+    fn max_pool_indices(
+        &mut self,
+        node: &Node,
+        x: TensorId,
+        dims: &[(IndexExpr, usize, i64)],
+        input: &[usize],
+        lead: usize,
+    ) -> Result<TensorId> {
+        let meta = node.outputs[1].clone();
+        let compute = self.g.tensors[x].dtype;
+        let compute = if matches!(compute, DType::F16 | DType::BF16) {
+            DType::F32
+        } else {
+            compute
+        };
+        let mut cx = BodyCx::new(&meta.sizes);
+        let ranges = cx.ranges.clone();
+        let n = dims.len();
+        let taps: usize = dims.iter().map(|d| d.1).product();
+        let mut tap = vec![0usize; n];
+        let (mut best, mut at): (Option<ExprId>, Option<ExprId>) = (None, None);
+        for _ in 0..taps {
+            let mut idx: Vec<IndexExpr> = cx.idx[..lead].to_vec();
+            let mut mask = None;
+            let mut flat = IndexExpr::zero();
+            for d in 0..n {
+                let pos = dims[d]
+                    .0
+                    .add_constant(tap[d] as i64 * dims[d].2)
+                    .simplify(&ranges);
+                let m = in_range(&mut cx.body, &pos, input[d], &ranges);
+                mask = and(&mut cx.body, mask, m);
+                flat = flat.scale(input[d] as i64).add(&pos);
+                idx.push(pos);
+            }
+            let v = self.load_at(&mut cx, x, &idx, mask);
+            let v = cx.body.to_dtype(v, compute);
+            let i = cx.body.index_expr(flat.simplify(&ranges), DType::I64);
+            match (best, at) {
+                (Some(bv), Some(bi)) => {
+                    let gt = cx.body.binary(Op::Gt, v, bv);
+                    let nan = cx.body.binary(Op::Ne, v, v);
+                    let take = cx.body.binary(Op::LogicalOr, gt, nan);
+                    let take = match mask {
+                        Some(m) => cx.body.binary(Op::LogicalAnd, take, m),
+                        None => take,
+                    };
+                    best = Some(cx.body.where_(take, v, bv));
+                    at = Some(cx.body.where_(take, i, bi));
+                }
+                _ => {
+                    let ninf = cx.body.constant(Const::Float(f64::NEG_INFINITY), compute);
+                    best = Some(match mask {
+                        Some(m) => cx.body.where_(m, v, ninf),
+                        None => v,
+                    });
+                    at = Some(i);
+                }
+            }
+            for d in (0..n).rev() {
+                tap[d] += 1;
+                if tap[d] < dims[d].1 {
+                    break;
+                }
+                tap[d] = 0;
+            }
+        }
+        let root = at.expect("a tap");
+        Ok(self.finish_pointwise(node, cx, root, DType::I64))
+    }
+
+    /// `flip`, `roll` and `constant_pad_nd`: one load at a moved index.
+    pub(super) fn lower_moved(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let kind = call.op.kind();
+        let x = self.tensor(node, b, "self")?;
+        let sizes = self.g.tensors[x].sizes.clone();
+        let rank = sizes.len();
+        let meta = node.meta().clone();
+        let out = meta.dtype;
+        let mut cx = BodyCx::new(&meta.sizes);
+        let ranges = cx.ranges.clone();
+        let gerr = |e| Self::graph_err(node, e);
+        let root = match kind {
+            OpKind::Flip => {
+                let list = b.int_list("dims").map_err(gerr)?;
+                let dims = if list.is_empty() {
+                    vec![]
+                } else {
+                    normalize_dims(&list, rank).map_err(gerr)?
+                };
+                let idx: Vec<IndexExpr> = (0..rank)
+                    .map(|d| {
+                        if dims.contains(&d) && sizes[d] > 1 {
+                            cx.idx[d]
+                                .scale(-1)
+                                .add_constant(sizes[d] as i64 - 1)
+                                .simplify(&ranges)
+                        } else {
+                            cx.idx[d].clone()
+                        }
+                    })
+                    .collect();
+                self.load_at(&mut cx, x, &idx, None)
+            }
+            OpKind::Roll => {
+                let shifts = b.int_list("shifts").map_err(gerr)?;
+                let dims = b.int_list("dims").map_err(gerr)?;
+                if dims.is_empty() {
+                    // A roll of the flattened tensor: no cheap index; run it on the host.
+                    return self.lower_fallback(node, call);
+                }
+                let mut shift = vec![0i64; rank];
+                for (&s, &d) in shifts.iter().zip(&dims) {
+                    shift[normalize_dim(d, rank).map_err(gerr)?] += s;
+                }
+                let idx: Vec<IndexExpr> = (0..rank)
+                    .map(|d| {
+                        let n = sizes[d] as i64;
+                        let s = if n == 0 { 0 } else { shift[d].rem_euclid(n) };
+                        if s == 0 {
+                            cx.idx[d].clone()
+                        } else {
+                            cx.idx[d]
+                                .add_constant(n - s)
+                                .modular(1, n)
+                                .simplify(&ranges)
+                        }
+                    })
+                    .collect();
+                self.load_at(&mut cx, x, &idx, None)
+            }
+            _ => {
+                let pad = b.int_list("pad").map_err(gerr)?;
+                let fill = b.scalar("value").map_err(gerr)?;
+                let mut before = vec![0i64; rank];
+                for (i, p) in pad.chunks(2).enumerate() {
+                    before[rank - 1 - i] = p[0];
+                }
+                let mut mask = None;
+                let mut idx = Vec::with_capacity(rank);
+                for d in 0..rank {
+                    let pos = cx.idx[d].add_constant(-before[d]).simplify(&ranges);
+                    let m = in_range(&mut cx.body, &pos, sizes[d], &ranges);
+                    mask = and(&mut cx.body, mask, m);
+                    idx.push(pos);
+                }
+                let v = self.load_at(&mut cx, x, &idx, mask);
+                let v = cx.body.to_dtype(v, out);
+                match mask {
+                    Some(m) => {
+                        let f = cx.body.constant(scalar_const(fill), out);
+                        cx.body.where_(m, v, f)
+                    }
+                    None => v,
+                }
+            }
+        };
+        Ok(vec![self.finish_pointwise(node, cx, root, out)])
+    }
+}

@@ -1,0 +1,1021 @@
+#!/usr/bin/env python3
+"""Small one-op (or few-op) modules that pin coil-eager to PyTorch's semantics, exported as test data.
+
+    .venv/bin/python tools/op_cases.py [--only NAME ...] [--list]
+
+Every case is a `(model, args)` factory below (fixed seed, small shapes). Each is exported with
+`tools/export_graph.py`'s `export` (torch.export + run_decompositions, readable FX text plus a
+safetensors of `input.<placeholder>` and `output.<i>`) into
+`crates/coil-eager/tests/data/ops/<case>.{py,safetensors}`, which `cargo test -p coil-eager
+--test it torch_ops` runs through coil-eager and compares to PyTorch's outputs.
+
+Cases listed in KNOWN_BUGS (coil-eager disagrees with PyTorch; see the comment next to each)
+go to `crates/coil-eager/tests/data/ops_known_bugs/` instead, which the test does not read:
+after fixing a bug, delete its entry here and re-run this script.
+
+Idempotent: both folders are emptied of `*.py` / `*.safetensors` and every case rewritten.
+Each exported graph is checked to call only overloads listed in coil-graph's op registry
+(`crates/coil-graph/src/ops.rs`, SCHEMAS); a case that needs anything else is an error.
+"""
+
+import argparse
+import contextlib
+import io
+import pathlib
+import re
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from export_graph import export  # noqa: E402
+
+OPS_DIR = ROOT / "crates/coil-eager/tests/data/ops"
+BUGS_DIR = ROOT / "crates/coil-eager/tests/data/ops_known_bugs"
+SCHEMAS = ROOT / "crates/coil-graph/src/ops.rs"
+
+# Cases on which coil-eager disagrees with PyTorch (a coil bug, kept as a reproducer).
+KNOWN_BUGS: dict[str, str] = {
+}
+
+CASES = {}  # name -> (factory, ops to keep undecomposed)
+
+
+def case(fn=None, *, keep=(), also_keep=()):
+    """Registers a `() -> (model, args)` factory under its name.
+
+    keep: export with these overloads left out of the decomposition table, so that the graph
+    calls them (run_decompositions() otherwise lowers e.g. roll, tril, hardswish and softplus
+    into other ops, and coil-eager's own kernels for them would go untested).
+    also_keep: register the plain export under the name and a second export under
+    `<name>_op` that keeps these overloads.
+    """
+    def register(fn):
+        CASES[fn.__name__] = (fn, tuple(keep))
+        if also_keep:
+            CASES[fn.__name__ + "_op"] = (fn, tuple(also_keep))
+        return fn
+    return register(fn) if fn is not None else register
+
+
+@contextlib.contextmanager
+def keeping(ops):
+    """While active, `ExportedProgram.run_decompositions()` (no table given) uses PyTorch's
+    default table without `ops`."""
+    if not ops:
+        yield
+        return
+    original = torch.export.ExportedProgram.run_decompositions
+
+    def run_decompositions(self, decomp_table=None, **kw):
+        if decomp_table is None:
+            decomp_table = torch.export.default_decompositions()
+            for op in ops:
+                decomp_table.pop(op)
+        return original(self, decomp_table, **kw)
+
+    torch.export.ExportedProgram.run_decompositions = run_decompositions
+    try:
+        yield
+    finally:
+        torch.export.ExportedProgram.run_decompositions = original
+
+
+aten = torch.ops.aten
+
+
+class Fn(nn.Module):
+    """forward(*xs) = f(*xs): a module around a plain function (no parameters)."""
+
+    def __init__(self, f):
+        super().__init__()
+        self.f = f
+
+    def forward(self, *xs):
+        return self.f(*xs)
+
+
+def ties(*shape, lo=-3, hi=4):
+    """f32 with many equal values (small integers): ties for max, exact sums."""
+    return torch.randint(lo, hi, shape).float()
+
+
+def edges():
+    """f32 including the breakpoints of the hard* / softplus / elu family, and a spread."""
+    special = torch.tensor([-20.0, -6.0, -3.0, -2.5, -1.0, -0.5, 0.0, 0.5, 1.0, 2.5, 3.0,
+                            5.0, 6.0, 10.0, 20.0, 25.0, 2.5000001, -2.9999998, 3.0000002])
+    return torch.cat([special, torch.randn(29) * 5]).reshape(6, 8)
+
+
+# ---------------------------------------------------------------- convolution
+
+
+@case
+def conv1d_basic():
+    m = nn.Conv1d(4, 6, 3)
+    return m, (torch.randn(2, 4, 9),)
+
+
+@case
+def conv1d_stride_pad_dilation():
+    m = nn.Conv1d(4, 6, 3, stride=2, padding=2, dilation=2)
+    return m, (torch.randn(2, 4, 11),)
+
+
+@case
+def conv1d_groups_nobias():
+    m = nn.Conv1d(4, 6, 2, stride=3, padding=1, groups=2, bias=False)
+    return m, (torch.randn(1, 4, 10),)
+
+
+@case
+def conv1d_depthwise():
+    m = nn.Conv1d(3, 6, 5, padding=2, groups=3)
+    return m, (torch.randn(2, 3, 8),)
+
+
+@case
+def conv2d_basic():
+    m = nn.Conv2d(3, 5, 3)
+    return m, (torch.randn(2, 3, 7, 6),)
+
+
+@case
+def conv2d_asym_stride_pad_dilation():
+    m = nn.Conv2d(3, 4, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(2, 3))
+    return m, (torch.randn(2, 3, 9, 8),)
+
+
+@case
+def conv2d_groups_nobias():
+    m = nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2, bias=False)
+    return m, (torch.randn(1, 4, 7, 7),)
+
+
+@case
+def conv2d_depthwise():
+    m = nn.Conv2d(4, 4, 3, padding=1, groups=4)
+    return m, (torch.randn(2, 4, 6, 5),)
+
+
+@case
+def conv2d_depthwise_multiplier():
+    m = nn.Conv2d(3, 6, 3, stride=2, groups=3, bias=False)
+    return m, (torch.randn(1, 3, 8, 7),)
+
+
+@case
+def conv2d_pointwise():
+    m = nn.Conv2d(5, 3, 1)
+    return m, (torch.randn(2, 5, 4, 3),)
+
+
+@case
+def conv2d_big_padding():
+    # Padding larger than the kernel: whole output rows see only zeros (bias only).
+    m = nn.Conv2d(2, 3, 2, padding=3)
+    return m, (torch.randn(1, 2, 3, 4),)
+
+
+@case
+def conv_transpose2d_basic():
+    m = nn.ConvTranspose2d(3, 4, 3)
+    return m, (torch.randn(2, 3, 4, 5),)
+
+
+@case
+def conv_transpose2d_stride_output_padding():
+    m = nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1)
+    return m, (torch.randn(2, 3, 4, 5),)
+
+
+@case
+def conv_transpose2d_asym_output_padding():
+    m = nn.ConvTranspose2d(2, 3, (3, 2), stride=(3, 2), padding=(1, 0), output_padding=(2, 1))
+    return m, (torch.randn(1, 2, 3, 4),)
+
+
+@case
+def conv_transpose2d_groups_dilation_nobias():
+    m = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2, bias=False,
+                           output_padding=1)
+    return m, (torch.randn(2, 4, 5, 4),)
+
+
+@case
+def conv_transpose1d_stride():
+    m = nn.ConvTranspose1d(3, 2, 4, stride=3, padding=1, output_padding=2)
+    return m, (torch.randn(2, 3, 5),)
+
+
+# ---------------------------------------------------------------- batch norm (eval)
+
+
+def randomize_bn(bn):
+    with torch.no_grad():
+        bn.running_mean.copy_(torch.randn_like(bn.running_mean))
+        bn.running_var.copy_(torch.rand_like(bn.running_var) * 2 + 0.1)
+        if bn.affine:
+            bn.weight.copy_(torch.randn_like(bn.weight))
+            bn.bias.copy_(torch.randn_like(bn.bias))
+    return bn
+
+
+@case
+def batch_norm1d_2d_input():
+    return randomize_bn(nn.BatchNorm1d(5)), (torch.randn(4, 5),)
+
+
+@case
+def batch_norm1d_3d_input_no_affine():
+    return randomize_bn(nn.BatchNorm1d(3, affine=False, eps=1e-3)), (torch.randn(2, 3, 6),)
+
+
+@case
+def batch_norm2d_affine():
+    return randomize_bn(nn.BatchNorm2d(4)), (torch.randn(2, 4, 3, 5),)
+
+
+@case
+def batch_norm2d_no_affine():
+    return randomize_bn(nn.BatchNorm2d(3, affine=False, eps=0.1)), (torch.randn(2, 3, 4, 4),)
+
+
+@case
+def batch_norm2d_no_running_stats():
+    # track_running_stats=False: eval mode still normalizes with the batch's statistics.
+    return nn.BatchNorm2d(3, track_running_stats=False), (torch.randn(2, 3, 4, 5) * 3 + 1,)
+
+
+@case
+def conv_bn_relu():
+    m = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1, bias=False), randomize_bn(nn.BatchNorm2d(4)),
+                      nn.ReLU())
+    return m, (torch.randn(2, 3, 5, 5),)
+
+
+# ---------------------------------------------------------------- max pooling
+
+
+@case
+def max_pool2d_basic():
+    return nn.MaxPool2d(2), (torch.randn(2, 3, 6, 7),)
+
+
+@case
+def max_pool2d_stride_pad():
+    return nn.MaxPool2d(3, stride=2, padding=1), (torch.randn(2, 2, 7, 8),)
+
+
+@case
+def max_pool2d_ceil_mode():
+    # Input 5, k 2, s 2, p 1, ceil: the window starting in the right padding is dropped.
+    return nn.MaxPool2d(2, stride=2, padding=1, ceil_mode=True), (torch.randn(1, 2, 5, 6),)
+
+
+@case
+def max_pool2d_ceil_mode_no_pad():
+    return nn.MaxPool2d(3, stride=2, ceil_mode=True), (torch.randn(1, 3, 6, 8),)
+
+
+@case
+def max_pool2d_dilation():
+    return nn.MaxPool2d(2, stride=1, padding=1, dilation=2), (torch.randn(1, 2, 6, 5),)
+
+
+@case
+def max_pool2d_asym():
+    m = nn.MaxPool2d((3, 2), stride=(1, 3), padding=(1, 0), dilation=(1, 2), ceil_mode=True)
+    return m, (torch.randn(2, 2, 6, 9),)
+
+
+@case
+def max_pool2d_indices_ties():
+    # Many equal values and all-negative inputs: indices of the first max, padding never wins.
+    m = nn.MaxPool2d(3, stride=2, padding=1, return_indices=True)
+    return Fn(lambda x: m(x)), (ties(2, 2, 7, 6, lo=-4, hi=0),)
+
+
+@case
+def max_pool2d_indices_ceil_dilation():
+    m = nn.MaxPool2d(2, stride=3, padding=1, dilation=2, ceil_mode=True, return_indices=True)
+    return Fn(lambda x: m(x)), (torch.randn(1, 3, 8, 7),)
+
+
+@case
+def max_pool2d_3d_input():
+    # An unbatched (C, H, W) input.
+    return nn.MaxPool2d(2, stride=1), (torch.randn(3, 4, 5),)
+
+
+@case
+def max_pool1d_basic():
+    return nn.MaxPool1d(3, stride=2, padding=1), (torch.randn(2, 3, 9),)
+
+
+# ---------------------------------------------------------------- average pooling
+
+
+@case
+def avg_pool2d_basic():
+    return nn.AvgPool2d(2), (torch.randn(2, 3, 6, 7),)
+
+
+@case
+def avg_pool2d_pad_count_include_pad():
+    return nn.AvgPool2d(3, stride=2, padding=1), (torch.randn(1, 2, 7, 6),)
+
+
+@case
+def avg_pool2d_pad_exclude_pad():
+    return nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False), (torch.randn(1, 2, 7, 6),)
+
+
+@case
+def avg_pool2d_ceil_mode():
+    # Ceil mode: the last window runs past input+padding; PyTorch divides by the part of it
+    # inside input+padding (count_include_pad) -- not by k*k.
+    return nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True), (torch.randn(1, 2, 6, 8),)
+
+
+@case
+def avg_pool2d_ceil_mode_no_pad():
+    return nn.AvgPool2d(2, stride=2, ceil_mode=True), (torch.randn(1, 2, 5, 7),)
+
+
+@case
+def avg_pool2d_ceil_exclude_pad():
+    m = nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
+    return m, (torch.randn(1, 2, 6, 8),)
+
+
+@case
+def avg_pool2d_divisor_override():
+    m = nn.AvgPool2d(3, stride=2, padding=1, divisor_override=5)
+    return m, (torch.randn(2, 2, 6, 5),)
+
+
+@case
+def avg_pool2d_divisor_override_ceil():
+    m = nn.AvgPool2d((2, 3), stride=(2, 2), padding=(1, 1), ceil_mode=True, divisor_override=2)
+    return m, (torch.randn(1, 2, 5, 6),)
+
+
+@case
+def avg_pool2d_asym():
+    m = nn.AvgPool2d((3, 1), stride=(1, 2), padding=(1, 0))
+    return m, (torch.randn(2, 3, 5, 6),)
+
+
+@case
+def avg_pool1d_basic():
+    return nn.AvgPool1d(3, stride=2), (torch.randn(2, 3, 9),)
+
+
+@case
+def avg_pool1d_pad_ceil():
+    return nn.AvgPool1d(3, stride=2, padding=1, ceil_mode=True), (torch.randn(2, 3, 8),)
+
+
+@case
+def avg_pool1d_exclude_pad():
+    m = nn.AvgPool1d(4, stride=3, padding=2, ceil_mode=True, count_include_pad=False)
+    return m, (torch.randn(1, 2, 9),)
+
+
+# ---------------------------------------------------------------- adaptive average pooling
+
+
+@case
+def adaptive_avg_pool2d_1x1():
+    return nn.AdaptiveAvgPool2d(1), (torch.randn(2, 3, 5, 7),)
+
+
+@case
+def adaptive_avg_pool2d_2x3():
+    # 5x7 into 2x3: overlapping, unequal windows (start floor(i*H/o), end ceil((i+1)*H/o)).
+    return nn.AdaptiveAvgPool2d((2, 3)), (torch.randn(2, 3, 5, 7),)
+
+
+@case
+def adaptive_avg_pool2d_upsample():
+    # Output larger than the input: windows of one element, repeated.
+    return nn.AdaptiveAvgPool2d((4, 5)), (torch.randn(1, 2, 3, 3),)
+
+
+@case
+def adaptive_avg_pool2d_3x3_of_7():
+    return nn.AdaptiveAvgPool2d(3), (torch.randn(1, 2, 7, 7),)
+
+
+@case
+def adaptive_avg_pool1d_3_of_7():
+    return nn.AdaptiveAvgPool1d(3), (torch.randn(2, 3, 7),)
+
+
+# ---------------------------------------------------------------- embedding
+
+
+@case
+def embedding_basic():
+    m = nn.Embedding(10, 4)
+    return m, (torch.tensor([[1, 3, 9], [0, 3, 3]]),)
+
+
+@case
+def embedding_padding_idx():
+    # padding_idx only zero-initializes the row (and masks its gradient); lookups return the row.
+    m = nn.Embedding(8, 3, padding_idx=2)
+    return m, (torch.tensor([[2, 0, 7, 2], [1, 2, 5, 6]]),)
+
+
+@case
+def embedding_negative_padding_idx():
+    m = nn.Embedding(6, 3, padding_idx=-1)  # row 5
+    return m, (torch.tensor([5, 0, 5, 3]),)
+
+
+@case
+def embedding_0d_and_3d_indices():
+    m = nn.Embedding(7, 2)
+    return Fn(lambda i, j: (m(i), m(j))), (torch.tensor(4), torch.randint(0, 7, (2, 2, 3)))
+
+
+# ---------------------------------------------------------------- embedding_bag
+
+
+class Bag(nn.Module):
+    def __init__(self, rows, dim, **kw):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(rows, dim))
+        self.kw = kw
+
+    def forward(self, ids, offsets, *psw):
+        return F.embedding_bag(ids, self.weight, offsets,
+                               per_sample_weights=psw[0] if psw else None, **self.kw)
+
+
+class Bags(nn.Module):
+    """One weight, several embedding_bag calls (one per mode)."""
+
+    def __init__(self, rows, dim, modes, **kw):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(rows, dim))
+        self.modes = modes
+        self.kw = kw
+
+    def forward(self, ids, offsets=None):
+        return tuple(F.embedding_bag(ids, self.weight, offsets, mode=m, **self.kw)
+                     for m in self.modes)
+
+
+IDS = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0, 7])
+
+
+@case
+def embedding_bag_sum():
+    return Bag(10, 3, mode="sum"), (IDS, torch.tensor([0, 2, 5, 9]))
+
+
+@case
+def embedding_bag_mean():
+    return Bag(10, 3, mode="mean"), (IDS, torch.tensor([0, 2, 5, 9]))
+
+
+@case
+def embedding_bag_max():
+    return Bag(10, 3, mode="max"), (IDS, torch.tensor([0, 2, 5, 9]))
+
+
+@case
+def embedding_bag_empty_bags():
+    # Empty bags (repeated offsets, and one at the end) give zeros in every mode.
+    return Bags(10, 2, ("sum", "mean", "max")), (IDS, torch.tensor([0, 0, 3, 3, 10]))
+
+
+@case
+def embedding_bag_include_last_offset():
+    m = Bag(10, 4, mode="mean", include_last_offset=True)
+    return m, (IDS, torch.tensor([0, 3, 3, 7, 10]))
+
+
+@case
+def embedding_bag_include_last_offset_sum_max():
+    m = Bags(10, 3, ("sum", "max"), include_last_offset=True)
+    return m, (IDS, torch.tensor([0, 4, 6, 8]))
+
+
+@case
+def embedding_bag_per_sample_weights():
+    m = Bag(10, 3, mode="sum")
+    return m, (IDS, torch.tensor([0, 1, 6]), torch.randn(10))
+
+
+@case
+def embedding_bag_per_sample_weights_last_offset():
+    m = Bag(10, 3, mode="sum", include_last_offset=True)
+    return m, (IDS, torch.tensor([0, 1, 6, 10]), torch.randn(10))
+
+
+@case
+def embedding_bag_padding_idx():
+    # padding_idx entries are skipped: not summed, not counted by mean, never the max.
+    m = Bags(6, 3, ("sum", "mean", "max"), padding_idx=2)
+    return m, (torch.tensor([2, 1, 2, 2, 4, 2, 5]), torch.tensor([0, 3, 4, 6]))
+
+
+@case
+def embedding_bag_2d_input():
+    # 2-D input: each row is a bag (no offsets).
+    return Bags(8, 5, ("sum", "mean", "max")), (torch.randint(0, 8, (3, 4)),)
+
+
+# ---------------------------------------------------------------- advanced indexing
+
+
+@case
+def index_first_dim():
+    return (Fn(lambda x, i: (x[i], x[i].sum(-1))),
+            (torch.randn(5, 3, 2), torch.tensor([[0, 4], [-1, 2], [3, -5]])))
+
+
+@case
+def index_second_dim():
+    return Fn(lambda x, i: x[:, i]), (torch.randn(3, 6, 2), torch.tensor([5, -6, 2, 2, -1]))
+
+
+@case
+def index_last_dim():
+    return Fn(lambda x, i: x[..., i]), (torch.randn(2, 3, 4), torch.tensor([[3, 0], [-1, 1]]))
+
+
+@case
+def index_nonadjacent():
+    # Indexed dims 0 and 2 are not adjacent: the broadcast index dims go first.
+    return (Fn(lambda x, i, j: x[i, :, j]),
+            (torch.randn(4, 3, 5), torch.tensor([0, -1, 2]), torch.tensor([4, 1, -2])))
+
+
+@case
+def index_nonadjacent_broadcast():
+    return (Fn(lambda x, i, j: x[i, :, j]),
+            (torch.randn(4, 3, 5, 2), torch.tensor([[0], [3]]), torch.tensor([1, -1, 0])))
+
+
+@case
+def index_adjacent_middle():
+    # Indexed dims 1 and 2 adjacent: the index dims replace them in place.
+    return (Fn(lambda x, i, j: x[:, i, j]),
+            (torch.randn(2, 4, 5, 3), torch.tensor([[0, 3], [1, -1]]), torch.tensor([4, -5])))
+
+
+@case
+def index_two_leading_broadcast():
+    return (Fn(lambda x, i, j: x[i, j]),
+            (torch.randn(4, 5, 2), torch.tensor([[0], [3], [-2]]), torch.tensor([1, 4, -1, 0])))
+
+
+@case
+def index_int64_values():
+    return Fn(lambda x, i: x[:, i]), (torch.randint(-100, 100, (3, 5)), torch.tensor([4, 0, -2]))
+
+
+@case
+def index_bool_values():
+    return Fn(lambda x, i: x[i]), (torch.randn(4, 3) > 0, torch.tensor([3, 3, 0]))
+
+
+@case
+def index_select_dims():
+    return (Fn(lambda x, i: (torch.index_select(x, 0, i), torch.index_select(x, 1, i),
+                             torch.index_select(x, -1, i))),
+            (torch.randn(4, 5, 3), torch.tensor([2, 0, 2])))
+
+
+@case
+def index_select_int():
+    return (Fn(lambda x, i: torch.index_select(x, 1, i)),
+            (torch.randint(-9, 9, (2, 6)), torch.tensor([5, 1, 1, 0, 3])))
+
+
+@case
+def gather_dim0():
+    return (Fn(lambda x, i: torch.gather(x, 0, i)),
+            (torch.randn(4, 5), torch.tensor([[3, 0, 1, 1, 2], [0, 0, 3, 2, 1]])))
+
+
+@case
+def gather_last_dim_smaller_index():
+    # The index may be smaller than self in the other dims.
+    return (Fn(lambda x, i: torch.gather(x, -1, i)),
+            (torch.randn(3, 4, 6), torch.randint(0, 6, (2, 3, 8))))
+
+
+@case
+def gather_middle_dim_int():
+    return (Fn(lambda x, i: torch.gather(x, 1, i)),
+            (torch.randint(0, 50, (2, 5, 3)), torch.randint(0, 5, (2, 2, 3))))
+
+
+@case
+def scatter_src_dim0():
+    # Unique targets per column (duplicates make scatter's result unspecified).
+    idx = torch.stack([torch.randperm(5)[:3] for _ in range(4)], dim=1)  # [3, 4]
+    return (Fn(lambda x, i, s: torch.scatter(x, 0, i, s)),
+            (torch.randn(5, 4), idx, torch.randn(4, 6)))
+
+
+@case
+def scatter_src_last_dim():
+    idx = torch.stack([torch.randperm(6)[:2] for _ in range(3)])  # [3, 2]
+    return (Fn(lambda x, i, s: torch.scatter(x, -1, i, s)),
+            (torch.randn(3, 6), idx, torch.randn(3, 5)))
+
+
+@case
+def scatter_value():
+    idx = torch.stack([torch.randperm(5)[:2] for _ in range(3)])  # [3, 2]
+    return (Fn(lambda x, i: (torch.scatter(x, 1, i, 7.5), torch.scatter(x, 1, i, -2))),
+            (torch.randn(3, 5), idx))
+
+
+@case
+def scatter_value_int():
+    idx = torch.stack([torch.randperm(4)[:2] for _ in range(3)], dim=1)  # [2, 3]
+    return Fn(lambda x, i: torch.scatter(x, 0, i, 9)), (torch.randint(0, 5, (4, 3)), idx)
+
+
+@case
+def scatter_add_dups():
+    return (Fn(lambda x, i, s: (torch.scatter_add(x, 0, i, s), torch.scatter_add(x, 1, i, s))),
+            (torch.randn(4, 4), torch.tensor([[0, 1, 1, 3], [1, 1, 0, 3], [3, 3, 3, 0]]),
+             torch.randn(3, 5)))
+
+
+@case
+def scatter_add_int():
+    return (Fn(lambda x, i, s: torch.scatter_add(x, -1, i, s)),
+            (torch.zeros(2, 4, dtype=torch.int64), torch.tensor([[0, 0, 3], [2, 2, 2]]),
+             torch.randint(-5, 5, (2, 3))))
+
+
+@case
+def index_put_rows():
+    return (Fn(lambda x, i, v: (x.index_put((i,), v), x.index_put((i,), v, accumulate=True))),
+            (torch.randn(5, 3), torch.tensor([4, 0, -2]), torch.randn(3, 3)))
+
+
+@case
+def index_put_accumulate_dups_broadcast():
+    # Repeated indices accumulate; the value row broadcasts over the indexed rows.
+    return (Fn(lambda x, i, v: x.index_put((i,), v, accumulate=True)),
+            (torch.randn(4, 3), torch.tensor([1, 1, -1, 1]), torch.randn(3)))
+
+
+@case
+def index_put_scalar_value_broadcast():
+    return (Fn(lambda x, i, v: x.index_put((i,), v)),
+            (torch.randn(4, 3), torch.tensor([0, 2]), torch.tensor(5.0)))
+
+
+@case
+def index_put_two_indices():
+    return (Fn(lambda x, i, j, v: (x.index_put((i, j), v), x.index_put((i, j), v, accumulate=True))),
+            (torch.randn(4, 5), torch.tensor([0, 3, -1, 0]), torch.tensor([1, 4, 0, 1]),
+             torch.randn(4)))
+
+
+@case
+def index_put_int():
+    return (Fn(lambda x, i, v: x.index_put((i,), v, accumulate=True)),
+            (torch.randint(0, 9, (5,)), torch.tensor([0, 4, 4, 2]), torch.randint(-3, 3, (4,))))
+
+
+# ---------------------------------------------------------------- scans
+
+
+@case
+def cumsum_float():
+    return Fn(lambda x: (torch.cumsum(x, 0), torch.cumsum(x, -1))), (torch.randn(4, 6),)
+
+
+@case
+def cumsum_int():
+    # int64 and bool inputs give int64 results.
+    return (Fn(lambda x, b: (torch.cumsum(x, -2), torch.cumsum(b, 1))),
+            (torch.randint(-10, 10, (3, 4, 2)), torch.randn(3, 5) > 0))
+
+
+@case
+def cumsum_dtype_arg():
+    return (Fn(lambda x, i: (torch.cumsum(x, 1, dtype=torch.float64),
+                             torch.cumsum(i, 0, dtype=torch.float32))),
+            (torch.randn(2, 5), torch.randint(0, 4, (4, 2))))
+
+
+@case
+def cumprod_float():
+    return Fn(lambda x: (torch.cumprod(x, 1), torch.cumprod(x, -1))), (torch.randn(3, 5) + 0.5,)
+
+
+@case
+def cumprod_int():
+    return (Fn(lambda x: torch.cumprod(x, -1)),
+            (torch.randint(-3, 4, (3, 6)),))
+
+
+@case
+def cumsum_3d_middle():
+    return Fn(lambda x: torch.cumsum(x, -2)), (torch.randn(2, 7, 3),)
+
+
+# ---------------------------------------------------------------- any / all
+
+
+@case
+def any_all_bool():
+    return (Fn(lambda b: (b.any(), b.all(), b.any(1), b.all(-1), b.any(0, keepdim=True),
+                          b.all(dim=(0, 2)))),
+            (torch.rand(3, 4, 2) > 0.3,))
+
+
+@case
+def any_all_float():
+    x = torch.randn(3, 4)
+    x[0] = 0.0
+    x[1, 2] = 0.0
+    x[2, 1] = float("nan")
+    return Fn(lambda x: (x.any(), x.all(), x.any(-1), x.all(0), x.all(1, keepdim=True))), (x,)
+
+
+@case
+def any_all_int():
+    return (Fn(lambda x: (x.any(0), x.all(-1), x.any(), x.all())),
+            (torch.randint(0, 3, (4, 3)),))
+
+
+@case
+def any_all_whole_true():
+    return Fn(lambda b: (b.all(), b.any(), (~b).any())), (torch.ones(2, 3, dtype=torch.bool),)
+
+
+# ---------------------------------------------------------------- factories from a tensor
+
+
+@case
+def like_factories():
+    return (Fn(lambda x: (torch.full_like(x, 3.5) + x, torch.zeros_like(x) + x,
+                          torch.ones_like(x) * x, torch.full_like(x, 7, dtype=torch.int64),
+                          torch.ones_like(x, dtype=torch.bool))),
+            (torch.randn(2, 3),))
+
+
+@case
+def new_factories():
+    return (Fn(lambda x, i: (x.new_zeros(3, 2), x.new_ones((2, 4)), i.new_ones(3),
+                             i.new_zeros(2, 2, dtype=torch.float32), x.new_full((2,), -1.5),
+                             x.new_zeros(3) + x[0])),
+            (torch.randn(2, 3), torch.randint(0, 5, (4,))))
+
+
+@case
+def like_factories_int():
+    return (Fn(lambda i: (torch.zeros_like(i), torch.ones_like(i) + i, torch.full_like(i, -4),
+                          torch.full_like(i, 2.7))),  # 2.7 truncates into int64
+            (torch.randint(0, 9, (3, 2)),))
+
+
+# ---------------------------------------------------------------- bitwise
+
+
+@case
+def bitwise_int():
+    return (Fn(lambda a, b: (a & b, a | b, a ^ b, a & 6, a | -8, a ^ 5, a & b[0])),
+            (torch.randint(-50, 50, (3, 4)), torch.randint(-50, 50, (3, 4))))
+
+
+@case
+def bitwise_bool():
+    return (Fn(lambda a, b: (a & b, a | b, a ^ b, torch.bitwise_and(a, True),
+                             torch.bitwise_or(a, False), torch.bitwise_xor(a, True))),
+            (torch.rand(3, 4) > 0.5, torch.rand(3, 4) > 0.5))
+
+
+@case
+def bitwise_bool_broadcast_int():
+    return (Fn(lambda a, b, i: (a & b, a ^ b, i ^ -1, i | 0)),
+            (torch.rand(3, 1) > 0.5, torch.rand(1, 4) > 0.5, torch.randint(-1000, 1000, (5,))))
+
+
+# ---------------------------------------------------------------- activations
+
+
+@case(also_keep=(aten.hardswish.default, aten.hardsigmoid.default))
+def hardswish_hardsigmoid():
+    return Fn(lambda x: (F.hardswish(x), F.hardsigmoid(x))), (edges(),)
+
+
+@case
+def hardtanh_relu6():
+    return (Fn(lambda x: (F.hardtanh(x), F.hardtanh(x, -2.5, 5.0), F.relu6(x))), (edges(),))
+
+
+@case(also_keep=(aten.softplus.default,))
+def softplus_variants():
+    return (Fn(lambda x: (F.softplus(x), F.softplus(x, beta=2.0, threshold=5.0),
+                          F.softplus(x, beta=0.5, threshold=3.0))),
+            (edges(),))
+
+
+@case
+def leaky_relu_elu():
+    return (Fn(lambda x: (F.leaky_relu(x), F.leaky_relu(x, 0.2), F.elu(x), F.elu(x, alpha=0.5),
+                          F.selu(x))),  # celu exports through expm1 (not in coil)
+            (edges(),))
+
+
+@case(also_keep=(aten.hardswish.default, aten.hardsigmoid.default, aten.softplus.default))
+def activations_modules_f64():
+    m = nn.Sequential(nn.Hardswish())
+    return (Fn(lambda x: (m(x), F.hardsigmoid(x), F.softplus(x, 3.0, 2.0), F.elu(x, 1.5),
+                          F.leaky_relu(x, 0.3), F.hardtanh(x, -0.5, 0.5))),
+            (edges().double(),))
+
+
+# ---------------------------------------------------------------- masked_fill
+
+
+@case
+def masked_fill_scalar():
+    return (Fn(lambda x, m: (x.masked_fill(m, -1.5), x.masked_fill(m, float("-inf")),
+                             x.masked_fill(m, 0))),
+            (torch.randn(3, 4), torch.rand(3, 4) > 0.5))
+
+
+@case
+def masked_fill_broadcast_mask():
+    return (Fn(lambda x, m, r: (x.masked_fill(m, 2.0), x.masked_fill(r, -3.0))),
+            (torch.randn(2, 3, 4), torch.rand(1, 4) > 0.5, torch.rand(3, 1) > 0.5))
+
+
+@case
+def masked_fill_attention_mask():
+    return (Fn(lambda s: s.masked_fill(torch.ones(4, 4, dtype=torch.bool).triu(1), float("-inf"))
+               .softmax(-1)),
+            (torch.randn(2, 4, 4),))
+
+
+@case
+def masked_fill_int_and_tensor_value():
+    return (Fn(lambda i, m, x, v: (i.masked_fill(m, 7), x.masked_fill(m, v))),
+            (torch.randint(0, 5, (3, 4)), torch.rand(3, 4) > 0.5, torch.randn(3, 4),
+             torch.tensor(9.25)))
+
+
+# ---------------------------------------------------------------- tril / triu
+
+
+@case(also_keep=(aten.tril.default, aten.triu.default))
+def tril_triu():
+    return (Fn(lambda x: (x.tril(), x.triu(), x.tril(1), x.tril(-1), x.triu(1), x.triu(-1))),
+            (torch.randn(4, 6),))
+
+
+@case(also_keep=(aten.tril.default, aten.triu.default))
+def tril_triu_batched_tall():
+    return (Fn(lambda x: (x.tril(-2), x.triu(2), x.tril(5), x.triu(-5))),
+            (torch.randn(2, 6, 3),))
+
+
+@case(also_keep=(aten.tril.default, aten.triu.default))
+def tril_triu_int_bool():
+    return (Fn(lambda i, b: (i.triu(-1), b.tril(1))),
+            (torch.randint(1, 9, (3, 3)), torch.rand(2, 3, 4) > 0.2))
+
+
+# ---------------------------------------------------------------- roll / flip
+
+
+# Kept: PyTorch's roll decomposition uses fmod.Scalar, which coil does not parse.
+@case(keep=(aten.roll.default,))
+def roll_flat():
+    # No dims: rolls the flattened tensor and restores the shape.
+    return Fn(lambda x: (torch.roll(x, 2), torch.roll(x, -5))), (torch.randn(3, 4),)
+
+
+# Kept: PyTorch's roll decomposition uses fmod.Scalar, which coil does not parse.
+@case(keep=(aten.roll.default,))
+def roll_dims():
+    return (Fn(lambda x: (torch.roll(x, 1, 0), torch.roll(x, -2, -1), torch.roll(x, (1, -3), (0, 2)),
+                          torch.roll(x, 7, 1), torch.roll(x, -9, 2))),
+            (torch.randn(3, 4, 5),))
+
+
+# Kept: PyTorch's roll decomposition uses fmod.Scalar, which coil does not parse.
+@case(keep=(aten.roll.default,))
+def roll_int_bool():
+    return (Fn(lambda i, b: (torch.roll(i, -1, 0), torch.roll(b, 3))),
+            (torch.randint(0, 100, (4, 2)), torch.rand(2, 3) > 0.5))
+
+
+@case
+def flip_dims():
+    return (Fn(lambda x: (torch.flip(x, [0]), torch.flip(x, [-1]), torch.flip(x, [0, 2]),
+                          torch.flip(x, [1, 0, 2]))),
+            (torch.randn(2, 3, 4),))
+
+
+@case
+def flip_int():
+    return Fn(lambda i: torch.flip(i, [-2])), (torch.randint(0, 100, (3, 4)),)
+
+
+# ---------------------------------------------------------------- constant_pad_nd
+
+
+@case
+def pad_positive():
+    return (Fn(lambda x: (F.pad(x, (1, 2)), F.pad(x, (0, 1, 2, 0), value=-1.5),
+                          F.pad(x, (1, 1, 1, 1, 1, 1), value=3.0))),
+            (torch.randn(2, 3, 4),))
+
+
+@case
+def pad_negative():
+    # Negative padding crops.
+    return (Fn(lambda x: (F.pad(x, (-1, -2)), F.pad(x, (-1, 2, 1, -2)),
+                          F.pad(x, (0, 0, -1, 0), value=5.0))),
+            (torch.randn(2, 4, 5),))
+
+
+@case
+def pad_int_bool():
+    return (Fn(lambda i, b: (F.pad(i, (2, -1), value=7), F.pad(b, (1, 0, 0, 1), value=True))),
+            (torch.randint(0, 9, (3, 4)), torch.rand(2, 3) > 0.5))
+
+
+@case
+def pad_4d_conv_style():
+    return (Fn(lambda x: F.pad(x, (1, 0, 0, 2), value=0.25)), (torch.randn(1, 2, 3, 3),))
+
+
+# ---------------------------------------------------------------- export
+
+
+def supported_ops() -> set[str]:
+    text = SCHEMAS.read_text()
+    return set(re.findall(r'\(\s*\w+,\s*"(\w+\.\w+)\(', text))
+
+
+def graph_ops(py: pathlib.Path) -> set[str]:
+    return set(re.findall(r"torch\.ops\.aten\.(\w+\.\w+)\(", py.read_text()))
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--only", nargs="*", help="export only these cases (no folder cleanup)")
+    p.add_argument("--list", action="store_true", help="list the case names and exit")
+    a = p.parse_args()
+    if a.list:
+        print("\n".join(CASES))
+        return 0
+    unknown = set(KNOWN_BUGS) - set(CASES)
+    if unknown:
+        raise SystemExit(f"KNOWN_BUGS names no case: {sorted(unknown)}")
+    names = a.only or list(CASES)
+    for d in (OPS_DIR, BUGS_DIR):
+        d.mkdir(parents=True, exist_ok=True)
+        if not a.only:
+            for f in [*d.glob("*.py"), *d.glob("*.safetensors")]:
+                f.unlink()
+    ok = supported_ops()
+    bad = {}
+    for name in names:
+        factory, keep = CASES[name]
+        torch.manual_seed(0)
+        model, args = factory()
+        out = (BUGS_DIR if name in KNOWN_BUGS else OPS_DIR) / name
+        if a.only:
+            for d in (OPS_DIR, BUGS_DIR):
+                for suffix in (".py", ".safetensors"):
+                    (d / name).with_suffix(suffix).unlink(missing_ok=True)
+        log = io.StringIO()
+        with contextlib.redirect_stdout(log), keeping(keep):
+            export(model, tuple(args), out)
+        py = out.with_suffix(".py")
+        size = py.stat().st_size + out.with_suffix(".safetensors").stat().st_size
+        missing = graph_ops(py) - ok
+        if missing:
+            bad[name] = sorted(missing)
+        print(f"{name:48} {size / 1024:6.1f} KiB  {'KNOWN BUG  ' if name in KNOWN_BUGS else ''}"
+              f"{'UNSUPPORTED ' + ','.join(sorted(missing)) if missing else ''}")
+    if bad:
+        raise SystemExit(f"cases using overloads coil does not register: {bad}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
