@@ -74,7 +74,7 @@ def keeping(ops):
         if decomp_table is None:
             decomp_table = torch.export.default_decompositions()
             for op in ops:
-                decomp_table.pop(op)
+                decomp_table.pop(op, None)
         return original(self, decomp_table, **kw)
 
     torch.export.ExportedProgram.run_decompositions = run_decompositions
@@ -316,6 +316,12 @@ def max_pool1d_basic():
     return nn.MaxPool1d(3, stride=2, padding=1), (torch.randn(2, 3, 9),)
 
 
+@case(also_keep=(aten.max_pool1d_with_indices.default,))
+def max_pool1d_indices_ceil():
+    m = nn.MaxPool1d(2, stride=2, padding=1, dilation=2, ceil_mode=True, return_indices=True)
+    return Fn(lambda x: m(x)), (ties(2, 2, 9),)
+
+
 # ---------------------------------------------------------------- average pooling
 
 
@@ -370,17 +376,17 @@ def avg_pool2d_asym():
     return m, (torch.randn(2, 3, 5, 6),)
 
 
-@case
+@case(also_keep=(aten.avg_pool1d.default,))
 def avg_pool1d_basic():
     return nn.AvgPool1d(3, stride=2), (torch.randn(2, 3, 9),)
 
 
-@case
+@case(also_keep=(aten.avg_pool1d.default,))
 def avg_pool1d_pad_ceil():
     return nn.AvgPool1d(3, stride=2, padding=1, ceil_mode=True), (torch.randn(2, 3, 8),)
 
 
-@case
+@case(also_keep=(aten.avg_pool1d.default,))
 def avg_pool1d_exclude_pad():
     m = nn.AvgPool1d(4, stride=3, padding=2, ceil_mode=True, count_include_pad=False)
     return m, (torch.randn(1, 2, 9),)
@@ -394,7 +400,7 @@ def adaptive_avg_pool2d_1x1():
     return nn.AdaptiveAvgPool2d(1), (torch.randn(2, 3, 5, 7),)
 
 
-@case
+@case(also_keep=(aten.adaptive_avg_pool2d.default,))
 def adaptive_avg_pool2d_2x3():
     # 5x7 into 2x3: overlapping, unequal windows (start floor(i*H/o), end ceil((i+1)*H/o)).
     return nn.AdaptiveAvgPool2d((2, 3)), (torch.randn(2, 3, 5, 7),)
@@ -411,7 +417,7 @@ def adaptive_avg_pool2d_3x3_of_7():
     return nn.AdaptiveAvgPool2d(3), (torch.randn(1, 2, 7, 7),)
 
 
-@case
+@case(also_keep=(aten.adaptive_avg_pool1d.default,))
 def adaptive_avg_pool1d_3_of_7():
     return nn.AdaptiveAvgPool1d(3), (torch.randn(2, 3, 7),)
 
@@ -735,14 +741,14 @@ def cumsum_3d_middle():
 # ---------------------------------------------------------------- any / all
 
 
-@case
+@case(also_keep=(aten.all.default, aten.all.dim, aten.all.dims))
 def any_all_bool():
     return (Fn(lambda b: (b.any(), b.all(), b.any(1), b.all(-1), b.any(0, keepdim=True),
                           b.all(dim=(0, 2)))),
             (torch.rand(3, 4, 2) > 0.3,))
 
 
-@case
+@case(also_keep=(aten.all.default, aten.all.dim, aten.all.dims))
 def any_all_float():
     x = torch.randn(3, 4)
     x[0] = 0.0
@@ -751,21 +757,24 @@ def any_all_float():
     return Fn(lambda x: (x.any(), x.all(), x.any(-1), x.all(0), x.all(1, keepdim=True))), (x,)
 
 
-@case
+@case(also_keep=(aten.all.default, aten.all.dim, aten.all.dims))
 def any_all_int():
     return (Fn(lambda x: (x.any(0), x.all(-1), x.any(), x.all())),
             (torch.randint(0, 3, (4, 3)),))
 
 
-@case
+@case(also_keep=(aten.all.default, aten.all.dim, aten.all.dims))
 def any_all_whole_true():
     return Fn(lambda b: (b.all(), b.any(), (~b).any())), (torch.ones(2, 3, dtype=torch.bool),)
 
 
 # ---------------------------------------------------------------- factories from a tensor
 
+LIKE_OPS = (aten.zeros_like.default, aten.ones_like.default, aten.new_zeros.default,
+            aten.new_ones.default, aten.new_full.default)
 
-@case
+
+@case(also_keep=LIKE_OPS)
 def like_factories():
     return (Fn(lambda x: (torch.full_like(x, 3.5) + x, torch.zeros_like(x) + x,
                           torch.ones_like(x) * x, torch.full_like(x, 7, dtype=torch.int64),
@@ -773,7 +782,7 @@ def like_factories():
             (torch.randn(2, 3),))
 
 
-@case
+@case(also_keep=LIKE_OPS)
 def new_factories():
     return (Fn(lambda x, i: (x.new_zeros(3, 2), x.new_ones((2, 4)), i.new_ones(3),
                              i.new_zeros(2, 2, dtype=torch.float32), x.new_full((2,), -1.5),
@@ -781,7 +790,7 @@ def new_factories():
             (torch.randn(2, 3), torch.randint(0, 5, (4,))))
 
 
-@case
+@case(also_keep=LIKE_OPS)
 def like_factories_int():
     return (Fn(lambda i: (torch.zeros_like(i), torch.ones_like(i) + i, torch.full_like(i, -4),
                           torch.full_like(i, 2.7))),  # 2.7 truncates into int64
@@ -848,27 +857,27 @@ def activations_modules_f64():
 # ---------------------------------------------------------------- masked_fill
 
 
-@case
+@case(also_keep=(aten.masked_fill.Scalar, aten.masked_fill.Tensor))
 def masked_fill_scalar():
     return (Fn(lambda x, m: (x.masked_fill(m, -1.5), x.masked_fill(m, float("-inf")),
                              x.masked_fill(m, 0))),
             (torch.randn(3, 4), torch.rand(3, 4) > 0.5))
 
 
-@case
+@case(also_keep=(aten.masked_fill.Scalar, aten.masked_fill.Tensor))
 def masked_fill_broadcast_mask():
     return (Fn(lambda x, m, r: (x.masked_fill(m, 2.0), x.masked_fill(r, -3.0))),
             (torch.randn(2, 3, 4), torch.rand(1, 4) > 0.5, torch.rand(3, 1) > 0.5))
 
 
-@case
+@case(also_keep=(aten.masked_fill.Scalar, aten.masked_fill.Tensor))
 def masked_fill_attention_mask():
     return (Fn(lambda s: s.masked_fill(torch.ones(4, 4, dtype=torch.bool).triu(1), float("-inf"))
                .softmax(-1)),
             (torch.randn(2, 4, 4),))
 
 
-@case
+@case(also_keep=(aten.masked_fill.Scalar, aten.masked_fill.Tensor))
 def masked_fill_int_and_tensor_value():
     return (Fn(lambda i, m, x, v: (i.masked_fill(m, 7), x.masked_fill(m, v))),
             (torch.randint(0, 5, (3, 4)), torch.rand(3, 4) > 0.5, torch.randn(3, 4),

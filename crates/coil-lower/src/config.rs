@@ -22,6 +22,10 @@ pub struct LowerConfig {
     /// A value with several users whose body uses any of these ops realizes instead of being
     /// recomputed per user (Inductor's CPU rule: `exp`, `sigmoid`).
     pub realize_on_reuse_ops: Vec<Op>,
+    /// Sum, prod, max and min reductions of at most this many elements are lowered as
+    /// pointwise expressions (the taps unrolled), which inline into their readers and fuse as
+    /// pointwise ops do (Inductor's `unroll_reductions_threshold`, 8). 0 or 1 turns it off.
+    pub unroll_reductions_threshold: usize,
 }
 
 impl LowerConfig {
@@ -33,6 +37,7 @@ impl LowerConfig {
             realize_acc_reads_threshold: 8,
             inline_all: true,
             realize_on_reuse_ops: Vec::new(),
+            unroll_reductions_threshold: 8,
         }
     }
 

@@ -187,6 +187,41 @@ impl Lowerer<'_> {
         Ok(vec![self.finish_pointwise(node, cx, r, out)])
     }
 
+    /// `as_strided` of a value that is its own contiguous storage (a result, not a view of
+    /// another tensor's memory): element `p` reads flat position `offset + sum(p_i *
+    /// stride_i)` of it. Other inputs (views, whose storage coil's buffers need not share
+    /// with eager's) run as host fallbacks.
+    pub(super) fn lower_as_strided(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let src = b.tensor("self").map_err(|e| Self::graph_err(node, e))?;
+        let src_meta = self.graph.node(src).meta().clone();
+        let x = self.value(src, &node.name)?;
+        let own = self.g.tensors[x].view.is_none()
+            && src_meta.strides == coil_graph::contiguous_strides(&src_meta.sizes);
+        let offset = b.opt_int("storage_offset").unwrap_or(0);
+        if !own || offset != 0 {
+            return self.lower_fallback(node, call);
+        }
+        let meta = node.meta().clone();
+        let ranges = crate::index::VarRanges::positional(&meta.sizes);
+        let flat = crate::lowering::positional_index(&meta.sizes)
+            .iter()
+            .zip(&meta.strides)
+            .fold(IndexExpr::zero(), |acc, (e, &st)| {
+                acc.add(&e.scale(st as i64))
+            })
+            .simplify(&ranges);
+        let map: Vec<IndexExpr> = unflatten(&flat, &src_meta.sizes)
+            .into_iter()
+            .map(|e| e.simplify(&ranges))
+            .collect();
+        Ok(vec![self.make_view(node, x, meta.sizes, map)])
+    }
+
     /// `t` (a lazy value) read as `sizes` (same element count, row-major).
     fn reshape_value(
         &mut self,

@@ -121,6 +121,7 @@ impl Lowerer<'_> {
             }
             K::Flip | K::Roll | K::ConstantPadNd => return self.lower_moved(node, call, &b),
             K::Convolution => return self.lower_convolution(node, call, &b),
+            K::AsStrided => return self.lower_as_strided(node, call, &b),
             _ => {}
         }
         use coil_graph::OpClass as C;
@@ -141,8 +142,7 @@ pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
     use coil_graph::OpKind::*;
     !matches!(
         kind,
-        Any | All
-            | Cumsum
+        Cumsum
             | Cumprod
             | Embedding
             | EmbeddingBag
@@ -152,7 +152,6 @@ pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
             | Scatter
             | ScatterAdd
             | IndexPut
-            | AsStrided
             | AssertTensorMetadata
     )
 }

@@ -36,6 +36,33 @@ impl Lowerer<'_> {
                 };
                 one(self.reduce(node, x, &dims, keepdim, rt, out))
             }
+            K::Any | K::All => {
+                // max (any) or min (all) of `x != 0` as 0/1 in i64, then compared with 0.
+                let x = self.tensor(node, b, "self")?;
+                let sizes = self.g.tensors[x].sizes.clone();
+                let rank = sizes.len();
+                let (dims, keepdim) =
+                    reduction_dims(b, rank).map_err(|e| Self::graph_err(node, e))?;
+                let mut cx = BodyCx::new(&sizes);
+                let v = self.load_broadcast(&mut cx, x);
+                let src = self.g.tensors[x].dtype;
+                let zero = cx.body.constant(Const::Int(0), src);
+                let nz = cx.body.binary(Op::Ne, v, zero);
+                let root = cx.body.to_dtype(nz, DType::I64);
+                let flags = self.finish_pointwise(node, cx, root, DType::I64);
+                let rt = if kind == K::Any {
+                    ReductionType::Max
+                } else {
+                    ReductionType::Min
+                };
+                let r = self.reduce(node, flags, &dims, keepdim, rt, DType::I64);
+                let r_sizes = self.g.tensors[r].sizes.clone();
+                let mut cx = BodyCx::new(&r_sizes);
+                let v = self.load_broadcast(&mut cx, r);
+                let zero = cx.body.constant(Const::Int(0), DType::I64);
+                let root = cx.body.binary(Op::Ne, v, zero);
+                one(self.finish_pointwise(node, cx, root, DType::Bool))
+            }
             K::Argmax | K::Argmin => {
                 let x = self.tensor(node, b, "self")?;
                 let rank = self.g.tensors[x].sizes.len();
@@ -162,6 +189,14 @@ impl Lowerer<'_> {
             let root = cx.body.to_dtype(root, dtype);
             return self.new_lazy(out_sizes, dtype, cx.body, root, origins);
         }
+        let red_numel: usize = red_sizes.iter().product();
+        let unrollable = matches!(
+            rt,
+            ReductionType::Sum | ReductionType::Prod | ReductionType::Max | ReductionType::Min
+        );
+        if unrollable && red_numel > 1 && red_numel <= self.config.unroll_reductions_threshold {
+            return self.unrolled_reduction(node, x, &idx, k, &out_sizes, &red_sizes, rt, dtype);
+        }
         let root = cx.body.reduction(rt, value, dtype);
         let origins = self.gather_origins(node, &cx.reads);
         let s = self.g.storages.push(StorageBox {
@@ -184,6 +219,66 @@ impl Lowerer<'_> {
             dtype,
             view_origins: Vec::new(),
         })
+    }
+
+    /// A small reduction as a pointwise value over the output: each of the `red_sizes` taps
+    /// loaded (the reduced positions `p<k>..` replaced by constants) and combined in order.
+    #[allow(clippy::too_many_arguments)]
+    fn unrolled_reduction(
+        &mut self,
+        node: &Node,
+        x: TensorId,
+        idx: &[IndexExpr],
+        k: usize,
+        out_sizes: &[usize],
+        red_sizes: &[usize],
+        rt: ReductionType,
+        dtype: DType,
+    ) -> TensorId {
+        let mut cx = BodyCx::new(out_sizes);
+        let mut tap = vec![0usize; red_sizes.len()];
+        let mut acc = None;
+        let op = match rt {
+            ReductionType::Sum => Op::Add,
+            ReductionType::Prod => Op::Mul,
+            ReductionType::Max => Op::Maximum,
+            _ => Op::Minimum,
+        };
+        let out_idx = cx.idx.clone();
+        for _ in 0..red_sizes.iter().product::<usize>() {
+            let at: Vec<IndexExpr> = idx
+                .iter()
+                .map(|e| {
+                    e.subst(&mut |v| {
+                        (v.prefix == crate::index::VarPrefix::P).then(|| {
+                            let n = v.n as usize;
+                            if n >= k {
+                                IndexExpr::constant(tap[n - k] as i64)
+                            } else {
+                                out_idx[n].clone()
+                            }
+                        })
+                    })
+                    .simplify(&cx.ranges)
+                })
+                .collect();
+            let v = self.load_at(&mut cx, x, &at, None);
+            let v = cx.body.to_dtype(v, dtype);
+            acc = Some(match acc {
+                Some(a) => cx.body.binary(op, a, v),
+                None => v,
+            });
+            for d in (0..tap.len()).rev() {
+                tap[d] += 1;
+                if tap[d] < red_sizes[d] {
+                    break;
+                }
+                tap[d] = 0;
+            }
+        }
+        let root = acc.expect("at least two taps");
+        let origins = self.gather_origins(node, &cx.reads);
+        self.new_lazy(out_sizes.to_vec(), dtype, cx.body, root, origins)
     }
 
     /// `mean`: a sum (in f32 for half types) realized, divided by the count in the reader.
