@@ -6,6 +6,7 @@
 #     ./run.sh            # everything (about 6 minutes on an H200; ROUNDS=1 for a shorter perf part)
 #     ./run.sh --quick    # correctness only (self-check, zoo vs PyTorch, compute-sanitizer)
 #     ./run.sh --perf     # benchmarks only (cuda_zoo, run-model --bench, torch.compile)
+#     ./run.sh --real     # the real models only (coil vs PyTorch, timed against torch.compile)
 #
 # Results go to $OUT (or ./results): summary.md (the tables docs/perf.md takes) and raw.tar.gz
 # (the reports behind it). Exits non-zero when a check failed.
@@ -27,6 +28,41 @@ for d in "$NV"/*/lib; do [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$RAW/device.txt" 2>&1
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' >> "$RAW/device.txt" 2>&1
+
+# The real models (torchvision, timm, Hugging Face; models/real*/): coil's CUDA backend
+# against PyTorch's saved outputs, timed, and the same graph file through eager PyTorch and
+# torch.compile in the same call (tools/torch_graph_bench.py).
+if [ "$MODE" != --zoo-only ]; then
+echo "== real models: coil --backend cuda and torch.compile on the same graph"
+: > "$OUT/real.jsonl"
+for f in models/real*/*.py; do
+  n=${f%.py}
+  timeout 300 ./coil run-model "$f" --inputs "$n.safetensors" --backend cuda --bench --json > "$RAW/real.json" 2> "$RAW/real.err"
+  rc=$?
+  timeout 300 python3 torch_graph_bench.py "$f" "$n.safetensors" --runs 20 > "$RAW/torch_real.json" 2> "$RAW/torch_real.err"
+  python3 - "$f" "$rc" "$RAW/real.json" "$RAW/real.err" "$RAW/torch_real.json" "$RAW/torch_real.err" >> "$OUT/real.jsonl" <<'PYEOF'
+import json, sys
+f, rc, rep, err, trep, terr = sys.argv[1:]
+def load(p):
+    try:
+        return json.load(open(p))
+    except Exception:
+        return None
+r = load(rep)
+keep = {}
+if r:
+    keep = {k: r.get(k) for k in ("ok", "max_abs_err", "num_kernels", "num_extern_calls", "fallback_ops", "bytes_accessed", "compile", "bench", "error")}
+print(json.dumps({"model": f, "rc": int(rc), "coil": keep, "torch": load(trep),
+                  "stderr": open(err).read()[-600:], "torch_stderr": open(terr).read()[-600:]}))
+PYEOF
+  [ "$rc" = 0 ] || note "real model $f failed on cuda (rc $rc)"
+done
+fi
+if [ "$MODE" = --real ]; then
+  tar -czf "$OUT/raw.tar.gz" -C "$RAW" .
+  [ -s "$RAW/failures.txt" ] && { echo; echo "failures:"; cat "$RAW/failures.txt"; }
+  exit $fail
+fi
 
 if [ "$MODE" != --perf ]; then
 echo "== self-check (PTX math accuracy, launches)"

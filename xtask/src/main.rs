@@ -265,6 +265,7 @@ fn gpu_bundle(dir: Option<&str>) -> Result<(), String> {
         ("target/release/examples/gpu_selfcheck", "gpu_selfcheck"),
         ("tools/run_gpu.sh", "run.sh"),
         ("tools/torch_baseline.py", "torch_baseline.py"),
+        ("tools/torch_graph_bench.py", "torch_graph_bench.py"),
         ("tools/torch_reference.py", "torch_reference.py"),
         ("tools/gpu_summary.py", "gpu_summary.py"),
     ] {

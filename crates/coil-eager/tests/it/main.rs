@@ -1,5 +1,6 @@
 //! coil-eager's integration tests: graphs built with `GraphBuilder`, run, and checked against
-//! hand-computed values; the zoo against PyTorch's outputs; random graphs against an f64 model.
+//! hand-computed values; the zoo and the op cases of `tests/data/ops` against PyTorch's outputs;
+//! random graphs against an f64 model.
 
 mod composite;
 mod errors;
@@ -9,6 +10,7 @@ mod pointwise;
 mod random;
 mod reduce;
 mod stats;
+mod torch_ops;
 mod views;
 mod zoo;
 

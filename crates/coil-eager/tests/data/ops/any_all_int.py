@@ -1,0 +1,11 @@
+class GraphModule(torch.nn.Module):
+    def forward(self, xs_0: "i64[4, 3]"):
+        any_1: "b8[3]" = torch.ops.aten.any.dim(xs_0, 0)
+        logical_not: "b8[4, 3]" = torch.ops.aten.logical_not.default(xs_0)
+        any_2: "b8[4]" = torch.ops.aten.any.dim(logical_not, -1);  logical_not = None
+        logical_not_1: "b8[4]" = torch.ops.aten.logical_not.default(any_2);  any_2 = None
+        any_3: "b8[]" = torch.ops.aten.any.default(xs_0)
+        logical_not_2: "b8[4, 3]" = torch.ops.aten.logical_not.default(xs_0);  xs_0 = None
+        any_4: "b8[]" = torch.ops.aten.any.dims(logical_not_2);  logical_not_2 = None
+        logical_not_3: "b8[]" = torch.ops.aten.logical_not.default(any_4);  any_4 = None
+        return (any_1, logical_not_1, any_3, logical_not_3)
