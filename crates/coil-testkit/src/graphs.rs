@@ -42,11 +42,21 @@ pub enum OpFamily {
     SelfAdd,
     /// `mm` of a rank-2 float value with another of fitting shape, or with its own transpose.
     Matmul,
+    /// `cumsum` or `cumprod` along a random dim (negative or not).
+    Scan,
+    /// `avg_pool2d`, `max_pool2d_with_indices` (kernel 1 or 2, stride 1 or 2, padding 0 or 1)
+    /// on rank-3 and -4 floats, or `constant_pad_nd` with pads in -1..=1.
+    Window,
+    /// Reads at computed indices: `gather` / `index_select` / `index.Tensor` along a random
+    /// dim, the indices being an `argmax` along that dim (so they are in range).
+    Gather,
+    /// `flip` of a random set of dims, or `roll` by -2..=2 along a random dim.
+    Moves,
 }
 
 impl OpFamily {
     /// Every family.
-    pub const ALL: [OpFamily; 13] = [
+    pub const ALL: [OpFamily; 17] = [
         OpFamily::Unary,
         OpFamily::Binary,
         OpFamily::Where,
@@ -60,6 +70,10 @@ impl OpFamily {
         OpFamily::Clone,
         OpFamily::SelfAdd,
         OpFamily::Matmul,
+        OpFamily::Scan,
+        OpFamily::Window,
+        OpFamily::Gather,
+        OpFamily::Moves,
     ];
 }
 
@@ -374,6 +388,87 @@ fn build(shapes: &[(Vec<usize>, bool)], steps: &[Step]) -> Graph {
                         Ok(t) => b.call("mm.default", vec![n(x), n(t)]),
                         Err(e) => Err(e),
                     }
+                }
+            }
+            OpFamily::Scan if rank > 0 => {
+                let op = if s.c & 1 == 0 {
+                    "cumsum.default"
+                } else {
+                    "cumprod.default"
+                };
+                let d = (s.d as usize % rank) as i64 - if s.b & 1 == 1 { rank as i64 } else { 0 };
+                b.call(op, vec![n(x), Arg::Int(d)])
+            }
+            OpFamily::Window if rank > 0 => {
+                let choice = s.b % 3;
+                if choice < 2 && is_float && rank >= 3 {
+                    let k = 1 + (s.c & 1) as i64;
+                    let st = 1 + (s.c >> 1 & 1) as i64;
+                    let pad = if k == 2 { (s.c >> 2 & 1) as i64 } else { 0 };
+                    let l = |v: i64| Arg::List(vec![Arg::Int(v), Arg::Int(v)]);
+                    if choice == 0 {
+                        b.call("avg_pool2d.default", vec![n(x), l(k), l(st), l(pad)])
+                    } else {
+                        match b.call(
+                            "max_pool2d_with_indices.default",
+                            vec![n(x), l(k), l(st), l(pad)],
+                        ) {
+                            Ok(p) => b.getitem(p, 0),
+                            Err(e) => Err(e),
+                        }
+                    }
+                } else {
+                    let pads: Vec<Arg> = (0..2 * rank.min(2))
+                        .map(|i| Arg::Int(((s.d >> (2 * i)) % 3) as i64 - 1))
+                        .collect();
+                    b.call(
+                        "constant_pad_nd.default",
+                        vec![n(x), Arg::List(pads), Arg::Float(0.5)],
+                    )
+                }
+            }
+            OpFamily::Gather if rank > 0 => {
+                let d = s.c as usize % rank;
+                match b.call(
+                    "argmax.default",
+                    vec![n(x), Arg::Int(d as i64), Arg::Bool(true)],
+                ) {
+                    Err(e) => Err(e),
+                    Ok(idx) => match s.b % 3 {
+                        0 => b.call("gather.default", vec![n(x), Arg::Int(d as i64), n(idx)]),
+                        k => match b.call(
+                            "reshape.default",
+                            vec![n(idx), Arg::List(vec![Arg::Int(-1)])],
+                        ) {
+                            Err(e) => Err(e),
+                            Ok(flat) if k == 1 => b.call(
+                                "index_select.default",
+                                vec![n(x), Arg::Int(d as i64), n(flat)],
+                            ),
+                            Ok(flat) => {
+                                let mut list = vec![Arg::None; d];
+                                list.push(n(flat));
+                                b.call("index.Tensor", vec![n(x), Arg::List(list)])
+                            }
+                        },
+                    },
+                }
+            }
+            OpFamily::Moves if rank > 0 => {
+                if s.b & 1 == 0 {
+                    let dims: Vec<usize> = (0..rank).filter(|i| s.c >> i & 1 == 1).collect();
+                    b.call("flip.default", vec![n(x), ints(&dims)])
+                } else {
+                    let shift = (s.c % 5) as i64 - 2;
+                    let d = s.d as usize % rank;
+                    b.call(
+                        "roll.default",
+                        vec![
+                            n(x),
+                            Arg::List(vec![Arg::Int(shift)]),
+                            Arg::List(vec![Arg::Int(d as i64)]),
+                        ],
+                    )
                 }
             }
             _ => continue,
