@@ -82,8 +82,13 @@ fn main() -> ExitCode {
         Some("run-model") => run_model::main(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             println!(
-                "{HELP}{}",
-                coil_models::names().collect::<Vec<_>>().join(", ")
+                "{HELP}{}\nreal models (PyTorch's inputs and outputs; checked): {}",
+                coil_models::names().collect::<Vec<_>>().join(", "),
+                coil_models::REAL_MODELS
+                    .iter()
+                    .map(|m| m.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             ExitCode::SUCCESS
         }

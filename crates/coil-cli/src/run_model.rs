@@ -269,12 +269,19 @@ fn load(opts: &Options) -> Result<Loaded, String> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         (name, graph, None)
+    } else if let Some(real) = coil_models::find_real(&opts.model) {
+        let clock = std::time::Instant::now();
+        let graph = coil_graph::parse(real.text).map_err(|e| format!("{}: {e}", real.name))?;
+        parse_ms = clock.elapsed().as_secs_f64() * 1e3;
+        let t = Tensor::read_safetensors(real.safetensors).map_err(|e| e.to_string())?;
+        (real.name.to_string(), graph, Some((t, "PyTorch's (zoo)".to_string())))
     } else {
         let model = coil_models::find(&opts.model).ok_or_else(|| {
             format!(
-                "no model named '{}' in the zoo ({}); give a .py file for your own",
+                "no model named '{}' in the zoo ({}; real models: {}); give a .py file for your own",
                 opts.model,
-                coil_models::names().collect::<Vec<_>>().join(", ")
+                coil_models::names().collect::<Vec<_>>().join(", "),
+                coil_models::REAL_MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
             )
         })?;
         let clock = std::time::Instant::now();

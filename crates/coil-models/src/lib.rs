@@ -158,6 +158,89 @@ pub fn find(name: &str) -> Option<&'static Model> {
     MODELS.iter().find(|m| m.name == name)
 }
 
+/// A real architecture (torchvision, timm, Hugging Face; random weights), exported with its
+/// parameters as inputs: the graph, and PyTorch's inputs and outputs. `models/real/` holds the
+/// six of `../shared`, `models/real_extra/` those exported with `tools/export_graph.py` (their
+/// READMEs give each one's source and command).
+#[derive(Clone, Copy, Debug)]
+pub struct RealModel {
+    /// The model's name (`tv_resnet18_w16`).
+    pub name: &'static str,
+    /// The readable-FX graph.
+    pub text: &'static str,
+    /// `input.<placeholder>` and `output.<i>` tensors (safetensors bytes).
+    pub safetensors: &'static [u8],
+}
+
+/// Every real model.
+pub const REAL_MODELS: &[RealModel] = &[
+    RealModel {
+        name: "dlrm_small",
+        text: include_str!("../models/real/dlrm_small.py"),
+        safetensors: include_bytes!("../models/real/dlrm_small.safetensors"),
+    },
+    RealModel {
+        name: "hf_bert",
+        text: include_str!("../models/real/hf_bert.py"),
+        safetensors: include_bytes!("../models/real/hf_bert.safetensors"),
+    },
+    RealModel {
+        name: "hf_gpt2",
+        text: include_str!("../models/real/hf_gpt2.py"),
+        safetensors: include_bytes!("../models/real/hf_gpt2.safetensors"),
+    },
+    RealModel {
+        name: "timm_vit_tiny",
+        text: include_str!("../models/real/timm_vit_tiny.py"),
+        safetensors: include_bytes!("../models/real/timm_vit_tiny.safetensors"),
+    },
+    RealModel {
+        name: "tv_mlp",
+        text: include_str!("../models/real/tv_mlp.py"),
+        safetensors: include_bytes!("../models/real/tv_mlp.safetensors"),
+    },
+    RealModel {
+        name: "tv_resnet18_w16",
+        text: include_str!("../models/real/tv_resnet18_w16.py"),
+        safetensors: include_bytes!("../models/real/tv_resnet18_w16.safetensors"),
+    },
+    RealModel {
+        name: "conv1d_net",
+        text: include_str!("../models/real_extra/conv1d_net.py"),
+        safetensors: include_bytes!("../models/real_extra/conv1d_net.safetensors"),
+    },
+    RealModel {
+        name: "hf_llama",
+        text: include_str!("../models/real_extra/hf_llama.py"),
+        safetensors: include_bytes!("../models/real_extra/hf_llama.safetensors"),
+    },
+    RealModel {
+        name: "hf_roberta",
+        text: include_str!("../models/real_extra/hf_roberta.py"),
+        safetensors: include_bytes!("../models/real_extra/hf_roberta.safetensors"),
+    },
+    RealModel {
+        name: "timm_convnext_atto",
+        text: include_str!("../models/real_extra/timm_convnext_atto.py"),
+        safetensors: include_bytes!("../models/real_extra/timm_convnext_atto.safetensors"),
+    },
+    RealModel {
+        name: "tv_mobilenet_v3_small",
+        text: include_str!("../models/real_extra/tv_mobilenet_v3_small.py"),
+        safetensors: include_bytes!("../models/real_extra/tv_mobilenet_v3_small.safetensors"),
+    },
+    RealModel {
+        name: "tv_squeezenet",
+        text: include_str!("../models/real_extra/tv_squeezenet.py"),
+        safetensors: include_bytes!("../models/real_extra/tv_squeezenet.safetensors"),
+    },
+];
+
+/// The real model called `name`.
+pub fn find_real(name: &str) -> Option<&'static RealModel> {
+    REAL_MODELS.iter().find(|m| m.name == name)
+}
+
 /// The names of every model.
 pub fn names() -> impl Iterator<Item = &'static str> {
     MODELS.iter().map(|m| m.name)

@@ -14,6 +14,7 @@ mod kernels;
 mod parallel;
 mod pipeline;
 mod random;
+mod real;
 mod reduce;
 mod shapes;
 mod zoo;

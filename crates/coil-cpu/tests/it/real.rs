@@ -1,0 +1,38 @@
+//! The real architectures of the zoo (torchvision, timm, Hugging Face; `coil_models::REAL_MODELS`)
+//! compiled for the CPU under every built-in strategy and run on PyTorch's inputs: the outputs
+//! match PyTorch's saved ones, and the ops with no lowering yet are the host fallbacks the
+//! report lists.
+
+use std::sync::Arc;
+
+use coil_graph::Tensor;
+use coil_testkit::check_close;
+
+#[test]
+fn real_models_match_pytorch_under_every_strategy() {
+    let backend = Arc::new(coil_cpu::CpuBackend::new().expect("cpu backend"));
+    assert!(coil_models::REAL_MODELS.len() >= 12);
+    for m in coil_models::REAL_MODELS {
+        let graph = coil_graph::parse(m.text).unwrap_or_else(|e| panic!("{}: {e}", m.name));
+        let tensors = Tensor::read_safetensors(m.safetensors).expect("safetensors");
+        let (inputs, outputs) = coil_models::split_io(&graph, &tensors).expect("inputs");
+        let outputs = outputs.expect("PyTorch's outputs");
+        for strategy in coil_sched::builtin_strategy_names() {
+            let what = format!("{} ({strategy})", m.name);
+            let opts = coil::Options::with_strategy(strategy).expect("strategy");
+            let model = coil::compile(&graph, backend.clone(), &opts)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            // Only ops with no lowering at all fall back in these models (no transposed
+            // convolution, integer bit operation or flattened roll among them).
+            for op in &model.report.fallback_ops {
+                let kind = coil_graph::OpRef::lookup(op).expect("a registered op").kind();
+                assert!(!coil_lower::has_lowering(kind), "{what}: {op} has a lowering but fell back");
+            }
+            let got = model.run(&inputs).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(got.len(), outputs.len(), "{what}");
+            for (i, (g, w)) in got.iter().zip(&outputs).enumerate() {
+                check_close(g, w, 1e-5, 1e-4).unwrap_or_else(|e| panic!("{what} output {i}: {e}"));
+            }
+        }
+    }
+}
