@@ -274,7 +274,11 @@ fn load(opts: &Options) -> Result<Loaded, String> {
         let graph = coil_graph::parse(real.text).map_err(|e| format!("{}: {e}", real.name))?;
         parse_ms = clock.elapsed().as_secs_f64() * 1e3;
         let t = Tensor::read_safetensors(real.safetensors).map_err(|e| e.to_string())?;
-        (real.name.to_string(), graph, Some((t, "PyTorch's (zoo)".to_string())))
+        (
+            real.name.to_string(),
+            graph,
+            Some((t, "PyTorch's (zoo)".to_string())),
+        )
     } else {
         let model = coil_models::find(&opts.model).ok_or_else(|| {
             format!(

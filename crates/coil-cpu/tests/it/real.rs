@@ -25,8 +25,13 @@ fn real_models_match_pytorch_under_every_strategy() {
             // Only ops with no lowering at all fall back in these models (no transposed
             // convolution, integer bit operation or flattened roll among them).
             for op in &model.report.fallback_ops {
-                let kind = coil_graph::OpRef::lookup(op).expect("a registered op").kind();
-                assert!(!coil_lower::has_lowering(kind), "{what}: {op} has a lowering but fell back");
+                let kind = coil_graph::OpRef::lookup(op)
+                    .expect("a registered op")
+                    .kind();
+                assert!(
+                    !coil_lower::has_lowering(kind),
+                    "{what}: {op} has a lowering but fell back"
+                );
             }
             let got = model.run(&inputs).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(got.len(), outputs.len(), "{what}");

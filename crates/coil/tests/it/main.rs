@@ -4,6 +4,7 @@
 mod cpu;
 mod deep;
 mod edge_shapes;
+mod real_ops;
 mod strategy;
 mod zero_size;
 mod zoo;
