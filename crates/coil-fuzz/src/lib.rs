@@ -73,9 +73,12 @@ const OWN_SEEDS: &[&str] = &[
     "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[]\", y: \"f32[4, 1]\"):\n        add: \"f32[4, 1]\" = torch.ops.aten.add.Tensor(x, y);  x = y = None\n        sum_1: \"f32[1]\" = torch.ops.aten.sum.dim_IntList(add, [0]);  add = None\n        return (sum_1,)\n",
     "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[0, 3]\", i: \"i64[3]\"):\n        amax: \"f32[3]\" = torch.ops.aten.amax.default(x, [0], False);  x = None\n        mul: \"i64[3]\" = torch.ops.aten.mul.Tensor(i, 2);  i = None\n        return (amax, mul)\n",
     "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2, 3, 4]\", m: \"b8[2, 3, 4]\"):\n        permute: \"f32[4, 3, 2]\" = torch.ops.aten.permute.default(x, [2, 1, 0]);  x = None\n        clone: \"f32[4, 3, 2]\" = torch.ops.aten.clone.default(permute);  permute = None\n        view: \"f32[24]\" = torch.ops.aten.view.default(clone, [24]);  clone = None\n        argmax: \"i64[]\" = torch.ops.aten.argmax.default(view);  view = None\n        return (argmax, m)\n",
+    "class GraphModule(torch.nn.Module):\n    def forward(self, w: \"f32[5, 3]\", ids: \"i64[2, 2]\", x: \"f32[1, 2, 6, 6]\", k: \"f32[4, 2, 3, 3]\"):\n        emb: \"f32[2, 2, 3]\" = torch.ops.aten.embedding.default(w, ids)\n        cumsum: \"f32[2, 2, 3]\" = torch.ops.aten.cumsum.default(emb, -1)\n        conv: \"f32[1, 4, 6, 6]\" = torch.ops.aten.convolution.default(x, k, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)\n        max_pool2d_with_indices = torch.ops.aten.max_pool2d_with_indices.default(conv, [3, 3], [2, 2], [1, 1])\n        getitem: \"f32[1, 4, 3, 3]\" = max_pool2d_with_indices[0]\n        avg: \"f32[1, 4, 1, 1]\" = torch.ops.aten.avg_pool2d.default(getitem, [3, 3])\n        return (cumsum, avg)\n",
+    "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3, 4]\", i: \"i64[3, 1]\", j: \"i64[2]\"):\n        gather: \"f32[3, 1]\" = torch.ops.aten.gather.default(x, 1, i)\n        index: \"f32[2, 4]\" = torch.ops.aten.index.Tensor(x, [j])\n        flip: \"f32[2, 4]\" = torch.ops.aten.flip.default(index, [0, 1])\n        pad: \"f32[4, 5]\" = torch.ops.aten.constant_pad_nd.default(flip, [0, 1, 1, 1], 0.0)\n        any_1: \"b8[4]\" = torch.ops.aten.any.dim(pad, -1)\n        return (gather, pad, any_1)\n",
 ];
 
-/// The seed texts: every zoo model at its tiny and article sizes, and the fuzzer's own.
+/// The seed texts: every zoo model at its tiny and article sizes, the real models, and the
+/// fuzzer's own.
 pub fn seeds() -> Vec<String> {
     let mut out: Vec<String> = OWN_SEEDS.iter().map(|s| s.to_string()).collect();
     for m in coil_models::MODELS {
@@ -84,6 +87,7 @@ pub fn seeds() -> Vec<String> {
             out.push(t.text.to_string());
         }
     }
+    out.extend(coil_models::REAL_MODELS.iter().map(|m| m.text.to_string()));
     out
 }
 

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use coil_graph::{DType, Tensor};
+use coil_graph::{DType, Data, Tensor};
 
 /// `(rtol, atol)` for a float dtype; `None` means exact (ints, bools).
 fn tolerance(dtype: DType) -> Option<(f64, f64)> {
@@ -38,6 +38,17 @@ fn first_mismatch(got: &[f64], want: &[f64], tol: Option<(f64, f64)>) -> Option<
                 }
         })
         .map(|(i, (a, b))| (i, *a, *b))
+}
+
+/// An integer or bool tensor's elements, exactly (an f64 holds int64 values only up to 2^53).
+fn exact_values(t: &Tensor) -> Option<Vec<i64>> {
+    let c = t.contiguous();
+    match &**c.storage() {
+        Data::I64(v) => Some(v.clone()),
+        Data::I32(v) => Some(v.iter().map(|&x| x as i64).collect()),
+        Data::Bool(v) => Some(v.iter().map(|&x| x as i64).collect()),
+        _ => None,
+    }
 }
 
 /// `[i, j, k]` of flat (row-major) position `flat` in `sizes`.
@@ -114,6 +125,22 @@ fn check_case(py: &Path) -> Result<usize, String> {
                 got.sizes(),
                 want.sizes()
             ));
+        }
+        if let (Some(g), Some(w)) = (exact_values(got), exact_values(want)) {
+            if let Some(at) = g.iter().zip(&w).position(|(a, b)| a != b) {
+                let bad = g.iter().zip(&w).filter(|(a, b)| a != b).count();
+                return Err(format!(
+                    "output {i} ({:?} {:?}): element {at} {:?} is {}, PyTorch gives {} \
+                     ({bad} of {} elements differ)",
+                    want.dtype(),
+                    want.sizes(),
+                    unravel(at, want.sizes()),
+                    g[at],
+                    w[at],
+                    w.len()
+                ));
+            }
+            continue;
         }
         let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
         if let Some((at, a, b)) = first_mismatch(&g, &w, tolerance(want.dtype())) {

@@ -1,0 +1,4 @@
+class GraphModule(torch.nn.Module):
+    def forward(self, xs_0: "i64[2, 4]", xs_1: "i64[2, 2]"):
+        gather: "i64[2, 2]" = torch.ops.aten.gather.default(xs_0, 1, xs_1);  xs_0 = xs_1 = None
+        return (gather,)
