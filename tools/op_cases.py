@@ -37,39 +37,11 @@ OPS_DIR = ROOT / "crates/coil-eager/tests/data/ops"
 BUGS_DIR = ROOT / "crates/coil-eager/tests/data/ops_known_bugs"
 SCHEMAS = ROOT / "crates/coil-graph/src/ops.rs"
 
-# Cases on which coil-eager disagrees with PyTorch (a coil bug, kept as a reproducer).
-KNOWN_BUGS: dict[str, str] = {
-    # max_pool2d_with_indices: with several NaNs in a window PyTorch's CPU kernel takes the last
-    # (`val > maxval || isnan(val)`), coil-eager the first (nn.rs, the `best_at` update).
-    "max_pool2d_nan": "max_pool2d_with_indices index of a window with several NaNs",
-    # int64 elements above 2**53 go through f64 (host::values / host::tensor) and lose their low
-    # bits in every op that moves, selects or compares int64 elements on the host path.
-    "int64_big_embedding": "embedding of an int64 table rounds through f64",
-    "int64_big_flip": "flip of int64 rounds through f64",
-    "int64_big_roll": "roll of int64 rounds through f64",
-    "int64_big_pad": "constant_pad_nd of int64 rounds through f64",
-    "int64_big_index": "index.Tensor of int64 rounds through f64",
-    "int64_big_index_select": "index_select of int64 rounds through f64",
-    "int64_big_gather": "gather of int64 rounds through f64",
-    "int64_big_scatter": "scatter.src of int64 rounds through f64",
-    "int64_big_scatter_add": "scatter_add of int64 rounds through f64",
-    "int64_big_index_put": "index_put of int64 rounds through f64",
-    "int64_big_masked_fill_op": "masked_fill.Scalar of int64 (tensor and fill value) rounds through f64",
-    "int64_big_tril_triu": "tril/triu of int64 rounds through f64",
-    "int64_big_max_pool": "max_pool2d_with_indices of int64 rounds through f64",
-    # any.dims / all.dims with dim=[] reduce nothing in PyTorch (an elementwise != 0); coil-graph
-    # infers a reduction over every dim (normalize_dims maps [] to all dims), so parse fails.
-    "any_all_empty_dims": "any.dims(x, []) inferred as a full reduction",
-    "any_all_empty_dims_op": "any.dims / all.dims(x, []) inferred as a full reduction",
-    # _embedding_bag's auxiliary outputs (offset2bag, bag_size, max_indices) differ from PyTorch
-    # CPU: sum mode without padding_idx has an empty offset2bag (coil infers [len(indices)], parse
-    # fails); sum mode gives bag_size 0 and max_indices 0; mean mode gives max_indices = bag_size;
-    # max mode gives max_indices 0 for empty bags. coil-eager gives counts and -1s.
-    "embedding_bag_aux_outputs_sum": "_embedding_bag offset2bag meta in sum mode",
-    "embedding_bag_aux_outputs_mean": "_embedding_bag max_indices in mean mode",
-    "embedding_bag_aux_outputs_max": "_embedding_bag max_indices of an empty bag",
-    "embedding_bag_aux_outputs_padding_idx": "_embedding_bag bag_size / max_indices in sum mode",
-}
+# Cases on which coil-eager disagrees with PyTorch (a coil bug, kept as a reproducer in
+# ops_known_bugs/ until it is fixed). The first run found 20 (a NaN max-pool index, int64 values
+# above 2**53 moved through f64, any/all with dim=[], _embedding_bag's auxiliary outputs); all
+# are fixed.
+KNOWN_BUGS: dict[str, str] = {}
 
 CASES = {}  # name -> (factory, ops to keep undecomposed)
 

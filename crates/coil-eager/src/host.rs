@@ -94,7 +94,7 @@ pub(crate) fn moved(
 ) -> Result<Tensor, OpError> {
     use coil_graph::OpKind;
     let sizes = x.sizes().to_vec();
-    let xv = values(x);
+    let n_el = x.numel();
     let xs = strides(&sizes);
     let rank = sizes.len();
     let mut o = Vec::with_capacity(out.sizes.iter().product());
@@ -110,16 +110,16 @@ pub(crate) fn moved(
                 let off: usize = (0..rank)
                     .map(|d| if dims.contains(&d) { sizes[d] - 1 - p[d] } else { p[d] } * xs[d])
                     .sum();
-                o.push(xv[off]);
+                o.push(Some(off));
             });
         }
         OpKind::Roll => {
             let shifts = a.b.int_list("shifts")?;
             let dims = a.b.int_list("dims")?;
             if dims.is_empty() {
-                let n = xv.len() as i64;
+                let n = n_el as i64;
                 for i in 0..n {
-                    o.push(xv[(i - shifts[0]).rem_euclid(n.max(1)) as usize]);
+                    o.push(Some((i - shifts[0]).rem_euclid(n.max(1)) as usize));
                 }
             } else {
                 let mut shift = vec![0i64; rank.max(1)];
@@ -132,16 +132,12 @@ pub(crate) fn moved(
                             (p[d] as i64 - shift[d]).rem_euclid(sizes[d] as i64) as usize * xs[d]
                         })
                         .sum();
-                    o.push(xv[off]);
+                    o.push(Some(off));
                 });
-                if rank == 0 {
-                    o.push(xv[0]);
-                }
             }
         }
         _ => {
             let pad = a.b.int_list("pad")?;
-            let fill = a.b.scalar("value")?.to_f64();
             let mut before = vec![0i64; rank];
             for (i, p) in pad.chunks(2).enumerate() {
                 before[rank - 1 - i] = p[0];
@@ -151,17 +147,121 @@ pub(crate) fn moved(
                 for d in 0..rank {
                     let q = p[d] as i64 - before[d];
                     if q < 0 || q >= sizes[d] as i64 {
-                        o.push(fill);
+                        o.push(None);
                         return;
                     }
                     off += q as usize * xs[d];
                 }
-                o.push(xv[off]);
+                o.push(Some(off));
             });
         }
     }
-    if rank == 0 && o.is_empty() {
-        o.push(xv[0]);
+    if rank == 0 && o.is_empty() && n_el == 1 {
+        o.push(Some(0));
     }
-    tensor(out.dtype, out.sizes.clone(), o)
+    let fill = match kind {
+        OpKind::ConstantPadNd => a.b.scalar("value")?,
+        _ => coil_graph::Scalar::Int(0),
+    };
+    take(x, &o, fill, out.sizes.clone())
+}
+
+/// A tensor of `sizes` whose element `i` is element `offs[i]` of `x` (in `x`'s logical
+/// order) or, for `None`, `fill`: data moved without converting it, so 64-bit integers keep
+/// every bit.
+pub(crate) fn take(
+    x: &Tensor,
+    offs: &[Option<usize>],
+    fill: coil_graph::Scalar,
+    sizes: Vec<usize>,
+) -> Result<Tensor, OpError> {
+    let c = x.contiguous();
+    fn pick<T: Copy>(v: &[T], offs: &[Option<usize>], fill: T) -> Vec<T> {
+        offs.iter().map(|o| o.map_or(fill, |o| v[o])).collect()
+    }
+    let f = fill.to_f64();
+    let fi = match fill {
+        coil_graph::Scalar::Int(i) => i,
+        coil_graph::Scalar::Bool(b) => b as i64,
+        coil_graph::Scalar::Float(v) => v as i64,
+    };
+    let data = match &**c.storage() {
+        Data::Bool(v) => Data::Bool(pick(v, offs, f != 0.0)),
+        Data::I32(v) => Data::I32(pick(v, offs, fi as i32)),
+        Data::I64(v) => Data::I64(pick(v, offs, fi)),
+        Data::F16(v) => Data::F16(pick(v, offs, half::f16::from_f64(f))),
+        Data::BF16(v) => Data::BF16(pick(v, offs, half::bf16::from_f64(f))),
+        Data::F32(v) => Data::F32(pick(v, offs, f as f32)),
+        Data::F64(v) => Data::F64(pick(v, offs, f)),
+    };
+    Ok(Tensor::new(data, sizes)?)
+}
+
+/// One element, exact for 64-bit integers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Val {
+    F(f64),
+    I(i64),
+}
+
+impl Val {
+    pub(crate) fn of_scalar(s: coil_graph::Scalar) -> Val {
+        match s {
+            coil_graph::Scalar::Float(f) => Val::F(f),
+            coil_graph::Scalar::Int(i) => Val::I(i),
+            coil_graph::Scalar::Bool(b) => Val::I(b as i64),
+        }
+    }
+}
+
+/// A tensor's elements in logical order as f64 (floats) or i64 (integers and bools), for the
+/// ops that write into a copy of a tensor (`scatter`, `index_put`).
+pub(crate) enum Vals {
+    F(Vec<f64>),
+    I(Vec<i64>),
+}
+
+impl Vals {
+    pub(crate) fn of(t: &Tensor) -> Vals {
+        if t.dtype().is_float() {
+            Vals::F(values(t))
+        } else {
+            Vals::I(indices(t))
+        }
+    }
+
+    pub(crate) fn get(&self, i: usize) -> Val {
+        match self {
+            Vals::F(v) => Val::F(v[i]),
+            Vals::I(v) => Val::I(v[i]),
+        }
+    }
+
+    /// Writes (or, with `add`, adds) `v` at `i`, converted to this tensor's kind.
+    pub(crate) fn put(&mut self, i: usize, v: Val, add: bool) {
+        match self {
+            Vals::F(o) => {
+                let v = match v {
+                    Val::F(f) => f,
+                    Val::I(n) => n as f64,
+                };
+                o[i] = if add { o[i] + v } else { v };
+            }
+            Vals::I(o) => {
+                let v = match v {
+                    Val::F(f) => f as i64,
+                    Val::I(n) => n,
+                };
+                o[i] = if add { o[i].wrapping_add(v) } else { v };
+            }
+        }
+    }
+
+    /// The values as a contiguous tensor of `dtype` (integers convert exactly).
+    pub(crate) fn into_tensor(self, dtype: DType, sizes: Vec<usize>) -> Result<Tensor, OpError> {
+        match self {
+            Vals::F(v) => tensor(dtype, sizes, v),
+            Vals::I(v) => Ok(Tensor::new(Data::I64(v), sizes)?.to_dtype(dtype)),
+        }
+    }
 }

@@ -3,11 +3,12 @@
 //! checked: one out of range is an error naming the op, the index and the size, never a read
 //! outside a tensor.
 
-use coil_graph::{OpKind, Tensor, TensorMeta, advanced_index, normalize_dim};
+use coil_graph::{OpKind, Scalar, Tensor, TensorMeta, advanced_index, normalize_dim};
 
 use crate::error::{OpError, fail};
 use crate::host::{
-    for_each_index, i64_tensor, indices, plain_index, strides, tensor, values, wrap_index,
+    Val, Vals, for_each_index, i64_tensor, indices, plain_index, strides, take, tensor, values,
+    wrap_index,
 };
 use crate::interp::Args;
 
@@ -26,13 +27,12 @@ pub(crate) fn eval(
             let w = a.tensor("weight")?;
             let idx = indices(a.tensor("indices")?);
             let (rows, d) = (w.sizes()[0], w.sizes()[1]);
-            let wv = values(w);
             let mut o = Vec::with_capacity(idx.len() * d);
             for &i in &idx {
                 let r = plain_index("embedding", i, rows)?;
-                o.extend_from_slice(&wv[r * d..(r + 1) * d]);
+                o.extend((r * d..(r + 1) * d).map(Some));
             }
-            one(tensor(out.dtype, out.sizes.clone(), o)?)
+            one(take(w, &o, Scalar::Int(0), out.sizes.clone())?)
         }
         EmbeddingBag => embedding_bag(a, metas),
         Index => {
@@ -42,11 +42,9 @@ pub(crate) fn eval(
                 .iter()
                 .map(|n| n.map(|n| a.node(n)).transpose())
                 .collect::<Result<_, _>>()?;
-            one(tensor(
-                out.dtype,
-                out.sizes.clone(),
-                index_values(x, &idx, |xv, src| xv[src])?,
-            )?)
+            let (_, offs) = index_positions(x, &idx)?;
+            let offs: Vec<Option<usize>> = offs.into_iter().map(Some).collect();
+            one(take(x, &offs, Scalar::Int(0), out.sizes.clone())?)
         }
         IndexSelect => {
             let x = a.tensor("self")?;
@@ -60,7 +58,6 @@ pub(crate) fn eval(
                 return one(x.contiguous());
             }
             let d = normalize_dim(a.b.int("dim")?, sizes.len())?;
-            let xv = values(x);
             let xs = strides(sizes);
             let mut o = Vec::with_capacity(out.sizes.iter().product());
             let mut err = None;
@@ -75,12 +72,12 @@ pub(crate) fn eval(
                 let off: usize = (0..p.len())
                     .map(|k| if k == d { r } else { p[k] } * xs[k])
                     .sum();
-                o.push(xv[off]);
+                o.push(Some(off));
             });
             if let Some(e) = err {
                 return Err(e);
             }
-            one(tensor(out.dtype, out.sizes.clone(), o)?)
+            one(take(x, &o, Scalar::Int(0), out.sizes.clone())?)
         }
         Gather => {
             let x = a.tensor("self")?;
@@ -88,7 +85,6 @@ pub(crate) fn eval(
             let idx = indices(it);
             let d = normalize_dim(a.b.int("dim")?, x.sizes().len())?;
             let xs = strides(x.sizes());
-            let xv = values(x);
             let mut o = Vec::with_capacity(idx.len());
             let mut err = None;
             let mut n = 0;
@@ -102,12 +98,12 @@ pub(crate) fn eval(
                 let off: usize = (0..p.len())
                     .map(|k| if k == d { r } else { p[k] } * xs[k])
                     .sum();
-                o.push(xv[off]);
+                o.push(Some(off));
             });
             if let Some(e) = err {
                 return Err(e);
             }
-            one(tensor(out.dtype, out.sizes.clone(), o)?)
+            one(take(x, &o, Scalar::Int(0), out.sizes.clone())?)
         }
         Scatter | ScatterAdd => {
             let x = a.tensor("self")?;
@@ -115,15 +111,15 @@ pub(crate) fn eval(
             let idx = indices(it);
             let d = normalize_dim(a.b.int("dim")?, x.sizes().len())?;
             let xs = strides(x.sizes());
-            let mut o = values(x);
+            let mut o = Vals::of(x);
             let src = match a.b.has("src") {
                 true => {
                     let s = a.tensor("src")?;
-                    Some((values(s), strides(s.sizes())))
+                    Some((Vals::of(s), strides(s.sizes())))
                 }
                 false => None,
             };
-            let value = a.b.opt_scalar("value").map(|v| v.to_f64());
+            let value = a.b.opt_scalar("value");
             let mut err = None;
             let mut n = 0;
             let mut apply = |p: &[usize]| {
@@ -141,21 +137,17 @@ pub(crate) fn eval(
                     .map(|k| if k == d { r } else { p[k] } * xs[k])
                     .sum();
                 let v = match (&src, value) {
-                    (Some((sv, ss)), _) => sv[(0..p.len()).map(|k| p[k] * ss[k]).sum::<usize>()],
-                    (None, Some(v)) => v,
-                    (None, None) => 0.0,
+                    (Some((sv, ss)), _) => sv.get((0..p.len()).map(|k| p[k] * ss[k]).sum()),
+                    (None, Some(v)) => Val::of_scalar(v),
+                    (None, None) => Val::I(0),
                 };
-                if kind == ScatterAdd {
-                    o[off] += v;
-                } else {
-                    o[off] = v;
-                }
+                o.put(off, v, kind == ScatterAdd);
             };
             for_each_index(it.sizes(), &mut apply);
             if let Some(e) = err {
                 return Err(e);
             }
-            one(tensor(out.dtype, out.sizes.clone(), o)?)
+            one(o.into_tensor(out.dtype, out.sizes.clone())?)
         }
         IndexPut => {
             let x = a.tensor("self")?;
@@ -166,8 +158,8 @@ pub(crate) fn eval(
                 .collect::<Result<_, _>>()?;
             let v = a.tensor("values")?;
             let accumulate = a.b.bool("accumulate")?;
-            let mut o = values(x);
-            let (vv, vsizes) = (values(v), v.sizes().to_vec());
+            let mut o = Vals::of(x);
+            let (vv, vsizes) = (Vals::of(v), v.sizes().to_vec());
             let targets = index_positions(x, &idx)?;
             let (rsizes, offs) = targets;
             // values broadcast to the indexing result's shape.
@@ -186,13 +178,9 @@ pub(crate) fn eval(
                     .sum();
                 let dst = offs[n];
                 n += 1;
-                if accumulate {
-                    o[dst] += vv[src];
-                } else {
-                    o[dst] = vv[src];
-                }
+                o.put(dst, vv.get(src), accumulate);
             });
-            one(tensor(out.dtype, out.sizes.clone(), o)?)
+            one(o.into_tensor(out.dtype, out.sizes.clone())?)
         }
         other => fail(format!("{other:?} is not an indexing op")),
     }
@@ -256,16 +244,6 @@ fn index_positions(
         return Err(e);
     }
     Ok((adv.sizes, offs))
-}
-
-fn index_values(
-    x: &Tensor,
-    idx: &[Option<&Tensor>],
-    read: impl Fn(&[f64], usize) -> f64,
-) -> Result<Vec<f64>, OpError> {
-    let xv = values(x);
-    let (_, offs) = index_positions(x, idx)?;
-    Ok(offs.iter().map(|&o| read(&xv, o)).collect())
 }
 
 /// `_embedding_bag`: bags given by `offsets`, reduced by sum (weighted), mean or max; entries
@@ -336,6 +314,18 @@ fn embedding_bag(a: &Args<'_>, metas: &[TensorMeta]) -> Result<Vec<Tensor>, OpEr
             row.iter_mut().for_each(|v| *v /= bag_size[b] as f64);
         }
     }
+    // The auxiliary outputs as PyTorch's CPU kernel leaves them (they feed only backward):
+    // sum mode keeps no offset2bag (without a padding_idx), zero bag sizes and max indices;
+    // mean mode's max indices are the bag sizes; an empty bag's max index is 0.
+    if mode == 0 {
+        bag_size.iter_mut().for_each(|b| *b = 0);
+        max_idx.iter_mut().for_each(|m| *m = 0);
+    } else if mode == 1 {
+        max_idx = bag_size.clone();
+    } else {
+        max_idx.iter_mut().for_each(|m| *m = (*m).max(0));
+    }
+    offset2bag.truncate(metas[1].sizes[0]);
     Ok(vec![
         tensor(metas[0].dtype, metas[0].sizes.clone(), out)?,
         i64_tensor(metas[1].sizes.clone(), offset2bag)?,

@@ -109,6 +109,7 @@ pub(crate) fn pool(
     let out_plane: usize = output.iter().product();
     let mut vals = Vec::with_capacity(planes * out_plane);
     let mut idxs = Vec::new();
+    let mut taken: Vec<Option<usize>> = Vec::new();
     match kind {
         OpKind::AdaptiveAvgPool => {
             for p in 0..planes {
@@ -155,13 +156,14 @@ pub(crate) fn pool(
                         let v = xv[base + off];
                         inside += 1;
                         sum += v;
-                        if best_at.is_none() || v > best || v.is_nan() && !best.is_nan() {
+                        if best_at.is_none() || v > best || v.is_nan() {
                             best = v;
                             best_at = Some(off);
                         }
                     });
                     if kind == OpKind::MaxPoolWithIndices {
                         vals.push(best);
+                        taken.push(best_at.map(|o| base + o));
                         idxs.push(best_at.unwrap_or(0) as i64);
                     } else {
                         // PyTorch counts the window clipped to the padded input (count_include_pad)
@@ -182,10 +184,15 @@ pub(crate) fn pool(
                     }
                 });
             }
-            let mut outs = vec![tensor(out.dtype, out.sizes.clone(), vals)?];
-            if kind == OpKind::MaxPoolWithIndices {
-                outs.push(i64_tensor(metas[1].sizes.clone(), idxs)?);
-            }
+            let outs = if kind == OpKind::MaxPoolWithIndices {
+                // The max is moved, not converted (64-bit integers keep every bit).
+                vec![
+                    crate::host::take(x, &taken, coil_graph::Scalar::Int(0), out.sizes.clone())?,
+                    i64_tensor(metas[1].sizes.clone(), idxs)?,
+                ]
+            } else {
+                vec![tensor(out.dtype, out.sizes.clone(), vals)?]
+            };
             Ok(outs)
         }
         other => fail(format!("{other:?} is not a pooling op")),

@@ -148,39 +148,39 @@ pub(crate) fn eval(
             let x = a.tensor("self")?;
             let mask = a.tensor("mask")?;
             let fill = match a.value("value")? {
-                Value::Scalar(s) => s.to_f64(),
-                Value::Tensor(t) => t.to_f64_vec().first().copied().unwrap_or(0.0),
+                Value::Scalar(s) => s,
+                Value::Tensor(t) => match crate::host::Vals::of(t).get(0) {
+                    crate::host::Val::F(f) => coil_graph::Scalar::Float(f),
+                    crate::host::Val::I(i) => coil_graph::Scalar::Int(i),
+                },
             };
             let sizes = out.sizes.clone();
-            let xs = crate::host::values(&expand(x, &sizes)?);
+            let xe = expand(x, &sizes)?.contiguous();
             let ms = crate::host::values(&expand(mask, &sizes)?);
-            let v = xs
+            let offs: Vec<Option<usize>> = ms
                 .iter()
-                .zip(&ms)
-                .map(|(&v, &m)| if m != 0.0 { fill } else { v })
+                .enumerate()
+                .map(|(i, &m)| (m == 0.0).then_some(i))
                 .collect();
-            crate::host::tensor(dtype, sizes, v)
+            crate::host::take(&xe, &offs, fill, sizes)
         }
         Tril | Triu => {
             let x = a.tensor("self")?;
             let diag = a.b.int("diagonal")?;
             let sizes = x.sizes().to_vec();
             let (rows, cols) = (sizes[sizes.len() - 2], sizes[sizes.len() - 1]);
-            let v = x
-                .to_f64_vec()
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| {
+            let offs: Vec<Option<usize>> = (0..x.numel())
+                .map(|i| {
                     let (r, c) = (((i / cols) % rows.max(1)) as i64, (i % cols) as i64);
                     let keep = if kind == Tril {
                         c - r <= diag
                     } else {
                         c - r >= diag
                     };
-                    if keep { v } else { 0.0 }
+                    keep.then_some(i)
                 })
                 .collect();
-            crate::host::tensor(dtype, sizes, v)
+            crate::host::take(x, &offs, coil_graph::Scalar::Int(0), sizes)
         }
         Neg | Abs | Relu => {
             let x = a.tensor("self")?;

@@ -16,7 +16,7 @@ pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Vec<T
     let dtype = out.dtype;
     match kind {
         Any | All => {
-            let (dims, keepdim) = reduction_dims(&a.b, rank)?;
+            let (dims, keepdim) = coil_graph::any_all_dims(&a.b, rank)?;
             let sizes = reduced_sizes(x.sizes(), &dims, keepdim);
             let s = Src::<bool>::of(x)?;
             let v: Vec<bool> = if kind == Any {

@@ -41,9 +41,9 @@ pub use dtype::{Category, DEFAULT_FLOAT, DType, Operand, promote_types, result_t
 pub use error::GraphError;
 pub use graph::{Arg, Call, DeviceSpec, Graph, Layout, MemoryFormat, Node, NodeId, NodeKind};
 pub use infer::{
-    AdvancedIndex, ConvGeometry, Window, advanced_index, arange_len, arange_params, conv_geometry,
-    fill_value_of, infer_call, padded_sizes, pool_window, reduction_dims, slice_range,
-    spatial_dims,
+    AdvancedIndex, ConvGeometry, Window, advanced_index, any_all_dims, arange_len, arange_params,
+    conv_geometry, fill_value_of, infer_call, padded_sizes, pool_window, reduction_dims,
+    slice_range, spatial_dims,
 };
 pub use math_fn::MathFn;
 pub use meta::{

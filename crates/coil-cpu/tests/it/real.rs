@@ -41,3 +41,54 @@ fn real_models_match_pytorch_under_every_strategy() {
         }
     }
 }
+
+/// The op-level cases exported from PyTorch (coil-eager's `tests/data/ops`, made by
+/// `tools/op_cases.py`) compiled for the CPU: every lowering (and host fallback) of the
+/// real-model ops against PyTorch's own outputs.
+#[test]
+fn op_cases_compiled_for_the_cpu_match_pytorch() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../coil-eager/tests/data/ops");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the op cases")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "py"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 100, "{} cases", files.len());
+    let backend = Arc::new(coil_cpu::CpuBackend::new().expect("cpu backend"));
+    let mut failures = Vec::new();
+    for py in &files {
+        let name = py.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(py).expect("readable");
+        let graph = coil_graph::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let tensors =
+            Tensor::load_safetensors(&py.with_extension("safetensors")).expect("safetensors");
+        let (inputs, outputs) = coil_models::split_io(&graph, &tensors).expect("inputs");
+        let outputs = outputs.expect("PyTorch's outputs");
+        let result = coil::compile(&graph, backend.clone(), &coil::Options::default())
+            .map_err(|e| e.to_string())
+            .and_then(|m| m.run(&inputs).map_err(|e| e.to_string()));
+        match result {
+            Err(e) => failures.push(format!("{name}: {e}")),
+            Ok(got) => {
+                for (i, (g, w)) in got.iter().zip(&outputs).enumerate() {
+                    let tol = if g.dtype() == coil_graph::DType::F64 {
+                        1e-9
+                    } else {
+                        1e-4
+                    };
+                    if let Err(e) = check_close(g, w, tol, tol) {
+                        failures.push(format!("{name} output {i}: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+}

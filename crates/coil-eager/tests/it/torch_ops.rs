@@ -4,8 +4,8 @@
 //! reproduce PyTorch eager's outputs: same dtype and sizes, ints and bools exactly, floats
 //! within a dtype's tolerance (NaN equal to NaN, infinities equal to themselves).
 //!
-//! Cases on which coil-eager is known to be wrong live in `tests/data/ops_known_bugs`, which
-//! this test does not read. Regenerate both folders with `.venv/bin/python tools/op_cases.py`.
+//! Cases on which coil-eager is known to be wrong go to `tests/data/ops_known_bugs` (none now),
+//! which this test does not read. Regenerate with `.venv/bin/python tools/op_cases.py`.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -208,26 +208,4 @@ fn every_op_case_matches_pytorch() {
         failures.join("\n  ")
     );
     assert!(outputs > 0, "no outputs were compared");
-}
-
-/// The reproducers of `tests/data/ops_known_bugs` (run with `--ignored`): lists what each gives
-/// and fails when one now matches PyTorch, so that it can move back to `tests/data/ops` (delete
-/// its KNOWN_BUGS entry in tools/op_cases.py and re-run the script).
-#[test]
-#[ignore = "known coil bugs: these cases are expected to fail"]
-#[allow(clippy::print_stderr)] // the listing is the point of running it (`--nocapture`)
-fn known_bug_cases_still_differ() {
-    let files = case_files("ops_known_bugs");
-    let mut fixed = Vec::new();
-    for py in &files {
-        let name = py.file_name().unwrap().to_string_lossy().into_owned();
-        match check_case(py) {
-            Ok(_) => fixed.push(name),
-            Err(e) => eprintln!("{name}: {e}"),
-        }
-    }
-    assert!(
-        fixed.is_empty(),
-        "these known-bug cases now match PyTorch: {fixed:?}"
-    );
 }

@@ -161,9 +161,15 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             };
             let d = w.sizes[1];
             let max_idx = if mode == 2 { vec![bags, d] } else { vec![bags] };
+            // PyTorch's CPU kernel leaves offset2bag empty in sum mode without a padding_idx.
+            let offset2bag = if mode == 0 && b.int("padding_idx")? < 0 {
+                0
+            } else {
+                idx.sizes[0]
+            };
             Ok(vec![
                 TensorMeta::contiguous(w.dtype, vec![bags, d]),
-                TensorMeta::contiguous(DType::I64, vec![idx.sizes[0]]),
+                TensorMeta::contiguous(DType::I64, vec![offset2bag]),
                 TensorMeta::contiguous(DType::I64, vec![bags]),
                 TensorMeta::contiguous(DType::I64, max_idx),
             ])

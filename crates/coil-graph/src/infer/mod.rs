@@ -131,6 +131,16 @@ pub fn reduction_dims(b: &Bound<'_>, rank: usize) -> Result<(Vec<usize>, bool), 
     Ok((dims, keepdim))
 }
 
+/// `any` / `all`'s reduced dims: as [`reduction_dims`], except that `any.dims(x, [])` reduces
+/// nothing (PyTorch's rule for these two; `sum(x, [])` reduces everything).
+pub fn any_all_dims(b: &Bound<'_>, rank: usize) -> Result<(Vec<usize>, bool), GraphError> {
+    let (dims, keepdim) = reduction_dims(b, rank)?;
+    if b.schema().overload == "dims" && b.opt_int_list("dim").is_some_and(|d| d.is_empty()) {
+        return Ok((vec![], keepdim));
+    }
+    Ok((dims, keepdim))
+}
+
 fn reduced(m: &TensorMeta, dims: &[usize], keepdim: bool, dtype: DType) -> TensorMeta {
     let sizes = (0..m.rank())
         .filter_map(|i| match (dims.contains(&i), keepdim) {

@@ -38,7 +38,7 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
         }
         Any | All => {
             let m = cx.meta("self")?;
-            let (dims, keepdim) = reduction_dims(b, m.rank())?;
+            let (dims, keepdim) = super::any_all_dims(b, m.rank())?;
             one(reduced(&m, &dims, keepdim, DType::Bool))
         }
         BatchNormNoTraining | BatchNorm => {

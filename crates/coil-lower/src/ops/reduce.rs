@@ -42,7 +42,7 @@ impl Lowerer<'_> {
                 let sizes = self.g.tensors[x].sizes.clone();
                 let rank = sizes.len();
                 let (dims, keepdim) =
-                    reduction_dims(b, rank).map_err(|e| Self::graph_err(node, e))?;
+                    coil_graph::any_all_dims(b, rank).map_err(|e| Self::graph_err(node, e))?;
                 let mut cx = BodyCx::new(&sizes);
                 let v = self.load_broadcast(&mut cx, x);
                 let src = self.g.tensors[x].dtype;
