@@ -587,6 +587,28 @@ pub(crate) fn human_bytes(b: usize) -> String {
     }
 }
 
+/// `aten.cumsum.default x2, aten.embedding.default` (each op once, with its count).
+fn fallback_summary(ops: &[String]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for op in ops {
+        match counts.iter_mut().find(|(o, _)| *o == op) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((op, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(o, n)| {
+            if *n > 1 {
+                format!("{o} x{n}")
+            } else {
+                o.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -794,26 +816,4 @@ mod tests {
         assert!(check(FEW_ELEMENTS - 1));
         assert!(!check(FEW_ELEMENTS));
     }
-}
-
-/// `aten.cumsum.default x2, aten.embedding.default` (each op once, with its count).
-fn fallback_summary(ops: &[String]) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for op in ops {
-        match counts.iter_mut().find(|(o, _)| *o == op) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((op, 1)),
-        }
-    }
-    counts
-        .iter()
-        .map(|(o, n)| {
-            if *n > 1 {
-                format!("{o} x{n}")
-            } else {
-                o.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
 }

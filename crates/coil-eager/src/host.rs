@@ -119,12 +119,16 @@ pub(crate) fn moved(
             if dims.is_empty() {
                 let n = n_el as i64;
                 for i in 0..n {
-                    o.push(Some((i - shifts[0]).rem_euclid(n.max(1)) as usize));
+                    let s = shifts[0].rem_euclid(n.max(1));
+                    o.push(Some((i - s).rem_euclid(n.max(1)) as usize));
                 }
             } else {
+                // Shifts taken modulo their dim's size first, so no sum overflows.
                 let mut shift = vec![0i64; rank.max(1)];
                 for (&s, &d) in shifts.iter().zip(&dims) {
-                    shift[coil_graph::normalize_dim(d, rank)?] += s;
+                    let d = coil_graph::normalize_dim(d, rank)?;
+                    let n = sizes.get(d).copied().unwrap_or(1).max(1) as i64;
+                    shift[d] = (shift[d] + s.rem_euclid(n)) % n;
                 }
                 for_each_index(&sizes, |p| {
                     let off: usize = (0..rank)

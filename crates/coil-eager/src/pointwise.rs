@@ -141,7 +141,7 @@ pub(crate) fn eval(
                     })
                 }
             };
-            let v: Vec<f64> = x.to_f64_vec().into_iter().map(|v| f(v)).collect();
+            let v: Vec<f64> = x.to_f64_vec().into_iter().map(f).collect();
             crate::host::tensor(dtype, x.sizes().to_vec(), v)
         }
         MaskedFill => {

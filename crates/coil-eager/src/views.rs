@@ -133,7 +133,12 @@ pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Vec<T
             let (start, len, step) = slice_range(&a.b, sizes[d])?;
             let offset = offset + start * strides[d];
             sizes[d] = len;
-            strides[d] *= step;
+            // As inference: a dim the slice leaves at most one element of keeps its stride.
+            if len > 1 {
+                strides[d] = strides[d]
+                    .checked_mul(step)
+                    .ok_or_else(|| OpError::new("slice: the step makes the stride overflow"))?;
+            }
             view(sizes, strides, offset)
         }
         Select => {

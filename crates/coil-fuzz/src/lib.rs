@@ -380,16 +380,35 @@ pub struct Report {
 /// whichever comes first; every `cpu_every`-th small graph also goes through the CPU backend.
 /// Runs on a thread named `coil-fuzz` (its panics are recorded, not printed).
 pub fn run(seed: u64, executions: usize, duration: Duration, cpu_every: usize) -> Report {
+    run_with(Vec::new(), seed, executions, duration, cpu_every)
+}
+
+/// [`run`] with `extra` seed texts beside [`seeds`] (random graphs from coil-testkit, in the
+/// fuzzer's tests; the testkit is a dev-dependency, so the binary has only the zoo's).
+pub fn run_with(
+    extra: Vec<String>,
+    seed: u64,
+    executions: usize,
+    duration: Duration,
+    cpu_every: usize,
+) -> Report {
     let handle = std::thread::Builder::new()
         .name("coil-fuzz".into())
         .stack_size(64 << 20)
-        .spawn(move || fuzz(seed, executions, duration, cpu_every))
+        .spawn(move || fuzz(extra, seed, executions, duration, cpu_every))
         .expect("the fuzzer's thread starts");
     handle.join().unwrap_or_default()
 }
 
-fn fuzz(seed: u64, executions: usize, duration: Duration, cpu_every: usize) -> Report {
-    let seeds = seeds();
+fn fuzz(
+    extra: Vec<String>,
+    seed: u64,
+    executions: usize,
+    duration: Duration,
+    cpu_every: usize,
+) -> Report {
+    let mut seeds = seeds();
+    seeds.extend(extra);
     let ops = op_names(&seeds);
     let cpu: Option<Arc<dyn Backend>> = coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
         threads: 1,

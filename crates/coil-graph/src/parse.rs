@@ -762,7 +762,7 @@ impl Parser {
                 names.push((name, col));
             }
             for (name, col) in names {
-                if !self.values.get(name).is_some_and(|v| v.id.is_none()) {
+                if self.values.get(name).is_none_or(|v| v.id.is_some()) {
                     self.lookup(cur, name, col)?;
                 }
                 if let Some(v) = self.values.get_mut(name) {

@@ -44,3 +44,43 @@ fn a_bounded_run_finds_nothing() {
     );
     assert!(report.accepted > 0 && report.rejected > 0, "{report:?}");
 }
+
+/// Mutants of random graphs (coil-testkit's generator, every op family, edge dims included)
+/// never panic either: a bounded, deterministic run over 300 of them.
+#[test]
+fn random_graph_mutants_never_panic() {
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let configs = [
+        coil_testkit::GraphConfig::default(),
+        coil_testkit::GraphConfig {
+            rank: 0..4,
+            dim: 0..3,
+            ..coil_testkit::GraphConfig::default()
+        },
+    ];
+    let mut texts = Vec::new();
+    for config in &configs {
+        let strategy = coil_testkit::random_graph(config);
+        for _ in 0..150 {
+            let case = strategy
+                .new_tree(&mut runner)
+                .expect("a random graph")
+                .current();
+            texts.push(case.graph.to_string());
+        }
+    }
+    let report = coil_fuzz::run_with(texts, 7, 200_000, Duration::from_secs(40), 50);
+    let finds: Vec<String> = report
+        .finds
+        .iter()
+        .map(|f| format!("{}\n{}", f.message, f.text))
+        .collect();
+    assert!(
+        finds.is_empty(),
+        "{} executions:\n{}",
+        report.executions,
+        finds.join("\n---\n")
+    );
+    assert!(report.accepted > 0, "{report:?}");
+}

@@ -143,7 +143,14 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             let (start, len, step) = slice_range(b, m.sizes[d])?;
             let _ = start;
             m.sizes[d] = len;
-            m.strides[d] *= step;
+            // A huge step over a dim it leaves one element of: that stride is never used.
+            m.strides[d] = if len <= 1 {
+                m.strides[d]
+            } else {
+                m.strides[d].checked_mul(step).ok_or_else(|| {
+                    GraphError::Shape(format!("slice: step {step} makes the stride overflow"))
+                })?
+            };
             one(m)
         }
         Select => {
@@ -339,7 +346,7 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
 /// `constant_pad_nd`'s result sizes: `pad` holds (before, after) pairs from the last dim
 /// backwards; negative pads crop.
 pub fn padded_sizes(sizes: &[usize], pad: &[i64]) -> Result<Vec<usize>, GraphError> {
-    if pad.len() % 2 != 0 || pad.len() / 2 > sizes.len() {
+    if !pad.len().is_multiple_of(2) || pad.len() / 2 > sizes.len() {
         return shape_err(format!(
             "constant_pad_nd: padding length must be even and at most twice the input's rank ({}), got {}",
             sizes.len(),
@@ -349,13 +356,17 @@ pub fn padded_sizes(sizes: &[usize], pad: &[i64]) -> Result<Vec<usize>, GraphErr
     let mut out = sizes.to_vec();
     for (i, p) in pad.chunks(2).enumerate() {
         let d = sizes.len() - 1 - i;
-        let n = sizes[d] as i64 + p[0] + p[1];
-        if n < 0 {
-            return shape_err(format!(
-                "constant_pad_nd: the input size {}, plus negative padding {} and {} resulted in a negative                  output size, which is invalid. Check dimension {d} of your input.",
-                sizes[d], p[0], p[1]
-            ));
-        }
+        let n = (sizes[d] as i64)
+            .checked_add(p[0])
+            .and_then(|v| v.checked_add(p[1]))
+            .filter(|&v| v >= 0)
+            .ok_or_else(|| {
+                GraphError::Shape(format!(
+                    "constant_pad_nd: the input size {}, plus padding {} and {}, is not a valid \
+                     output size (negative or too large). Check dimension {d} of your input.",
+                    sizes[d], p[0], p[1]
+                ))
+            })?;
         out[d] = n as usize;
     }
     Ok(out)

@@ -85,6 +85,19 @@ pub fn pool_window(b: &Bound<'_>, op_name: &str, sizes: &[usize]) -> Result<Wind
             Dims(sizes)
         ));
     }
+    // Only the batch dim may be empty (PyTorch's check).
+    let non_batch = if sizes.len() == n + 2 {
+        &sizes[1..]
+    } else {
+        sizes
+    };
+    if non_batch.contains(&0) {
+        return shape_err(format!(
+            "{op_name}: expected an input with non-zero sizes apart from an optional batch dim, \
+             got {}",
+            Dims(sizes)
+        ));
+    }
     let input = sizes[sizes.len() - n..].to_vec();
     let kernel = positive(b, "kernel_size", n, "kernel_size")?;
     let stride = match b.opt_int_list("stride") {
@@ -261,7 +274,7 @@ pub fn conv_geometry(b: &Bound<'_>, x: &[usize], w: &[usize]) -> Result<ConvGeom
             Dims(x)
         ));
     }
-    if !transposed && w[0] % groups != 0 {
+    if !transposed && !w[0].is_multiple_of(groups) {
         return shape_err(format!(
             "convolution: given groups={groups}, expected weight to be divisible by {groups} at dimension 0, \
              but got weight of size {} instead",

@@ -163,7 +163,7 @@ impl Lowerer<'_> {
         let ranges = cx.ranges.clone();
         let (bdim, cdim) = if g.batched { (Some(0), 1) } else { (None, 0) };
         let c = cx.idx[cdim].clone();
-        let pos = flatten(&cx.idx[cdim + 1..].to_vec(), &g.output);
+        let pos = flatten(&cx.idx[cdim + 1..], &g.output);
         let col_m = match bdim {
             Some(bd) => cx.idx[bd].scale(l as i64).add(&pos),
             None => pos,

@@ -122,6 +122,7 @@ impl Lowerer<'_> {
             K::Flip | K::Roll | K::ConstantPadNd => return self.lower_moved(node, call, &b),
             K::Convolution => return self.lower_convolution(node, call, &b),
             K::AsStrided => return self.lower_as_strided(node, call, &b),
+            K::Cumsum | K::Cumprod => return self.lower_scan(node, call, &b),
             _ => {}
         }
         use coil_graph::OpClass as C;
@@ -142,9 +143,7 @@ pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
     use coil_graph::OpKind::*;
     !matches!(
         kind,
-        Cumsum
-            | Cumprod
-            | Embedding
+        Embedding
             | EmbeddingBag
             | Index
             | IndexSelect

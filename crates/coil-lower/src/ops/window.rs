@@ -142,8 +142,8 @@ impl Lowerer<'_> {
         let (mut include_pad, mut divisor, mut pads, mut kernel) =
             (true, None, vec![0; n], vec![0; n]);
         if kind == OpKind::AdaptiveAvgPool {
-            for d in 0..n {
-                let (i, o) = (input[d] as i64, meta.sizes[lead + d] as i64);
+            for (d, &size) in input.iter().enumerate() {
+                let (i, o) = (size as i64, meta.sizes[lead + d] as i64);
                 let p = cx.idx[lead + d].clone();
                 let start = p.scale(i).floor_div(o.max(1));
                 let end = p
@@ -435,7 +435,9 @@ impl Lowerer<'_> {
                 }
                 let mut shift = vec![0i64; rank];
                 for (&s, &d) in shifts.iter().zip(&dims) {
-                    shift[normalize_dim(d, rank).map_err(gerr)?] += s;
+                    let d = normalize_dim(d, rank).map_err(gerr)?;
+                    let n = sizes[d].max(1) as i64;
+                    shift[d] = (shift[d] + s.rem_euclid(n)) % n;
                 }
                 let idx: Vec<IndexExpr> = (0..rank)
                     .map(|d| {
@@ -480,5 +482,59 @@ impl Lowerer<'_> {
             }
         };
         Ok(vec![self.finish_pointwise(node, cx, root, out)])
+    }
+}
+
+/// Scans along dims longer than this run as host fallbacks (the masked reduction below does
+/// `len` times the work of a scan).
+pub(super) const MAX_SCAN_AS_REDUCTION: usize = 1024;
+
+impl Lowerer<'_> {
+    /// `cumsum` / `cumprod` along `dim` as a masked reduction: `out[.., i, ..] = sum over j of
+    /// (j <= i ? x[.., j, ..] : 0)` (1 and a product for `cumprod`). It runs on every backend
+    /// and fuses with its pointwise producers (inlined into the reduction's body) and readers;
+    /// it does `len` times a scan's work, so only dims up to [`MAX_SCAN_AS_REDUCTION`] long take
+    /// it (Inductor's `ops.scan`, a block-wide scan, is the better form; it needs a scan
+    /// construct in both code generators).
+    pub(super) fn lower_scan(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let x = self.tensor(node, b, "self")?;
+        let sizes = self.g.tensors[x].sizes.clone();
+        let rank = sizes.len();
+        let meta = node.meta().clone();
+        let out = meta.dtype;
+        let d = normalize_dim(b.int("dim").map_err(|e| Self::graph_err(node, e))?, rank)
+            .map_err(|e| Self::graph_err(node, e))?;
+        let len = sizes.get(d).copied().unwrap_or(1);
+        if rank == 0 || len <= 1 || len > MAX_SCAN_AS_REDUCTION || sizes.contains(&0) {
+            return self.lower_fallback(node, call);
+        }
+        let prod = call.op.kind() == OpKind::Cumprod;
+        // y[p.., r] = r <= p_d ? x[p with dim d at r] : identity, over [*sizes, len].
+        let mut ysizes = sizes.clone();
+        ysizes.push(len);
+        let mut cx = BodyCx::new(&ysizes);
+        let r = cx.idx[rank].clone();
+        let mut idx = cx.idx[..rank].to_vec();
+        let pd = idx[d].clone();
+        idx[d] = r.clone();
+        let v = self.load_at(&mut cx, x, &idx, None);
+        let v = cx.body.to_dtype(v, out);
+        let rv = cx.body.index_expr(r, DType::I64);
+        let pv = cx.body.index_expr(pd, DType::I64);
+        let keep = cx.body.binary(Op::Le, rv, pv);
+        let identity = cx.body.constant(Const::Int(i64::from(prod)), out);
+        let root = cx.body.where_(keep, v, identity);
+        let y = self.finish_pointwise(node, cx, root, out);
+        let rt = if prod {
+            crate::body::ReductionType::Prod
+        } else {
+            crate::body::ReductionType::Sum
+        };
+        Ok(vec![self.reduce(node, y, &[rank], false, rt, out)])
     }
 }

@@ -14,7 +14,11 @@ proptest! {
         case in random_graph(&GraphConfig::default()),
     ) {
         let RandomGraph { graph: g, inputs: ins } = case;
-        let reference = crate::common::reference(&g, &ins);
+        // PyTorch rejects some (amin over a dim a negative pad emptied); they are skipped.
+        let Ok(reference) = coil_eager::run(&g, &ins) else {
+            return Ok(());
+        };
+        let reference = reference.outputs;
         for config in [
             LowerConfig::gpu(),
             LowerConfig::cpu(),

@@ -97,28 +97,38 @@ fn an_op_with_neither_lowering_nor_eager_version_is_a_parse_error_naming_it() {
 }
 
 #[test]
-fn cumsum_runs_as_a_counted_host_fallback_between_kernels() {
-    let text = graph(
-        r#"x: "f32[2, 5]""#,
-        &[
-            r#"a: "f32[2, 5]" = torch.ops.aten.mul.Tensor(x, 2)"#,
-            r#"c: "f32[2, 5]" = torch.ops.aten.cumsum.default(a, -1)"#,
-            r#"d: "f32[2, 5]" = torch.ops.aten.relu.default(c)"#,
-            "return (d,)",
-        ],
+fn cumsum_is_a_masked_reduction_and_a_counted_host_fallback_past_its_limit() {
+    let text = |n: usize| {
+        graph(
+            &format!(r#"x: "f32[2, {n}]""#),
+            &[
+                &format!(r#"a: "f32[2, {n}]" = torch.ops.aten.mul.Tensor(x, 2)"#),
+                &format!(r#"c: "f32[2, {n}]" = torch.ops.aten.cumsum.default(a, -1)"#),
+                &format!(r#"d: "f32[2, {n}]" = torch.ops.aten.relu.default(c)"#),
+                "return (d,)",
+            ],
+        )
+    };
+    let compile = |n: usize| {
+        let g = coil_graph::parse(&text(n)).expect("parses");
+        coil::compile(&g, Arc::new(InterpBackend::new()), &Options::default()).expect("compiles")
+    };
+    let short = compile(10);
+    assert!(
+        short.report.fallback_ops.is_empty(),
+        "{:?}",
+        short.report.fallback_ops
     );
-    let g = coil_graph::parse(&text).expect("parses");
-    let model =
-        coil::compile(&g, Arc::new(InterpBackend::new()), &Options::default()).expect("compiles");
-    assert_eq!(model.report.fallback_ops, ["aten.cumsum.default"]);
     let x = Tensor::new(
-        Data::F32(vec![1.0, -2.0, 3.0, 0.5, 1.0, 0.0, 1.0, 1.0, 1.0, -9.0]),
-        vec![2, 5],
+        Data::F32((0..20).map(|i| [1.0, -2.0, 3.0, 0.5, 1.0][i % 5]).collect()),
+        vec![2, 10],
     )
     .unwrap();
-    let got = model.run(&[x]).expect("runs");
+    let got = short.run(std::slice::from_ref(&x)).expect("runs");
     assert_eq!(
-        got[0].to_f64_vec(),
-        [2.0, 0.0, 4.0, 5.0, 7.0, 0.0, 2.0, 4.0, 6.0, 0.0]
+        got[0].to_f64_vec()[..10],
+        [2.0, 0.0, 4.0, 5.0, 7.0, 9.0, 5.0, 11.0, 12.0, 14.0]
     );
+    let long = compile(2000);
+    assert_eq!(long.report.fallback_ops, ["aten.cumsum.default"]);
 }
