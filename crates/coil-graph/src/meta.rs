@@ -101,7 +101,9 @@ pub fn contiguous_strides(sizes: &[usize]) -> Vec<usize> {
     let mut acc = 1usize;
     for i in (0..sizes.len()).rev() {
         strides[i] = acc;
-        acc *= sizes[i].max(1);
+        // Saturating: only a tensor with a zero-size dim can have a product past usize, and
+        // its strides address nothing.
+        acc = acc.saturating_mul(sizes[i].max(1));
     }
     strides
 }

@@ -39,23 +39,24 @@ fn pooled_size(
     dilation: usize,
     ceil: bool,
 ) -> i64 {
+    // In i128: user-given strides and dilations may be near i64::MAX.
     let (i, k, p, s, d) = (
-        input as i64,
-        kernel as i64,
-        pad as i64,
-        stride as i64,
-        dilation as i64,
+        input as i128,
+        kernel as i128,
+        pad as i128,
+        stride as i128,
+        dilation as i128,
     );
     let span = i + 2 * p - d * (k - 1) - 1;
     let mut out = if ceil {
-        span.div_euclid(s) + i64::from(span.rem_euclid(s) != 0) + 1
+        span.div_euclid(s) + i128::from(span.rem_euclid(s) != 0) + 1
     } else {
         span.div_euclid(s) + 1
     };
     if ceil && out > 0 && (out - 1) * s >= i + p {
         out -= 1;
     }
-    out
+    out.clamp(i64::MIN as i128, i64::MAX as i128) as i64
 }
 
 fn positive(b: &Bound<'_>, name: &str, n: usize, what: &str) -> Result<Vec<usize>, GraphError> {
@@ -123,8 +124,8 @@ pub fn pool_window(b: &Bound<'_>, op_name: &str, sizes: &[usize]) -> Result<Wind
     let ceil = b.bool("ceil_mode")?;
     let mut output = Vec::with_capacity(n);
     for i in 0..n {
-        let effective = (kernel[i] - 1) * dilation[i] + 1;
-        if padding[i] * 2 > effective {
+        let effective = (kernel[i] as i128 - 1) * dilation[i] as i128 + 1;
+        if padding[i] as i128 * 2 > effective {
             return shape_err(format!(
                 "{op_name}: pad should be at most half of effective kernel size, but got pad={}, \
                  kernel_size={} and dilation={}",
@@ -261,10 +262,13 @@ pub fn conv_geometry(b: &Bound<'_>, x: &[usize], w: &[usize]) -> Result<ConvGeom
     }
     let transposed = b.bool("transposed")?;
     let (batch, in_channels) = if batched { (x[0], x[1]) } else { (1, x[0]) };
+    let grouped = w[1]
+        .checked_mul(groups)
+        .ok_or_else(|| GraphError::Shape(format!("convolution: groups={groups} is too large")))?;
     let (out_channels, expected_in) = if transposed {
-        (w[1] * groups, w[0])
+        (grouped, w[0])
     } else {
-        (w[0], w[1] * groups)
+        (w[0], grouped)
     };
     if in_channels != expected_in {
         return shape_err(format!(
@@ -285,8 +289,14 @@ pub fn conv_geometry(b: &Bound<'_>, x: &[usize], w: &[usize]) -> Result<ConvGeom
     let kernel = w[2..].to_vec();
     let mut output = Vec::with_capacity(n);
     for i in 0..n {
-        let (inp, k) = (input[i] as i64, kernel[i] as i64);
-        let (s, p, d, op) = (stride[i], padding[i], dilation[i], output_padding[i]);
+        // In i128: user-given strides, paddings and dilations may be near i64::MAX.
+        let (inp, k) = (input[i] as i128, kernel[i] as i128);
+        let (s, p, d, op) = (
+            stride[i] as i128,
+            padding[i] as i128,
+            dilation[i] as i128,
+            output_padding[i] as i128,
+        );
         let out = if transposed {
             if op >= s && op >= d {
                 return shape_err(format!(
@@ -300,16 +310,15 @@ pub fn conv_geometry(b: &Bound<'_>, x: &[usize], w: &[usize]) -> Result<ConvGeom
             let effective = d * (k - 1) + 1;
             if padded < effective {
                 return shape_err(format!(
-                    "convolution: calculated padded input size per channel: ({}). Kernel size: ({}). Kernel \
-                     size can't be greater than actual input size",
-                    padded, effective
+                    "convolution: calculated padded input size per channel: ({padded}). Kernel size: \
+                     ({effective}). Kernel size can't be greater than actual input size"
                 ));
             }
             (padded - effective) / s + 1
         };
-        if out < 0 {
+        if !(0..=1i128 << 60).contains(&out) {
             return shape_err(format!(
-                "convolution: the output size would be negative ({out})"
+                "convolution: the output size would be {out}, which is not a valid size"
             ));
         }
         output.push(out as usize);
