@@ -160,7 +160,7 @@ pub fn find(name: &str) -> Option<&'static Model> {
 
 /// A real architecture (torchvision, timm, Hugging Face; random weights), exported with its
 /// parameters as inputs: the graph, and PyTorch's inputs and outputs. `models/real/` holds the
-/// six of `../shared`, `models/real_extra/` those exported with `tools/export_graph.py` (their
+/// six real models the project was given, `models/real_extra/` those exported with `tools/export_graph.py` (their
 /// READMEs give each one's source and command).
 #[derive(Clone, Copy, Debug)]
 pub struct RealModel {
