@@ -48,7 +48,8 @@ pub enum OpFamily {
     /// on rank-3 and -4 floats, or `constant_pad_nd` with pads in -1..=1.
     Window,
     /// Reads at computed indices: `gather` / `index_select` / `index.Tensor` along a random
-    /// dim, the indices being an `argmax` along that dim (so they are in range).
+    /// dim, the indices being an `argmax` along that dim (so they are in range), or
+    /// `embedding` of a 2-D float value by the `argmax` over its rows.
     Gather,
     /// `flip` of a random set of dims, or `roll` by -2..=2 along a random dim.
     Moves,
@@ -425,6 +426,13 @@ fn build(shapes: &[(Vec<usize>, bool)], steps: &[Step]) -> Graph {
                         "constant_pad_nd.default",
                         vec![n(x), Arg::List(pads), Arg::Float(0.5)],
                     )
+                }
+            }
+            OpFamily::Gather if rank == 2 && is_float && s.d % 4 == 0 => {
+                // embedding(x, argmax(x, 0)): the row indices are in range by construction.
+                match b.call("argmax.default", vec![n(x), Arg::Int(0), Arg::Bool(false)]) {
+                    Ok(ids) => b.call("embedding.default", vec![n(x), n(ids)]),
+                    Err(e) => Err(e),
                 }
             }
             OpFamily::Gather if rank > 0 => {
