@@ -313,6 +313,9 @@ impl Partitioner<'_> {
         std::mem::replace(&mut self.visited[node], self.stamp) != self.stamp
     }
 
+    /// Whether every path from `src`'s outputs to `sink` passes `fcond` (TVM's `CheckPath`).
+    /// The walks here use an explicit stack: a path between a node and its post-dominator can be
+    /// as long as the graph is deep.
     fn check_path(
         &mut self,
         src: usize,
@@ -321,31 +324,21 @@ impl Partitioner<'_> {
     ) -> bool {
         self.new_walk();
         let graph = self.graph;
-        graph.outputs[src]
-            .iter()
-            .all(|&(j, _)| self.check_path_from(j, sink, fcond))
-    }
-
-    fn check_path_from(
-        &mut self,
-        node: usize,
-        sink: usize,
-        fcond: &dyn Fn(OpPatternKind, bool) -> bool,
-    ) -> bool {
-        if !self.visit(node) {
-            return true;
+        let mut stack: Vec<usize> = graph.outputs[src].iter().map(|&(j, _)| j).collect();
+        stack.reverse();
+        while let Some(node) = stack.pop() {
+            if !self.visit(node) {
+                continue;
+            }
+            let root = self.groups.root(node);
+            if !fcond(self.groups.pattern[root], node == sink) {
+                return false;
+            }
+            if node != sink {
+                stack.extend(graph.outputs[node].iter().rev().map(|&(j, _)| j));
+            }
         }
-        let root = self.groups.root(node);
-        if !fcond(self.groups.pattern[root], node == sink) {
-            return false;
-        }
-        if node == sink {
-            return true;
-        }
-        let graph = self.graph;
-        graph.outputs[node]
-            .iter()
-            .all(|&(j, _)| self.check_path_from(j, sink, fcond))
+        true
     }
 
     fn commit_fuse(&mut self, src: usize, sink: usize) {
@@ -353,14 +346,16 @@ impl Partitioner<'_> {
         self.commit_from(src, sink, sink);
     }
 
+    /// Merges every node on a path from `node` to `sink` (not `sink` itself) into `target`.
     fn commit_from(&mut self, node: usize, sink: usize, target: usize) {
-        if node == sink || !self.visit(node) {
-            return;
-        }
-        self.groups.merge_from_to(node, target);
         let graph = self.graph;
-        for &(j, _) in &graph.outputs[node] {
-            self.commit_from(j, sink, target);
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if n == sink || !self.visit(n) {
+                continue;
+            }
+            self.groups.merge_from_to(n, target);
+            stack.extend(graph.outputs[n].iter().rev().map(|&(j, _)| j));
         }
     }
 
@@ -370,14 +365,17 @@ impl Partitioner<'_> {
         self.groups.num_nodes[root] + self.count_upto_sink(child, parent)
     }
 
+    /// The nodes on the paths from `node` to `sink` (not `sink`), counted by group size.
     fn count_upto_sink(&mut self, node: usize, sink: usize) -> usize {
-        if node == sink || !self.visit(node) {
-            return 0;
-        }
-        let mut sum = self.groups.num_nodes[node];
         let graph = self.graph;
-        for &(j, _) in &graph.outputs[node] {
-            sum += self.count_upto_sink(j, sink);
+        let mut stack = vec![node];
+        let mut sum = 0;
+        while let Some(n) = stack.pop() {
+            if n == sink || !self.visit(n) {
+                continue;
+            }
+            sum += self.groups.num_nodes[n];
+            stack.extend(graph.outputs[n].iter().rev().map(|&(j, _)| j));
         }
         sum
     }
