@@ -419,9 +419,19 @@ fn build(shapes: &[(Vec<usize>, bool)], steps: &[Step]) -> Graph {
                         }
                     }
                 } else {
-                    let pads: Vec<Arg> = (0..2 * rank.min(2))
-                        .map(|i| Arg::Int(((s.d >> (2 * i)) % 3) as i64 - 1))
-                        .collect();
+                    // Pads in -1..=1 per side of the last (up to) two dims; a crop that would
+                    // empty a non-empty dim is dropped (empty dims come from the inputs only).
+                    let mut pads = Vec::new();
+                    for k in 0..rank.min(2) {
+                        let size = xs[rank - 1 - k] as i64;
+                        let mut p: Vec<i64> = (0..2)
+                            .map(|j| ((s.d >> (2 * (2 * k + j))) % 3) as i64 - 1)
+                            .collect();
+                        if size > 0 && size + p[0] + p[1] < 1 {
+                            p.iter_mut().for_each(|v| *v = (*v).max(0));
+                        }
+                        pads.extend(p.into_iter().map(Arg::Int));
+                    }
                     b.call(
                         "constant_pad_nd.default",
                         vec![n(x), Arg::List(pads), Arg::Float(0.5)],
