@@ -41,7 +41,66 @@ fn and(body: &mut ExprGraph, a: Option<ExprId>, b: Option<ExprId>) -> Option<Exp
     }
 }
 
+/// One spatial dim of a window: the first tap's index as a function of the output index, the
+/// tap count, the tap step, and for adaptive windows the (exclusive) end of each window.
+struct Tap {
+    start: IndexExpr,
+    taps: usize,
+    step: i64,
+    end: Option<IndexExpr>,
+}
+
+/// Advances a multi-index over the windows' taps (row-major); false once it wraps around.
+fn next_tap(tap: &mut [usize], dims: &[Tap]) -> bool {
+    for d in (0..tap.len()).rev() {
+        tap[d] += 1;
+        if tap[d] < dims[d].taps {
+            return true;
+        }
+        tap[d] = 0;
+    }
+    false
+}
+
 impl Lowerer<'_> {
+    /// Loads tap `tap` of `x`'s window (0 outside the input, which `mask` says), cast to
+    /// `compute`; also gives the tap's flat spatial index (max pooling's indices).
+    #[allow(clippy::too_many_arguments)]
+    fn load_tap(
+        &mut self,
+        cx: &mut BodyCx,
+        x: TensorId,
+        dims: &[Tap],
+        tap: &[usize],
+        input: &[usize],
+        lead: usize,
+        compute: DType,
+    ) -> (ExprId, Option<ExprId>, IndexExpr) {
+        let ranges = cx.ranges.clone();
+        let mut idx: Vec<IndexExpr> = cx.idx[..lead].to_vec();
+        let mut mask = None;
+        let mut flat = IndexExpr::zero();
+        for (d, dim) in dims.iter().enumerate() {
+            let pos = dim
+                .start
+                .add_constant(tap[d] as i64 * dim.step)
+                .simplify(&ranges);
+            let m = in_range(&mut cx.body, &pos, input[d], &ranges);
+            mask = and(&mut cx.body, mask, m);
+            if let Some(end) = &dim.end {
+                let pv = cx.body.index_expr(pos.clone(), DType::I64);
+                let ev = cx.body.index_expr(end.clone(), DType::I64);
+                let lt = cx.body.binary(Op::Lt, pv, ev);
+                mask = and(&mut cx.body, mask, Some(lt));
+            }
+            flat = flat.scale(input[d] as i64).add(&pos);
+            idx.push(pos);
+        }
+        let v = self.load_at(cx, x, &idx, mask);
+        let v = cx.body.to_dtype(v, compute);
+        (v, mask, flat.simplify(&ranges))
+    }
+
     /// `_native_batch_norm_legit_no_training` and the eval forms of `_native_batch_norm_legit`
     /// / `native_batch_norm`; the training form runs as a host fallback.
     pub(super) fn lower_batch_norm(
@@ -130,14 +189,6 @@ impl Lowerer<'_> {
         let lead = sizes.len() - n;
         let input = sizes[lead..].to_vec();
         let mut cx = BodyCx::new(&meta.sizes);
-        // Per spatial dim: the taps' first index as a function of the output index, the tap
-        // count, the tap step, and for adaptive windows the end of each window.
-        struct Dim {
-            start: IndexExpr,
-            taps: usize,
-            step: i64,
-            end: Option<IndexExpr>,
-        }
         let mut dims = Vec::with_capacity(n);
         let (mut include_pad, mut divisor, mut pads, mut kernel) =
             (true, None, vec![0; n], vec![0; n]);
@@ -153,7 +204,7 @@ impl Lowerer<'_> {
                     .floor_div(o.max(1));
                 // The widest window: ceil(I / O) + 1 bounds every [start, end).
                 let taps = ((i + o - 1) / o.max(1) + 1).min(i) as usize;
-                dims.push(Dim {
+                dims.push(Tap {
                     start,
                     taps,
                     step: 1,
@@ -173,7 +224,7 @@ impl Lowerer<'_> {
                 let start = p
                     .scale(w.stride[d] as i64)
                     .add_constant(-(w.padding[d] as i64));
-                dims.push(Dim {
+                dims.push(Tap {
                     start,
                     taps: w.kernel[d],
                     step: w.dilation[d] as i64,
@@ -196,27 +247,8 @@ impl Lowerer<'_> {
         let mut acc: Option<ExprId> = None;
         let mut count: Option<ExprId> = None;
         let mut tap = vec![0usize; n];
-        let ranges = cx.ranges.clone();
-        for _ in 0..taps {
-            let mut idx: Vec<IndexExpr> = cx.idx[..lead].to_vec();
-            let mut mask = None;
-            for d in 0..n {
-                let pos = dims[d]
-                    .start
-                    .add_constant(tap[d] as i64 * dims[d].step)
-                    .simplify(&ranges);
-                let m = in_range(&mut cx.body, &pos, input[d], &ranges);
-                mask = and(&mut cx.body, mask, m);
-                if let Some(end) = &dims[d].end {
-                    let pv = cx.body.index_expr(pos.clone(), DType::I64);
-                    let ev = cx.body.index_expr(end.clone(), DType::I64);
-                    let lt = cx.body.binary(Op::Lt, pv, ev);
-                    mask = and(&mut cx.body, mask, Some(lt));
-                }
-                idx.push(pos);
-            }
-            let v = self.load_at(&mut cx, x, &idx, mask);
-            let v = cx.body.to_dtype(v, compute);
+        loop {
+            let (v, mask, _) = self.load_tap(&mut cx, x, &dims, &tap, &input, lead, compute);
             if is_max {
                 let ninf = cx.body.constant(Const::Float(f64::NEG_INFINITY), compute);
                 let v = match mask {
@@ -263,28 +295,15 @@ impl Lowerer<'_> {
                     });
                 }
             }
-            for d in (0..n).rev() {
-                tap[d] += 1;
-                if tap[d] < dims[d].taps {
-                    break;
-                }
-                tap[d] = 0;
+            if !next_tap(&mut tap, &dims) {
+                break;
             }
         }
         let acc = acc.expect("at least one tap");
         if is_max {
             let values = self.finish_pointwise(node, cx, acc, out);
             // The indices: the same taps again in a body of their own (inlined where read).
-            let idx_out = self.max_pool_indices(
-                node,
-                x,
-                &dims
-                    .iter()
-                    .map(|d| (d.start.clone(), d.taps, d.step))
-                    .collect::<Vec<_>>(),
-                &input,
-                lead,
-            )?;
+            let idx_out = self.max_pool_indices(node, x, &dims, &input, lead)?;
             return Ok(vec![values, idx_out]);
         }
         let div = match (divisor, count) {
@@ -321,7 +340,7 @@ impl Lowerer<'_> {
         &mut self,
         node: &Node,
         x: TensorId,
-        dims: &[(IndexExpr, usize, i64)],
+        dims: &[Tap],
         input: &[usize],
         lead: usize,
     ) -> Result<TensorId> {
@@ -333,28 +352,11 @@ impl Lowerer<'_> {
             compute
         };
         let mut cx = BodyCx::new(&meta.sizes);
-        let ranges = cx.ranges.clone();
-        let n = dims.len();
-        let taps: usize = dims.iter().map(|d| d.1).product();
-        let mut tap = vec![0usize; n];
+        let mut tap = vec![0usize; dims.len()];
         let (mut best, mut at): (Option<ExprId>, Option<ExprId>) = (None, None);
-        for _ in 0..taps {
-            let mut idx: Vec<IndexExpr> = cx.idx[..lead].to_vec();
-            let mut mask = None;
-            let mut flat = IndexExpr::zero();
-            for d in 0..n {
-                let pos = dims[d]
-                    .0
-                    .add_constant(tap[d] as i64 * dims[d].2)
-                    .simplify(&ranges);
-                let m = in_range(&mut cx.body, &pos, input[d], &ranges);
-                mask = and(&mut cx.body, mask, m);
-                flat = flat.scale(input[d] as i64).add(&pos);
-                idx.push(pos);
-            }
-            let v = self.load_at(&mut cx, x, &idx, mask);
-            let v = cx.body.to_dtype(v, compute);
-            let i = cx.body.index_expr(flat.simplify(&ranges), DType::I64);
+        loop {
+            let (v, mask, flat) = self.load_tap(&mut cx, x, dims, &tap, input, lead, compute);
+            let i = cx.body.index_expr(flat, DType::I64);
             match (best, at) {
                 (Some(bv), Some(bi)) => {
                     let gt = cx.body.binary(Op::Gt, v, bv);
@@ -376,12 +378,8 @@ impl Lowerer<'_> {
                     at = Some(i);
                 }
             }
-            for d in (0..n).rev() {
-                tap[d] += 1;
-                if tap[d] < dims[d].1 {
-                    break;
-                }
-                tap[d] = 0;
+            if !next_tap(&mut tap, dims) {
+                break;
             }
         }
         let root = at.expect("a tap");

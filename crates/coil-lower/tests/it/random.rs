@@ -6,6 +6,44 @@ use coil_lower::LowerConfig;
 use coil_testkit::{GraphConfig, RandomGraph, check_outputs, random_graph};
 use proptest::prelude::*;
 
+/// Lowers `case` under every config and evaluates it against coil-eager. A graph PyTorch
+/// rejects (amax over a zero-size dim) is skipped.
+fn lowers_to_what_eager_computes(case: RandomGraph) -> Result<(), TestCaseError> {
+    let RandomGraph {
+        graph: g,
+        inputs: ins,
+    } = case;
+    let Ok(reference) = coil_eager::run(&g, &ins) else {
+        return Ok(());
+    };
+    for config in [
+        LowerConfig::gpu(),
+        LowerConfig::cpu(),
+        LowerConfig {
+            inline_all: false,
+            ..LowerConfig::gpu()
+        },
+        LowerConfig {
+            realize_opcount_threshold: 3,
+            realize_reads_threshold: 1,
+            ..LowerConfig::gpu()
+        },
+    ] {
+        let l =
+            coil_lower::lower(&g, &config).map_err(|e| TestCaseError::fail(format!("{e}\n{g}")))?;
+        let got = l
+            .evaluate(&ins)
+            .map_err(|e| TestCaseError::fail(format!("{e}\n{g}")))?;
+        if let Err(e) = check_outputs(&got, &reference.outputs, 1e-4, 1e-4) {
+            return Err(TestCaseError::fail(format!(
+                "{e}\nconfig {config:?}\n{g}\n{}",
+                l.ir_pre_fusion()
+            )));
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
 
@@ -13,47 +51,13 @@ proptest! {
     fn lowered_graphs_compute_what_the_reference_does(
         case in random_graph(&GraphConfig::default()),
     ) {
-        let RandomGraph { graph: g, inputs: ins } = case;
-        // PyTorch rejects some (amin over a dim a negative pad emptied); they are skipped.
-        let Ok(reference) = coil_eager::run(&g, &ins) else {
-            return Ok(());
-        };
-        let reference = reference.outputs;
-        for config in [
-            LowerConfig::gpu(),
-            LowerConfig::cpu(),
-            LowerConfig { inline_all: false, ..LowerConfig::gpu() },
-            LowerConfig { realize_opcount_threshold: 3, realize_reads_threshold: 1, ..LowerConfig::gpu() },
-        ] {
-            let l = coil_lower::lower(&g, &config).map_err(|e| TestCaseError::fail(format!("{e}\n{g}")))?;
-            let got = l.evaluate(&ins).map_err(|e| TestCaseError::fail(format!("{e}\n{g}")))?;
-            if let Err(e) = check_outputs(&got, &reference, 1e-4, 1e-4) {
-                return Err(TestCaseError::fail(format!("{e}\nconfig {config:?}\n{g}\n{}", l.ir_pre_fusion())));
-            }
-        }
+        lowers_to_what_eager_computes(case)?;
     }
 
     #[test]
     fn lowered_graphs_with_empty_unit_and_scalar_dims_compute_what_the_reference_does(
         case in random_graph(&GraphConfig { rank: 0..4, dim: 0..3, ..GraphConfig::default() }),
     ) {
-        let RandomGraph { graph: g, inputs: ins } = case;
-        // PyTorch rejects some of these (amax over a zero-size dim); the graph is then skipped.
-        let Ok(reference) = coil_eager::run(&g, &ins) else {
-            return Ok(());
-        };
-        let reference = reference.outputs;
-        for config in [
-            LowerConfig::gpu(),
-            LowerConfig::cpu(),
-            LowerConfig { inline_all: false, ..LowerConfig::gpu() },
-            LowerConfig { realize_opcount_threshold: 3, realize_reads_threshold: 1, ..LowerConfig::gpu() },
-        ] {
-            let l = coil_lower::lower(&g, &config).map_err(|e| TestCaseError::fail(format!("{e}\n{g}")))?;
-            let got = l.evaluate(&ins).map_err(|e| TestCaseError::fail(format!("{e}\n{g}")))?;
-            if let Err(e) = check_outputs(&got, &reference, 1e-4, 1e-4) {
-                return Err(TestCaseError::fail(format!("{e}\nconfig {config:?}\n{g}\n{}", l.ir_pre_fusion())));
-            }
-        }
+        lowers_to_what_eager_computes(case)?;
     }
 }
