@@ -3,8 +3,9 @@
 //! **Takes**: a (decomposed) [`coil_graph::Graph`] and a [`LowerConfig`] (the realize
 //! thresholds; each backend supplies its own).
 //! **Gives**: a [`LoweredGraph`]: graph inputs, realized [`Buffer`]s `buf0, buf1, ...` in creation
-//! order (each a [`ComputedBuffer`] with a [`LoopBody`] over index variables, or an extern
-//! matmul), their layouts, origins and read/write [`Dep`]s (`MemoryDep`, `StarDep`, `WeakDep`)
+//! order (each a [`ComputedBuffer`] with a [`LoopBody`] over index variables, or an extern:
+//! a matmul, or a host fallback for an op with no lowering, [`ExternKind::Fallback`], which
+//! [`run_host_op`] runs through coil-eager), their layouts, origins and read/write [`Dep`]s (`MemoryDep`, `StarDep`, `WeakDep`)
 //! with `(numel, rnumel)` groups; the dump Inductor writes as `ir_pre_fusion.txt`
 //! ([`LoweredGraph::ir_pre_fusion`]); and an interpreter over the IR
 //! ([`LoweredGraph::evaluate`]) for tests.
