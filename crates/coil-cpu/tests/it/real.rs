@@ -92,3 +92,46 @@ fn op_cases_compiled_for_the_cpu_match_pytorch() {
         failures.join("\n")
     );
 }
+
+/// Pooling windows of more than 25 taps are lowered as reductions over the window (not host
+/// fallbacks): max with its indices, average with and without the padding counted, a divisor,
+/// adaptive average with uneven windows; compiled for the CPU, equal to coil-eager.
+#[test]
+fn large_pooling_windows_are_reductions_equal_to_eager() {
+    let text = r#"class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, 3, 20, 17]"):
+        max_pool2d_with_indices = torch.ops.aten.max_pool2d_with_indices.default(x, [7, 6], [2, 3], [3, 2], [1, 2], True)
+        getitem = max_pool2d_with_indices[0]
+        getitem_1 = max_pool2d_with_indices[1]
+        avg = torch.ops.aten.avg_pool2d.default(x, [6, 5], [3, 3], [2, 2], False, False)
+        avg_1 = torch.ops.aten.avg_pool2d.default(x, [6, 5], [3, 3], [2, 2], False, True, 7)
+        avg_2 = torch.ops.aten.avg_pool2d.default(x, [6, 5], [3, 3], [2, 2])
+        adaptive = torch.ops.aten._adaptive_avg_pool2d.default(x, [3, 2])
+        return (getitem, getitem_1, avg, avg_1, avg_2, adaptive)
+"#;
+    let graph = coil_graph::parse(text).expect("parses");
+    let n = 2 * 3 * 20 * 17;
+    let x = Tensor::new(
+        coil_graph::Data::F32(
+            (0..n)
+                .map(|i| ((i * 7919) % 1000) as f32 / 100.0 - 5.0)
+                .collect(),
+        ),
+        vec![2, 3, 20, 17],
+    )
+    .expect("tensor");
+    let want = coil_eager::run(&graph, std::slice::from_ref(&x))
+        .expect("eager")
+        .outputs;
+    let backend = Arc::new(coil_cpu::CpuBackend::new().expect("cpu backend"));
+    let model = coil::compile(&graph, backend, &coil::Options::default()).expect("compiles");
+    assert!(
+        model.report.fallback_ops.is_empty(),
+        "{:?}",
+        model.report.fallback_ops
+    );
+    let got = model.run(&[x]).expect("runs");
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        check_close(g, w, 1e-5, 1e-5).unwrap_or_else(|e| panic!("output {i}: {e}"));
+    }
+}

@@ -83,7 +83,7 @@ impl Lowerer<'_> {
     }
 
     /// Which of a node's outputs some node reads (all of them for a single-output node).
-    fn used_outputs(&self, node: &Node, outputs: usize) -> Vec<bool> {
+    pub(super) fn used_outputs(&self, node: &Node, outputs: usize) -> Vec<bool> {
         if !node.multi_output {
             return vec![true; outputs];
         }

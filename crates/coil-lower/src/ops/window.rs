@@ -1,8 +1,8 @@
 //! Lowerings of batch norm in eval form (pointwise: `(x - mean[c]) * rsqrt(var[c] + eps) *
-//! w[c] + b[c]`, which fuses with its neighbours), of pooling with small windows (a pointwise
-//! body with the window unrolled, masked at the padding; Inductor's rule: at most 25 taps,
-//! larger windows run as host fallbacks), and of the index-moving copies `flip`, `roll` and
-//! `constant_pad_nd` (one load at a moved index, masked for padding).
+//! w[c] + b[c]`, which fuses with its neighbours), of pooling (a pointwise body with the window
+//! unrolled, masked at the padding, for at most 25 taps as Inductor; a reduction over the taps
+//! for larger windows), of scans (a masked reduction), and of the index-moving copies `flip`,
+//! `roll` and `constant_pad_nd` (one load at a moved index, masked for padding).
 
 use coil_graph::{Bound, Call, DType, Node, OpKind, normalize_dim, normalize_dims, pool_window};
 
@@ -48,6 +48,15 @@ struct Tap {
     taps: usize,
     step: i64,
     end: Option<IndexExpr>,
+}
+
+/// What a large-window pooling needs besides its taps.
+struct Pool {
+    kind: OpKind,
+    include_pad: bool,
+    divisor: Option<i64>,
+    pads: Vec<usize>,
+    kernel: Vec<usize>,
 }
 
 /// Advances a multi-index over the windows' taps (row-major); false once it wraps around.
@@ -235,8 +244,18 @@ impl Lowerer<'_> {
             }
         }
         let taps: usize = dims.iter().map(|d| d.taps).product();
-        if taps > MAX_UNROLLED_WINDOW || taps == 0 {
+        if taps == 0 {
             return self.lower_fallback(node, call);
+        }
+        if taps > MAX_UNROLLED_WINDOW {
+            let pool = Pool {
+                kind,
+                include_pad,
+                divisor,
+                pads,
+                kernel,
+            };
+            return self.pool_as_reduction(node, x, &dims, &input, lead, &pool);
         }
         let compute = if out.is_float() && matches!(out, DType::F16 | DType::BF16) {
             DType::F32
@@ -332,6 +351,160 @@ impl Lowerer<'_> {
             }
         };
         let r = cx.body.binary(Op::TrueDiv, acc, div);
+        Ok(vec![self.finish_pointwise(node, cx, r, out)])
+    }
+
+    /// Pooling with a window of more than [`MAX_UNROLLED_WINDOW`] taps: a reduction over the
+    /// taps (the window dims appended to the output's), masked at the padding; average
+    /// pooling divides by PyTorch's count, max pooling's indices are an argmax over the taps
+    /// mapped back to the input's flat spatial index.
+    fn pool_as_reduction(
+        &mut self,
+        node: &Node,
+        x: TensorId,
+        dims: &[Tap],
+        input: &[usize],
+        lead: usize,
+        pool: &Pool,
+    ) -> Result<Vec<TensorId>> {
+        use crate::body::ReductionType as R;
+        let meta = node.outputs[0].clone();
+        let out = meta.dtype;
+        let compute = if matches!(out, DType::F16 | DType::BF16) {
+            DType::F32
+        } else {
+            out
+        };
+        let rank = meta.sizes.len();
+        let n = dims.len();
+        let mut ext = meta.sizes.clone();
+        ext.extend(dims.iter().map(|d| d.taps));
+        let red: Vec<usize> = (rank..rank + n).collect();
+        // The window's taps over `ext`: value (masked) and mask.
+        let taps_body = |l: &mut Self, fill: f64, ones: bool| -> TensorId {
+            let mut cx = BodyCx::new(&ext);
+            let ranges = cx.ranges.clone();
+            let mut idx: Vec<IndexExpr> = cx.idx[..lead].to_vec();
+            let mut mask = None;
+            for (d, dim) in dims.iter().enumerate() {
+                let t = cx.idx[rank + d].clone();
+                let pos = dim.start.add(&t.scale(dim.step)).simplify(&ranges);
+                let m = in_range(&mut cx.body, &pos, input[d], &ranges);
+                mask = and(&mut cx.body, mask, m);
+                if let Some(end) = &dim.end {
+                    let pv = cx.body.index_expr(pos.clone(), DType::I64);
+                    let ev = cx.body.index_expr(end.clone(), DType::I64);
+                    let lt = cx.body.binary(Op::Lt, pv, ev);
+                    mask = and(&mut cx.body, mask, Some(lt));
+                }
+                idx.push(pos);
+            }
+            let v = if ones {
+                cx.body.constant(Const::Float(1.0), compute)
+            } else {
+                let v = l.load_at(&mut cx, x, &idx, mask);
+                cx.body.to_dtype(v, compute)
+            };
+            let root = match mask {
+                Some(m) => {
+                    let f = if fill == f64::NEG_INFINITY && !compute.is_float() {
+                        Const::Int(i64::MIN)
+                    } else {
+                        Const::Float(fill)
+                    };
+                    let f = cx.body.constant(f, compute);
+                    cx.body.where_(m, v, f)
+                }
+                None => v,
+            };
+            l.finish_pointwise(node, cx, root, compute)
+        };
+        if pool.kind == OpKind::MaxPoolWithIndices {
+            let y = taps_body(self, f64::NEG_INFINITY, false);
+            let values = self.reduce(node, y, &red, false, R::Max, out);
+            let used = self.used_outputs(node, 2);
+            let indices = if used[1] {
+                // The argmax's position r over the taps (row-major), back to the input's flat
+                // spatial index: tap t_d of dim d reads start_d + t_d * step_d.
+                let r = self.reduce(node, y, &red, false, R::Argmax, DType::I64);
+                let mut cx = BodyCx::new(&meta.sizes);
+                let all = cx.idx.clone();
+                let mut rem = self.load_at(&mut cx, r, &all, None);
+                let mut flat: Option<ExprId> = None;
+                let mut pos = vec![None; n];
+                for d in (0..n).rev() {
+                    let k = cx
+                        .body
+                        .constant(Const::Int(dims[d].taps as i64), DType::I64);
+                    let q = cx.body.binary(Op::FloorDiv, rem, k);
+                    let qk = cx.body.binary(Op::Mul, q, k);
+                    let t = cx.body.binary(Op::Sub, rem, qk);
+                    rem = q;
+                    let step = cx.body.constant(Const::Int(dims[d].step), DType::I64);
+                    let st = cx.body.index_expr(dims[d].start.clone(), DType::I64);
+                    let off = cx.body.binary(Op::Mul, t, step);
+                    pos[d] = Some(cx.body.binary(Op::Add, st, off));
+                }
+                for (d, p) in pos.into_iter().enumerate() {
+                    let p = p.expect("every dim");
+                    flat = Some(match flat {
+                        Some(f) => {
+                            let w = cx.body.constant(Const::Int(input[d] as i64), DType::I64);
+                            let fw = cx.body.binary(Op::Mul, f, w);
+                            cx.body.binary(Op::Add, fw, p)
+                        }
+                        None => p,
+                    });
+                }
+                let root = flat.expect("a spatial dim");
+                self.finish_pointwise(node, cx, root, DType::I64)
+            } else {
+                let mut cx = BodyCx::new(&node.outputs[1].sizes);
+                let root = cx.body.constant(Const::Int(0), DType::I64);
+                self.finish_pointwise(node, cx, root, DType::I64)
+            };
+            return Ok(vec![values, indices]);
+        }
+        let y = taps_body(self, 0.0, false);
+        let sum = self.reduce(node, y, &red, false, R::Sum, compute);
+        let count = if pool.divisor.is_none()
+            && (pool.kind == OpKind::AdaptiveAvgPool || !pool.include_pad)
+        {
+            let ones = taps_body(self, 0.0, true);
+            Some(self.reduce(node, ones, &red, false, R::Sum, compute))
+        } else {
+            None
+        };
+        let mut cx = BodyCx::new(&meta.sizes);
+        let all = cx.idx.clone();
+        let sv = self.load_at(&mut cx, sum, &all, None);
+        let div = match (pool.divisor, count) {
+            (Some(d), _) => cx.body.constant(Const::Float(d as f64), compute),
+            (None, Some(c)) => self.load_at(&mut cx, c, &all, None),
+            (None, None) => {
+                // count_include_pad: the window clipped to the padded input, per position.
+                let mut total: Option<ExprId> = None;
+                for d in 0..n {
+                    let sv = cx.body.index_expr(dims[d].start.clone(), DType::I64);
+                    let kv = cx
+                        .body
+                        .constant(Const::Int(pool.kernel[d] as i64), DType::I64);
+                    let e = cx.body.binary(Op::Add, sv, kv);
+                    let lim = cx
+                        .body
+                        .constant(Const::Int((input[d] + pool.pads[d]) as i64), DType::I64);
+                    let end = cx.body.binary(Op::Minimum, e, lim);
+                    let len = cx.body.binary(Op::Sub, end, sv);
+                    total = Some(match total {
+                        Some(t) => cx.body.binary(Op::Mul, t, len),
+                        None => len,
+                    });
+                }
+                let t = total.expect("a spatial dim");
+                cx.body.to_dtype(t, compute)
+            }
+        };
+        let r = cx.body.binary(Op::TrueDiv, sv, div);
         Ok(vec![self.finish_pointwise(node, cx, r, out)])
     }
 
