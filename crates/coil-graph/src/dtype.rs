@@ -97,6 +97,15 @@ impl DType {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
     }
 
+    /// PyTorch's "opmath" type: half types compute (and keep statistics) in f32, every other
+    /// type in itself.
+    pub fn opmath(self) -> DType {
+        match self {
+            DType::F16 | DType::BF16 => DType::F32,
+            other => other,
+        }
+    }
+
     /// True for the integer types (not bool).
     pub fn is_int(self) -> bool {
         matches!(self, DType::I32 | DType::I64)

@@ -76,11 +76,7 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 );
             }
             let stat = if training { vec![c] } else { vec![0] };
-            let stat_dtype = if matches!(m.dtype, DType::F16 | DType::BF16) {
-                DType::F32
-            } else {
-                m.dtype
-            };
+            let stat_dtype = m.dtype.opmath();
             Ok(vec![
                 TensorMeta::contiguous(m.dtype, m.sizes.clone()),
                 TensorMeta::contiguous(stat_dtype, stat.clone()),
@@ -178,11 +174,7 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 .copied()
                 .chain(std::iter::repeat_n(1, k))
                 .collect();
-            let stat_dtype = if matches!(m.dtype, DType::F16 | DType::BF16) {
-                DType::F32
-            } else {
-                m.dtype
-            };
+            let stat_dtype = m.dtype.opmath();
             Ok(vec![
                 TensorMeta::contiguous(m.dtype, m.sizes.clone()),
                 TensorMeta::contiguous(stat_dtype, stat_sizes.clone()),

@@ -8,29 +8,11 @@
 
 use coil_graph::{Bound, Call, DType, Node, conv_geometry};
 
+use super::views::{coords_of, flat_index, reshape_indexer};
 use crate::body::Op;
 use crate::index::IndexExpr;
 use crate::ir::{ExternKind, MatmulOp, TensorId};
 use crate::lowering::{BodyCx, Lowerer, Result};
-
-/// The row-major position of `p` (index expressions) in a box of `sizes`.
-fn flatten(p: &[IndexExpr], sizes: &[usize]) -> IndexExpr {
-    p.iter()
-        .zip(sizes)
-        .fold(IndexExpr::zero(), |acc, (e, &s)| acc.scale(s as i64).add(e))
-}
-
-/// The coordinates of flat index `e` in a box of `sizes` (row-major).
-fn unflatten(e: &IndexExpr, sizes: &[usize]) -> Vec<IndexExpr> {
-    let mut inner: i64 = sizes.iter().map(|&s| s as i64).product();
-    sizes
-        .iter()
-        .map(|&s| {
-            inner /= (s as i64).max(1);
-            e.modular(inner.max(1), (s as i64).max(1))
-        })
-        .collect()
-}
 
 impl Lowerer<'_> {
     /// Lowers `convolution`.
@@ -68,9 +50,9 @@ impl Lowerer<'_> {
         let ranges = cx.ranges.clone();
         let (gi, j, m) = (cx.idx[0].clone(), cx.idx[1].clone(), cx.idx[2].clone());
         let ic = j.floor_div(taps as i64).simplify(&ranges);
-        let k = unflatten(&j.modular(1, taps as i64), &g.kernel);
+        let k = coords_of(&j.modular(1, taps as i64), &g.kernel);
         let batch = m.floor_div(l as i64).simplify(&ranges);
-        let o = unflatten(&m.modular(1, l as i64), &g.output);
+        let o = coords_of(&m.modular(1, l as i64), &g.output);
         let channel = gi.scale(cin_g as i64).add(&ic);
         let mut idx = Vec::with_capacity(n + 2);
         if g.batched {
@@ -135,12 +117,17 @@ impl Lowerer<'_> {
             )
         };
         let mut widx = vec![oc, j.floor_div(taps as i64).simplify(&ranges)];
-        widx.extend(unflatten(&j.modular(1, taps as i64), &g.kernel));
+        widx.extend(coords_of(&j.modular(1, taps as i64), &g.kernel));
         let wv = self.make_view(node, w, w_sizes, widx);
 
         // The product [groups, C_out/groups, N * L].
         let prod = if groups == 1 {
-            let c2 = self.reshape_value(node, col, &[ck, nl], out);
+            let c2 = self.make_view(
+                node,
+                col,
+                vec![ck, nl],
+                reshape_indexer(&col_sizes, &[ck, nl]),
+            );
             self.extern_kernel(
                 node,
                 ExternKind::Matmul(MatmulOp::Mm),
@@ -163,7 +150,7 @@ impl Lowerer<'_> {
         let ranges = cx.ranges.clone();
         let (bdim, cdim) = if g.batched { (Some(0), 1) } else { (None, 0) };
         let c = cx.idx[cdim].clone();
-        let pos = flatten(&cx.idx[cdim + 1..], &g.output);
+        let pos = flat_index(&cx.idx[cdim + 1..], &g.output);
         let col_m = match bdim {
             Some(bd) => cx.idx[bd].scale(l as i64).add(&pos),
             None => pos,
@@ -185,60 +172,5 @@ impl Lowerer<'_> {
             r = cx.body.binary(Op::Add, r, bv);
         }
         Ok(vec![self.finish_pointwise(node, cx, r, out)])
-    }
-
-    /// `as_strided` of a value that is its own contiguous storage (a result, not a view of
-    /// another tensor's memory): element `p` reads flat position `offset + sum(p_i *
-    /// stride_i)` of it. Other inputs (views, whose storage coil's buffers need not share
-    /// with eager's) run as host fallbacks.
-    pub(super) fn lower_as_strided(
-        &mut self,
-        node: &Node,
-        call: &Call,
-        b: &Bound<'_>,
-    ) -> Result<Vec<TensorId>> {
-        let src = b.tensor("self").map_err(|e| Self::graph_err(node, e))?;
-        let src_meta = self.graph.node(src).meta().clone();
-        let x = self.value(src, &node.name)?;
-        let own = self.g.tensors[x].view.is_none()
-            && src_meta.strides == coil_graph::contiguous_strides(&src_meta.sizes);
-        let offset = b.opt_int("storage_offset").unwrap_or(0);
-        if !own || offset != 0 {
-            return self.lower_fallback(node, call);
-        }
-        let meta = node.meta().clone();
-        let ranges = crate::index::VarRanges::positional(&meta.sizes);
-        let flat = crate::lowering::positional_index(&meta.sizes)
-            .iter()
-            .zip(&meta.strides)
-            .fold(IndexExpr::zero(), |acc, (e, &st)| {
-                acc.add(&e.scale(st as i64))
-            })
-            .simplify(&ranges);
-        let map: Vec<IndexExpr> = unflatten(&flat, &src_meta.sizes)
-            .into_iter()
-            .map(|e| e.simplify(&ranges))
-            .collect();
-        Ok(vec![self.make_view(node, x, meta.sizes, map)])
-    }
-
-    /// `t` (a lazy value) read as `sizes` (same element count, row-major).
-    fn reshape_value(
-        &mut self,
-        node: &Node,
-        t: TensorId,
-        sizes: &[usize],
-        dtype: DType,
-    ) -> TensorId {
-        let from = self.g.tensors[t].sizes.clone();
-        let mut cx = BodyCx::new(sizes);
-        let ranges = cx.ranges.clone();
-        let flat = flatten(&cx.idx.clone(), sizes).simplify(&ranges);
-        let idx: Vec<IndexExpr> = unflatten(&flat, &from)
-            .into_iter()
-            .map(|e| e.simplify(&ranges))
-            .collect();
-        let root = self.load_at(&mut cx, t, &idx, None);
-        self.finish_pointwise(node, cx, root, dtype)
     }
 }

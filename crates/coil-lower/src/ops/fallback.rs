@@ -8,7 +8,7 @@ use std::sync::Arc;
 use coil_graph::{Arg, Call, GraphBuilder, Node, NodeId, NodeKind};
 
 use crate::ir::{ExternKind, HostOp, TensorId};
-use crate::lowering::{BodyCx, Lowerer, Result};
+use crate::lowering::{Lowerer, Result};
 
 impl Lowerer<'_> {
     /// Lowers `call` as a host fallback: its tensor operands are realized, each output that is
@@ -51,9 +51,7 @@ impl Lowerer<'_> {
         let mut result = Vec::with_capacity(outputs);
         for (k, meta) in node.outputs.iter().enumerate() {
             if !used[k] {
-                let mut cx = BodyCx::new(&meta.sizes);
-                let root = cx.body.constant(crate::body::Const::Int(0), meta.dtype);
-                result.push(self.finish_pointwise(node, cx, root, meta.dtype));
+                result.push(self.zeros_of(node, meta));
                 continue;
             }
             let mut bk = GraphBuilder::from_graph(b.graph().clone());

@@ -85,6 +85,15 @@ impl Lowerer<'_> {
         }
     }
 
+    /// A lazy zero of `meta`'s sizes and dtype, standing for an output nobody reads (or one
+    /// that is empty by definition, batch norm's eval-form statistics): never realized unless
+    /// something reads it.
+    fn zeros_of(&mut self, node: &Node, meta: &coil_graph::TensorMeta) -> TensorId {
+        let mut cx = BodyCx::new(&meta.sizes);
+        let root = cx.body.constant(Const::Int(0), meta.dtype);
+        self.finish_pointwise(node, cx, root, meta.dtype)
+    }
+
     /// A pointwise value over the node's output sizes: operands are loaded (broadcast) and cast
     /// to `compute`, `f` combines them, the result is cast to the node's dtype.
     fn elementwise(

@@ -244,11 +244,7 @@ impl Lowerer<'_> {
                     K::Elu => [s("alpha", 1.0), s("scale", 1.0), s("input_scale", 1.0)],
                     _ => [0.0; 3],
                 };
-                let compute = if matches!(out, DType::F16 | DType::BF16) {
-                    DType::F32
-                } else {
-                    out
-                };
+                let compute = out.opmath();
                 one(self.elementwise(node, &[x], compute, |cx, a| {
                     activation(&mut cx.body, kind, a[0], params, compute)
                 }))

@@ -290,11 +290,7 @@ impl Lowerer<'_> {
         keepdim: bool,
         dtype: DType,
     ) -> TensorId {
-        let acc = if matches!(dtype, DType::F16 | DType::BF16) {
-            DType::F32
-        } else {
-            dtype
-        };
+        let acc = dtype.opmath();
         let sizes = self.g.tensors[x].sizes.clone();
         let n: usize = dims.iter().map(|&d| sizes[d]).product();
         let s = self.reduce(node, x, dims, keepdim, ReductionType::Sum, acc);
@@ -329,11 +325,7 @@ impl Lowerer<'_> {
         correction: f64,
         dtype: DType,
     ) -> (TensorId, TensorId) {
-        let acc = if matches!(dtype, DType::F16 | DType::BF16) {
-            DType::F32
-        } else {
-            dtype
-        };
+        let acc = dtype.opmath();
         let sizes = self.g.tensors[x].sizes.clone();
         let n: usize = dims.iter().map(|&d| sizes[d]).product();
         let s = self.reduce(node, x, dims, true, ReductionType::Sum, acc);

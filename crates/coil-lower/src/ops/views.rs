@@ -205,24 +205,61 @@ impl Lowerer<'_> {
             )),
         }
     }
+
+    /// `as_strided` of a value that is its own contiguous storage (a result, not a view of
+    /// another tensor's memory): element `p` reads flat position `offset + sum(p_i *
+    /// stride_i)` of it. Other inputs (views, whose storage coil's buffers need not share
+    /// with eager's) run as host fallbacks.
+    pub(super) fn lower_as_strided(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let src = b.tensor("self").map_err(|e| Self::graph_err(node, e))?;
+        let src_meta = self.graph.node(src).meta().clone();
+        let x = self.value(src, &node.name)?;
+        let own = self.g.tensors[x].view.is_none()
+            && src_meta.strides == contiguous_strides(&src_meta.sizes);
+        let offset = b.opt_int("storage_offset").unwrap_or(0);
+        if !own || offset != 0 {
+            return self.lower_fallback(node, call);
+        }
+        let meta = node.meta().clone();
+        let flat = positional_index(&meta.sizes)
+            .iter()
+            .zip(&meta.strides)
+            .fold(IndexExpr::zero(), |acc, (e, &st)| {
+                acc.add(&e.scale(st as i64))
+            });
+        let map = coords_of(&flat, &src_meta.sizes);
+        Ok(vec![self.make_view(node, x, meta.sizes, map)])
+    }
 }
 
 /// For a reshape from `old` to `new` sizes (same element count): `old`'s index along each dim
 /// as an expression over `new`'s positional variables (through the flat row-major position).
 pub(crate) fn reshape_indexer(old: &[usize], new: &[usize]) -> Vec<IndexExpr> {
-    if old.iter().product::<usize>() == 0 {
-        return vec![IndexExpr::zero(); old.len()];
+    coords_of(&flat_index(&positional_index(new), new), old)
+}
+
+/// The row-major flat position of coordinates `p` in a box of `sizes`.
+pub(crate) fn flat_index(p: &[IndexExpr], sizes: &[usize]) -> IndexExpr {
+    p.iter()
+        .zip(sizes)
+        .fold(IndexExpr::zero(), |acc, (e, &s)| acc.scale(s as i64).add(e))
+}
+
+/// The coordinates in a box of `sizes` of the flat row-major position `flat`, which lies inside
+/// it (all zero for an empty box).
+pub(crate) fn coords_of(flat: &IndexExpr, sizes: &[usize]) -> Vec<IndexExpr> {
+    if sizes.iter().product::<usize>() == 0 {
+        return vec![IndexExpr::zero(); sizes.len()];
     }
-    let new_strides = contiguous_strides(new);
-    let flat = positional_index(new)
+    let strides = contiguous_strides(sizes);
+    sizes
         .iter()
-        .zip(&new_strides)
-        .fold(IndexExpr::zero(), |acc, (e, &s)| {
-            acc.add(&e.scale(s as i64))
-        });
-    let old_strides = contiguous_strides(old);
-    old.iter()
-        .zip(&old_strides)
+        .zip(&strides)
         .enumerate()
         .map(|(j, (&size, &stride))| {
             if size == 1 {

@@ -71,6 +71,86 @@ fn next_tap(tap: &mut [usize], dims: &[Tap]) -> bool {
     false
 }
 
+/// Where one tap of `x`'s window reads: the input index (the `lead` dims as the output's, then
+/// `start + offset * step` per spatial dim, `offset` a constant tap or a reduction variable),
+/// the mask that keeps it inside the input (and, for adaptive windows, before the window's
+/// end), and its flat spatial index (max pooling's indices).
+fn tap_index(
+    cx: &mut BodyCx,
+    dims: &[Tap],
+    offsets: &[IndexExpr],
+    input: &[usize],
+    lead: usize,
+) -> (Vec<IndexExpr>, Option<ExprId>, IndexExpr) {
+    let ranges = cx.ranges.clone();
+    let mut idx: Vec<IndexExpr> = cx.idx[..lead].to_vec();
+    let mut mask = None;
+    let mut flat = IndexExpr::zero();
+    for (d, dim) in dims.iter().enumerate() {
+        let pos = dim.start.add(&offsets[d].scale(dim.step)).simplify(&ranges);
+        let m = in_range(&mut cx.body, &pos, input[d], &ranges);
+        mask = and(&mut cx.body, mask, m);
+        if let Some(end) = &dim.end {
+            let pv = cx.body.index_expr(pos.clone(), DType::I64);
+            let ev = cx.body.index_expr(end.clone(), DType::I64);
+            let lt = cx.body.binary(Op::Lt, pv, ev);
+            mask = and(&mut cx.body, mask, Some(lt));
+        }
+        flat = flat.scale(input[d] as i64).add(&pos);
+        idx.push(pos);
+    }
+    (idx, mask, flat.simplify(&ranges))
+}
+
+/// The value padding has in a max: -inf, or the least integer.
+fn lowest(body: &mut ExprGraph, dt: DType) -> ExprId {
+    let c = if dt.is_float() {
+        Const::Float(f64::NEG_INFINITY)
+    } else {
+        Const::Int(i64::MIN)
+    };
+    body.constant(c, dt)
+}
+
+/// Whether tap value `v` replaces the running max `best`: PyTorch takes a later tap when it is
+/// greater or NaN, and never one in the padding.
+fn takes_over(body: &mut ExprGraph, v: ExprId, best: ExprId, mask: Option<ExprId>) -> ExprId {
+    let gt = body.binary(Op::Gt, v, best);
+    let nan = body.binary(Op::Ne, v, v);
+    let take = body.binary(Op::LogicalOr, gt, nan);
+    match mask {
+        Some(m) => body.binary(Op::LogicalAnd, take, m),
+        None => take,
+    }
+}
+
+/// `count_include_pad`'s divisor at each output position: the product over the spatial dims
+/// of the window clipped to the padded input, `min(start + kernel, size + pad) - start`.
+fn padded_window_count(
+    body: &mut ExprGraph,
+    dims: &[Tap],
+    kernel: &[usize],
+    pads: &[usize],
+    input: &[usize],
+    compute: DType,
+) -> ExprId {
+    let mut total: Option<ExprId> = None;
+    for (d, dim) in dims.iter().enumerate() {
+        let sv = body.index_expr(dim.start.clone(), DType::I64);
+        let kv = body.constant(Const::Int(kernel[d] as i64), DType::I64);
+        let e = body.binary(Op::Add, sv, kv);
+        let lim = body.constant(Const::Int((input[d] + pads[d]) as i64), DType::I64);
+        let end = body.binary(Op::Minimum, e, lim);
+        let len = body.binary(Op::Sub, end, sv);
+        total = Some(match total {
+            Some(t) => body.binary(Op::Mul, t, len),
+            None => len,
+        });
+    }
+    let t = total.expect("a spatial dim");
+    body.to_dtype(t, compute)
+}
+
 impl Lowerer<'_> {
     /// Loads tap `tap` of `x`'s window (0 outside the input, which `mask` says), cast to
     /// `compute`; also gives the tap's flat spatial index (max pooling's indices).
@@ -85,29 +165,10 @@ impl Lowerer<'_> {
         lead: usize,
         compute: DType,
     ) -> (ExprId, Option<ExprId>, IndexExpr) {
-        let ranges = cx.ranges.clone();
-        let mut idx: Vec<IndexExpr> = cx.idx[..lead].to_vec();
-        let mut mask = None;
-        let mut flat = IndexExpr::zero();
-        for (d, dim) in dims.iter().enumerate() {
-            let pos = dim
-                .start
-                .add_constant(tap[d] as i64 * dim.step)
-                .simplify(&ranges);
-            let m = in_range(&mut cx.body, &pos, input[d], &ranges);
-            mask = and(&mut cx.body, mask, m);
-            if let Some(end) = &dim.end {
-                let pv = cx.body.index_expr(pos.clone(), DType::I64);
-                let ev = cx.body.index_expr(end.clone(), DType::I64);
-                let lt = cx.body.binary(Op::Lt, pv, ev);
-                mask = and(&mut cx.body, mask, Some(lt));
-            }
-            flat = flat.scale(input[d] as i64).add(&pos);
-            idx.push(pos);
-        }
+        let offsets: Vec<IndexExpr> = tap.iter().map(|&t| IndexExpr::constant(t as i64)).collect();
+        let (idx, mask, flat) = tap_index(cx, dims, &offsets, input, lead);
         let v = self.load_at(cx, x, &idx, mask);
-        let v = cx.body.to_dtype(v, compute);
-        (v, mask, flat.simplify(&ranges))
+        (cx.body.to_dtype(v, compute), mask, flat)
     }
 
     /// `_native_batch_norm_legit_no_training` and the eval forms of `_native_batch_norm_legit`
@@ -141,11 +202,7 @@ impl Lowerer<'_> {
             .transpose()?;
         let meta = node.outputs[0].clone();
         let out = meta.dtype;
-        let compute = if matches!(out, DType::F16 | DType::BF16) {
-            DType::F32
-        } else {
-            out
-        };
+        let compute = out.opmath();
         let mut cx = BodyCx::new(&meta.sizes);
         let c_idx = vec![cx.idx[1].clone()];
         let all = cx.idx.clone();
@@ -174,9 +231,7 @@ impl Lowerer<'_> {
         // The saved statistics of the eval form are empty.
         let mut outs = vec![y];
         for m in &node.outputs[1..] {
-            let mut cx = BodyCx::new(&m.sizes);
-            let root = cx.body.constant(Const::Int(0), m.dtype);
-            outs.push(self.finish_pointwise(node, cx, root, m.dtype));
+            outs.push(self.zeros_of(node, m));
         }
         Ok(outs)
     }
@@ -257,11 +312,7 @@ impl Lowerer<'_> {
             };
             return self.pool_as_reduction(node, x, &dims, &input, lead, &pool);
         }
-        let compute = if out.is_float() && matches!(out, DType::F16 | DType::BF16) {
-            DType::F32
-        } else {
-            out
-        };
+        let compute = out.opmath();
         let is_max = kind == OpKind::MaxPoolWithIndices;
         let mut acc: Option<ExprId> = None;
         let mut count: Option<ExprId> = None;
@@ -269,29 +320,20 @@ impl Lowerer<'_> {
         loop {
             let (v, mask, _) = self.load_tap(&mut cx, x, &dims, &tap, &input, lead, compute);
             if is_max {
-                let ninf = cx.body.constant(Const::Float(f64::NEG_INFINITY), compute);
                 let v = match mask {
-                    Some(m) if out.is_float() => cx.body.where_(m, v, ninf),
                     Some(m) => {
-                        let lo = cx.body.constant(Const::Int(i64::MIN), compute);
+                        let lo = lowest(&mut cx.body, compute);
                         cx.body.where_(m, v, lo)
                     }
                     None => v,
                 };
-                match acc {
+                acc = Some(match acc {
                     Some(a) => {
-                        // PyTorch takes a later tap when it is greater or NaN.
-                        let gt = cx.body.binary(Op::Gt, v, a);
-                        let nan = cx.body.binary(Op::Ne, v, v);
-                        let take = cx.body.binary(Op::LogicalOr, gt, nan);
-                        let take = match mask {
-                            Some(m) => cx.body.binary(Op::LogicalAnd, take, m),
-                            None => take,
-                        };
-                        acc = Some(cx.body.where_(take, v, a));
+                        let take = takes_over(&mut cx.body, v, a, mask);
+                        cx.body.where_(take, v, a)
                     }
-                    None => acc = Some(v),
-                }
+                    None => v,
+                });
             } else {
                 let zero = cx.body.constant(Const::Float(0.0), compute);
                 let v = match mask {
@@ -329,25 +371,7 @@ impl Lowerer<'_> {
             (Some(d), _) => cx.body.constant(Const::Float(d as f64), compute),
             (None, Some(c)) => c,
             (None, None) => {
-                // count_include_pad: the window clipped to the padded input, per position.
-                let mut total: Option<ExprId> = None;
-                for d in 0..n {
-                    let start = dims[d].start.clone();
-                    let sv = cx.body.index_expr(start.clone(), DType::I64);
-                    let kv = cx.body.constant(Const::Int(kernel[d] as i64), DType::I64);
-                    let e = cx.body.binary(Op::Add, sv, kv);
-                    let lim = cx
-                        .body
-                        .constant(Const::Int((input[d] + pads[d]) as i64), DType::I64);
-                    let end = cx.body.binary(Op::Minimum, e, lim);
-                    let len = cx.body.binary(Op::Sub, end, sv);
-                    total = Some(match total {
-                        Some(t) => cx.body.binary(Op::Mul, t, len),
-                        None => len,
-                    });
-                }
-                let t = total.expect("a spatial dim");
-                cx.body.to_dtype(t, compute)
+                padded_window_count(&mut cx.body, &dims, &kernel, &pads, &input, compute)
             }
         };
         let r = cx.body.binary(Op::TrueDiv, acc, div);
@@ -370,35 +394,19 @@ impl Lowerer<'_> {
         use crate::body::ReductionType as R;
         let meta = node.outputs[0].clone();
         let out = meta.dtype;
-        let compute = if matches!(out, DType::F16 | DType::BF16) {
-            DType::F32
-        } else {
-            out
-        };
+        let compute = out.opmath();
         let rank = meta.sizes.len();
         let n = dims.len();
         let mut ext = meta.sizes.clone();
         ext.extend(dims.iter().map(|d| d.taps));
         let red: Vec<usize> = (rank..rank + n).collect();
         // The window's taps over `ext`: value (masked) and mask.
-        let taps_body = |l: &mut Self, fill: f64, ones: bool| -> TensorId {
+        // The window's taps over `ext` (the taps' offsets are the reduction variables): `x`
+        // there, or 1 with `ones`; `fill` (or the lowest value, for a max) in the padding.
+        let taps_body = |l: &mut Self, max: bool, ones: bool| -> TensorId {
             let mut cx = BodyCx::new(&ext);
-            let ranges = cx.ranges.clone();
-            let mut idx: Vec<IndexExpr> = cx.idx[..lead].to_vec();
-            let mut mask = None;
-            for (d, dim) in dims.iter().enumerate() {
-                let t = cx.idx[rank + d].clone();
-                let pos = dim.start.add(&t.scale(dim.step)).simplify(&ranges);
-                let m = in_range(&mut cx.body, &pos, input[d], &ranges);
-                mask = and(&mut cx.body, mask, m);
-                if let Some(end) = &dim.end {
-                    let pv = cx.body.index_expr(pos.clone(), DType::I64);
-                    let ev = cx.body.index_expr(end.clone(), DType::I64);
-                    let lt = cx.body.binary(Op::Lt, pv, ev);
-                    mask = and(&mut cx.body, mask, Some(lt));
-                }
-                idx.push(pos);
-            }
+            let offsets = cx.idx[rank..].to_vec();
+            let (idx, mask, _) = tap_index(&mut cx, dims, &offsets, input, lead);
             let v = if ones {
                 cx.body.constant(Const::Float(1.0), compute)
             } else {
@@ -407,12 +415,11 @@ impl Lowerer<'_> {
             };
             let root = match mask {
                 Some(m) => {
-                    let f = if fill == f64::NEG_INFINITY && !compute.is_float() {
-                        Const::Int(i64::MIN)
+                    let f = if max {
+                        lowest(&mut cx.body, compute)
                     } else {
-                        Const::Float(fill)
+                        cx.body.constant(Const::Float(0.0), compute)
                     };
-                    let f = cx.body.constant(f, compute);
                     cx.body.where_(m, v, f)
                 }
                 None => v,
@@ -420,7 +427,7 @@ impl Lowerer<'_> {
             l.finish_pointwise(node, cx, root, compute)
         };
         if pool.kind == OpKind::MaxPoolWithIndices {
-            let y = taps_body(self, f64::NEG_INFINITY, false);
+            let y = taps_body(self, true, false);
             let values = self.reduce(node, y, &red, false, R::Max, out);
             let used = self.used_outputs(node, 2);
             let indices = if used[1] {
@@ -459,18 +466,16 @@ impl Lowerer<'_> {
                 let root = flat.expect("a spatial dim");
                 self.finish_pointwise(node, cx, root, DType::I64)
             } else {
-                let mut cx = BodyCx::new(&node.outputs[1].sizes);
-                let root = cx.body.constant(Const::Int(0), DType::I64);
-                self.finish_pointwise(node, cx, root, DType::I64)
+                self.zeros_of(node, &node.outputs[1])
             };
             return Ok(vec![values, indices]);
         }
-        let y = taps_body(self, 0.0, false);
+        let y = taps_body(self, false, false);
         let sum = self.reduce(node, y, &red, false, R::Sum, compute);
         let count = if pool.divisor.is_none()
             && (pool.kind == OpKind::AdaptiveAvgPool || !pool.include_pad)
         {
-            let ones = taps_body(self, 0.0, true);
+            let ones = taps_body(self, false, true);
             Some(self.reduce(node, ones, &red, false, R::Sum, compute))
         } else {
             None
@@ -482,26 +487,7 @@ impl Lowerer<'_> {
             (Some(d), _) => cx.body.constant(Const::Float(d as f64), compute),
             (None, Some(c)) => self.load_at(&mut cx, c, &all, None),
             (None, None) => {
-                // count_include_pad: the window clipped to the padded input, per position.
-                let mut total: Option<ExprId> = None;
-                for d in 0..n {
-                    let sv = cx.body.index_expr(dims[d].start.clone(), DType::I64);
-                    let kv = cx
-                        .body
-                        .constant(Const::Int(pool.kernel[d] as i64), DType::I64);
-                    let e = cx.body.binary(Op::Add, sv, kv);
-                    let lim = cx
-                        .body
-                        .constant(Const::Int((input[d] + pool.pads[d]) as i64), DType::I64);
-                    let end = cx.body.binary(Op::Minimum, e, lim);
-                    let len = cx.body.binary(Op::Sub, end, sv);
-                    total = Some(match total {
-                        Some(t) => cx.body.binary(Op::Mul, t, len),
-                        None => len,
-                    });
-                }
-                let t = total.expect("a spatial dim");
-                cx.body.to_dtype(t, compute)
+                padded_window_count(&mut cx.body, dims, &pool.kernel, &pool.pads, input, compute)
             }
         };
         let r = cx.body.binary(Op::TrueDiv, sv, div);
@@ -519,11 +505,7 @@ impl Lowerer<'_> {
     ) -> Result<TensorId> {
         let meta = node.outputs[1].clone();
         let compute = self.g.tensors[x].dtype;
-        let compute = if matches!(compute, DType::F16 | DType::BF16) {
-            DType::F32
-        } else {
-            compute
-        };
+        let compute = compute.opmath();
         let mut cx = BodyCx::new(&meta.sizes);
         let mut tap = vec![0usize; dims.len()];
         let (mut best, mut at): (Option<ExprId>, Option<ExprId>) = (None, None);
@@ -532,20 +514,16 @@ impl Lowerer<'_> {
             let i = cx.body.index_expr(flat, DType::I64);
             match (best, at) {
                 (Some(bv), Some(bi)) => {
-                    let gt = cx.body.binary(Op::Gt, v, bv);
-                    let nan = cx.body.binary(Op::Ne, v, v);
-                    let take = cx.body.binary(Op::LogicalOr, gt, nan);
-                    let take = match mask {
-                        Some(m) => cx.body.binary(Op::LogicalAnd, take, m),
-                        None => take,
-                    };
+                    let take = takes_over(&mut cx.body, v, bv, mask);
                     best = Some(cx.body.where_(take, v, bv));
                     at = Some(cx.body.where_(take, i, bi));
                 }
                 _ => {
-                    let ninf = cx.body.constant(Const::Float(f64::NEG_INFINITY), compute);
                     best = Some(match mask {
-                        Some(m) => cx.body.where_(m, v, ninf),
+                        Some(m) => {
+                            let lo = lowest(&mut cx.body, compute);
+                            cx.body.where_(m, v, lo)
+                        }
                         None => v,
                     });
                     at = Some(i);
