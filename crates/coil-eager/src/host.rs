@@ -201,6 +201,12 @@ pub(crate) fn take(
     Ok(Tensor::new(data, sizes)?)
 }
 
+/// [`take`] with every element present (a pure gather: `index`, `index_select`, `gather`).
+pub(crate) fn take_at(x: &Tensor, offs: &[usize], sizes: Vec<usize>) -> Result<Tensor, OpError> {
+    let offs: Vec<Option<usize>> = offs.iter().map(|&o| Some(o)).collect();
+    take(x, &offs, coil_graph::Scalar::Int(0), sizes)
+}
+
 /// One element, exact for 64-bit integers.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Val {

@@ -7,8 +7,8 @@ use coil_graph::{OpKind, Scalar, Tensor, TensorMeta, advanced_index, normalize_d
 
 use crate::error::{OpError, fail};
 use crate::host::{
-    Val, Vals, for_each_index, i64_tensor, indices, plain_index, strides, take, tensor, values,
-    wrap_index,
+    Val, Vals, for_each_index, i64_tensor, indices, plain_index, strides, take, take_at, tensor,
+    values, wrap_index,
 };
 use crate::interp::Args;
 
@@ -43,8 +43,7 @@ pub(crate) fn eval(
                 .map(|n| n.map(|n| a.node(n)).transpose())
                 .collect::<Result<_, _>>()?;
             let (_, offs) = index_positions(x, &idx)?;
-            let offs: Vec<Option<usize>> = offs.into_iter().map(Some).collect();
-            one(take(x, &offs, Scalar::Int(0), out.sizes.clone())?)
+            one(take_at(x, &offs, out.sizes.clone())?)
         }
         IndexSelect => {
             let x = a.tensor("self")?;
@@ -58,59 +57,23 @@ pub(crate) fn eval(
                 return one(x.contiguous());
             }
             let d = normalize_dim(a.b.int("dim")?, sizes.len())?;
-            let xs = strides(sizes);
-            let mut o = Vec::with_capacity(out.sizes.iter().product());
-            let mut err = None;
-            for_each_index(&out.sizes, |p| {
-                let r = match wrap_index("index_select", idx[p[d]], sizes[d]) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        err.get_or_insert(e);
-                        0
-                    }
-                };
-                let off: usize = (0..p.len())
-                    .map(|k| if k == d { r } else { p[k] } * xs[k])
-                    .sum();
-                o.push(Some(off));
-            });
-            if let Some(e) = err {
-                return Err(e);
-            }
-            one(take(x, &o, Scalar::Int(0), out.sizes.clone())?)
+            let offs = offsets_along("index_select", &out.sizes, sizes, d, |p, _| idx[p[d]])?;
+            one(take_at(x, &offs, out.sizes.clone())?)
         }
         Gather => {
             let x = a.tensor("self")?;
             let it = a.tensor("index")?;
             let idx = indices(it);
             let d = normalize_dim(a.b.int("dim")?, x.sizes().len())?;
-            let xs = strides(x.sizes());
-            let mut o = Vec::with_capacity(idx.len());
-            let mut err = None;
-            let mut n = 0;
-            for_each_index(it.sizes(), |p| {
-                let size = x.sizes().get(d).copied().unwrap_or(1);
-                let r = wrap_index("gather", idx[n], size).unwrap_or_else(|e| {
-                    err.get_or_insert(e);
-                    0
-                });
-                n += 1;
-                let off: usize = (0..p.len())
-                    .map(|k| if k == d { r } else { p[k] } * xs[k])
-                    .sum();
-                o.push(Some(off));
-            });
-            if let Some(e) = err {
-                return Err(e);
-            }
-            one(take(x, &o, Scalar::Int(0), out.sizes.clone())?)
+            let offs = offsets_along("gather", it.sizes(), x.sizes(), d, |_, n| idx[n])?;
+            one(take_at(x, &offs, out.sizes.clone())?)
         }
         Scatter | ScatterAdd => {
             let x = a.tensor("self")?;
             let it = a.tensor("index")?;
             let idx = indices(it);
             let d = normalize_dim(a.b.int("dim")?, x.sizes().len())?;
-            let xs = strides(x.sizes());
+            let offs = offsets_along(&a.b.schema().name, it.sizes(), x.sizes(), d, |_, n| idx[n])?;
             let mut o = Vals::of(x);
             let src = match a.b.has("src") {
                 true => {
@@ -120,33 +83,16 @@ pub(crate) fn eval(
                 false => None,
             };
             let value = a.b.opt_scalar("value");
-            let mut err = None;
             let mut n = 0;
-            let mut apply = |p: &[usize]| {
-                let size = x.sizes().get(d).copied().unwrap_or(1);
-                let r = match wrap_index(&a.b.schema().name, idx[n], size) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        err.get_or_insert(e);
-                        n += 1;
-                        return;
-                    }
-                };
-                n += 1;
-                let off: usize = (0..p.len())
-                    .map(|k| if k == d { r } else { p[k] } * xs[k])
-                    .sum();
+            for_each_index(it.sizes(), |p| {
                 let v = match (&src, value) {
                     (Some((sv, ss)), _) => sv.get((0..p.len()).map(|k| p[k] * ss[k]).sum()),
                     (None, Some(v)) => Val::of_scalar(v),
                     (None, None) => Val::I(0),
                 };
-                o.put(off, v, kind == ScatterAdd);
-            };
-            for_each_index(it.sizes(), &mut apply);
-            if let Some(e) = err {
-                return Err(e);
-            }
+                o.put(offs[n], v, kind == ScatterAdd);
+                n += 1;
+            });
             one(o.into_tensor(out.dtype, out.sizes.clone())?)
         }
         IndexPut => {
@@ -183,6 +129,41 @@ pub(crate) fn eval(
             one(o.into_tensor(out.dtype, out.sizes.clone())?)
         }
         other => fail(format!("{other:?} is not an indexing op")),
+    }
+}
+
+/// For each position `p` of a box of `sizes` (row-major; `n` counts them), the offset in a
+/// contiguous tensor of `x_sizes` of `p` with its coordinate along `dim` replaced by
+/// `index_at(p, n)`, wrapped as PyTorch wraps a negative index; an index out of range is an
+/// error naming `op` (`index_select`, `gather`, `scatter`).
+fn offsets_along(
+    op: &str,
+    sizes: &[usize],
+    x_sizes: &[usize],
+    dim: usize,
+    index_at: impl Fn(&[usize], usize) -> i64,
+) -> Result<Vec<usize>, OpError> {
+    let xs = strides(x_sizes);
+    let size = x_sizes.get(dim).copied().unwrap_or(1);
+    let mut offs = Vec::with_capacity(sizes.iter().product());
+    let mut err = None;
+    for_each_index(sizes, |p| {
+        match wrap_index(op, index_at(p, offs.len()), size) {
+            Ok(r) => {
+                let off = (0..p.len())
+                    .map(|k| if k == dim { r } else { p[k] } * xs[k])
+                    .sum();
+                offs.push(off);
+            }
+            Err(e) => {
+                err.get_or_insert(e);
+                offs.push(0);
+            }
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(offs),
     }
 }
 
