@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use coil_graph::DType;
 use coil_lower::{
-    BufRef, BufferId, BufferKind, ComputedBuffer, Expr, ExprId, IndexExpr, LoweredGraph, Var,
+    BufRef, BufferId, BufferKind, ComputedBuffer, Expr, ExprId, Idx, IndexExpr, LoweredGraph, Var,
     VarRanges,
 };
 
@@ -374,9 +374,16 @@ impl Ctx<'_> {
                 break;
             }
             let dtype = exprs.dtype(id);
-            let sub = |i: &IndexExpr, cx: &Ctx<'_>| {
-                i.subst(&mut |v| vars.get(&v).cloned())
-                    .simplify(&cx.kernel_ranges)
+            // Loop variables become the kernel's; `ind<n>` (body node n) becomes `ind<v>` (the
+            // kernel value it was translated to).
+            let sub = |i: &IndexExpr, cx: &Ctx<'_>, done: &HashMap<ExprId, ValueId>| {
+                i.subst(&mut |v| match v.indirect_node() {
+                    Some(n) => done
+                        .get(&ExprId::new(n))
+                        .map(|x| IndexExpr::var(Var::indirect(x.0 as usize))),
+                    None => vars.get(&v).cloned(),
+                })
+                .simplify(&cx.kernel_ranges)
             };
             let v = match e {
                 Expr::Load {
@@ -384,13 +391,29 @@ impl Ctx<'_> {
                     index,
                     mask,
                 } => {
-                    let index = sub(index, self);
+                    let index = sub(index, self, &done);
                     let mask = mask.map(|m| done[&m]);
                     self.load(*buffer, index, mask, dtype)?
                 }
+                Expr::IndirectIndex {
+                    value,
+                    size,
+                    wrap_negative,
+                    check,
+                } => {
+                    let flags = self.arg(BufRef::IndexChecks, true);
+                    let e = KExpr::IndirectIndex {
+                        value: done[value],
+                        size: *size,
+                        wrap_negative: *wrap_negative,
+                        flags,
+                        check: *check,
+                    };
+                    self.b.value(e, dtype)
+                }
                 Expr::Constant { value, .. } => self.b.value(KExpr::Const(*value), dtype),
                 Expr::IndexExpr { index, .. } => {
-                    let index = sub(index, self);
+                    let index = sub(index, self, &done);
                     self.b.value(KExpr::Index(index), dtype)
                 }
                 Expr::ToDtype { value, .. } => self.b.value(KExpr::Cast(done[value]), dtype),
@@ -427,6 +450,12 @@ impl Ctx<'_> {
         dtype: DType,
     ) -> Result<ValueId, String> {
         if let BufRef::Buffer(src) = buffer {
+            if self.produced.contains_key(&src) && !index.indirect_nodes().is_empty() {
+                // The scheduler never fuses a gather with its table's producer (a StarDep).
+                return Err(format!(
+                    "{src} is gathered inside the kernel that computes it"
+                ));
+            }
             match self.produced.get(&src) {
                 Some(Produced::Reduction(acc, store_index)) => {
                     if *store_index != index {

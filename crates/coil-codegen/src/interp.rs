@@ -112,6 +112,19 @@ fn for_each_point(
     }
 }
 
+/// The value of an index variable: an outer or reduction variable at the point
+/// `(outer, inner)`, or an indirect index's value.
+fn point(v: Var, n: usize, outer: &[i64], inner: &[i64], vals: &[Scalar]) -> i64 {
+    let i = v.n as usize;
+    if v.indirect_node().is_some() {
+        vals[i].as_i64()
+    } else if i < n {
+        outer[i]
+    } else {
+        inner.get(i - n).copied().unwrap_or(0)
+    }
+}
+
 /// Runs `kernel` on `args` (one byte buffer per kernel argument, in argument order, each
 /// holding at least `len` elements of the argument's dtype), with the IR's semantics: for every
 /// outer point, the stages in order; a reduction stage loops over every reduction point and
@@ -140,17 +153,10 @@ pub fn eval_kernel(kernel: &Kernel, args: &mut [Vec<u8>]) -> Result<(), BackendE
                 .map(|a| Acc::new(a.reduction_type))
                 .collect();
             for_each_point(inner, |r, pos| {
-                let var = |v: Var| {
-                    let i = v.n as usize;
-                    if i < n {
-                        outer[i]
-                    } else {
-                        r.get(i - n).copied().unwrap_or(0)
-                    }
-                };
                 for &v in &stage.values {
                     let dtype = kernel.dtype(v);
                     let get = |x: ValueId| vals[x.0 as usize];
+                    let var = |x: Var| point(x, n, outer, r, &vals);
                     let val = match kernel.expr(v) {
                         KExpr::Load { arg, index, mask } => {
                             if mask.is_some_and(|m| get(m).as_f64() == 0.0) {
@@ -189,12 +195,33 @@ pub fn eval_kernel(kernel: &Kernel, args: &mut [Vec<u8>]) -> Result<(), BackendE
                                 get(*b)
                             }
                         }
+                        KExpr::IndirectIndex {
+                            value,
+                            size,
+                            wrap_negative,
+                            flags,
+                            check,
+                        } => {
+                            let raw = get(*value).as_i64();
+                            match coil_lower::resolve_indirect(raw, *size, *wrap_negative) {
+                                Some(i) => Scalar::I(i),
+                                None => {
+                                    let f = &mut args[flags.0 as usize];
+                                    let what = || format!("{} ({v}: index check)", kernel.name);
+                                    let at = 2 * *check as i64;
+                                    write(f, DType::I64, at, Scalar::I(1), &what)?;
+                                    write(f, DType::I64, at + 1, Scalar::I(raw), &what)?;
+                                    Scalar::I(0)
+                                }
+                            }
+                        }
                     };
                     vals[v.0 as usize] = val;
                 }
                 for (acc, a) in accs.iter_mut().zip(&stage.accumulators) {
                     acc.combine(a.reduction_type, vals[a.value.0 as usize], pos as i64);
                 }
+                let var = |x: Var| point(x, n, outer, r, &vals);
                 for s in &stage.stores {
                     let a = kernel.arg(s.arg);
                     let what = || format!("{} (store {} {})", kernel.name, s.arg, a.name);

@@ -62,6 +62,10 @@ pub struct KernelArg {
 }
 
 /// A node of a kernel's expression DAG.
+///
+/// Index expressions may use, besides the loop variables, indirect indices: `ind<n>` is the
+/// value `v<n>`, a [`KExpr::IndirectIndex`] (a gather: `load arg1[64*ind3 + p1]`); such a load
+/// or index lists `v<n>` among its operands.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum KExpr {
     /// `args[arg][index]`, or 0 where `mask` is false (no memory touched there).
@@ -87,14 +91,41 @@ pub enum KExpr {
     Binary(Op, ValueId, ValueId),
     /// `where(cond, a, b)`.
     Where(ValueId, ValueId, ValueId),
+    /// An integer `value` checked as an index into a dim of `size`, an `i64` (Inductor's
+    /// `indirect_indexing`): negatives count from the end when `wrap_negative`; a value still
+    /// outside `0..size` stores 1 at `args[flags][2 * check]` and the value at
+    /// `args[flags][2 * check + 1]` (an `i64` buffer the runtime reads after the run) and
+    /// gives 0, so no load ever leaves its buffer.
+    IndirectIndex {
+        /// The index value (any integer dtype).
+        value: ValueId,
+        /// The size of the dim indexed.
+        size: usize,
+        /// Whether negative values wrap.
+        wrap_negative: bool,
+        /// The `i64` flags buffer (an `InOut` argument).
+        flags: ArgId,
+        /// Which check (of the lowered graph's) this is.
+        check: u32,
+    },
 }
 
 impl KExpr {
     /// The values this one reads.
     pub fn operands(&self) -> Vec<ValueId> {
+        let indirect = |index: &IndexExpr| {
+            index
+                .indirect_nodes()
+                .into_iter()
+                .map(|n| ValueId(n as u32))
+        };
         match self {
-            KExpr::Load { mask, .. } => mask.iter().copied().collect(),
-            KExpr::Const(_) | KExpr::Index(_) | KExpr::Acc(_) => vec![],
+            KExpr::Load { mask, index, .. } => {
+                indirect(index).chain(mask.iter().copied()).collect()
+            }
+            KExpr::Index(index) => indirect(index).collect(),
+            KExpr::IndirectIndex { value, .. } => vec![*value],
+            KExpr::Const(_) | KExpr::Acc(_) => vec![],
             KExpr::Cast(v) | KExpr::Unary(_, v) => vec![*v],
             KExpr::Binary(_, a, b) => vec![*a, *b],
             KExpr::Where(c, a, b) => vec![*c, *a, *b],
@@ -405,6 +436,16 @@ impl fmt::Display for Kernel {
                     KExpr::Unary(op, x) => format!("{op}({x})"),
                     KExpr::Binary(op, a, b) => format!("{op}({a}, {b})"),
                     KExpr::Where(c, a, b) => format!("where({c}, {a}, {b})"),
+                    KExpr::IndirectIndex {
+                        value,
+                        size,
+                        wrap_negative,
+                        flags,
+                        check,
+                    } => format!(
+                        "indirect({value}, size={size}{}, check={flags}[{check}])",
+                        if *wrap_negative { ", wrap" } else { "" }
+                    ),
                 };
                 writeln!(f, "    {v}: {} = {rhs}", self.dtype(v))?;
             }

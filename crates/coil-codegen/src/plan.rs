@@ -27,6 +27,10 @@ pub enum BufferRole {
     Intermediate,
     /// Computed by a step and returned (must survive to the end).
     Output,
+    /// The index-check flags ([`BufRef::IndexChecks`]): zeroed when allocated, written by
+    /// kernels that find an indirect index out of range, read (and zeroed again) by the
+    /// runtime after a run; never freed.
+    Checks,
 }
 
 /// A buffer the plan places.
@@ -110,7 +114,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Places buffers: inputs first, each other buffer when first written, in a slot freed by a
+    /// Places buffers: inputs (and the index-check flags) first, each other buffer when first written, in a slot freed by a
     /// buffer whose last use is over (same or larger size, smallest first), or a new slot.
     /// Outputs and inputs are never freed. An error names a step that uses an unknown buffer
     /// or a buffer no step writes (a bug of whoever made the steps).
@@ -134,9 +138,10 @@ impl Plan {
         let mut slots: Vec<usize> = Vec::new();
         let mut placement: HashMap<BufRef, SlotId> = HashMap::new();
         let mut free: Vec<SlotId> = Vec::new();
+        // Inputs, and the index-check flags (zeroed once, so never in a shared slot).
         for b in buffers
             .iter()
-            .filter(|b| matches!(b.role, BufferRole::Input(_)))
+            .filter(|b| matches!(b.role, BufferRole::Input(_) | BufferRole::Checks))
         {
             placement.insert(b.buffer, SlotId(slots.len() as u32));
             slots.push(b.bytes);

@@ -230,5 +230,15 @@ fn plan_for(lowered: &LoweredGraph, steps: Vec<Step>) -> Result<Plan, String> {
             },
         });
     }
+    if used.contains(&BufRef::IndexChecks) {
+        let l = lowered.layout(BufRef::IndexChecks);
+        buffers.push(PlannedBuffer {
+            buffer: BufRef::IndexChecks,
+            name: lowered.name(BufRef::IndexChecks),
+            bytes: l.storage_len() * l.dtype.itemsize(),
+            dtype: l.dtype,
+            role: BufferRole::Checks,
+        });
+    }
     Plan::new(buffers, steps, lowered.outputs().to_vec())
 }

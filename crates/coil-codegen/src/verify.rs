@@ -28,11 +28,27 @@ impl Kernel {
             msg,
         };
         let n = self.ranges.len();
-        let outer = VarRanges::new(self.outer_vars());
+        // Indirect indices lie in `0..size` once checked.
+        let indirect: Vec<(Var, usize)> = self
+            .values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (e, _))| match e {
+                KExpr::IndirectIndex { size, .. } => Some((Var::indirect(i), *size)),
+                _ => None,
+            })
+            .collect();
+        let outer = VarRanges::new(
+            self.outer_vars()
+                .into_iter()
+                .chain(indirect.iter().copied())
+                .collect(),
+        );
         let all = VarRanges::new(
             self.outer_vars()
                 .into_iter()
                 .chain(self.reduction_vars())
+                .chain(indirect.iter().copied())
                 .collect(),
         );
         let mut finished: HashSet<AccId> = HashSet::new();
@@ -44,6 +60,9 @@ impl Kernel {
             };
             let in_scope = |index: &IndexExpr| -> Result<(), String> {
                 for v in index.vars() {
+                    if v.indirect_node().is_some() {
+                        continue; // an operand, checked as one
+                    }
                     let ok = v.prefix == Var::p(0).prefix
                         && match stage.kind {
                             StageKind::Outer => (v.n as usize) < n,
@@ -117,6 +136,20 @@ impl Kernel {
                                 "{v} = {op}({a}, {b}) mixes {} and {}",
                                 self.dtype(*a),
                                 self.dtype(*b)
+                            )));
+                        }
+                    }
+                    KExpr::IndirectIndex { value, flags, .. } => {
+                        if !self.dtype(*value).is_int() {
+                            return Err(err(format!("{v} indexes with {value}, not an integer")));
+                        }
+                        let ok = self
+                            .args
+                            .get(flags.0 as usize)
+                            .is_some_and(|a| a.role == ArgRole::InOut || a.role == ArgRole::Output);
+                        if !ok {
+                            return Err(err(format!(
+                                "{v}'s flags {flags} are not a written argument"
                             )));
                         }
                     }

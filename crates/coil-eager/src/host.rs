@@ -74,11 +74,12 @@ pub(crate) fn wrap_index(op: &str, i: i64, size: usize) -> Result<usize, OpError
     Ok(w as usize)
 }
 
-/// An index that must already lie in `0..size` (`embedding` does not wrap negatives).
+/// An index that must already lie in `0..size`: only `index.Tensor` wraps negatives in
+/// PyTorch; `embedding`, `index_select`, `gather` and `scatter` refuse them.
 pub(crate) fn plain_index(op: &str, i: i64, size: usize) -> Result<usize, OpError> {
     if i < 0 || i >= size as i64 {
         return fail(format!(
-            "{op}: index {i} is out of range (the table has {size} rows)"
+            "{op}: index {i} is out of bounds for dimension with size {size}"
         ));
     }
     Ok(i as usize)

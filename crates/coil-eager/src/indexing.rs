@@ -51,7 +51,7 @@ pub(crate) fn eval(
             let sizes = x.sizes();
             if sizes.is_empty() {
                 match idx.as_slice() {
-                    [i] => wrap_index("index_select", *i, 1)?,
+                    [i] => plain_index("index_select", *i, 1)?,
                     _ => return fail("index_select(): a 0-d tensor takes one index"),
                 };
                 return one(x.contiguous());
@@ -134,8 +134,8 @@ pub(crate) fn eval(
 
 /// For each position `p` of a box of `sizes` (row-major; `n` counts them), the offset in a
 /// contiguous tensor of `x_sizes` of `p` with its coordinate along `dim` replaced by
-/// `index_at(p, n)`, wrapped as PyTorch wraps a negative index; an index out of range is an
-/// error naming `op` (`index_select`, `gather`, `scatter`).
+/// `index_at(p, n)`, which must lie in `0..size` (these ops take no negative index); one out of
+/// range is an error naming `op` (`index_select`, `gather`, `scatter`).
 fn offsets_along(
     op: &str,
     sizes: &[usize],
@@ -148,7 +148,7 @@ fn offsets_along(
     let mut offs = Vec::with_capacity(sizes.iter().product());
     let mut err = None;
     for_each_index(sizes, |p| {
-        match wrap_index(op, index_at(p, offs.len()), size) {
+        match plain_index(op, index_at(p, offs.len()), size) {
             Ok(r) => {
                 let off = (0..p.len())
                     .map(|k| if k == dim { r } else { p[k] } * xs[k])

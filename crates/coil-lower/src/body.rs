@@ -7,7 +7,7 @@ use std::fmt;
 
 use coil_graph::DType;
 
-use crate::idx::IndexVec;
+use crate::idx::{Idx, IndexVec};
 use crate::index::{IndexExpr, Var};
 use crate::ir::BufRef;
 use crate::typed_id;
@@ -319,6 +319,22 @@ pub enum Expr {
     Binary(Op, ExprId, ExprId),
     /// `where(cond, a, b)`.
     Ternary(Op, ExprId, ExprId, ExprId),
+    /// Inductor's `indirect_indexing`: an integer `value` used as an index into a dim of
+    /// `size`, an `i64`. Negative values count from the end when `wrap_negative` (Python's
+    /// indexing; `embedding`, `gather` and `index_select` take none); a value still outside
+    /// `0..size` is an error the run reports as check number `check` of
+    /// [`crate::LoweredGraph::index_checks`], and reads index 0 meanwhile (never memory out of
+    /// bounds). Index expressions use the result as the variable `ind<id>`.
+    IndirectIndex {
+        /// The index value (any integer dtype).
+        value: ExprId,
+        /// The size of the dim indexed.
+        size: usize,
+        /// Whether negative values wrap.
+        wrap_negative: bool,
+        /// Which check reports a bad value.
+        check: u32,
+    },
     /// The reduction combine over the body's reduction variables; only as a body's stored value.
     Reduction {
         /// How values combine.
@@ -331,9 +347,12 @@ pub enum Expr {
 impl Expr {
     /// The operands, in order.
     pub fn args(&self) -> Vec<ExprId> {
+        let indirect = |index: &IndexExpr| index.indirect_nodes().into_iter().map(ExprId::new);
         match self {
-            Expr::Load { mask, .. } => mask.iter().copied().collect(),
-            Expr::Constant { .. } | Expr::IndexExpr { .. } => vec![],
+            Expr::Load { mask, index, .. } => indirect(index).chain(mask.iter().copied()).collect(),
+            Expr::IndexExpr { index, .. } => indirect(index).collect(),
+            Expr::Constant { .. } => vec![],
+            Expr::IndirectIndex { value, .. } => vec![*value],
             Expr::ToDtype { value, .. } => vec![*value],
             Expr::Unary(_, a) => vec![*a],
             Expr::Binary(_, a, b) => vec![*a, *b],
@@ -350,10 +369,25 @@ impl Expr {
                 mask,
             } => Expr::Load {
                 buffer: *buffer,
-                index: index.clone(),
+                index: index.rename_indirect(&mut |n| f(ExprId::new(n)).index()),
                 mask: mask.map(f),
             },
-            Expr::Constant { .. } | Expr::IndexExpr { .. } => self.clone(),
+            Expr::IndexExpr { index, dtype } => Expr::IndexExpr {
+                index: index.rename_indirect(&mut |n| f(ExprId::new(n)).index()),
+                dtype: *dtype,
+            },
+            Expr::Constant { .. } => self.clone(),
+            Expr::IndirectIndex {
+                value,
+                size,
+                wrap_negative,
+                check,
+            } => Expr::IndirectIndex {
+                value: f(*value),
+                size: *size,
+                wrap_negative: *wrap_negative,
+                check: *check,
+            },
             Expr::ToDtype { value, dtype } => Expr::ToDtype {
                 value: f(*value),
                 dtype: *dtype,
@@ -370,6 +404,18 @@ impl Expr {
             },
         }
     }
+}
+
+/// What an [`Expr::IndirectIndex`] computes from `value`: the index into a dim of `size`
+/// (negatives counted from the end when `wrap_negative`), or `None` when it is out of range.
+pub fn resolve_indirect(value: i64, size: usize, wrap_negative: bool) -> Option<i64> {
+    let s = i64::try_from(size).ok()?;
+    let w = if wrap_negative && value < 0 {
+        value.checked_add(s)?
+    } else {
+        value
+    };
+    (0..s).contains(&w).then_some(w)
 }
 
 /// A hash-consed expression DAG: building the same node twice returns the same id (so op
@@ -457,6 +503,27 @@ impl ExprGraph {
     /// `ops.index_expr(index, dtype)`.
     pub fn index_expr(&mut self, index: IndexExpr, dtype: DType) -> ExprId {
         self.intern(Expr::IndexExpr { index, dtype }, dtype)
+    }
+
+    /// `ops.indirect_indexing(value, size)`: the checked index, as the variable `ind<n>` to
+    /// use in index expressions (see [`Expr::IndirectIndex`]).
+    pub fn indirect_index(
+        &mut self,
+        value: ExprId,
+        size: usize,
+        wrap_negative: bool,
+        check: u32,
+    ) -> IndexExpr {
+        let id = self.intern(
+            Expr::IndirectIndex {
+                value,
+                size,
+                wrap_negative,
+                check,
+            },
+            DType::I64,
+        );
+        IndexExpr::var(Var::indirect(id.index()))
     }
 
     /// `ops.to_dtype(value, dtype)`; no node when the dtype already matches.

@@ -219,21 +219,28 @@ pub(crate) fn memory_dep(
     }
 }
 
-/// Reads (one per distinct load, in body order) and the write of a computed buffer.
+/// Reads (one per distinct load, in body order) and the write of a computed buffer. A load
+/// through an indirect index (`ind<n>`) reads elements no expression over the loop variables
+/// names: it is a `StarDep` on the whole buffer (Inductor's rule), so it never fuses as if it
+/// read a matching index. `layout_of` gives a buffer's dtype and storage length.
 pub(crate) fn body_deps(
     body: &LoopBody,
     out: BufRef,
     out_dtype: DType,
-    dtype_of: impl Fn(BufRef) -> DType,
+    layout_of: impl Fn(BufRef) -> (DType, usize),
 ) -> (Vec<Dep>, Vec<Dep>) {
     let mut reads: Vec<Dep> = Vec::new();
     for (_, buffer, index) in body.loads() {
-        let dep = Dep::Memory(memory_dep(
-            buffer,
-            index,
-            &body.var_ranges,
-            dtype_of(buffer),
-        ));
+        let (dtype, numel) = layout_of(buffer);
+        let dep = if index.indirect_nodes().is_empty() {
+            Dep::Memory(memory_dep(buffer, index, &body.var_ranges, dtype))
+        } else {
+            Dep::Star(StarDep {
+                buffer,
+                numel,
+                dtype,
+            })
+        };
         if !reads.contains(&dep) {
             reads.push(dep);
         }

@@ -164,6 +164,21 @@ impl LoweredGraph {
                     names.push(n);
                     s
                 }
+                Expr::IndirectIndex {
+                    value,
+                    size,
+                    wrap_negative,
+                    check,
+                } => {
+                    let n = format!("ind{}", id.index());
+                    let s = format!(
+                        "{n} = ops.indirect_indexing({}, {size}, wrap_neg={}, check={check})",
+                        nm(&names, *value),
+                        if *wrap_negative { "True" } else { "False" }
+                    );
+                    names.push(n);
+                    s
+                }
                 Expr::ToDtype { value, dtype } => {
                     let n = fresh("to_dtype");
                     let s = format!(

@@ -319,7 +319,8 @@ impl Acc {
 }
 
 impl Scalar {
-    fn as_i64(self) -> i64 {
+    /// The value as an integer (floats truncate, bools are 0 or 1).
+    pub fn as_i64(self) -> i64 {
         match self {
             Scalar::I(i) => i,
             Scalar::F(x) => x as i64,
@@ -391,6 +392,7 @@ impl Memory<'_> {
             BufRef::Buffer(id) => self.buffers[id.index()]
                 .as_deref()
                 .ok_or_else(|| LowerError::Eval(format!("{id} is read before it is computed"))),
+            BufRef::IndexChecks => eval_err("index_checks is not a buffer bodies read"),
         }
     }
 
@@ -466,9 +468,12 @@ impl Memory<'_> {
 
     /// Evaluates nodes `0..upto` at the point `env`.
     fn eval_nodes(&self, body: &LoopBody, env: &[i64], vals: &mut [Scalar], upto: usize) -> R<()> {
-        let point = |v: crate::Var| env.get(v.n as usize).copied().unwrap_or(0);
         for (id, e) in body.exprs.iter().take(upto) {
             let dtype = body.exprs.dtype(id);
+            let point = |v: crate::Var| match v.indirect_node() {
+                Some(n) => vals[n].as_i64(),
+                None => env.get(v.n as usize).copied().unwrap_or(0),
+            };
             let v = match e {
                 Expr::Load {
                     buffer,
@@ -488,6 +493,24 @@ impl Memory<'_> {
                 }
                 .cast(*dtype),
                 Expr::IndexExpr { index, dtype } => Scalar::I(index.eval(&point)).cast(*dtype),
+                Expr::IndirectIndex {
+                    value,
+                    size,
+                    wrap_negative,
+                    check,
+                } => {
+                    let raw = vals[value.index()].as_i64();
+                    match crate::resolve_indirect(raw, *size, *wrap_negative) {
+                        Some(i) => Scalar::I(i),
+                        None => {
+                            let msg = self.graph.index_checks.get(*check as usize).map_or_else(
+                                || format!("index {raw} is out of range"),
+                                |c| c.message(raw),
+                            );
+                            return Err(LowerError::Eval(msg));
+                        }
+                    }
+                }
                 Expr::ToDtype { value, dtype } => vals[value.index()].cast(*dtype),
                 Expr::Unary(op, a) => unary(*op, vals[a.index()], dtype)?,
                 Expr::Binary(op, a, b) => binary(*op, vals[a.index()], vals[b.index()], dtype)?,

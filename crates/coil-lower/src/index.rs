@@ -5,16 +5,23 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-/// Which family a variable belongs to: `p` in loop bodies, `d` in dependencies.
+/// Which family a variable belongs to: `p` in loop bodies, `d` in dependencies, `ind` for
+/// indirect indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum VarPrefix {
     /// Loop-body variables (`p0`), and the positional variables of lazy values and views.
     P,
     /// Canonical dependency variables (`d0`), numbered over a buffer's own loop ranges.
     D,
+    /// An indirect index (Inductor's `indirect_indexing` symbol): `ind<n>` is the value of the
+    /// expression node `n` of the body (or kernel) the index belongs to, an
+    /// [`crate::Expr::IndirectIndex`] (a `IndirectIndex` value in kernels),
+    /// already checked to lie in `0..size`. Its range is not known to the simplifier.
+    Ind,
 }
 
-/// A loop variable, `p3` or `d1`. Variables are always `0 <= v < range`.
+/// A loop variable, `p3` or `d1`, or an indirect index `ind4`. Loop variables are always
+/// `0 <= v < range`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Var {
     /// Its family.
@@ -39,6 +46,19 @@ impl Var {
             n: n as u32,
         }
     }
+
+    /// `ind<n>`: the indirect index computed by expression node `n`.
+    pub fn indirect(n: usize) -> Var {
+        Var {
+            prefix: VarPrefix::Ind,
+            n: n as u32,
+        }
+    }
+
+    /// The expression node behind an indirect index (`None` for loop variables).
+    pub fn indirect_node(self) -> Option<usize> {
+        (self.prefix == VarPrefix::Ind).then_some(self.n as usize)
+    }
 }
 
 impl fmt::Display for Var {
@@ -46,6 +66,7 @@ impl fmt::Display for Var {
         match self.prefix {
             VarPrefix::P => write!(f, "p{}", self.n),
             VarPrefix::D => write!(f, "d{}", self.n),
+            VarPrefix::Ind => write!(f, "ind{}", self.n),
         }
     }
 }
@@ -271,6 +292,22 @@ impl IndexExpr {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// The expression nodes of the indirect indices it uses (`ind<n>`), in order.
+    pub fn indirect_nodes(&self) -> Vec<usize> {
+        self.vars()
+            .into_iter()
+            .filter_map(Var::indirect_node)
+            .collect()
+    }
+
+    /// Renumbers its indirect indices (`ind<n>` becomes `ind<f(n)>`), loop variables kept.
+    pub fn rename_indirect(&self, f: &mut impl FnMut(usize) -> usize) -> IndexExpr {
+        self.subst(&mut |v| {
+            v.indirect_node()
+                .map(|n| IndexExpr::var(Var::indirect(f(n))))
+        })
     }
 
     fn collect_vars(&self, out: &mut Vec<Var>) {

@@ -40,6 +40,36 @@ pub enum BufRef {
     Input(InputId),
     /// A realized buffer (`buf0`).
     Buffer(BufferId),
+    /// The index-check flags (`index_checks`, `i64[2 * checks]`): where kernels with indirect
+    /// loads record an index out of range (see [`IndexCheck`]).
+    IndexChecks,
+}
+
+/// What an indirect index is checked for (one [`crate::Expr::IndirectIndex`] check): the
+/// node and op whose index it is and the size of the dim it indexes. Slot `2 * check` of
+/// [`BufRef::IndexChecks`] becomes nonzero when a value was out of range, and slot
+/// `2 * check + 1` holds such a value (the one of whichever element wrote last).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexCheck {
+    /// The graph node (`embedding`).
+    pub node: String,
+    /// Its op (`aten.embedding.default`).
+    pub op: String,
+    /// The dim indexed, of the tensor indexed.
+    pub dim: usize,
+    /// Its size.
+    pub size: usize,
+}
+
+impl IndexCheck {
+    /// The error for a bad `value`: `index 7 is out of bounds for dimension 0 with size 5 in
+    /// node 'embedding' (aten.embedding.default)`.
+    pub fn message(&self, value: i64) -> String {
+        format!(
+            "index {value} is out of bounds for dimension {} with size {} in node '{}' ({})",
+            self.dim, self.size, self.node, self.op
+        )
+    }
 }
 
 /// Where and how a buffer's elements lie: dtype, sizes, strides and offset, in elements.
@@ -53,6 +83,13 @@ pub struct FixedLayout {
     pub strides: Vec<usize>,
     /// Offset of element 0, in elements.
     pub offset: usize,
+}
+
+/// An empty `i64` layout (what a graph without index checks has for them).
+impl Default for FixedLayout {
+    fn default() -> FixedLayout {
+        FixedLayout::contiguous(DType::I64, vec![0])
+    }
 }
 
 impl FixedLayout {

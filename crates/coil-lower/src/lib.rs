@@ -48,7 +48,9 @@ mod lowering;
 mod ops;
 mod verify;
 
-pub use body::{BodyStats, Const, Expr, ExprGraph, ExprId, LoopBody, Op, ReductionType};
+pub use body::{
+    BodyStats, Const, Expr, ExprGraph, ExprId, LoopBody, Op, ReductionType, resolve_indirect,
+};
 pub use config::LowerConfig;
 pub use deps::{Dep, MemoryDep, StarDep, WeakDep};
 pub use error::LowerError;
@@ -57,8 +59,8 @@ pub use idx::{Idx, IndexVec};
 pub use index::{IndexExpr, Term, Var, VarPrefix, VarRanges};
 pub use ir::{
     BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ExternInput, ExternKernel, ExternKind,
-    FixedLayout, HostOp, InputBuffer, InputId, MatmulOp, Origin, OutputRef, Pointwise, Reduction,
-    StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
+    FixedLayout, HostOp, IndexCheck, InputBuffer, InputId, MatmulOp, Origin, OutputRef, Pointwise,
+    Reduction, StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
 };
 pub use lowering::lower;
 pub use ops::has_lowering;
@@ -73,6 +75,8 @@ pub struct LoweredGraph {
     pub(crate) tensors: IndexVec<TensorId, TensorBox>,
     pub(crate) outputs: Vec<OutputRef>,
     pub(crate) values: Vec<(String, Vec<TensorId>)>,
+    pub(crate) index_checks: Vec<IndexCheck>,
+    pub(crate) checks_layout: FixedLayout,
 }
 
 impl LoweredGraph {
@@ -131,6 +135,7 @@ impl LoweredGraph {
         match b {
             BufRef::Input(i) => self.inputs[i].name.clone(),
             BufRef::Buffer(b) => b.to_string(),
+            BufRef::IndexChecks => "index_checks".into(),
         }
     }
 
@@ -139,7 +144,14 @@ impl LoweredGraph {
         match b {
             BufRef::Input(i) => &self.inputs[i].layout,
             BufRef::Buffer(b) => &self.buffers[b].layout,
+            BufRef::IndexChecks => &self.checks_layout,
         }
+    }
+
+    /// What each indirect index is checked for, by check number (empty when the graph has
+    /// no indirect loads).
+    pub fn index_checks(&self) -> &[IndexCheck] {
+        &self.index_checks
     }
 
     /// Finds an input or buffer by name (`x`, `buf3`).

@@ -73,6 +73,7 @@ pub fn lower(graph: &Graph, config: &LowerConfig) -> Result<LoweredGraph> {
         let (buffer, layout) = l.realize_strided(t);
         l.g.outputs.push(OutputRef { buffer, layout });
     }
+    l.g.checks_layout = FixedLayout::contiguous(DType::I64, vec![2 * l.g.index_checks.len()]);
     Ok(l.g)
 }
 
@@ -224,6 +225,7 @@ impl<'a> Lowerer<'a> {
         match b {
             BufRef::Input(i) => &self.g.inputs[i].layout,
             BufRef::Buffer(b) => &self.g.buffers[b].layout,
+            BufRef::IndexChecks => &self.g.checks_layout,
         }
     }
 
@@ -405,7 +407,8 @@ impl<'a> Lowerer<'a> {
         };
         let id = self.g.buffers.next_id();
         let (reads, writes) = body_deps(&body, BufRef::Buffer(id), st.dtype, |b| {
-            self.buf_layout(b).dtype
+            let l = self.buf_layout(b);
+            (l.dtype, l.storage_len())
         });
         let origins = st.origins.clone();
         self.g.buffers.push(Buffer {

@@ -15,12 +15,20 @@ impl LoweredGraph {
         let exists = |b: BufRef, reader: usize| match b {
             BufRef::Input(i) => i.index() < self.inputs.len(),
             BufRef::Buffer(id) => id.index() < reader,
+            BufRef::IndexChecks => false,
         };
         for (pos, buf) in self.buffers.iter().enumerate() {
             let name = buf.name();
             match &buf.kind {
                 BufferKind::Computed(c) => {
-                    let ranges = VarRanges::new(c.body.var_ranges.clone());
+                    // Indirect indices lie in `0..size` once checked.
+                    let mut vr = c.body.var_ranges.clone();
+                    for (id, e) in c.body.exprs.iter() {
+                        if let Expr::IndirectIndex { size, .. } = e {
+                            vr.push((crate::Var::indirect(id.index()), *size));
+                        }
+                    }
+                    let ranges = VarRanges::new(vr);
                     let empty = c.body.var_ranges.iter().any(|&(_, r)| r == 0);
                     for (_, e) in c.body.exprs.iter() {
                         let Expr::Load {

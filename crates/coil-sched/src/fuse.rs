@@ -136,7 +136,7 @@ impl Schedule<'_> {
                 BufRef::Buffer(buf) => {
                     !self.is_output(buf) && self.readers(buf).iter().all(|r| inside.contains(*r))
                 }
-                BufRef::Input(_) => false,
+                BufRef::Input(_) | BufRef::IndexChecks => false,
             };
             if !internal {
                 io.insert(w);
@@ -211,7 +211,7 @@ impl Schedule<'_> {
         }
         let produced_by_a = |buf: BufRef| match buf {
             BufRef::Buffer(x) => na.op_set.contains(crate::OpId::of_buffer(x)),
-            BufRef::Input(_) => false,
+            BufRef::Input(_) | BufRef::IndexChecks => false,
         };
         if names.iter().any(|&n| produced_by_a(n)) {
             return Err(WhyNoFuse::MemoryDepsDidNotMatch);

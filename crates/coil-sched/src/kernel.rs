@@ -146,7 +146,7 @@ impl Schedule<'_> {
                             && !self.readers(b).is_empty()
                             && self.readers(b).iter().all(|r| node.op_set.contains(*r))
                     }
-                    BufRef::Input(_) => false,
+                    BufRef::Input(_) | BufRef::IndexChecks => false,
                 });
             let mut reads: Vec<BufRef> = Vec::new();
             for m in node.buffers() {

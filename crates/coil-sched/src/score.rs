@@ -6,7 +6,7 @@
 use hashbrown::HashMap;
 use std::fmt;
 
-use coil_lower::{BufRef, BufferId, Expr};
+use coil_lower::{BufRef, BufferId, Expr, Idx};
 
 use crate::ids::{NodeId, OpId};
 use crate::schedule::Schedule;
@@ -306,9 +306,22 @@ pub fn estimate_live_values(sched: &Schedule<'_>, ops: &[OpId]) -> usize {
                     index,
                     mask,
                 } => format!(
-                    "load {buffer:?}[{index}] {loops} {}",
-                    mask.map(|m| arg(m, &local)).unwrap_or_default()
+                    "load {buffer:?}[{index}] {loops} {} {}",
+                    mask.map(|m| arg(m, &local)).unwrap_or_default(),
+                    // `ind<n>` names a local node: key it by that node's global value.
+                    index
+                        .indirect_nodes()
+                        .into_iter()
+                        .map(|n| arg(coil_lower::ExprId::new(n), &local))
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 ),
+                Expr::IndirectIndex {
+                    value,
+                    size,
+                    wrap_negative,
+                    ..
+                } => format!("indirect {} {size} {wrap_negative}", arg(*value, &local)),
                 Expr::IndexExpr { index, dtype } => format!("index {index} {loops} {dtype:?}"),
                 Expr::ToDtype { value, dtype } => format!("cast {} {dtype:?}", arg(*value, &local)),
                 Expr::Unary(o, a) => format!("{o} {}", arg(*a, &local)),

@@ -97,7 +97,10 @@ pub fn op_pattern(sched: &Schedule<'_>, op: OpId) -> OpPatternKind {
     let mut pattern = OpPatternKind::ElemWise;
     for (_, e) in body.exprs.iter() {
         let p = match e {
-            Expr::Load { mask: Some(_), .. } | Expr::IndexExpr { .. } => OpPatternKind::Injective,
+            // A gather (an indirect index) is TVM's `take`: injective.
+            Expr::Load { mask: Some(_), .. }
+            | Expr::IndexExpr { .. }
+            | Expr::IndirectIndex { .. } => OpPatternKind::Injective,
             Expr::Load { index, .. } => load_pattern(index, &body.store_index, &body.var_ranges),
             _ => OpPatternKind::ElemWise,
         };

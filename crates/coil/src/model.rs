@@ -79,8 +79,51 @@ impl CompiledModel {
             for &bytes in &self.plan().slots {
                 memory.push(self.backend.alloc(bytes.max(1))?);
             }
+            if let Some(flags) = self.checks_slot(&memory)? {
+                self.backend.write(flags.0, &vec![0u8; flags.1])?;
+            }
         }
         Ok(memory)
+    }
+
+    /// The index-check flags' memory and bytes, when the plan has indirect indices.
+    fn checks_slot(
+        &self,
+        memory: &[BufferHandle],
+    ) -> Result<Option<(BufferHandle, usize)>, CoilError> {
+        let Some(b) = self
+            .plan()
+            .buffers
+            .iter()
+            .find(|b| b.role == BufferRole::Checks)
+        else {
+            return Ok(None);
+        };
+        Ok(Some((self.handle(memory, b.buffer)?, b.bytes)))
+    }
+
+    /// Reads the index-check flags after a run: an index out of range is an error naming the
+    /// node, the op, the index and the size (the flags are zeroed again for the next run).
+    fn check_indices(&self, memory: &[BufferHandle]) -> Result<(), CoilError> {
+        let Some((flags, bytes)) = self.checks_slot(memory)? else {
+            return Ok(());
+        };
+        let mut raw = vec![0u8; bytes];
+        self.backend.read(flags, &mut raw)?;
+        let words: Vec<i64> = raw
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        let Some(check) = words.chunks_exact(2).position(|w| w[0] != 0) else {
+            return Ok(());
+        };
+        self.backend.write(flags, &vec![0u8; bytes])?;
+        let value = words[2 * check + 1];
+        let msg = match self.artifacts.lowered.index_checks().get(check) {
+            Some(c) => c.message(value),
+            None => format!("index {value} is out of range (check {check})"),
+        };
+        Err(CoilError::Run(msg))
     }
 
     fn handle(&self, memory: &[BufferHandle], b: BufRef) -> Result<BufferHandle, CoilError> {
@@ -143,7 +186,8 @@ impl CompiledModel {
     pub fn run_resident(&self) -> Result<(), CoilError> {
         self.enqueue()?;
         self.backend.synchronize()?;
-        Ok(())
+        let memory = self.memory()?;
+        self.check_indices(&memory)
     }
 
     /// The backend's device clock, if its work runs asynchronously on a device (for timing
@@ -317,6 +361,9 @@ impl CompiledModel {
                         Tensor::from_bytes(layout.dtype, vec![layout.storage_len()], &bytes)?;
                     view(&storage, layout)
                 }
+                BufRef::IndexChecks => Err(CoilError::Plan(
+                    "the index-check flags are not an output".into(),
+                )),
             })
             .collect()
     }

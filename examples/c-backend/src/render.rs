@@ -25,6 +25,13 @@ const PRELUDE: &str = r#"#include <math.h>
 #include <string.h>
 
 static inline double r_f32(double x) { return (double)(float)x; }
+/* An indirect index: wrapped if asked, checked against size (a bad one is recorded in the
+   check's two flag slots and reads index 0). */
+static inline int64_t x_ind(int64_t x, int64_t size, int wrap, int64_t *flags, int64_t check) {
+    int64_t w = (wrap && x < 0) ? x + size : x;
+    if (w < 0 || w >= size) { flags[2 * check] = 1; flags[2 * check + 1] = x; return 0; }
+    return w;
+}
 static inline float h2f(uint16_t h) {
     uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, x;
     if (exp == 0) {
@@ -185,7 +192,10 @@ fn index(e: &IndexExpr) -> String {
     let mut s = format!("INT64_C({})", e.constant_part());
     for (t, c) in e.terms() {
         let term = match t {
-            Term::Var(v) => format!("{v}"),
+            Term::Var(v) => match v.indirect_node() {
+                Some(n) => format!("v{n}"),
+                None => format!("{v}"),
+            },
             Term::FloorDiv(inner, d) => format!("x_div({}, {d})", index(inner)),
             Term::ModularIndexing(inner, d, m) => {
                 format!("x_mod(x_div({}, {d}), {m})", index(inner))
@@ -507,6 +517,18 @@ fn value(k: &Kernel, v: ValueId) -> Result<String, BackendError> {
             var(*c),
             convert(&var(*a), k.dtype(*a), d),
             convert(&var(*b), k.dtype(*b), d)
+        ),
+        KExpr::IndirectIndex {
+            value,
+            size,
+            wrap_negative,
+            flags,
+            check,
+        } => format!(
+            "x_ind({}, INT64_C({size}), {}, (int64_t*)a{}, {check})",
+            convert(&var(*value), k.dtype(*value), DType::I64),
+            *wrap_negative as i32,
+            flags.0
         ),
     })
 }

@@ -240,6 +240,7 @@ pub fn emit_planned<'ctx>(
         exp_in_range: HashSet::new(),
         next_vars: HashMap::new(),
         streamed: std::cell::Cell::new(false),
+        indirect: std::cell::RefCell::new(HashMap::new()),
     };
     em.emit().map_err(|e| match e {
         CpuError::Codegen { message, .. } => CpuError::Codegen {
@@ -343,6 +344,8 @@ struct Emitter<'a, 'ctx> {
     next_vars: HashMap<Var, IntValue<'ctx>>,
     /// Whether a non-temporal store was emitted (the function then ends with a fence).
     streamed: std::cell::Cell<bool>,
+    /// The current body copy's indirect indices (`ind<n>` is value `n`): scalars, or lanes.
+    indirect: std::cell::RefCell<HashMap<u32, V<'ctx>>>,
     streaming_store_min_bytes: Option<usize>,
     invariant_reciprocal: bool,
     /// The row pipeline's plan, until [`Emitter::setup_pipeline`] takes it.
@@ -995,7 +998,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let dt = k.dtype(v);
             let fixed = match k.expr(v) {
                 KExpr::Const(_) | KExpr::Acc(_) => true,
-                KExpr::Load { .. } | KExpr::Index(_) => false,
+                KExpr::Load { .. } | KExpr::Index(_) | KExpr::IndirectIndex { .. } => false,
                 e => e
                     .operands()
                     .iter()
@@ -1068,6 +1071,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         self.ir.binary(*op, xa, xb, da, dt, b_const)?
                     }
                 }
+                KExpr::IndirectIndex {
+                    value,
+                    size,
+                    wrap_negative,
+                    flags,
+                    check,
+                } => {
+                    let x = self.value(&vals, *value)?;
+                    let x = self.ir.convert(x, k.dtype(*value), DType::I64, false)?;
+                    let i = self.indirect_index(x, *size, *wrap_negative, *flags, *check)?;
+                    self.indirect.borrow_mut().insert(v.0, i);
+                    i
+                }
                 KExpr::Where(c, a, b) => {
                     let cond = self
                         .ir
@@ -1088,6 +1104,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     fn var_value(&self, v: Var, env: &Env<'ctx>) -> Result<V<'ctx>, CpuError> {
+        if v.indirect_node().is_some() {
+            let x = self.indirect.borrow().get(&v.n).copied();
+            return x.ok_or_else(|| err(format!("index uses {v} before it is computed")));
+        }
         let s = *env
             .vars
             .get(&v)
@@ -1163,7 +1183,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let a = self.k.arg(arg);
         let base = self.args[arg.0 as usize];
         let d = a.dtype;
-        let acc = access(index, env);
+        let acc = self.access(index, env);
         let raw = match mask {
             None => match acc {
                 Access::Uniform => ir.load(d, base, self.scalar_index(index, env)?, 1)?,
@@ -1219,7 +1239,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             d,
             false,
         )?;
-        match access(&st.index, env) {
+        match self.access(&st.index, env) {
             Access::Uniform => {
                 // Every lane writes the same element: the last lane's value is the one left.
                 let v = ir.extract(v, Ir::width(v).max(1) - 1)?;
@@ -1248,7 +1268,70 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 }
 
-impl Emitter<'_, '_> {
+impl<'ctx> Emitter<'_, 'ctx> {
+    /// How an access touches memory across lanes: [`access`], except that an indirect index
+    /// that differs between lanes (a vector) makes it a gather.
+    fn access(&self, index: &IndexExpr, env: &Env<'_>) -> Access {
+        let lanes = index.indirect_nodes().into_iter().any(|n| {
+            self.indirect
+                .borrow()
+                .get(&(n as u32))
+                .is_some_and(|x| Ir::width(*x) > 1)
+        });
+        if lanes && env.width > 1 {
+            Access::Strided
+        } else {
+            access(index, env)
+        }
+    }
+
+    /// `x` (i64, scalar or lanes) checked as an index into a dim of `size`: wrapped when
+    /// negatives wrap; a lane out of range records the check (`flags[2 * check] = 1`,
+    /// `flags[2 * check + 1] =` the value, on a cold path) and reads 0.
+    fn indirect_index(
+        &self,
+        x: V<'ctx>,
+        size: usize,
+        wrap_negative: bool,
+        flags: ArgId,
+        check: u32,
+    ) -> Result<V<'ctx>, CpuError> {
+        let ir = &self.ir;
+        let s: V<'ctx> = ir.i64c(size as i64).into();
+        let zero: V<'ctx> = ir.i64c(0).into();
+        let w = if wrap_negative {
+            let neg = ir.icmp(IntPredicate::SLT, x, zero)?;
+            ir.select(neg, ir.iadd(x, s)?, x)?
+        } else {
+            x
+        };
+        // Unsigned: a negative index is huge.
+        let bad = ir.icmp(IntPredicate::UGE, w, s)?;
+        let (any, value) = if Ir::width(bad) > 1 {
+            let any = ir.intrinsic("llvm.vector.reduce.or", &[bad.get_type()], &[bad])?;
+            // Some bad lane's raw value (the least; `i64::MAX` is itself bad when it shows).
+            let max: V<'ctx> = ir.i64c(i64::MAX).into();
+            let masked = ir.select(bad, x, max)?;
+            let v = ir.intrinsic("llvm.vector.reduce.smin", &[masked.get_type()], &[masked])?;
+            (any, v)
+        } else {
+            (bad, x)
+        };
+        let cx = ir.cx;
+        let b = ir.b;
+        let cold = cx.append_basic_block(self.f, "index.bad");
+        let cont = cx.append_basic_block(self.f, "index.ok");
+        b.build_conditional_branch(any.into_int_value(), cold, cont)?;
+        b.position_at_end(cold);
+        let base = self.args[flags.0 as usize];
+        let at = 2 * check as i64;
+        ir.store(DType::I64, base, ir.i64c(at), ir.i64c(1).into())?;
+        ir.store(DType::I64, base, ir.i64c(at + 1), value)?;
+        b.build_unconditional_branch(cont)?;
+        b.position_at_end(cont);
+        ir.select(bad, zero, w)
+    }
+
     /// The alignment of a contiguous vector store to stream past the caches, if it should:
     /// the buffer is much larger than the last-level cache (so what is written will be gone
     /// from it before anyone reads it), and the store's address is a multiple of the vector

@@ -30,6 +30,7 @@ fn node_cost(e: &KExpr) -> u32 {
     match e {
         KExpr::Const(_) | KExpr::Acc(_) => 0,
         KExpr::Load { .. } | KExpr::Index(_) | KExpr::Cast(_) | KExpr::Where(..) => 1,
+        KExpr::IndirectIndex { .. } => 4,
         KExpr::Unary(op, _) => match op {
             Op::Exp
             | Op::Log
@@ -71,10 +72,26 @@ fn remap(e: &KExpr, class: &HashMap<ValueId, u32>) -> KExpr {
     match e {
         KExpr::Load { arg, index, mask } => KExpr::Load {
             arg: *arg,
-            index: index.clone(),
+            index: index.rename_indirect(&mut |n| class[&ValueId(n as u32)] as usize),
             mask: mask.as_ref().map(c),
         },
-        KExpr::Const(_) | KExpr::Index(_) | KExpr::Acc(_) => e.clone(),
+        KExpr::Index(index) => {
+            KExpr::Index(index.rename_indirect(&mut |n| class[&ValueId(n as u32)] as usize))
+        }
+        KExpr::IndirectIndex {
+            value,
+            size,
+            wrap_negative,
+            flags,
+            check,
+        } => KExpr::IndirectIndex {
+            value: c(value),
+            size: *size,
+            wrap_negative: *wrap_negative,
+            flags: *flags,
+            check: *check,
+        },
+        KExpr::Const(_) | KExpr::Acc(_) => e.clone(),
         KExpr::Cast(x) => KExpr::Cast(c(x)),
         KExpr::Unary(op, x) => KExpr::Unary(*op, c(x)),
         KExpr::Binary(op, a, b) => KExpr::Binary(*op, c(a), c(b)),

@@ -493,10 +493,20 @@ impl<'k> Emitter<'k> {
         }
         let u = match self.k.expr(v).clone() {
             KExpr::Load { index, mask, .. } => {
-                !self.flat(&index).contains_var(x) && mask.is_none_or(|m| self.is_uniform(m, x))
+                !self.flat(&index).contains_var(x)
+                    && mask.is_none_or(|m| self.is_uniform(m, x))
+                    && index
+                        .indirect_nodes()
+                        .into_iter()
+                        .all(|n| self.is_uniform(ValueId(n as u32), x))
             }
             KExpr::Const(_) | KExpr::Acc(_) => true,
-            KExpr::Index(e) => !self.flat(&e).contains_var(x),
+            KExpr::Index(e) => {
+                !self.flat(&e).contains_var(x)
+                    && e.indirect_nodes()
+                        .into_iter()
+                        .all(|n| self.is_uniform(ValueId(n as u32), x))
+            }
             other => other.operands().into_iter().all(|o| self.is_uniform(o, x)),
         };
         self.uniform.insert(v, u);
@@ -636,6 +646,11 @@ impl<'k> Emitter<'k> {
     /// them hits L1 and spares registers.
     fn cse_key(&mut self, v: ValueId) -> Option<(KExpr, DType)> {
         self.cse.as_ref()?;
+        if let KExpr::Load { index, .. } | KExpr::Index(index) = self.k.expr(v)
+            && !index.indirect_nodes().is_empty()
+        {
+            return None; // `ind<n>` names a stage's own value
+        }
         if let KExpr::Load { index, .. } = self.k.expr(v)
             && !self.flat(index).contains_var(outer_var())
         {
@@ -717,7 +732,55 @@ impl<'k> Emitter<'k> {
                     em.select((x[0], dc), (x[1], da), (x[2], de), dtype)
                 })
             }
+            KExpr::IndirectIndex {
+                value,
+                size,
+                wrap_negative,
+                flags,
+                check,
+            } => {
+                let from = self.k.dtype(value);
+                let ops = [self.lv(value)];
+                self.map(&ops, |em, x| {
+                    em.indirect_index(x[0], from, size, wrap_negative, flags, check)
+                })
+            }
         }
+    }
+
+    /// `x` checked as an index into a dim of `size` (an `.s64`): wrapped when negatives wrap;
+    /// out of range, the thread stores 1 and the value into the check's two slots of the flags
+    /// buffer (predicated stores: any thread's write will do) and reads index 0.
+    fn indirect_index(
+        &mut self,
+        x: Val,
+        from: DType,
+        size: usize,
+        wrap_negative: bool,
+        flags: ArgId,
+        check: u32,
+    ) -> Val {
+        let x = self.cast(x, from, DType::I64);
+        let x = self.reg(values::Repr::I64, x);
+        let s = size as i64;
+        let w = if wrap_negative {
+            let neg = self.b.setp(Cmp::Lt, Ty::S64, x, 0i64);
+            let up = self.b.add(Ty::S64, x, s);
+            self.b.selp(Ty::S64, up, x, neg)
+        } else {
+            x
+        };
+        // Unsigned: a negative index is huge.
+        let bad = self.b.setp(Cmp::Ge, Ty::U64, w, s);
+        let base = self.ptrs[flags.0 as usize];
+        let flag = self
+            .b
+            .add(Ty::U64, base, crate::ptx::Operand::from(16 * check as i64));
+        let slot = self.b.add(Ty::U64, flag, crate::ptx::Operand::from(8i64));
+        let one = Val::Imm(crate::ptx::Imm::Int(1));
+        self.store_scalar(flag, DType::I64, one, Some(bad));
+        self.store_scalar(slot, DType::I64, Val::Reg(x), Some(bad));
+        Val::Reg(self.b.selp(Ty::S64, 0i64, w, bad))
     }
 
     fn mask_guard(&mut self, mask: Option<&(Lv, DType)>, slot: usize) -> Option<Reg> {
@@ -742,6 +805,14 @@ impl<'k> Emitter<'k> {
         let size = mem.itemsize();
         let mask = mask.map(|m| (self.lv(m), self.k.dtype(m)));
         let mask_uniform = mask.as_ref().is_none_or(|(m, _)| m.is_one());
+        let indirect: Vec<(coil_lower::Var, Lv)> = index
+            .indirect_nodes()
+            .into_iter()
+            .map(|n| (coil_lower::Var::indirect(n), self.lv(ValueId(n as u32))))
+            .collect();
+        if !indirect.is_empty() {
+            return self.emit_gather(arg, &flat, mask, &indirect, dtype, cx);
+        }
         let lv = match cx {
             Some(cx) if flat.contains_var(cx.var) || !mask_uniform => {
                 let w = cx.width as usize;
@@ -784,6 +855,65 @@ impl<'k> Emitter<'k> {
                 let i = self.eval_in(&env, &flat);
                 let at = address(&mut self.b, &self.env, ptr, i, size);
                 Lv::One(self.load_scalar(at, mem, nc, guard))
+            }
+        };
+        if mem == dtype {
+            lv
+        } else {
+            self.map(&[lv], |em, x| em.cast(x[0], mem, dtype))
+        }
+    }
+
+    /// A load through indirect indices: one scalar load per slot, with each `ind<n>` bound to
+    /// that slot's checked index (in the index width).
+    fn emit_gather(
+        &mut self,
+        arg: ArgId,
+        flat: &IndexExpr,
+        mask: Option<(Lv, DType)>,
+        indirect: &[(coil_lower::Var, Lv)],
+        dtype: DType,
+        cx: Option<&Lanes>,
+    ) -> Lv {
+        let a = arg.0 as usize;
+        let mem = self.k.args[a].dtype;
+        let (ptr, nc) = (self.ptrs[a], self.read_only[a]);
+        let repr = self.index_repr();
+        let per_slot = cx.is_some_and(|cx| {
+            flat.contains_var(cx.var)
+                || mask.as_ref().is_some_and(|(m, _)| !m.is_one())
+                || indirect.iter().any(|(_, lv)| !lv.is_one())
+        });
+        let one = |em: &mut Self, slot: usize, env: IndexEnv, valid: Option<Reg>| {
+            let mut env = env;
+            for (v, lv) in indirect {
+                let i = lv.get(slot);
+                let i = em.cast(i, DType::I64, repr.dtype());
+                let r = em.reg(repr, i);
+                env.bind(*v, r);
+            }
+            let m = em.mask_guard(mask.as_ref(), slot);
+            let guard = em.and_guard(valid, m);
+            let i = em.eval_in(&env, flat);
+            let at = address(&mut em.b, &em.env, ptr, i, mem.itemsize());
+            em.load_scalar(at, mem, nc, guard)
+        };
+        let lv = match cx {
+            Some(cx) if per_slot => {
+                let w = cx.width as usize;
+                let mut out = Vec::with_capacity(cx.slots());
+                for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
+                    for lane in 0..w {
+                        let slot = c * w + lane;
+                        let env = self.slot_env(cx, slot);
+                        out.push(one(self, slot, env, chunk.valid));
+                    }
+                }
+                Lv::Lanes(out)
+            }
+            _ => {
+                let env = self.env.clone();
+                Lv::One(one(self, 0, env, None))
             }
         };
         if mem == dtype {

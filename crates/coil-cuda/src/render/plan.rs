@@ -396,7 +396,23 @@ pub fn needs_wide_indices(k: &Kernel) -> bool {
     if total >= limit || k.args.iter().any(|a| a.len >= limit) {
         return true;
     }
-    let ranges = index::flat_ranges(k);
+    // Indirect indices lie in `0..size` once checked.
+    let ranges = coil_lower::VarRanges::new(
+        index::flat_ranges(k)
+            .iter()
+            .chain(
+                k.values
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, (e, _))| match e {
+                        KExpr::IndirectIndex { size, .. } => {
+                            Some((coil_lower::Var::indirect(i), *size))
+                        }
+                        _ => None,
+                    }),
+            )
+            .collect(),
+    );
     let fits = |e: &IndexExpr| index::fits_i32(&flatten(k, e), &ranges);
     for s in &k.stages {
         for &v in &s.values {

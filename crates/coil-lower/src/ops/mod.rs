@@ -5,6 +5,7 @@
 mod conv;
 mod factory;
 mod fallback;
+mod indexing;
 mod matmul;
 mod pointwise;
 mod reduce;
@@ -132,6 +133,9 @@ impl Lowerer<'_> {
             K::Convolution => return self.lower_convolution(node, call, &b),
             K::AsStrided => return self.lower_as_strided(node, call, &b),
             K::Cumsum | K::Cumprod => return self.lower_scan(node, call, &b),
+            K::Embedding | K::IndexSelect | K::Gather | K::Index => {
+                return self.lower_indexing(node, call, &b);
+            }
             _ => {}
         }
         use coil_graph::OpClass as C;
@@ -152,14 +156,6 @@ pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
     use coil_graph::OpKind::*;
     !matches!(
         kind,
-        Embedding
-            | EmbeddingBag
-            | Index
-            | IndexSelect
-            | Gather
-            | Scatter
-            | ScatterAdd
-            | IndexPut
-            | AssertTensorMetadata
+        EmbeddingBag | Scatter | ScatterAdd | IndexPut | AssertTensorMetadata
     )
 }

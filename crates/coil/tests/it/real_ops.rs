@@ -1,5 +1,5 @@
 //! Errors of the real-model ops (issue 17), each naming the node: an index out of range at run
-//! time (a host fallback's check, never a read out of bounds), a convolution with mismatched
+//! time (an indirect index's check, on every backend, never a read out of bounds), a convolution with mismatched
 //! channels, a pooling window larger than its padded input, an op coil does not know; and the
 //! report's count of host fallbacks.
 
@@ -19,6 +19,25 @@ fn graph(args: &str, body: &[&str]) -> String {
     t
 }
 
+/// The backends an indirect index is checked on: the kernel IR's interpreter, LLVM on the
+/// host, and PTX on the emulated GPU (its kernels set the flags the runtime reads after the
+/// run).
+fn checking_backends() -> Vec<(&'static str, Arc<dyn coil_codegen::Backend>)> {
+    vec![
+        ("interp", Arc::new(InterpBackend::new())),
+        ("cpu", Arc::new(coil_cpu::CpuBackend::new().expect("LLVM"))),
+        (
+            "cuda (emulated)",
+            Arc::new(coil_cuda::CudaBackend::emulated()),
+        ),
+    ]
+}
+
+fn i64s(v: Vec<i64>) -> Tensor {
+    let n = v.len();
+    Tensor::new(Data::I64(v), vec![n]).unwrap()
+}
+
 #[test]
 fn an_embedding_index_out_of_range_is_a_run_time_error_naming_the_node() {
     let text = graph(
@@ -30,19 +49,77 @@ fn an_embedding_index_out_of_range_is_a_run_time_error_naming_the_node() {
         ],
     );
     let g = coil_graph::parse(&text).expect("parses");
-    let model =
-        coil::compile(&g, Arc::new(InterpBackend::new()), &Options::default()).expect("compiles");
-    assert_eq!(model.report.fallback_ops, ["aten.embedding.default"]);
     let w = Tensor::new(Data::F32((0..40).map(|i| i as f32).collect()), vec![10, 4]).unwrap();
-    let ok = Tensor::new(Data::I64(vec![0, 9, 3]), vec![3]).unwrap();
-    let got = model.run(&[w.clone(), ok]).expect("in range");
-    assert_eq!(got[0].to_f64_vec()[4..8], [36.0, 37.0, 38.0, 39.0]);
-    let bad = Tensor::new(Data::I64(vec![0, 10, 3]), vec![3]).unwrap();
-    let e = model.run(&[w, bad]).expect_err("out of range").to_string();
-    assert!(
-        e.contains("'emb'") && e.contains("index 10 is out of range"),
-        "{e}"
+    for (name, backend) in checking_backends() {
+        let model = coil::compile(&g, backend, &Options::default()).expect("compiles");
+        // Lowered with an indirect index, not a host fallback.
+        assert!(model.report.fallback_ops.is_empty(), "{name}");
+        let got = model
+            .run(&[w.clone(), i64s(vec![0, 9, 3])])
+            .expect("in range");
+        assert_eq!(
+            got[0].to_f64_vec()[4..8],
+            [36.0, 37.0, 38.0, 39.0],
+            "{name}"
+        );
+        for bad in [10, -1, i64::MIN] {
+            let e = model
+                .run(&[w.clone(), i64s(vec![0, bad, 3])])
+                .expect_err("out of range")
+                .to_string();
+            let want = format!(
+                "index {bad} is out of bounds for dimension 0 with size 10 in node 'emb' (aten.embedding.default)"
+            );
+            assert!(e.contains(&want), "{name}: {e}");
+        }
+        // The flags are cleared: a good run after a bad one succeeds.
+        model
+            .run(&[w.clone(), i64s(vec![1, 2, 3])])
+            .expect("in range again");
+    }
+}
+
+#[test]
+fn advanced_indexing_wraps_negative_indices_and_gather_refuses_them() {
+    let text = graph(
+        r#"x: "f32[5, 3]", i: "i64[4]", j: "i64[4, 3]""#,
+        &[
+            r#"index: "f32[4, 3]" = torch.ops.aten.index.Tensor(x, [i])"#,
+            r#"gather: "f32[4, 3]" = torch.ops.aten.gather.default(x, 0, j)"#,
+            r#"add: "f32[4, 3]" = torch.ops.aten.add.Tensor(index, gather)"#,
+            "return (add,)",
+        ],
     );
+    let g = coil_graph::parse(&text).expect("parses");
+    let x = Tensor::new(Data::F32((0..15).map(|i| i as f32).collect()), vec![5, 3]).unwrap();
+    let j = |v: i64| Tensor::new(Data::I64(vec![v; 12]), vec![4, 3]).unwrap();
+    for (name, backend) in checking_backends() {
+        let model = coil::compile(&g, backend, &Options::default()).expect("compiles");
+        assert!(model.report.fallback_ops.is_empty(), "{name}");
+        // x[-1] is row 4; gather row 0 everywhere: 12 + c + c.
+        let got = model
+            .run(&[x.clone(), i64s(vec![-1, 4, -5, 0]), j(0)])
+            .expect("runs");
+        let v = got[0].to_f64_vec();
+        assert_eq!(v[..3], [12.0, 14.0, 16.0], "{name}");
+        assert_eq!(v[6..9], [0.0, 2.0, 4.0], "{name}");
+        let e = model
+            .run(&[x.clone(), i64s(vec![0, 0, -6, 0]), j(0)])
+            .expect_err("x[-6]")
+            .to_string();
+        assert!(
+            e.contains("index -6 is out of bounds for dimension 0 with size 5 in node 'index'"),
+            "{name}: {e}"
+        );
+        let e = model
+            .run(&[x.clone(), i64s(vec![0, 0, 0, 0]), j(-1)])
+            .expect_err("gather takes no negative index")
+            .to_string();
+        assert!(
+            e.contains("index -1 is out of bounds for dimension 0 with size 5 in node 'gather'"),
+            "{name}: {e}"
+        );
+    }
 }
 
 #[test]

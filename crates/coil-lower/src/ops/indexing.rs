@@ -1,0 +1,165 @@
+//! Lowerings of the gathering ops with indirect indexing (Inductor's `indirect_indexing`):
+//! `embedding`, `index_select`, `gather` and `index.Tensor` load their index tensor, turn each
+//! value into a checked index variable ([`crate::Expr::IndirectIndex`], `ind<n>`), and read
+//! the indexed tensor at an index expression using it. The result is a lazy pointwise value:
+//! it inlines into its readers, and the indexed tensor, if lazy, is computed at the gathered
+//! positions only. A read through an indirect index is a whole-buffer dependency (`StarDep`)
+//! for the scheduler.
+//!
+//! Writes at indirect positions (`scatter`, `index_put`) and `_embedding_bag` stay host
+//! fallbacks.
+
+use coil_graph::{Bound, Call, DType, Node, OpKind, advanced_index, normalize_dim};
+
+use crate::index::IndexExpr;
+use crate::ir::{IndexCheck, TensorId};
+use crate::lowering::{BodyCx, Lowerer, Result};
+
+impl Lowerer<'_> {
+    /// A new check of indices into dim `dim` (of size `size`) of the tensor `node` indexes.
+    fn index_check(&mut self, node: &Node, call: &Call, dim: usize, size: usize) -> u32 {
+        self.g.index_checks.push(IndexCheck {
+            node: node.name.clone(),
+            op: call.op.to_string(),
+            dim,
+            size,
+        });
+        (self.g.index_checks.len() - 1) as u32
+    }
+
+    /// Loads `index` at `at` and makes it a checked index into a dim of `size`.
+    #[allow(clippy::too_many_arguments)]
+    fn indirect(
+        &mut self,
+        cx: &mut BodyCx,
+        node: &Node,
+        call: &Call,
+        index: TensorId,
+        at: &[IndexExpr],
+        dim: usize,
+        size: usize,
+        wrap_negative: bool,
+    ) -> IndexExpr {
+        let v = self.load_at(cx, index, at, None);
+        let check = self.index_check(node, call, dim, size);
+        cx.body.indirect_index(v, size, wrap_negative, check)
+    }
+
+    pub(super) fn lower_indexing(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let meta = node.meta().clone();
+        let gerr = |e| Self::graph_err(node, e);
+        let mut cx = BodyCx::new(&meta.sizes);
+        let out_idx = cx.idx.clone();
+        let root = match call.op.kind() {
+            OpKind::Embedding => {
+                // out[i..., j...] = weight[indices[i...], j...]
+                let w = self.tensor(node, b, "weight")?;
+                let idx = self.tensor(node, b, "indices")?;
+                let rank_i = self.g.tensors[idx].sizes.len();
+                let rows = self.g.tensors[w].sizes[0];
+                let r = self.indirect(&mut cx, node, call, idx, &out_idx[..rank_i], 0, rows, false);
+                let mut at = vec![r];
+                at.extend_from_slice(&out_idx[rank_i..]);
+                self.load_at(&mut cx, w, &at, None)
+            }
+            OpKind::IndexSelect => {
+                let x = self.tensor(node, b, "self")?;
+                let idx = self.tensor(node, b, "index")?;
+                let sizes = self.g.tensors[x].sizes.clone();
+                let zero = [IndexExpr::zero()];
+                if sizes.is_empty() {
+                    // A 0-d tensor takes one index, which must be 0.
+                    let i_rank = self.g.tensors[idx].sizes.len();
+                    let _ = self.indirect(&mut cx, node, call, idx, &zero[..i_rank], 0, 1, false);
+                    self.load_at(&mut cx, x, &[], None)
+                } else {
+                    let d =
+                        normalize_dim(b.int("dim").map_err(gerr)?, sizes.len()).map_err(gerr)?;
+                    let i_rank = self.g.tensors[idx].sizes.len();
+                    let at = if i_rank == 0 {
+                        vec![]
+                    } else {
+                        vec![out_idx[d].clone()]
+                    };
+                    let r = self.indirect(&mut cx, node, call, idx, &at, d, sizes[d], false);
+                    let mut xi = out_idx.clone();
+                    xi[d] = r;
+                    self.load_at(&mut cx, x, &xi, None)
+                }
+            }
+            OpKind::Gather => {
+                // out[p] = self[p with dim d replaced by index[p]]
+                let x = self.tensor(node, b, "self")?;
+                let idx = self.tensor(node, b, "index")?;
+                let sizes = self.g.tensors[x].sizes.clone();
+                let d =
+                    normalize_dim(b.int("dim").map_err(gerr)?, sizes.len().max(1)).map_err(gerr)?;
+                let size = sizes.get(d).copied().unwrap_or(1);
+                let r = self.indirect(&mut cx, node, call, idx, &out_idx, d, size, false);
+                let mut xi = out_idx.clone();
+                if sizes.is_empty() {
+                    xi.clear();
+                } else {
+                    xi[d] = r;
+                }
+                self.load_at(&mut cx, x, &xi, None)
+            }
+            OpKind::Index => {
+                let x = self.tensor(node, b, "self")?;
+                let sizes = self.g.tensors[x].sizes.clone();
+                let list = b.opt_tensors("indices").map_err(gerr)?;
+                let idx: Vec<Option<TensorId>> = list
+                    .iter()
+                    .map(|n| n.map(|n| self.value(n, &node.name)).transpose())
+                    .collect::<Result<_>>()?;
+                let shapes: Vec<Option<Vec<usize>>> = idx
+                    .iter()
+                    .map(|t| t.map(|t| self.g.tensors[t].sizes.clone()))
+                    .collect();
+                let adv = advanced_index(&sizes, &shapes).map_err(gerr)?;
+                let nb = adv.broadcast.len();
+                let bpos = out_idx[adv.at..adv.at + nb].to_vec();
+                // Kept dims fill the result's other positions, in order.
+                let mut rest = (0..out_idx.len()).filter(|&k| k < adv.at || k >= adv.at + nb);
+                let mut xi: Vec<IndexExpr> = vec![IndexExpr::zero(); sizes.len()];
+                for (d, slot) in xi.iter_mut().enumerate() {
+                    if !adv.indexed.contains(&d) {
+                        *slot = out_idx[rest.next().unwrap_or(0)].clone();
+                    }
+                }
+                for &d in &adv.indexed {
+                    let Some(t) = idx[d] else { continue };
+                    let isz = self.g.tensors[t].sizes.clone();
+                    let lead = nb - isz.len();
+                    let at: Vec<IndexExpr> = isz
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &s)| {
+                            if s == 1 {
+                                IndexExpr::zero()
+                            } else {
+                                bpos[lead + k].clone()
+                            }
+                        })
+                        .collect();
+                    xi[d] = self.indirect(&mut cx, node, call, t, &at, d, sizes[d], true);
+                }
+                self.load_at(&mut cx, x, &xi, None)
+            }
+            other => {
+                return Err(Self::unsupported(
+                    node,
+                    call,
+                    format!("{other:?} is not an indirect-indexing op"),
+                ));
+            }
+        };
+        let dtype: DType = meta.dtype;
+        Ok(vec![self.finish_pointwise(node, cx, root, dtype)])
+    }
+}
