@@ -49,6 +49,8 @@ enum Produced {
     Reduction(AccId, IndexExpr),
     /// A pointwise buffer: recomputed wherever it is read.
     Pointwise,
+    /// A scan: readable in its stage at its store index only (the running value there).
+    Scan(IndexExpr),
 }
 
 struct Ctx<'a> {
@@ -108,7 +110,7 @@ pub(crate) fn build_with_args(
     // The loop nest: the first reduction's, else the first member's.
     let shape = computed
         .iter()
-        .find(|(_, c)| c.reduction_type.is_some())
+        .find(|(_, c)| c.has_reduction_loop())
         .unwrap_or(&computed[0])
         .1;
     // Size-1 dims carry no variable; the loop nest keeps only the others.
@@ -123,7 +125,7 @@ pub(crate) fn build_with_args(
     // Pointwise members of different sizes (a TVM group of a broadcast and its consumer):
     // loop over the smallest member's elements outside and the rest inside, so each small
     // member is computed once per outer point and each large one in the inner loop.
-    if shape.reduction_type.is_none() {
+    if !shape.has_reduction_loop() {
         let numels: Vec<usize> = computed
             .iter()
             .map(|(_, c)| c.ranges.iter().product())
@@ -200,7 +202,15 @@ pub(crate) fn build_with_args(
                 acc_stores.push((id, acc, store_index));
             }
             Translated::Value(v) => {
-                cx.produced.insert(id, Produced::Pointwise);
+                let produced = if c.is_scan() {
+                    // Its readers in this stage read this value.
+                    let key = (id, store_index.clone(), cx.b.current_stage());
+                    cx.recomputed.insert(key, v);
+                    Produced::Scan(store_index.clone())
+                } else {
+                    Produced::Pointwise
+                };
+                cx.produced.insert(id, produced);
                 if needed_outside(id) {
                     let arg = cx.arg(BufRef::Buffer(id), true);
                     cx.b.store(arg, store_index, v);
@@ -247,7 +257,7 @@ impl Ctx<'_> {
         let numel: usize = c.ranges.iter().product();
         let knumel: usize = self.ranges.iter().product();
         let krnumel: usize = self.reduction_ranges.iter().product();
-        if c.reduction_type.is_some() {
+        if c.has_reduction_loop() {
             let rnumel: usize = c.reduction_ranges.iter().product();
             if numel != knumel || rnumel != krnumel {
                 return Err(format!(
@@ -319,13 +329,13 @@ impl Ctx<'_> {
         let mut map = HashMap::new();
         let numel: usize = c.ranges.iter().product();
         let knumel: usize = self.ranges.iter().product();
-        let iter_flat = if c.reduction_type.is_some() || numel == knumel {
+        let iter_flat = if c.has_reduction_loop() || numel == knumel {
             outer_flat
         } else {
             outer_flat.scale(krnumel as i64).add(&red_flat)
         };
         unflatten(&iter_vars, &iter_sizes, &iter_flat, &mut map);
-        if c.reduction_type.is_some() {
+        if c.has_reduction_loop() {
             unflatten(&red_vars, &red_sizes, &red_flat, &mut map);
         }
         for e in map.values_mut() {
@@ -432,6 +442,16 @@ impl Ctx<'_> {
                     let acc = self.b.reduce(*reduction_type, done[value], dtype);
                     return Ok(ValueId(acc.0 | ACC_BIT));
                 }
+                Expr::Scan { scan_type, value } => {
+                    if id != root {
+                        return Err("a scan inside a body".into());
+                    }
+                    let e = KExpr::Scan {
+                        scan_type: *scan_type,
+                        value: done[value],
+                    };
+                    self.b.value(e, dtype)
+                }
             };
             done.insert(id, v);
         }
@@ -466,6 +486,18 @@ impl Ctx<'_> {
                     let acc = *acc;
                     let v = self.b.value(KExpr::Acc(acc), dtype);
                     return Ok(self.masked(v, mask, dtype));
+                }
+                Some(Produced::Scan(store_index)) => {
+                    if *store_index != index {
+                        return Err(format!(
+                            "{src} (a scan) is read at {index} but stores {store_index}"
+                        ));
+                    }
+                    let key = (src, index.clone(), self.b.current_stage());
+                    return match self.recomputed.get(&key) {
+                        Some(&v) => Ok(self.masked(v, mask, dtype)),
+                        None => Err(format!("{src} (a scan) is read outside its stage")),
+                    };
                 }
                 Some(Produced::Pointwise) => {
                     let key = (src, index.clone(), self.b.current_stage());

@@ -152,6 +152,8 @@ pub fn eval_kernel(kernel: &Kernel, args: &mut [Vec<u8>]) -> Result<(), BackendE
                 .iter()
                 .map(|a| Acc::new(a.reduction_type))
                 .collect();
+            // Each scan's running value, from the start of the row.
+            let mut scans: HashMap<ValueId, Acc> = HashMap::new();
             for_each_point(inner, |r, pos| {
                 for &v in &stage.values {
                     let dtype = kernel.dtype(v);
@@ -194,6 +196,11 @@ pub fn eval_kernel(kernel: &Kernel, args: &mut [Vec<u8>]) -> Result<(), BackendE
                             } else {
                                 get(*b)
                             }
+                        }
+                        KExpr::Scan { scan_type, value } => {
+                            let acc = scans.entry(v).or_insert_with(|| Acc::new(*scan_type));
+                            acc.combine(*scan_type, get(*value), 0);
+                            acc.clone().finish(dtype)
                         }
                         KExpr::IndirectIndex {
                             value,

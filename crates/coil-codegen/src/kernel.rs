@@ -91,6 +91,16 @@ pub enum KExpr {
     Binary(Op, ValueId, ValueId),
     /// `where(cond, a, b)`.
     Where(ValueId, ValueId, ValueId),
+    /// Inductor's `ops.scan`, in a reduction stage only: the inclusive scan (`Sum` or `Prod`)
+    /// of `value` along the reduction ranges in row-major order, at the current point, for the
+    /// current outer point (it starts again at every outer point). Backends must visit the
+    /// reduction points in order for it (or scan in parallel).
+    Scan {
+        /// How values combine.
+        scan_type: ReductionType,
+        /// The value scanned (a value of the same stage, of the scan's dtype).
+        value: ValueId,
+    },
     /// An integer `value` checked as an index into a dim of `size`, an `i64` (Inductor's
     /// `indirect_indexing`): negatives count from the end when `wrap_negative`; a value still
     /// outside `0..size` stores 1 at `args[flags][2 * check]` and the value at
@@ -124,7 +134,7 @@ impl KExpr {
                 indirect(index).chain(mask.iter().copied()).collect()
             }
             KExpr::Index(index) => indirect(index).collect(),
-            KExpr::IndirectIndex { value, .. } => vec![*value],
+            KExpr::IndirectIndex { value, .. } | KExpr::Scan { value, .. } => vec![*value],
             KExpr::Const(_) | KExpr::Acc(_) => vec![],
             KExpr::Cast(v) | KExpr::Unary(_, v) => vec![*v],
             KExpr::Binary(_, a, b) => vec![*a, *b],
@@ -212,6 +222,15 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// Whether stage `stage` scans (has a [`KExpr::Scan`] value): its reduction points must be
+    /// visited in order.
+    pub fn stage_scans(&self, stage: usize) -> bool {
+        self.stages[stage]
+            .values
+            .iter()
+            .any(|v| matches!(self.expr(*v), KExpr::Scan { .. }))
+    }
+
     /// Product of `ranges`.
     pub fn numel(&self) -> usize {
         self.ranges.iter().product()
@@ -436,6 +455,7 @@ impl fmt::Display for Kernel {
                     KExpr::Unary(op, x) => format!("{op}({x})"),
                     KExpr::Binary(op, a, b) => format!("{op}({a}, {b})"),
                     KExpr::Where(c, a, b) => format!("where({c}, {a}, {b})"),
+                    KExpr::Scan { scan_type, value } => format!("scan_{scan_type}({value})"),
                     KExpr::IndirectIndex {
                         value,
                         size,

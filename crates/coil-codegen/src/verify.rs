@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use coil_lower::{IndexExpr, Var, VarRanges};
+use coil_lower::{IndexExpr, ReductionType, Var, VarRanges};
 
 use crate::kernel::{AccId, ArgId, ArgRole, KExpr, Kernel, StageKind, ValueId};
 
@@ -137,6 +137,17 @@ impl Kernel {
                                 self.dtype(*a),
                                 self.dtype(*b)
                             )));
+                        }
+                    }
+                    KExpr::Scan { scan_type, value } => {
+                        if stage.kind != StageKind::Reduction {
+                            return Err(err(format!("{v} scans in outer stage {si}")));
+                        }
+                        if !matches!(scan_type, ReductionType::Sum | ReductionType::Prod) {
+                            return Err(err(format!("{v} scans with {scan_type}")));
+                        }
+                        if self.dtype(*value) != self.dtype(v) {
+                            return Err(err(format!("{v} scans {value} of another dtype")));
                         }
                     }
                     KExpr::IndirectIndex { value, flags, .. } => {

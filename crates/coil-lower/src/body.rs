@@ -335,6 +335,15 @@ pub enum Expr {
         /// Which check reports a bad value.
         check: u32,
     },
+    /// Inductor's `ops.scan`: the inclusive scan (`Sum`: running sum, `Prod`: running
+    /// product) of `value` along the body's reduction variables in row-major order, at the
+    /// current point; only as a body's stored value, which is stored at every point.
+    Scan {
+        /// How values combine (`Sum` or `Prod`).
+        scan_type: ReductionType,
+        /// The value scanned.
+        value: ExprId,
+    },
     /// The reduction combine over the body's reduction variables; only as a body's stored value.
     Reduction {
         /// How values combine.
@@ -357,7 +366,7 @@ impl Expr {
             Expr::Unary(_, a) => vec![*a],
             Expr::Binary(_, a, b) => vec![*a, *b],
             Expr::Ternary(_, a, b, c) => vec![*a, *b, *c],
-            Expr::Reduction { value, .. } => vec![*value],
+            Expr::Reduction { value, .. } | Expr::Scan { value, .. } => vec![*value],
         }
     }
 
@@ -400,6 +409,10 @@ impl Expr {
                 value,
             } => Expr::Reduction {
                 reduction_type: *reduction_type,
+                value: f(*value),
+            },
+            Expr::Scan { scan_type, value } => Expr::Scan {
+                scan_type: *scan_type,
                 value: f(*value),
             },
         }
@@ -586,6 +599,12 @@ impl ExprGraph {
         )
     }
 
+    /// `ops.scan` of `value` (cast to `dtype` first), `Sum` or `Prod`.
+    pub fn scan(&mut self, scan_type: ReductionType, value: ExprId, dtype: DType) -> ExprId {
+        let value = self.to_dtype(value, dtype);
+        self.intern(Expr::Scan { scan_type, value }, dtype)
+    }
+
     /// The nodes `root` depends on (itself included), as a mask over ids.
     pub fn reachable(&self, root: ExprId) -> Vec<bool> {
         let mut live = vec![false; self.exprs.len()];
@@ -711,6 +730,14 @@ impl LoopBody {
             Expr::Load { buffer, index, .. } => Some((id, *buffer, index)),
             _ => None,
         })
+    }
+
+    /// The scan node, when the body is a scan: how it combines and what it scans.
+    pub fn scan(&self) -> Option<(ReductionType, ExprId)> {
+        match self.exprs.expr(self.value) {
+            Expr::Scan { scan_type, value } => Some((*scan_type, *value)),
+            _ => None,
+        }
     }
 
     /// The reduction node, when the body is a reduction.

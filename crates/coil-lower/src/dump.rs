@@ -218,6 +218,17 @@ impl LoweredGraph {
                     names.push(n);
                     s
                 }
+                Expr::Scan { scan_type, value } => {
+                    let n = fresh("scan");
+                    let s = format!(
+                        "{n} = ops.scan({}, '{}', {})",
+                        body.exprs.dtype(id).torch_name(),
+                        scan_type,
+                        nm(&names, *value)
+                    );
+                    names.push(n);
+                    s
+                }
                 Expr::Reduction {
                     reduction_type,
                     value,

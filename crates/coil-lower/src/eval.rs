@@ -225,10 +225,10 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
     })
 }
 
-/// A running reduction.
 /// A reduction in progress, with PyTorch's rules (NaN-propagating max/min, first index for
 /// argmax/argmin with NaN winning).
 #[allow(missing_docs)]
+#[derive(Clone, Debug)]
 pub enum Acc {
     Sum(f64, i64),
     Prod(f64, i64),
@@ -435,6 +435,29 @@ impl Memory<'_> {
         let nit = it_ranges.len();
         let mut env = vec![0i64; body.var_ranges.len()];
         let reduction = body.reduction();
+        if let Some((st, inner)) = body.scan() {
+            // Every point is stored: the running value along the reduction variables.
+            let vdt = body.exprs.dtype(body.value);
+            for_each_point(&it_ranges, |ip| {
+                env[..nit].copy_from_slice(ip);
+                let mut acc = Acc::new(st);
+                for_each_point(&red_ranges, |rp| {
+                    env[nit..].copy_from_slice(rp);
+                    self.eval_nodes(body, &env, &mut vals, body.value.index())?;
+                    acc.combine(st, vals[inner.index()], 0);
+                    let at = body.store_index.eval(&|v| env[v.n as usize]);
+                    let slot = usize::try_from(at)
+                        .ok()
+                        .and_then(|i| out.get_mut(i))
+                        .ok_or_else(|| {
+                            LowerError::Eval(format!("store at {at} is out of bounds"))
+                        })?;
+                    *slot = acc.clone().finish(vdt).cast(dtype);
+                    Ok(())
+                })
+            })?;
+            return Ok(out);
+        }
         for_each_point(&it_ranges, |ip| {
             env[..nit].copy_from_slice(ip);
             let value = match reduction {
@@ -521,8 +544,8 @@ impl Memory<'_> {
                         vals[b.index()]
                     }
                 }
-                Expr::Reduction { .. } => {
-                    return eval_err("a reduction feeds another value");
+                Expr::Reduction { .. } | Expr::Scan { .. } => {
+                    return eval_err("a reduction or scan feeds another value");
                 }
             };
             vals[id.index()] = v;

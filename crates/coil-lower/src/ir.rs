@@ -217,9 +217,11 @@ impl Buffer {
         }
     }
 
-    /// True for a reduction.
+    /// True when its loop nest has reduction ranges: a reduction, or a scan (which the
+    /// scheduler groups as Inductor does, `(numel, rnumel)` with the scanned length as
+    /// `rnumel`).
     pub fn is_reduction(&self) -> bool {
-        matches!(&self.kind, BufferKind::Computed(c) if c.reduction_type.is_some())
+        matches!(&self.kind, BufferKind::Computed(c) if c.has_reduction_loop())
     }
 
     /// The computed buffer, unless this is an extern kernel's output.
@@ -240,17 +242,31 @@ pub enum BufferKind {
     Extern(ExternKernel),
 }
 
-/// A realized Pointwise or Reduction.
+/// A realized Pointwise, Reduction or Scan.
 #[derive(Clone, Debug)]
 pub struct ComputedBuffer {
-    /// The iteration ranges (the buffer's sizes).
+    /// The iteration ranges (the buffer's sizes; for a scan, its sizes without the scanned
+    /// dim).
     pub ranges: Vec<usize>,
-    /// The reduced sizes (empty for pointwise).
+    /// The reduced sizes (empty for pointwise; the scanned length for a scan).
     pub reduction_ranges: Vec<usize>,
-    /// How values combine, for reductions.
+    /// How values combine, for reductions (`None` for pointwise buffers and scans).
     pub reduction_type: Option<ReductionType>,
     /// The loop body.
     pub body: LoopBody,
+}
+
+impl ComputedBuffer {
+    /// True for a scan (its body's value is an [`crate::Expr::Scan`], stored at every point
+    /// of the iteration and reduction ranges).
+    pub fn is_scan(&self) -> bool {
+        self.body.scan().is_some()
+    }
+
+    /// True for reductions and scans: the loop nest loops over `reduction_ranges`.
+    pub fn has_reduction_loop(&self) -> bool {
+        self.reduction_type.is_some() || self.is_scan()
+    }
 }
 
 /// A library matmul's form.
@@ -372,8 +388,12 @@ pub struct Pointwise {
 
 /// A lazy reduction (always realized as soon as it is made): `body`'s root is an
 /// [`crate::Expr::Reduction`] over `p0..p<k>` (the output dims) and `p<k>..` (the reduced dims).
+/// For a scan (`scan_dim` set), the root is an [`crate::Expr::Scan`], `p<k>` the scanned dim,
+/// and the storage holds every point: the output dims with the scanned one at `scan_dim`.
 #[derive(Clone, Debug)]
 pub struct Reduction {
+    /// For a scan: where the scanned dim sits in the stored tensor.
+    pub scan_dim: Option<usize>,
     /// The output sizes (keepdim's 1s included).
     pub ranges: Vec<usize>,
     /// The reduced sizes.

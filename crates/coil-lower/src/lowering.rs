@@ -368,14 +368,17 @@ impl<'a> Lowerer<'a> {
     /// Realizes a storage: a lazy value becomes a [`ComputedBuffer`].
     pub(crate) fn realize(&mut self, s: StorageId) {
         let st = &self.g.storages[s];
-        let (ranges, reduction_ranges, reduction_type, src, root) = match &st.data {
-            StorageData::Pointwise(pw) => (pw.ranges.clone(), Vec::new(), None, &pw.body, pw.root),
+        let (ranges, reduction_ranges, reduction_type, src, root, scan_dim) = match &st.data {
+            StorageData::Pointwise(pw) => {
+                (pw.ranges.clone(), Vec::new(), None, &pw.body, pw.root, None)
+            }
             StorageData::Reduction(r) => (
                 r.ranges.clone(),
                 r.reduction_ranges.clone(),
-                Some(r.reduction_type),
+                r.scan_dim.is_none().then_some(r.reduction_type),
                 &r.body,
                 r.root,
+                r.scan_dim,
             ),
             _ => return,
         };
@@ -396,8 +399,16 @@ impl<'a> Lowerer<'a> {
         let vr = VarRanges::new(var_ranges.clone());
         let mut exprs = ExprGraph::new();
         let value = exprs.inline(src, root, &mut positional_subst(&subst_to), &vr, None);
-        let layout = FixedLayout::contiguous(st.dtype, ranges.clone());
-        let store_index = layout.flat_index(&subst_to[..ranges.len()]).simplify(&vr);
+        let layout = FixedLayout::contiguous(st.dtype, st.sizes.clone());
+        let store_index = match scan_dim {
+            // A scan stores every point: its scanned variable goes back to its dim.
+            Some(d) => {
+                let mut at = subst_to[..ranges.len()].to_vec();
+                at.insert(d.min(at.len()), subst_to[ranges.len()].clone());
+                layout.flat_index(&at).simplify(&vr)
+            }
+            None => layout.flat_index(&subst_to[..ranges.len()]).simplify(&vr),
+        };
         let body = LoopBody {
             var_ranges,
             num_reduction_vars,

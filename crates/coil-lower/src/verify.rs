@@ -49,7 +49,12 @@ impl LoweredGraph {
                             in_range(&name, "load of", &self.name(*buffer), index, &ranges, len)?;
                         }
                     }
-                    let iter = VarRanges::new(c.body.iter_vars().to_vec());
+                    // A scan stores at every point, a reduction once per row.
+                    let iter = if c.is_scan() {
+                        VarRanges::new(c.body.var_ranges.clone())
+                    } else {
+                        VarRanges::new(c.body.iter_vars().to_vec())
+                    };
                     if !empty {
                         let len = buf.layout.storage_len();
                         in_range(&name, "store to", &name, &c.body.store_index, &iter, len)?;

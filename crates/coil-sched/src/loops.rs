@@ -166,6 +166,16 @@ pub fn is_compatible(groups: &[usize], lengths: &[&[usize]]) -> bool {
     remaining.iter().all(|&r| r == 1)
 }
 
+/// Whether a member of `n` is a scan.
+fn has_scan(s: &Schedule<'_>, n: &SchedNode) -> bool {
+    s.members(n.id).any(|m| {
+        s.graph
+            .buffer(m.ops[0].buffer())
+            .computed()
+            .is_some_and(|c| c.is_scan())
+    })
+}
+
 /// Why the CPU rules accept a pair (Inductor's `ReasonFusedNodes`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum CppReason {
@@ -193,6 +203,14 @@ impl CppLoops {
             return Some(CppReason::SameVarsReduce);
         }
         if r1.is_empty() && *v1 == [v2.as_slice(), r2.as_slice()].concat() {
+            return Some(CppReason::CompatibleReduction);
+        }
+        // coil's addition (Inductor's CPU backend runs scans as ATen fallbacks): a scan's
+        // pointwise reader of every element joins its row loop, as `COMPATIBLE_REDUCTION` in
+        // the other direction (the memory-dependency check still requires the reader to read
+        // the scan where it stores).
+        let all = |v: &[usize], r: &[usize]| v.iter().chain(r).product::<usize>();
+        if r2.is_empty() && !r1.is_empty() && has_scan(s, a) && all(v1, r1) == all(v2, r2) {
             return Some(CppReason::CompatibleReduction);
         }
         Self::compatible_ranges(s, a, b).map(CppReason::CompatibleRangesNoReduction)
@@ -285,7 +303,7 @@ impl LoopCompat for CppLoops {
         b: NodeId,
     ) -> Result<LoopPlan, WhyNoFuse> {
         let (na, nb) = (s.node(a), s.node(b));
-        if !na.is_reduction
+        if (!na.is_reduction || has_scan(s, na))
             && let Some(reason) = Self::horizontal_impl(s, na, nb)
         {
             return Ok(Self::plan(reason));

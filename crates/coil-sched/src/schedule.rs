@@ -153,6 +153,9 @@ impl<'g> Schedule<'g> {
         let origins: Vec<&str> = buf.origins.iter().map(|o| o.node.as_str()).collect();
         let sizes = format!("{:?}", buf.layout.sizes);
         let origins = format!("'origins=OrderedSet([{}])'", origins.join(", "));
+        if let Some((st, _)) = buf.computed().and_then(|c| c.body.scan()) {
+            return format!("{head}, Scan(['{sizes}', '{st}', {origins}])");
+        }
         match buf.computed().and_then(|c| c.reduction_type) {
             Some(rt) => format!("{head}, Reduction(['{sizes}', '{rt}', {origins}])"),
             None => format!("{head}, Pointwise(['{sizes}', {origins}])"),

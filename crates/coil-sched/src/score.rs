@@ -338,6 +338,9 @@ pub fn estimate_live_values(sched: &Schedule<'_>, ops: &[OpId]) -> usize {
                     reduction_type,
                     value,
                 } => format!("{op} {reduction_type} {}", arg(*value, &local)),
+                Expr::Scan { scan_type, value } => {
+                    format!("{op} scan {scan_type} {}", arg(*value, &local))
+                }
             };
             let v = match ids.get(&key) {
                 Some(&v) => v,

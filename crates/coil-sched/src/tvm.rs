@@ -93,6 +93,10 @@ pub fn op_pattern(sched: &Schedule<'_>, op: OpId) -> OpPatternKind {
     if c.reduction_type.is_some() {
         return OpPatternKind::CommReduce;
     }
+    if c.is_scan() {
+        // TVM computes scans (`cumsum`) outside its fusable patterns.
+        return OpPatternKind::Opaque;
+    }
     let body = &c.body;
     let mut pattern = OpPatternKind::ElemWise;
     for (_, e) in body.exprs.iter() {

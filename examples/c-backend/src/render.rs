@@ -407,6 +407,19 @@ fn kernel(out: &mut String, k: &Kernel, name: &str) -> Result<(), BackendError> 
                     }
                 }
             }
+            // Each scan's running value (the value's own type, as the IR's dtype rules say).
+            for &v in &s.values {
+                if let KExpr::Scan { scan_type, .. } = k.expr(v) {
+                    let one = *scan_type == ReductionType::Prod;
+                    let _ = writeln!(
+                        out,
+                        "  {} scan{} = {};",
+                        c_type(k.dtype(v)),
+                        v.0,
+                        i32::from(one)
+                    );
+                }
+            }
             let _ = writeln!(out, "  int64_t rpos = 0;");
             for (i, r) in k.reduction_ranges.iter().enumerate() {
                 let _ = writeln!(
@@ -518,6 +531,17 @@ fn value(k: &Kernel, v: ValueId) -> Result<String, BackendError> {
             convert(&var(*a), k.dtype(*a), d),
             convert(&var(*b), k.dtype(*b), d)
         ),
+        KExpr::Scan { scan_type, value } => {
+            let x = convert(&var(*value), k.dtype(*value), d);
+            let acc = format!("scan{}", v.0);
+            let next = match (scan_type, class(d) == Class::Float) {
+                (ReductionType::Prod, true) => format!("{acc} * {x}"),
+                (ReductionType::Prod, false) => format!("i_mul({acc}, {x})"),
+                (_, true) => format!("{acc} + {x}"),
+                (_, false) => format!("i_add({acc}, {x})"),
+            };
+            format!("({acc} = {})", fit(&next, d))
+        }
         KExpr::IndirectIndex {
             value,
             size,

@@ -241,6 +241,7 @@ pub fn emit_planned<'ctx>(
         next_vars: HashMap::new(),
         streamed: std::cell::Cell::new(false),
         indirect: std::cell::RefCell::new(HashMap::new()),
+        scan_slots: HashMap::new(),
     };
     em.emit().map_err(|e| match e {
         CpuError::Codegen { message, .. } => CpuError::Codegen {
@@ -346,6 +347,8 @@ struct Emitter<'a, 'ctx> {
     streamed: std::cell::Cell<bool>,
     /// The current body copy's indirect indices (`ind<n>` is value `n`): scalars, or lanes.
     indirect: std::cell::RefCell<HashMap<u32, V<'ctx>>>,
+    /// Each scan value's running value (a stack slot of its compute type, in the entry block).
+    scan_slots: HashMap<ValueId, (PointerValue<'ctx>, BasicTypeEnum<'ctx>)>,
     streaming_store_min_bytes: Option<usize>,
     invariant_reciprocal: bool,
     /// The row pipeline's plan, until [`Emitter::setup_pipeline`] takes it.
@@ -482,6 +485,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 self.slots.insert(acc.id, slot);
             }
             self.assign_guards(&stage.accumulators)?;
+        }
+        // Scan slots, also in the entry block.
+        for stage in &self.k.stages {
+            for &v in &stage.values {
+                if let KExpr::Scan { .. } = self.k.expr(v) {
+                    let ty = self.ir.scalar_ty(Class::of(self.k.dtype(v)));
+                    let p = b.build_alloca(ty, &format!("scan_{v}"))?;
+                    self.scan_slots.insert(v, (p, ty));
+                }
+            }
         }
         // Row-cache scratch arrays, also in the entry block.
         for i in 0..self.cached.len() {
@@ -793,7 +806,20 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             pos = pos.add(&IndexExpr::var(v).scale(stride));
             stride *= s as i64;
         }
-        if rvars.is_empty() {
+        if self.k.stage_scans(si) {
+            // A scan: its running values start from the identity, and the row is visited in
+            // order, one element at a time.
+            for &v in &stage.values {
+                if let KExpr::Scan { scan_type, .. } = self.k.expr(v) {
+                    let one = *scan_type == coil_lower::ReductionType::Prod;
+                    let init = self
+                        .ir
+                        .constant(Const::Int(i64::from(one)), self.k.dtype(v));
+                    self.ir.store_slot(self.scan_slots[&v].0, init)?;
+                }
+            }
+            self.scan_nest(si, stage, &rvars, 0, vars.clone(), &pos)?;
+        } else if rvars.is_empty() {
             self.reduction_body(si, stage, &Env::scalar(vars.clone()), &pos)?;
         } else if self.guarded_stage(si, stage) {
             self.guarded_reduction_nest(si, stage, &rvars, vars, &pos)?;
@@ -862,6 +888,28 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.vector_and_tail(v, (lo, hi), vars, unroll, fold, &mut |em, env| {
             em.reduction_body(si, stage, env, pos)
         })
+    }
+
+    /// A scan stage's loop nest: every reduction variable in order, scalar.
+    fn scan_nest(
+        &mut self,
+        si: usize,
+        stage: &Stage,
+        rvars: &[(Var, usize)],
+        depth: usize,
+        vars: HashMap<Var, IntValue<'ctx>>,
+        pos: &IndexExpr,
+    ) -> Result<(), CpuError> {
+        let Some(&(v, size)) = rvars.get(depth) else {
+            return self.reduction_body(si, stage, &Env::scalar(vars), pos);
+        };
+        let (lo, hi) = (self.ir.i64c(0), self.ir.i64c(size as i64));
+        self.counted_loop(lo, hi, 1, &v.to_string(), &mut |em, iv| {
+            let mut vars = vars.clone();
+            vars.insert(v, iv);
+            em.scan_nest(si, stage, rvars, depth + 1, vars, pos)
+        })?;
+        Ok(())
     }
 
     /// [`rowcache::stage_cost`] of stage `si` with this kernel's row cache.
@@ -998,7 +1046,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let dt = k.dtype(v);
             let fixed = match k.expr(v) {
                 KExpr::Const(_) | KExpr::Acc(_) => true,
-                KExpr::Load { .. } | KExpr::Index(_) | KExpr::IndirectIndex { .. } => false,
+                KExpr::Load { .. }
+                | KExpr::Index(_)
+                | KExpr::IndirectIndex { .. }
+                | KExpr::Scan { .. } => false,
                 e => e
                     .operands()
                     .iter()
@@ -1070,6 +1121,21 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     } else {
                         self.ir.binary(*op, xa, xb, da, dt, b_const)?
                     }
+                }
+                KExpr::Scan { scan_type, value } => {
+                    let (p, ty) = *self
+                        .scan_slots
+                        .get(&v)
+                        .ok_or_else(|| err(format!("{v} scans outside a scan stage")))?;
+                    let x = self.value(&vals, *value)?;
+                    let cur = self.ir.load_slot(p, ty, "")?;
+                    let op = match scan_type {
+                        coil_lower::ReductionType::Prod => Op::Mul,
+                        _ => Op::Add,
+                    };
+                    let next = self.ir.binary(op, cur, x, dt, dt, None)?;
+                    self.ir.store_slot(p, next)?;
+                    next
                 }
                 KExpr::IndirectIndex {
                     value,

@@ -35,6 +35,19 @@ pub struct KernelPlan {
 pub fn plan_kernel(kernel: &Kernel, options: &CodegenOptions, width: u32) -> KernelPlan {
     // The launch shape depends on the ranges only, which the bounded kernel shares.
     let shape = LaunchShape::of(kernel, width);
+    // A scan visits its row in order, one element at a time: none of the row-level plans
+    // (row cache, pipelined stage, bounded exp, prefetch) applies.
+    if (0..kernel.stages.len()).any(|s| kernel.stage_scans(s)) {
+        return KernelPlan {
+            kernel: kernel.clone(),
+            width,
+            shape,
+            cached: vec![],
+            pipeline: None,
+            row_bounds: vec![],
+            prefetch: None,
+        };
+    }
     let cached = options
         .row_cache_min_cost
         .map(|min_cost| rowcache::plan(kernel, min_cost))

@@ -30,7 +30,7 @@ fn node_cost(e: &KExpr) -> u32 {
     match e {
         KExpr::Const(_) | KExpr::Acc(_) => 0,
         KExpr::Load { .. } | KExpr::Index(_) | KExpr::Cast(_) | KExpr::Where(..) => 1,
-        KExpr::IndirectIndex { .. } => 4,
+        KExpr::IndirectIndex { .. } | KExpr::Scan { .. } => 4,
         KExpr::Unary(op, _) => match op {
             Op::Exp
             | Op::Log
@@ -90,6 +90,10 @@ fn remap(e: &KExpr, class: &HashMap<ValueId, u32>) -> KExpr {
             wrap_negative: *wrap_negative,
             flags: *flags,
             check: *check,
+        },
+        KExpr::Scan { scan_type, value } => KExpr::Scan {
+            scan_type: *scan_type,
+            value: c(value),
         },
         KExpr::Const(_) | KExpr::Acc(_) => e.clone(),
         KExpr::Cast(x) => KExpr::Cast(c(x)),

@@ -79,11 +79,16 @@ impl<'k> Emitter<'k> {
             Val::Reg(grid),
             |em, row| {
                 em.bind_row(row);
-                for stage in &k.stages {
+                for (si, stage) in k.stages.iter().enumerate() {
                     match stage.kind {
                         StageKind::Outer => {
                             em.emit_values(stage, None, false);
                             em.emit_stores(stage, None, Some(leader));
+                        }
+                        StageKind::Reduction if em.k.stage_scans(si) => {
+                            let regs = em.scan_stage(stage, tid, threads);
+                            em.block_allreduce(&regs, threads);
+                            em.finish_accs(stage, &regs);
                         }
                         StageKind::Reduction => {
                             let regs = em.looped_stage(

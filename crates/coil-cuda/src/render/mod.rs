@@ -28,6 +28,7 @@ mod persistent;
 mod plan;
 mod pointwise;
 mod reduce;
+mod scan;
 mod split;
 mod values;
 
@@ -148,6 +149,19 @@ pub fn render_planned(
         | Strategy::Looped { lanes, .. }
         | Strategy::Split { lanes, .. } => lanes,
     };
+    if plan::scans(k)
+        && !matches!(
+            strategy,
+            Strategy::Looped {
+                lanes: 1,
+                unroll: 1
+            }
+        )
+    {
+        return Err(bad(format!(
+            "{strategy:?} cannot scan (a scan runs looped, one lane)"
+        )));
+    }
     let extent = if pointwise { k.numel() } else { k.rnumel() };
     if !(lanes == 1 || (lanes == 4 && extent.is_multiple_of(4))) {
         return Err(bad(format!("{lanes} lanes for an extent of {extent}")));
@@ -379,6 +393,10 @@ pub(crate) struct Emitter<'k> {
     /// earlier ones instead of recomputing them.
     cse: Option<HashMap<(KExpr, DType), ValueId>>,
     canon: HashMap<ValueId, ValueId>,
+    /// A scan stage's state ([`scan`]): each scan's carry from the tiles before, and whether
+    /// this thread's element of the tile is inside the row.
+    scan_carry: HashMap<ValueId, Reg>,
+    scan_valid: Option<Reg>,
 }
 
 fn param_name(i: usize, name: &str) -> String {
@@ -431,6 +449,8 @@ impl<'k> Emitter<'k> {
             accs: HashMap::new(),
             acc_info,
             cse: None,
+            scan_carry: HashMap::new(),
+            scan_valid: None,
             canon: HashMap::new(),
         }
     }
@@ -501,6 +521,8 @@ impl<'k> Emitter<'k> {
                         .all(|n| self.is_uniform(ValueId(n as u32), x))
             }
             KExpr::Const(_) | KExpr::Acc(_) => true,
+            // A scan moves along the row whatever it scans, and is a block-wide operation.
+            KExpr::Scan { .. } => false,
             KExpr::Index(e) => {
                 !self.flat(&e).contains_var(x)
                     && e.indirect_nodes()
@@ -646,6 +668,9 @@ impl<'k> Emitter<'k> {
     /// them hits L1 and spares registers.
     fn cse_key(&mut self, v: ValueId) -> Option<(KExpr, DType)> {
         self.cse.as_ref()?;
+        if let KExpr::Scan { .. } = self.k.expr(v) {
+            return None; // a running value: never one of another stage
+        }
         if let KExpr::Load { index, .. } | KExpr::Index(index) = self.k.expr(v)
             && !index.indirect_nodes().is_empty()
         {
@@ -731,6 +756,10 @@ impl<'k> Emitter<'k> {
                 self.map(&ops, |em, x| {
                     em.select((x[0], dc), (x[1], da), (x[2], de), dtype)
                 })
+            }
+            KExpr::Scan { scan_type, value } => {
+                let x = self.lv(value).get(0);
+                Lv::Lanes(vec![self.block_scan(v, x, dtype, scan_type)])
             }
             KExpr::IndirectIndex {
                 value,

@@ -151,6 +151,9 @@ pub fn oriented(mut plan: KernelPlan, reverse: bool) -> KernelPlan {
 pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<KernelPlan> {
     let default = plan_kernel(k, caps);
     let mut plans = vec![default];
+    if scans(k) {
+        return plans;
+    }
     let rnumel = k.rnumel();
     if let Strategy::Pointwise {
         lanes,
@@ -294,6 +297,17 @@ pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
             POINTWISE_BLOCK,
         );
     }
+    if scans(k) {
+        // A block per row, one element per thread and tile, the tiles in order.
+        let threads = rnumel.next_multiple_of(32).clamp(32, LOOPED_BLOCK as usize) as u32;
+        return (
+            Strategy::Looped {
+                lanes: 1,
+                unroll: 1,
+            },
+            threads,
+        );
+    }
     let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
     let held = held_loads(k);
     let fits = |threads: usize, chunks: usize| {
@@ -366,6 +380,11 @@ pub(super) fn split_strategy(k: &Kernel, caps: &GpuCaps, blocks_per_sm: usize) -
         parts,
         fused: false,
     })
+}
+
+/// Whether some stage of `k` scans: such kernels run looped, one element per thread.
+pub(crate) fn scans(k: &Kernel) -> bool {
+    (0..k.stages.len()).any(|s| k.stage_scans(s))
 }
 
 /// Distinct loads (buffer, index) of reduction stages that move along the row and differ

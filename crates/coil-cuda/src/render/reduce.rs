@@ -226,14 +226,19 @@ impl Emitter<'_> {
 
     /// `shfl.sync.bfly` of any 32- or 64-bit register.
     fn shuffle(&mut self, r: Reg, repr: Repr, lane_mask: u32) -> Reg {
+        self.shuffle_as(Shfl::Bfly, r, repr, lane_mask)
+    }
+
+    /// `shfl.sync.<mode>` of any 32- or 64-bit register.
+    pub(crate) fn shuffle_as(&mut self, mode: Shfl, r: Reg, repr: Repr, b: u32) -> Reg {
         if repr.bytes() == 4 {
-            return self.b.shfl(Shfl::Bfly, r, lane_mask);
+            return self.b.shfl(mode, r, b);
         }
         let (lo, hi) = (self.b.reg(RegClass::B32), self.b.reg(RegClass::B32));
         self.b
             .emit("mov.b64", vec![Operand::Vec(vec![lo, hi]), Operand::Reg(r)]);
-        let lo = self.b.shfl(Shfl::Bfly, lo, lane_mask);
-        let hi = self.b.shfl(Shfl::Bfly, hi, lane_mask);
+        let lo = self.b.shfl(mode, lo, b);
+        let hi = self.b.shfl(mode, hi, b);
         let out = self.b.reg(class_of(repr));
         self.b.emit(
             "mov.b64",

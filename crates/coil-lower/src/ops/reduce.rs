@@ -203,6 +203,7 @@ impl Lowerer<'_> {
             sizes: out_sizes.clone(),
             dtype,
             data: StorageData::Reduction(Reduction {
+                scan_dim: None,
                 ranges: out_sizes.clone(),
                 reduction_ranges: red_sizes,
                 reduction_type: rt,

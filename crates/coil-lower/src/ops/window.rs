@@ -634,17 +634,12 @@ impl Lowerer<'_> {
     }
 }
 
-/// Scans along dims longer than this run as host fallbacks (the masked reduction below does
-/// `len` times the work of a scan).
-pub(super) const MAX_SCAN_AS_REDUCTION: usize = 1024;
-
 impl Lowerer<'_> {
-    /// `cumsum` / `cumprod` along `dim` as a masked reduction: `out[.., i, ..] = sum over j of
-    /// (j <= i ? x[.., j, ..] : 0)` (1 and a product for `cumprod`). It runs on every backend
-    /// and fuses with its pointwise producers (inlined into the reduction's body) and readers;
-    /// it does `len` times a scan's work, so only dims up to [`MAX_SCAN_AS_REDUCTION`] long take
-    /// it (Inductor's `ops.scan`, a block-wide scan, is the better form; it needs a scan
-    /// construct in both code generators).
+    /// `cumsum` / `cumprod` along `dim` as a scan (Inductor's `ops.scan`): a buffer whose loop
+    /// nest runs over the other dims and, inside, along the scanned dim in order, storing the
+    /// running sum (product) at every point. Pointwise producers inline into its body; pointwise
+    /// readers of every element fuse into its kernel as a reduction's readers do. A scan of a
+    /// dim of length 0 or 1 (or of a 0-d tensor) is a cast.
     pub(super) fn lower_scan(
         &mut self,
         node: &Node,
@@ -656,34 +651,53 @@ impl Lowerer<'_> {
         let rank = sizes.len();
         let meta = node.meta().clone();
         let out = meta.dtype;
-        let d = normalize_dim(b.int("dim").map_err(|e| Self::graph_err(node, e))?, rank)
-            .map_err(|e| Self::graph_err(node, e))?;
+        let d = normalize_dim(
+            b.int("dim").map_err(|e| Self::graph_err(node, e))?,
+            rank.max(1),
+        )
+        .map_err(|e| Self::graph_err(node, e))?;
         let len = sizes.get(d).copied().unwrap_or(1);
-        if rank == 0 || len <= 1 || len > MAX_SCAN_AS_REDUCTION || sizes.contains(&0) {
-            return self.lower_fallback(node, call);
+        if rank == 0 || len <= 1 || sizes.contains(&0) {
+            let mut cx = BodyCx::new(&sizes);
+            let idx = cx.idx.clone();
+            let v = self.load_at(&mut cx, x, &idx, None);
+            return Ok(vec![self.finish_pointwise(node, cx, v, out)]);
         }
-        let prod = call.op.kind() == OpKind::Cumprod;
-        // y[p.., r] = r <= p_d ? x[p with dim d at r] : identity, over [*sizes, len].
-        let mut ysizes = sizes.clone();
-        ysizes.push(len);
-        let mut cx = BodyCx::new(&ysizes);
-        let r = cx.idx[rank].clone();
-        let mut idx = cx.idx[..rank].to_vec();
-        let pd = idx[d].clone();
-        idx[d] = r.clone();
-        let v = self.load_at(&mut cx, x, &idx, None);
-        let v = cx.body.to_dtype(v, out);
-        let rv = cx.body.index_expr(r, DType::I64);
-        let pv = cx.body.index_expr(pd, DType::I64);
-        let keep = cx.body.binary(Op::Le, rv, pv);
-        let identity = cx.body.constant(Const::Int(i64::from(prod)), out);
-        let root = cx.body.where_(keep, v, identity);
-        let y = self.finish_pointwise(node, cx, root, out);
-        let rt = if prod {
+        let scan_type = if call.op.kind() == OpKind::Cumprod {
             crate::body::ReductionType::Prod
         } else {
             crate::body::ReductionType::Sum
         };
-        Ok(vec![self.reduce(node, y, &[rank], false, rt, out)])
+        // Positional variables: the other dims in order, then the scanned one.
+        let mut loop_sizes: Vec<usize> = sizes.clone();
+        loop_sizes.remove(d);
+        loop_sizes.push(len);
+        let mut cx = BodyCx::new(&loop_sizes);
+        let mut idx = cx.idx[..rank - 1].to_vec();
+        idx.insert(d, cx.idx[rank - 1].clone());
+        let v = self.load_at(&mut cx, x, &idx, None);
+        let root = cx.body.scan(scan_type, v, out);
+        let origins = self.gather_origins(node, &cx.reads);
+        let s = self.g.storages.push(crate::ir::StorageBox {
+            sizes: sizes.clone(),
+            dtype: out,
+            data: crate::ir::StorageData::Reduction(crate::ir::Reduction {
+                scan_dim: Some(d),
+                ranges: loop_sizes[..rank - 1].to_vec(),
+                reduction_ranges: vec![len],
+                reduction_type: scan_type,
+                body: cx.body,
+                root,
+            }),
+            origins,
+        });
+        self.realize(s);
+        Ok(vec![self.g.tensors.push(crate::ir::TensorBox {
+            storage: s,
+            view: None,
+            sizes,
+            dtype: out,
+            view_origins: Vec::new(),
+        })])
     }
 }

@@ -6,7 +6,9 @@
 use half::{bf16, f16};
 
 use super::EmuError;
-use super::parse::{CONST_BASE, CmpOp, Entry, Inst, Kind, Module, Rnd, Space, Special, Src, T};
+use super::parse::{
+    CONST_BASE, CmpOp, Entry, Inst, Kind, Module, Rnd, ShflMode, Space, Special, Src, T,
+};
 
 /// Global memory: buffers at `(index + 1) << 40`.
 #[derive(Debug, Default)]
@@ -317,7 +319,7 @@ impl Block<'_> {
                 };
             }
             Kind::Ret => return Ok(Flow::Exit),
-            Kind::Shfl => return Ok(Flow::Shfl),
+            Kind::Shfl(_) => return Ok(Flow::Shfl),
             Kind::Bar => return Ok(Flow::Bar),
             Kind::Mov(t) => {
                 match (&ops[0], &ops[1]) {
@@ -779,8 +781,13 @@ pub fn launch(
                 let values: Vec<u64> = live.iter().map(|&t| threads[t].regs[a as usize]).collect();
                 for (i, &t) in live.iter().enumerate() {
                     let tid = t as u32;
-                    let lane_mask = blk.val(&threads[t], tid, &inst.ops[2]) as usize;
-                    let src = (i ^ lane_mask).min(31);
+                    let b = blk.val(&threads[t], tid, &inst.ops[2]) as usize;
+                    let src = match inst.kind {
+                        Kind::Shfl(ShflMode::Up) => i.checked_sub(b).unwrap_or(i),
+                        Kind::Shfl(ShflMode::Down) => Some(i + b).filter(|&s| s < 32).unwrap_or(i),
+                        Kind::Shfl(ShflMode::Idx) => b.min(31),
+                        _ => (i ^ b).min(31),
+                    };
                     let x = values.get(src).copied().unwrap_or(values[i]);
                     if let Src::Reg(d) = inst.ops[0] {
                         threads[t].regs[d as usize] = x;

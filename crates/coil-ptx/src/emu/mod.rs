@@ -8,7 +8,7 @@
 //!
 //! It knows the instructions the translator and the math library emit (moves, conversions,
 //! integer and float arithmetic, comparisons, global/shared/const/param memory including
-//! 128-bit vectors, `shfl.sync.bfly`, `bar.sync`, branches), not all of PTX.
+//! 128-bit vectors, `shfl.sync` (bfly, up, down, idx), `bar.sync`, branches), not all of PTX.
 //!
 //! ```
 //! use coil_ptx::{emu, kernels, math::MathFn, PtxTarget};

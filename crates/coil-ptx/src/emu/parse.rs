@@ -144,6 +144,16 @@ pub(crate) enum Rnd {
 }
 
 /// What an instruction does.
+/// Which lane a `shfl.sync` reads: `lane ^ b`, `lane - b`, `lane + b` (its own past the
+/// warp's edge), or lane `b`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShflMode {
+    Bfly,
+    Up,
+    Down,
+    Idx,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Kind {
     /// A memory fence (`membar`, `fence`): a no-op here, where blocks run one at a time.
@@ -198,7 +208,7 @@ pub(crate) enum Kind {
     TestNan(T),
     TestFinite(T),
     TestInfinite(T),
-    Shfl,
+    Shfl(ShflMode),
     Bar,
     Bra,
     Ret,
@@ -492,7 +502,10 @@ fn decode(opcode: &str, line: usize) -> Result<Kind, EmuError> {
         "testp" if has("notanumber") => Kind::TestNan(ty()?),
         "testp" if has("finite") => Kind::TestFinite(ty()?),
         "testp" if has("infinite") => Kind::TestInfinite(ty()?),
-        "shfl" if has("bfly") => Kind::Shfl,
+        "shfl" if has("bfly") => Kind::Shfl(ShflMode::Bfly),
+        "shfl" if has("up") => Kind::Shfl(ShflMode::Up),
+        "shfl" if has("down") => Kind::Shfl(ShflMode::Down),
+        "shfl" if has("idx") => Kind::Shfl(ShflMode::Idx),
         "bar" => Kind::Bar,
         "membar" | "fence" => Kind::Membar,
         "atom" if has("add") => Kind::AtomAdd {

@@ -174,38 +174,69 @@ fn an_op_with_neither_lowering_nor_eager_version_is_a_parse_error_naming_it() {
 }
 
 #[test]
-fn cumsum_is_a_masked_reduction_and_a_counted_host_fallback_past_its_limit() {
-    let text = |n: usize| {
-        graph(
-            &format!(r#"x: "f32[2, {n}]""#),
+fn scans_fuse_with_their_producer_and_reader_and_match_eager_on_every_backend() {
+    // Rows of 10 (one tile), 700 (two tiles of 512 threads on the GPU, the last partial) and
+    // a middle dim; cumsum and cumprod; the producer inlines, the reader fuses.
+    let cases = [
+        ("f32[2, 10]", -1, "cumsum"),
+        ("f32[3, 700]", -1, "cumsum"),
+        ("f32[4, 37, 3]", 1, "cumsum"),
+        ("f32[2, 45]", -1, "cumprod"),
+        ("i64[3, 600]", -1, "cumsum"),
+    ];
+    for (ty, dim, op) in cases {
+        let out_ty = ty;
+        let text = graph(
+            &format!(r#"x: "{ty}""#),
             &[
-                &format!(r#"a: "f32[2, {n}]" = torch.ops.aten.mul.Tensor(x, 2)"#),
-                &format!(r#"c: "f32[2, {n}]" = torch.ops.aten.cumsum.default(a, -1)"#),
-                &format!(r#"d: "f32[2, {n}]" = torch.ops.aten.relu.default(c)"#),
+                &format!(r#"a: "{ty}" = torch.ops.aten.mul.Tensor(x, 2)"#),
+                &format!(r#"c: "{out_ty}" = torch.ops.aten.{op}.default(a, {dim})"#),
+                &format!(r#"d: "{out_ty}" = torch.ops.aten.neg.default(c)"#),
                 "return (d,)",
             ],
-        )
-    };
-    let compile = |n: usize| {
-        let g = coil_graph::parse(&text(n)).expect("parses");
-        coil::compile(&g, Arc::new(InterpBackend::new()), &Options::default()).expect("compiles")
-    };
-    let short = compile(10);
-    assert!(
-        short.report.fallback_ops.is_empty(),
-        "{:?}",
-        short.report.fallback_ops
-    );
-    let x = Tensor::new(
-        Data::F32((0..20).map(|i| [1.0, -2.0, 3.0, 0.5, 1.0][i % 5]).collect()),
-        vec![2, 10],
-    )
-    .unwrap();
-    let got = short.run(std::slice::from_ref(&x)).expect("runs");
-    assert_eq!(
-        got[0].to_f64_vec()[..10],
-        [2.0, 0.0, 4.0, 5.0, 7.0, 9.0, 5.0, 11.0, 12.0, 14.0]
-    );
-    let long = compile(2000);
-    assert_eq!(long.report.fallback_ops, ["aten.cumsum.default"]);
+        );
+        let g = coil_graph::parse(&text).expect("parses");
+        let meta = g.node(g.inputs()[0]).meta().clone();
+        let n = meta.numel();
+        let x = if meta.dtype == coil_graph::DType::I64 {
+            Tensor::new(
+                Data::I64((0..n as i64).map(|i| i % 7 - 3).collect()),
+                meta.sizes.clone(),
+            )
+        } else {
+            // Products stay near 1: factors of 0.5 * [0.8, 1.25).
+            Tensor::new(
+                Data::F32(
+                    (0..n)
+                        .map(|i| 0.4 + 0.225 * ((i % 9) as f32) / 8.0)
+                        .collect(),
+                ),
+                meta.sizes.clone(),
+            )
+        }
+        .unwrap();
+        let want = coil_eager::run(&g, std::slice::from_ref(&x))
+            .expect("eager")
+            .outputs;
+        for (name, backend) in checking_backends() {
+            let model = coil::compile(&g, backend, &Options::default()).expect("compiles");
+            assert!(model.report.fallback_ops.is_empty(), "{name} {ty} {op}");
+            // Along the last dim the reader reads the scan where it stores: one kernel. Along
+            // a middle dim the loop nests differ and the reader runs after it.
+            let kernels = model.artifacts().program.num_kernels();
+            let want_kernels = if dim == -1 { 1 } else { 2 };
+            assert!(
+                kernels <= want_kernels,
+                "{name} {ty} {op}: {kernels} kernels"
+            );
+            let got = model.run(std::slice::from_ref(&x)).expect("runs");
+            let (w, g) = (want[0].to_f64_vec(), got[0].to_f64_vec());
+            for (i, (a, b)) in w.iter().zip(&g).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-4 * a.abs().max(1.0),
+                    "{name} {ty} {op}: element {i}: eager {a}, compiled {b}"
+                );
+            }
+        }
+    }
 }
