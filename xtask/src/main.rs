@@ -11,12 +11,17 @@ use std::process::{Command, ExitCode};
 
 const LLVM_PREFIX: &str = "/usr/lib/llvm-19";
 const LLVM_PACKAGES: &[&str] = &["llvm-19-dev", "libpolly-19-dev", "libzstd-dev"];
+/// oneDNN, which the CPU backend loads at run time for convolutions (without it they run as
+/// im2col and a matmul).
+const ONEDNN_PACKAGE: &str = "libdnnl-dev";
+const ONEDNN_LIB: &str = "/usr/lib/x86_64-linux-gnu/libdnnl.so.2";
 
 const HELP: &str = "\
 cargo xtask <command>
 
 commands:
-  setup                 install what coil needs to build (LLVM 19 from Debian) when missing
+  setup                 install what coil needs when missing: LLVM 19 from Debian (to build),
+                        oneDNN (libdnnl-dev, loaded at run time for CPU convolutions)
   test [ARGS...]        set up, then run every test of the workspace (ARGS go to cargo test);
                         installs NVIDIA's ptxas (PyPI nvidia-cuda-nvcc) into .venv so the
                         CUDA backend's PTX is assembled (best effort; COIL_PTXAS overrides)
@@ -91,14 +96,29 @@ fn llvm_installed() -> bool {
         && Path::new(LLVM_PREFIX).join("lib/libPolly.a").exists()
 }
 
-/// Installs LLVM 19 (and the libraries llvm-sys links) from Debian when missing.
+fn onednn_wanted() -> bool {
+    // Debian's package is for x86-64 here; elsewhere the CPU backend runs without it.
+    cfg!(target_arch = "x86_64") && !Path::new(ONEDNN_LIB).exists()
+}
+
+/// Installs LLVM 19 (and the libraries llvm-sys links) from Debian when missing, and oneDNN
+/// (best effort: the CPU backend runs without it, slower on convolutions).
 fn setup() -> Result<(), String> {
-    if llvm_installed() {
+    let llvm = llvm_installed();
+    let onednn = onednn_wanted();
+    if llvm && !onednn {
         return Ok(());
     }
+    let mut packages: Vec<&str> = Vec::new();
+    if !llvm {
+        packages.extend_from_slice(LLVM_PACKAGES);
+    }
+    if onednn {
+        packages.push(ONEDNN_PACKAGE);
+    }
     eprintln!(
-        "xtask: LLVM 19 is missing; installing {} from Debian (one time, a few minutes)",
-        LLVM_PACKAGES.join(" ")
+        "xtask: installing {} from Debian (one time, a few minutes)",
+        packages.join(" ")
     );
     let sudo = !is_root();
     let apt = |args: &[&str]| {
@@ -113,10 +133,26 @@ fn setup() -> Result<(), String> {
         cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
         cmd
     };
-    run(apt(&["update", "-q"]))?;
+    let updated = run(apt(&["update", "-q"]));
+    if llvm {
+        // Only oneDNN was missing: never fail the command for it.
+        let mut install = vec!["install", "-y", "-q", "--no-install-recommends"];
+        install.push(ONEDNN_PACKAGE);
+        if let Err(e) = updated.and_then(|()| run(apt(&install))) {
+            eprintln!("xtask: oneDNN not installed ({e}); CPU convolutions use im2col");
+        }
+        return Ok(());
+    }
+    updated?;
     let mut install = vec!["install", "-y", "-q", "--no-install-recommends"];
-    install.extend_from_slice(LLVM_PACKAGES);
-    run(apt(&install))?;
+    install.extend_from_slice(&packages);
+    if run(apt(&install)).is_err() && onednn {
+        // Retry without oneDNN: LLVM is what building needs.
+        let mut llvm_only = vec!["install", "-y", "-q", "--no-install-recommends"];
+        llvm_only.extend_from_slice(LLVM_PACKAGES);
+        run(apt(&llvm_only))?;
+        eprintln!("xtask: oneDNN not installed; CPU convolutions use im2col");
+    }
     if !llvm_installed() {
         return Err(format!(
             "apt-get finished but {LLVM_PREFIX} still lacks llvm-config or libPolly"

@@ -28,6 +28,8 @@ options:
   --policy P                  fusion: inductor (default), inductor-regpressure, tvm, none
   --loops cpp|simd            loop rules the scheduler asks (default cpp, with the CPU's
                               realize rules; simd uses the GPU's)
+  --im2col-conv               CPU convolutions as im2col and a matmul even where oneDNN
+                              (libdnnl.so.2) loads (by default one oneDNN call each)
   --compile-only              compile, run nothing: report kernels, bytes and compile times
                               (with --backend cuda, renders the PTX with no GPU present)
   --passes SWITCHES           e.g. -decompose,-fold (passes: decompose fold algebra views noop dce)

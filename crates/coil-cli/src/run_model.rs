@@ -28,6 +28,8 @@ struct Options {
     /// Loop rules asked for with `--loops`; `None` takes the backend's.
     loops: Option<Loops>,
     compile_only: bool,
+    /// Convolutions as im2col and a matmul on the CPU even where oneDNN loads.
+    im2col_conv: bool,
     bench: bool,
     /// The most bytes inputs, eager's ops and the compiled model's memory may each take.
     max_memory: usize,
@@ -154,6 +156,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         policy: "inductor".into(),
         loops: None,
         compile_only: false,
+        im2col_conv: false,
         bench: false,
         max_memory: default_memory_budget(),
     };
@@ -190,6 +193,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--json" => opts.json = true,
             "--max-memory" => opts.max_memory = parse_bytes(&value("--max-memory")?)?,
             "--compile-only" => opts.compile_only = true,
+            "--im2col-conv" => opts.im2col_conv = true,
             "--bench" => opts.bench = true,
             "--policy" => opts.policy = strategy_name(&value("--policy")?)?,
             s if s.starts_with("--policy=") => {
@@ -430,7 +434,11 @@ fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backe
             coil_cuda::CudaBackend::new().map_err(|e| format!("cuda backend: {e}"))?,
         ),
         (Backend::Cpu | Backend::Eager, _) => std::sync::Arc::new(
-            coil_cpu::CpuBackend::new().map_err(|e| format!("cpu backend: {e}"))?,
+            coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+                im2col_conv: opts.im2col_conv,
+                ..coil_cpu::CpuOptions::default()
+            })
+            .map_err(|e| format!("cpu backend: {e}"))?,
         ),
     })
 }

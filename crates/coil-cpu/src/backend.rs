@@ -37,6 +37,9 @@ pub struct CpuOptions {
     /// The translator's choices (streaming stores, prefetch, row cache, pipelined rows, guarded
     /// max/min, bounded and table `exp`); the vector width comes from the host.
     pub codegen: CodegenOptions,
+    /// Convolutions as im2col and a matmul even where oneDNN loads (by default they are one
+    /// oneDNN call each when `libdnnl.so.2` is present: see `docs/perf.md`).
+    pub im2col_conv: bool,
 }
 
 /// Host memory of one allocation.
@@ -97,6 +100,8 @@ pub struct CpuBackend {
     width: u32,
     cpu: String,
     vector_bytes: u32,
+    /// Convolutions go to oneDNN.
+    onednn: bool,
 }
 
 impl std::fmt::Debug for CpuBackend {
@@ -136,7 +141,14 @@ impl CpuBackend {
             width: (target.vector_bytes() / 4).max(1),
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),
+            onednn: !options.im2col_conv && crate::dnnl::onednn().is_some(),
         })
+    }
+
+    /// Whether convolutions run through oneDNN (one call each) rather than im2col and a
+    /// matmul.
+    pub fn uses_onednn(&self) -> bool {
+        self.onednn
     }
 
     /// Threads a launch runs on.
@@ -305,7 +317,10 @@ impl Backend for CpuBackend {
     }
 
     fn lower_config(&self) -> LowerConfig {
-        LowerConfig::cpu()
+        LowerConfig {
+            conv_extern: self.onednn,
+            ..LowerConfig::cpu()
+        }
     }
 
     fn loop_compat(&self) -> &dyn coil_sched::LoopCompat {
@@ -386,7 +401,11 @@ impl Backend for CpuBackend {
     }
 
     fn supports_extern(&self, kind: &ExternKind) -> bool {
-        matches!(kind, ExternKind::Matmul(_))
+        match kind {
+            ExternKind::Matmul(_) => true,
+            ExternKind::Convolution(_) => self.onednn,
+            _ => false,
+        }
     }
 
     fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {
@@ -394,6 +413,9 @@ impl Backend for CpuBackend {
         match call.kind {
             ExternKind::Matmul(_) => {
                 crate::matmul::matmul(&mem, call, self.threads()).map_err(backend_err)
+            }
+            ExternKind::Convolution(_) if self.onednn => {
+                crate::matmul::convolution(&mem, call).map_err(backend_err)
             }
             _ => Err(BackendError::Runtime(format!(
                 "{} is not run by this backend (host fallbacks are the facade's)",

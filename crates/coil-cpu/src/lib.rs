@@ -42,6 +42,7 @@
 
 mod backend;
 mod codegen;
+mod dnnl;
 mod error;
 mod jit;
 mod matmul;
@@ -52,6 +53,7 @@ pub use backend::{CpuBackend, CpuKernels, CpuOptions, function_name};
 pub use codegen::{
     CodegenOptions, KernelPlan, LaunchShape, emit_kernel, emit_planned, plan_kernel,
 };
+pub use dnnl::onednn_status;
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, link_ir, optimize};
 pub use parallel::{ArgSpec, Element, JitKernel, KernelArgs, KernelFn, ThreadPool};

@@ -1,5 +1,6 @@
 //! Library matmuls (`mm`, `bmm`) on backend memory: f32 and f64 through the `gemm` crate with
-//! the operands' own strides (a transposed view needs no copy), integers by a plain loop.
+//! the operands' own strides (a transposed view needs no copy), integers by a plain loop; and
+//! library convolutions through oneDNN ([`crate::dnnl`]).
 
 use coil_codegen::{ExternCall, StridedOperand};
 use coil_graph::DType;
@@ -20,6 +21,23 @@ struct Mat {
 }
 
 fn resolve(mem: &Memory, x: &StridedOperand, what: &str) -> Result<Mat, CpuError> {
+    let ptr = base(mem, x, what)?;
+    if !(2..=3).contains(&x.strides.len()) {
+        return fail(format!("{what}: a matrix of {} dims", x.strides.len()));
+    }
+    let r = x.strides.len();
+    let st = |i: usize| x.strides[i] as isize;
+    let strides = if r == 3 {
+        [st(0), st(1), st(2)]
+    } else {
+        [0, st(0), st(1)]
+    };
+    Ok(Mat { ptr, strides })
+}
+
+/// The address of a strided operand's first element, once its whole extent is checked to lie
+/// inside its buffer.
+fn base(mem: &Memory, x: &StridedOperand, what: &str) -> Result<*mut u8, CpuError> {
     let (ptr, bytes) = mem.get(x.buffer)?;
     if x.strides.len() != x.sizes.len() {
         return fail(format!(
@@ -42,18 +60,10 @@ fn resolve(mem: &Memory, x: &StridedOperand, what: &str) -> Result<Mat, CpuError
             ));
         }
     }
-    let r = x.strides.len();
-    let st = |i: usize| x.strides[i] as isize;
-    let strides = if r == 3 {
-        [st(0), st(1), st(2)]
-    } else {
-        [0, st(0), st(1)]
-    };
     // SAFETY: the offset lies within the allocation (checked above for nonempty operands; an
     // empty operand is never dereferenced, and the offset of its base stays in bounds of the
     // allocation's address range by construction of views).
-    let ptr = unsafe { ptr.add(x.offset * x.dtype.itemsize()) };
-    Ok(Mat { ptr, strides })
+    Ok(unsafe { ptr.add(x.offset * x.dtype.itemsize()) })
 }
 
 /// Runs the matmul `call` (`inputs[0] @ inputs[1]`) on `mem`'s buffers, on `threads` threads.
@@ -230,4 +240,47 @@ mod gemm_scalar {
             self.wrapping_add(x.wrapping_mul(y))
         }
     }
+}
+
+/// Runs the convolution `call` (`[input, weight, bias?]`, f32) through oneDNN on `mem`'s
+/// buffers, every operand's extent checked against its buffer first.
+pub(crate) fn convolution(mem: &Memory, call: &ExternCall) -> Result<(), CpuError> {
+    let coil_lower::ExternKind::Convolution(conv) = &call.kind else {
+        return fail(format!("{} is not a convolution", call.kind.kernel_name()));
+    };
+    let dnnl = crate::dnnl::onednn()
+        .ok_or_else(|| CpuError::Runtime("convolution: oneDNN is not loaded".into()))?;
+    if call.inputs.len() != 2 + usize::from(conv.bias) {
+        return fail(format!("a convolution with {} operands", call.inputs.len()));
+    }
+    let all_f32 = call
+        .inputs
+        .iter()
+        .chain([&call.out])
+        .all(|o| o.dtype == DType::F32);
+    if !all_f32 {
+        return fail("oneDNN convolutions take f32 operands here".into());
+    }
+    let ptr = |x: &StridedOperand, what: &str| -> Result<*mut f32, CpuError> {
+        Ok(base(mem, x, what)?.cast())
+    };
+    let (x, w) = (&call.inputs[0], &call.inputs[1]);
+    let key = crate::dnnl::ConvKey {
+        conv: conv.clone(),
+        x: (x.sizes.clone(), x.strides.clone()),
+        w: (w.sizes.clone(), w.strides.clone()),
+        out: call.out.sizes.clone(),
+    };
+    let bias = call.inputs.get(2).map(|b| ptr(b, "bias")).transpose()?;
+    // SAFETY: `base` checked that each operand's strided extent lies inside its buffer.
+    unsafe {
+        dnnl.convolution(
+            &key,
+            ptr(x, "input")?,
+            ptr(w, "weight")?,
+            bias.map(|b| b as *const f32),
+            ptr(&call.out, "output")?,
+        )
+    }
+    .map_err(|e| CpuError::Runtime(format!("convolution: {e}")))
 }

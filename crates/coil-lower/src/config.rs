@@ -26,6 +26,10 @@ pub struct LowerConfig {
     /// pointwise expressions (the taps unrolled), which inline into their readers and fuse as
     /// pointwise ops do (Inductor's `unroll_reductions_threshold`, 8). 0 or 1 turns it off.
     pub unroll_reductions_threshold: usize,
+    /// Convolutions (batched, not transposed, of `f32`) become one library call, bias included
+    /// ([`crate::ExternKind::Convolution`], Inductor's default) instead of im2col and a matmul:
+    /// a backend with a convolution library says so.
+    pub conv_extern: bool,
 }
 
 impl LowerConfig {
@@ -38,6 +42,7 @@ impl LowerConfig {
             inline_all: true,
             realize_on_reuse_ops: Vec::new(),
             unroll_reductions_threshold: 8,
+            conv_extern: false,
         }
     }
 

@@ -569,6 +569,21 @@ impl Memory<'_> {
             let out = crate::run_host_op(h, &inputs).map_err(LowerError::Eval)?;
             return Ok(tensor_values(&out));
         }
+        if let ExternKind::Convolution(c) = &e.kind {
+            let inputs = e
+                .inputs
+                .iter()
+                .map(|i| {
+                    make_tensor(
+                        &self.strided(i.buffer, &i.layout)?,
+                        i.layout.dtype,
+                        i.layout.sizes.clone(),
+                    )
+                })
+                .collect::<R<Vec<_>>>()?;
+            let out = crate::run_conv_on_host(c, &inputs).map_err(LowerError::Eval)?;
+            return Ok(tensor_values(&out));
+        }
         let [a, b] = e.inputs.as_slice() else {
             return eval_err("a matmul takes two operands");
         };
@@ -584,7 +599,9 @@ impl Memory<'_> {
                 a.layout.sizes[2],
                 b.layout.sizes[2],
             ),
-            ExternKind::Fallback(_) => return eval_err("a fallback reached the matmul evaluator"),
+            ExternKind::Fallback(_) | ExternKind::Convolution(_) => {
+                return eval_err("not a matmul: it reached the matmul evaluator");
+            }
         };
         debug_assert_eq!(sizes.iter().product::<usize>(), batch * m * n);
         let mut out = Vec::with_capacity(batch * m * n);

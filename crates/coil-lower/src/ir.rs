@@ -287,9 +287,28 @@ pub enum MatmulOp {
 pub enum ExternKind {
     /// A library matmul; the operands are `inputs[0] @ inputs[1]`.
     Matmul(MatmulOp),
+    /// A library convolution (cuDNN, oneDNN; Inductor's `extern_kernels.convolution`), bias
+    /// included: the operands are `[input, weight]` or `[input, weight, bias]`, the input
+    /// batched (`[N, C_in, *spatial]`), the output `[N, C_out, *out]` contiguous.
+    Convolution(ConvOp),
     /// An op with no lowering, run on the host by coil-eager (Inductor's `make_fallback`): the
     /// operands are the op's tensor arguments in order; the facade runs it, not the backend.
     Fallback(HostOp),
+}
+
+/// A convolution's geometry (PyTorch's `convolution` arguments, one entry per spatial dim).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ConvOp {
+    /// Step between windows.
+    pub stride: Vec<usize>,
+    /// Zeros added on both sides.
+    pub padding: Vec<usize>,
+    /// Step between taps.
+    pub dilation: Vec<usize>,
+    /// Channel groups.
+    pub groups: usize,
+    /// Whether a bias operand follows the weight.
+    pub bias: bool,
 }
 
 impl ExternKind {
@@ -298,6 +317,7 @@ impl ExternKind {
         match self {
             ExternKind::Matmul(MatmulOp::Mm) => "extern_kernels.mm".into(),
             ExternKind::Matmul(MatmulOp::Bmm) => "extern_kernels.bmm".into(),
+            ExternKind::Convolution(_) => "extern_kernels.convolution".into(),
             ExternKind::Fallback(h) => format!("fallback {}", h.op),
         }
     }
@@ -306,6 +326,7 @@ impl ExternKind {
     pub fn arity(&self) -> usize {
         match self {
             ExternKind::Matmul(_) => 2,
+            ExternKind::Convolution(c) => 2 + usize::from(c.bias),
             ExternKind::Fallback(h) => h.graph.inputs().len(),
         }
     }

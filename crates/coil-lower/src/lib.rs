@@ -58,9 +58,9 @@ pub use eval::{Acc, Scalar, binary as eval_binary, unary as eval_unary};
 pub use idx::{Idx, IndexVec};
 pub use index::{IndexExpr, Term, Var, VarPrefix, VarRanges};
 pub use ir::{
-    BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ExternInput, ExternKernel, ExternKind,
-    FixedLayout, HostOp, IndexCheck, InputBuffer, InputId, MatmulOp, Origin, OutputRef, Pointwise,
-    Reduction, StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
+    BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ConvOp, ExternInput, ExternKernel,
+    ExternKind, FixedLayout, HostOp, IndexCheck, InputBuffer, InputId, MatmulOp, Origin, OutputRef,
+    Pointwise, Reduction, StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
 };
 pub use lowering::lower;
 pub use ops::has_lowering;
@@ -179,4 +179,53 @@ pub fn run_host_op(
         .next()
         .map(|t| t.contiguous())
         .ok_or_else(|| format!("host fallback {}: no output", op.op))
+}
+
+/// Runs a library convolution's operands (`[input, weight]` or `[input, weight, bias]`, host
+/// tensors) through coil-eager: the reference for backends' convolution libraries, and what a
+/// backend without one can call. Returns the output, contiguous.
+pub fn run_conv_on_host(
+    conv: &ConvOp,
+    inputs: &[coil_graph::Tensor],
+) -> Result<coil_graph::Tensor, String> {
+    use coil_graph::{Arg, Call, GraphBuilder, OpRef};
+    let op = OpRef::lookup("convolution.default").ok_or("convolution is not registered")?;
+    let mut b = GraphBuilder::new();
+    let ids: Vec<coil_graph::NodeId> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| b.input(&format!("arg{i}"), t.dtype(), t.sizes()))
+        .collect();
+    let ints = |v: &[usize]| Arg::List(v.iter().map(|&x| Arg::Int(x as i64)).collect());
+    let bias = match ids.get(2) {
+        Some(&n) if conv.bias => Arg::Node(n),
+        _ => Arg::None,
+    };
+    let (&x, &w) = match ids.as_slice() {
+        [x, w, ..] => (x, w),
+        _ => return Err("a convolution takes an input and a weight".into()),
+    };
+    let call = Call {
+        op,
+        args: vec![
+            Arg::Node(x),
+            Arg::Node(w),
+            bias,
+            ints(&conv.stride),
+            ints(&conv.padding),
+            ints(&conv.dilation),
+            Arg::Bool(false),
+            ints(&vec![0; conv.stride.len()]),
+            Arg::Int(conv.groups as i64),
+        ],
+        kwargs: vec![],
+    };
+    let out = b.push_call(call).map_err(|e| e.to_string())?;
+    let graph = b.finish(&[out]).map_err(|e| e.to_string())?;
+    let run = coil_eager::run(&graph, inputs).map_err(|e| format!("convolution: {e}"))?;
+    run.outputs
+        .into_iter()
+        .next()
+        .map(|t| t.contiguous())
+        .ok_or_else(|| "convolution: no output".into())
 }

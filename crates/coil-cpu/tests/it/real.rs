@@ -55,9 +55,25 @@ fn op_cases_compiled_for_the_cpu_match_pytorch() {
         .collect();
     files.sort();
     assert!(files.len() > 100, "{} cases", files.len());
-    let backend = Arc::new(coil_cpu::CpuBackend::new().expect("cpu backend"));
+    // Convolutions through oneDNN where it loads, and as im2col and a matmul.
+    let library = Arc::new(coil_cpu::CpuBackend::new().expect("cpu backend"));
+    let im2col = Arc::new(
+        coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+            im2col_conv: true,
+            ..coil_cpu::CpuOptions::default()
+        })
+        .expect("cpu backend"),
+    );
+    assert!(!im2col.uses_onednn());
     let mut failures = Vec::new();
-    for py in &files {
+    // Every case on the default backend; the convolutions again as im2col when that differs.
+    let runs = files.iter().map(|p| (p, library.clone())).chain(
+        files
+            .iter()
+            .filter(|p| library.uses_onednn() && p.to_string_lossy().contains("conv"))
+            .map(|p| (p, im2col.clone())),
+    );
+    for (py, backend) in runs {
         let name = py.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(py).expect("readable");
         let graph = coil_graph::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -1,5 +1,6 @@
-//! Convolution as im2col plus a library matmul (Inductor's default is an extern convolution
-//! kernel; this is the decomposition every backend can run with the matmul it already has):
+//! Convolution: one library call where the backend has a convolution library
+//! ([`crate::LowerConfig::conv_extern`], Inductor's default), else im2col plus a library
+//! matmul (the decomposition every backend can run with the matmul it already has):
 //! the input's windows are gathered into a `[groups, C_in/groups * K, N * L]` buffer (`K` taps,
 //! `L` output positions; padding reads 0), the weight is read as `[groups, C_out/groups,
 //! C_in/groups * K]`, one `bmm` (an `mm` for one group) multiplies them, and the output is a
@@ -11,7 +12,7 @@ use coil_graph::{Bound, Call, DType, Node, conv_geometry};
 use super::views::{coords_of, flat_index, reshape_indexer};
 use crate::body::Op;
 use crate::index::IndexExpr;
-use crate::ir::{ExternKind, MatmulOp, TensorId};
+use crate::ir::{ConvOp, ExternKind, MatmulOp, TensorId};
 use crate::lowering::{BodyCx, Lowerer, Result};
 
 impl Lowerer<'_> {
@@ -35,6 +36,23 @@ impl Lowerer<'_> {
         let out = meta.dtype;
         if g.transposed || meta.sizes.contains(&0) || xs.contains(&0) {
             return self.lower_fallback(node, call);
+        }
+        if self.config.conv_extern && g.batched && out == DType::F32 {
+            let kind = ExternKind::Convolution(ConvOp {
+                stride: g.stride.clone(),
+                padding: g.padding.clone(),
+                dilation: g.dilation.clone(),
+                groups: g.groups,
+                bias: bias.is_some(),
+            });
+            let operands: Vec<TensorId> = [x, w].into_iter().chain(bias).collect();
+            return Ok(vec![self.extern_kernel(
+                node,
+                kind,
+                &operands,
+                meta.sizes.clone(),
+                out,
+            )]);
         }
         let n = g.kernel.len();
         let groups = g.groups;

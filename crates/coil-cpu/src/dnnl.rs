@@ -1,0 +1,489 @@
+//! Convolution through oneDNN (Debian's `libdnnl.so.2`, the 2.x C API), loaded at run time:
+//! a binary without it still runs, with convolutions as im2col and a matmul
+//! ([`onednn_status`] says why). oneDNN picks its fastest kernel for the host (blocked
+//! layouts, JIT for AVX2 / AVX-512 / AMX); operands in PyTorch's plain layouts are reordered
+//! into those and the result back, each a oneDNN primitive. Primitives are built once per
+//! shape and kept.
+
+use std::collections::HashMap;
+use std::ffi::{c_int, c_void};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use coil_lower::ConvOp;
+
+type Status = c_int;
+type Handle = *mut c_void;
+type Dims = [i64; 12];
+
+const SUCCESS: Status = 0;
+const F32: c_int = 3;
+const TAG_ANY: c_int = 1;
+const CPU: c_int = 1;
+const STREAM_DEFAULT: u32 = 1;
+const FORWARD_INFERENCE: c_int = 96;
+const CONVOLUTION_DIRECT: c_int = 1;
+const QUERY_SRC_MD: c_int = 129;
+const QUERY_WEIGHTS_MD: c_int = 131;
+const QUERY_DST_MD: c_int = 133;
+const ARG_SRC: c_int = 1;
+const ARG_DST: c_int = 17;
+const ARG_WEIGHTS: c_int = 33;
+const ARG_BIAS: c_int = 41;
+
+/// Room for a `dnnl_memory_desc_t` (696 bytes in 2.6) and a `dnnl_convolution_desc_t` (5,976):
+/// the library fills them; coil never reads their fields.
+const MD_WORDS: usize = 512;
+const OP_WORDS: usize = 4096;
+
+#[repr(C)]
+struct ExecArg {
+    arg: c_int,
+    memory: Handle,
+}
+
+/// The entry points coil uses.
+struct Api {
+    engine_create: unsafe extern "C" fn(*mut Handle, c_int, usize) -> Status,
+    stream_create: unsafe extern "C" fn(*mut Handle, Handle, u32) -> Status,
+    md_by_strides: unsafe extern "C" fn(*mut u64, c_int, *const i64, c_int, *const i64) -> Status,
+    md_by_tag: unsafe extern "C" fn(*mut u64, c_int, *const i64, c_int, c_int) -> Status,
+    md_equal: unsafe extern "C" fn(*const u64, *const u64) -> c_int,
+    md_size: unsafe extern "C" fn(*const u64) -> usize,
+    conv_desc: unsafe extern "C" fn(
+        *mut u64,
+        c_int,
+        c_int,
+        *const u64,
+        *const u64,
+        *const u64,
+        *const u64,
+        *const i64,
+        *const i64,
+        *const i64,
+        *const i64,
+    ) -> Status,
+    pd_create: unsafe extern "C" fn(*mut Handle, *const u64, Handle, Handle, Handle) -> Status,
+    pd_query_md: unsafe extern "C" fn(Handle, c_int, c_int) -> *const u64,
+    reorder_pd:
+        unsafe extern "C" fn(*mut Handle, *const u64, Handle, *const u64, Handle, Handle) -> Status,
+    primitive_create: unsafe extern "C" fn(*mut Handle, Handle) -> Status,
+    execute: unsafe extern "C" fn(Handle, Handle, c_int, *const ExecArg) -> Status,
+    stream_wait: unsafe extern "C" fn(Handle) -> Status,
+    memory_create: unsafe extern "C" fn(*mut Handle, *const u64, Handle, *mut c_void) -> Status,
+    set_handle: unsafe extern "C" fn(Handle, *mut c_void) -> Status,
+}
+
+/// The loaded library with one engine and one stream.
+pub(crate) struct OneDnn {
+    api: Api,
+    engine: Handle,
+    stream: Handle,
+    /// Prepared convolutions by shape.
+    convs: Mutex<HashMap<ConvKey, Arc<Mutex<Prepared>>>>,
+    _lib: libloading::Library,
+}
+
+// SAFETY: oneDNN engines, streams and primitives may be used from any thread; each prepared
+// convolution (its memory objects and scratch buffers) is used under its own mutex, and the
+// stream is waited on before a call returns.
+unsafe impl Send for OneDnn {}
+// SAFETY: as above.
+unsafe impl Sync for OneDnn {}
+
+/// Loads oneDNN once: `Ok` with the library, or why it is missing.
+fn load() -> &'static Result<OneDnn, String> {
+    static LIB: OnceLock<Result<OneDnn, String>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        // SAFETY: loading oneDNN runs its initialisers, which are sound.
+        let lib = unsafe { libloading::Library::new("libdnnl.so.2") }.map_err(|e| {
+            format!("libdnnl.so.2 (oneDNN 2.x, Debian's libdnnl-dev) not loaded: {e}")
+        })?;
+        macro_rules! sym {
+            ($name:literal) => {
+                // SAFETY: the symbol has the C signature declared in `Api` (oneDNN 2.x's dnnl.h).
+                *unsafe { lib.get($name) }.map_err(|e| format!("oneDNN: {e}"))?
+            };
+        }
+        let api = Api {
+            engine_create: sym!(b"dnnl_engine_create"),
+            stream_create: sym!(b"dnnl_stream_create"),
+            md_by_strides: sym!(b"dnnl_memory_desc_init_by_strides"),
+            md_by_tag: sym!(b"dnnl_memory_desc_init_by_tag"),
+            md_equal: sym!(b"dnnl_memory_desc_equal"),
+            md_size: sym!(b"dnnl_memory_desc_get_size"),
+            conv_desc: sym!(b"dnnl_dilated_convolution_forward_desc_init"),
+            pd_create: sym!(b"dnnl_primitive_desc_create"),
+            pd_query_md: sym!(b"dnnl_primitive_desc_query_md"),
+            reorder_pd: sym!(b"dnnl_reorder_primitive_desc_create"),
+            primitive_create: sym!(b"dnnl_primitive_create"),
+            execute: sym!(b"dnnl_primitive_execute"),
+            stream_wait: sym!(b"dnnl_stream_wait"),
+            memory_create: sym!(b"dnnl_memory_create"),
+            set_handle: sym!(b"dnnl_memory_set_data_handle"),
+        };
+        let mut engine: Handle = std::ptr::null_mut();
+        let mut stream: Handle = std::ptr::null_mut();
+        // SAFETY: out-pointers to handles, as the API takes them.
+        unsafe {
+            check((api.engine_create)(&mut engine, CPU, 0), "engine")?;
+            check(
+                (api.stream_create)(&mut stream, engine, STREAM_DEFAULT),
+                "stream",
+            )?;
+        }
+        Ok(OneDnn {
+            api,
+            engine,
+            stream,
+            convs: Mutex::new(HashMap::new()),
+            _lib: lib,
+        })
+    })
+}
+
+fn check(status: Status, what: &str) -> Result<(), String> {
+    if status == SUCCESS {
+        Ok(())
+    } else {
+        Err(format!("oneDNN {what}: status {status}"))
+    }
+}
+
+/// oneDNN, when it loaded.
+pub(crate) fn onednn() -> Option<&'static OneDnn> {
+    load().as_ref().ok()
+}
+
+/// Whether oneDNN convolutions are available, or why not.
+pub fn onednn_status() -> Result<(), String> {
+    load().as_ref().map(|_| ()).map_err(Clone::clone)
+}
+
+/// What a prepared convolution depends on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ConvKey {
+    pub(crate) conv: ConvOp,
+    pub(crate) x: (Vec<usize>, Vec<usize>),
+    pub(crate) w: (Vec<usize>, Vec<usize>),
+    pub(crate) out: Vec<usize>,
+}
+
+/// One plain operand and, when the primitive wants another layout, its reorder and buffer.
+struct Operand {
+    user: Handle,
+    inner: Option<(Handle, Handle, Vec<u64>)>,
+}
+
+struct Prepared {
+    conv: Handle,
+    src: Operand,
+    weights: Operand,
+    dst: Operand,
+    bias: Option<Handle>,
+}
+
+// SAFETY: only used under its mutex (see `OneDnn`).
+unsafe impl Send for Prepared {}
+
+fn md() -> Box<[u64; MD_WORDS]> {
+    Box::new([0; MD_WORDS])
+}
+
+fn dims(v: &[usize]) -> Dims {
+    let mut d = [0i64; 12];
+    for (o, &x) in d.iter_mut().zip(v) {
+        *o = x as i64;
+    }
+    d
+}
+
+impl OneDnn {
+    /// A plain (strided) memory descriptor of f32 `sizes`/`strides`.
+    fn plain(&self, sizes: &[usize], strides: &[usize]) -> Result<Box<[u64; MD_WORDS]>, String> {
+        let mut m = md();
+        // SAFETY: `m` has room for a memory descriptor; dims and strides are 12 long.
+        let s = unsafe {
+            (self.api.md_by_strides)(
+                m.as_mut_ptr(),
+                sizes.len() as c_int,
+                dims(sizes).as_ptr(),
+                F32,
+                dims(strides).as_ptr(),
+            )
+        };
+        check(s, "memory descriptor")?;
+        Ok(m)
+    }
+
+    fn any(&self, sizes: &[usize]) -> Result<Box<[u64; MD_WORDS]>, String> {
+        let mut m = md();
+        // SAFETY: as in `plain`.
+        let s = unsafe {
+            (self.api.md_by_tag)(
+                m.as_mut_ptr(),
+                sizes.len() as c_int,
+                dims(sizes).as_ptr(),
+                F32,
+                TAG_ANY,
+            )
+        };
+        check(s, "memory descriptor")?;
+        Ok(m)
+    }
+
+    fn memory(&self, m: *const u64) -> Result<Handle, String> {
+        let mut h: Handle = std::ptr::null_mut();
+        // SAFETY: a valid descriptor; no handle yet (set before each execution).
+        check(
+            unsafe { (self.api.memory_create)(&mut h, m, self.engine, std::ptr::null_mut()) },
+            "memory",
+        )?;
+        Ok(h)
+    }
+
+    /// The user's plain operand, and a reorder into `want` when the primitive chose another
+    /// layout (`to_user`: from `want` back into the user's, for the output).
+    fn operand(&self, user: &[u64], want: *const u64, to_user: bool) -> Result<Operand, String> {
+        let user_mem = self.memory(user.as_ptr())?;
+        // SAFETY: both are valid descriptors.
+        if unsafe { (self.api.md_equal)(user.as_ptr(), want) } != 0 {
+            return Ok(Operand {
+                user: user_mem,
+                inner: None,
+            });
+        }
+        // SAFETY: a valid descriptor.
+        let bytes = unsafe { (self.api.md_size)(want) };
+        let mut buf = vec![0u64; bytes.div_ceil(8).max(1)];
+        let inner = self.memory(want)?;
+        // SAFETY: the buffer outlives the memory object (both live in `Prepared`).
+        check(
+            unsafe { (self.api.set_handle)(inner, buf.as_mut_ptr().cast()) },
+            "memory handle",
+        )?;
+        let (from, to) = if to_user {
+            (want, user.as_ptr())
+        } else {
+            (user.as_ptr(), want)
+        };
+        let mut pd: Handle = std::ptr::null_mut();
+        let mut prim: Handle = std::ptr::null_mut();
+        // SAFETY: valid descriptors and engine; out-pointers to handles.
+        unsafe {
+            check(
+                (self.api.reorder_pd)(
+                    &mut pd,
+                    from,
+                    self.engine,
+                    to,
+                    self.engine,
+                    std::ptr::null_mut(),
+                ),
+                "reorder",
+            )?;
+            check(
+                (self.api.primitive_create)(&mut prim, pd),
+                "reorder primitive",
+            )?;
+        }
+        Ok(Operand {
+            user: user_mem,
+            inner: Some((inner, prim, buf)),
+        })
+    }
+
+    fn prepare(&self, key: &ConvKey) -> Result<Prepared, String> {
+        let c = &key.conv;
+        let n = c.stride.len();
+        let (xs, xst) = (&key.x.0, &key.x.1);
+        let (ws, wst) = (&key.w.0, &key.w.1);
+        // Grouped weights are [G, C_out/G, C_in/G, *k] for oneDNN.
+        let (wsizes, wstrides) = if c.groups > 1 {
+            let mut s = vec![c.groups, ws[0] / c.groups];
+            s.extend_from_slice(&ws[1..]);
+            let mut t = vec![wst[0] * (ws[0] / c.groups), wst[0]];
+            t.extend_from_slice(&wst[1..]);
+            (s, t)
+        } else {
+            (ws.clone(), wst.clone())
+        };
+        let out_strides = coil_graph::contiguous_strides(&key.out);
+        let src_user = self.plain(xs, xst)?;
+        let w_user = self.plain(&wsizes, &wstrides)?;
+        let dst_user = self.plain(&key.out, &out_strides)?;
+        let bias_md = if c.bias {
+            Some(self.plain(&[key.out[1]], &[1])?)
+        } else {
+            None
+        };
+        let (src_any, w_any, dst_any) = (self.any(xs)?, self.any(&wsizes)?, self.any(&key.out)?);
+        let mut op = Box::new([0u64; OP_WORDS]);
+        let strides = dims(&c.stride);
+        let dil: Vec<usize> = c.dilation.iter().map(|d| d - 1).collect();
+        let pad = dims(&c.padding);
+        // The right padding that gives PyTorch's output size (oneDNN wants it exact).
+        let pad_r: Vec<i64> = (0..n)
+            .map(|d| {
+                let (i, k, o) = (xs[2 + d] as i64, ws[2 + d] as i64, key.out[2 + d] as i64);
+                (o - 1) * c.stride[d] as i64 + (k - 1) * c.dilation[d] as i64 + 1
+                    - i
+                    - c.padding[d] as i64
+            })
+            .collect();
+        let mut pad_r_dims = [0i64; 12];
+        pad_r_dims[..n].copy_from_slice(&pad_r);
+        let mut pd: Handle = std::ptr::null_mut();
+        let mut conv: Handle = std::ptr::null_mut();
+        // SAFETY: descriptors live across the calls; out-pointers to handles.
+        unsafe {
+            check(
+                (self.api.conv_desc)(
+                    op.as_mut_ptr(),
+                    FORWARD_INFERENCE,
+                    CONVOLUTION_DIRECT,
+                    src_any.as_ptr(),
+                    w_any.as_ptr(),
+                    bias_md.as_ref().map_or(std::ptr::null(), |b| b.as_ptr()),
+                    dst_any.as_ptr(),
+                    strides.as_ptr(),
+                    dims(&dil).as_ptr(),
+                    pad.as_ptr(),
+                    pad_r_dims.as_ptr(),
+                ),
+                "convolution descriptor",
+            )?;
+            check(
+                (self.api.pd_create)(
+                    &mut pd,
+                    op.as_ptr(),
+                    std::ptr::null_mut(),
+                    self.engine,
+                    std::ptr::null_mut(),
+                ),
+                "convolution primitive descriptor",
+            )?;
+            check(
+                (self.api.primitive_create)(&mut conv, pd),
+                "convolution primitive",
+            )?;
+        }
+        // SAFETY: `pd` is valid; the descriptors it returns live as long as it does (never
+        // destroyed: prepared convolutions are kept for the process).
+        let (src_md, w_md, dst_md) = unsafe {
+            (
+                (self.api.pd_query_md)(pd, QUERY_SRC_MD, 0),
+                (self.api.pd_query_md)(pd, QUERY_WEIGHTS_MD, 0),
+                (self.api.pd_query_md)(pd, QUERY_DST_MD, 0),
+            )
+        };
+        Ok(Prepared {
+            conv,
+            src: self.operand(&src_user[..], src_md, false)?,
+            weights: self.operand(&w_user[..], w_md, false)?,
+            dst: self.operand(&dst_user[..], dst_md, true)?,
+            bias: bias_md.map(|b| self.memory(b.as_ptr())).transpose()?,
+        })
+    }
+
+    fn run(&self, prim: Handle, args: &[ExecArg]) -> Result<(), String> {
+        // SAFETY: a valid primitive with memory objects whose handles are set.
+        check(
+            unsafe { (self.api.execute)(prim, self.stream, args.len() as c_int, args.as_ptr()) },
+            "execute",
+        )
+    }
+
+    /// `out = conv(x, w) + bias` for f32 operands at these pointers (the first element of each
+    /// view), with the shapes and strides of `key`.
+    ///
+    /// # Safety
+    /// Each pointer must address the whole strided extent its shape in `key` describes (and
+    /// `out` the contiguous output), valid for the call.
+    pub(crate) unsafe fn convolution(
+        &self,
+        key: &ConvKey,
+        x: *const f32,
+        w: *const f32,
+        bias: Option<*const f32>,
+        out: *mut f32,
+    ) -> Result<(), String> {
+        let entry = {
+            let mut convs = self.convs.lock().map_err(|_| "oneDNN cache poisoned")?;
+            match convs.get(key) {
+                Some(e) => e.clone(),
+                None => {
+                    let e = Arc::new(Mutex::new(self.prepare(key)?));
+                    convs.insert(key.clone(), e.clone());
+                    e
+                }
+            }
+        };
+        let p = entry.lock().map_err(|_| "oneDNN convolution poisoned")?;
+        let set = |m: Handle, ptr: *mut c_void| {
+            // SAFETY: the caller's pointer is valid for the call.
+            check(unsafe { (self.api.set_handle)(m, ptr) }, "memory handle")
+        };
+        set(p.src.user, x as *mut c_void)?;
+        set(p.weights.user, w as *mut c_void)?;
+        set(p.dst.user, out.cast())?;
+        if let (Some(m), Some(b)) = (p.bias, bias) {
+            set(m, b as *mut c_void)?;
+        }
+        let inner = |o: &Operand| o.inner.as_ref().map_or(o.user, |(m, _, _)| *m);
+        for o in [&p.src, &p.weights] {
+            if let Some((m, reorder, _)) = &o.inner {
+                self.run(
+                    *reorder,
+                    &[
+                        ExecArg {
+                            arg: ARG_SRC,
+                            memory: o.user,
+                        },
+                        ExecArg {
+                            arg: ARG_DST,
+                            memory: *m,
+                        },
+                    ],
+                )?;
+            }
+        }
+        let mut args = vec![
+            ExecArg {
+                arg: ARG_SRC,
+                memory: inner(&p.src),
+            },
+            ExecArg {
+                arg: ARG_WEIGHTS,
+                memory: inner(&p.weights),
+            },
+            ExecArg {
+                arg: ARG_DST,
+                memory: inner(&p.dst),
+            },
+        ];
+        if let Some(m) = p.bias {
+            args.push(ExecArg {
+                arg: ARG_BIAS,
+                memory: m,
+            });
+        }
+        self.run(p.conv, &args)?;
+        if let Some((m, reorder, _)) = &p.dst.inner {
+            self.run(
+                *reorder,
+                &[
+                    ExecArg {
+                        arg: ARG_SRC,
+                        memory: *m,
+                    },
+                    ExecArg {
+                        arg: ARG_DST,
+                        memory: p.dst.user,
+                    },
+                ],
+            )?;
+        }
+        // SAFETY: a valid stream.
+        check(unsafe { (self.api.stream_wait)(self.stream) }, "wait")
+    }
+}
