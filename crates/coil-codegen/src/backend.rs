@@ -43,6 +43,9 @@ pub struct StridedOperand {
 ///
 /// For [`ExternKind::Matmul`]: `inputs` are `[a, b]`, `out = a @ b`; 2-D (`[m, k] @ [k, n]`,
 /// [`MatmulOp::Mm`]) or batched 3-D (`[batch, m, k] @ [batch, k, n]`, [`MatmulOp::Bmm`]);
+/// [`MatmulOp::Addmm`] takes `[bias, a, b]` and writes `bias + a @ b` (f32; the bias an
+/// `[m, n]` view, a broadcast row with strides `[0, 1]`); for [`ExternKind::Convolution`]:
+/// `[input, weight, bias?]` in f32, `out` contiguous `[N, C_out, *spatial]`;
 /// `out` is contiguous; every operand has the same dtype (f32, f64, f16 or bf16, accumulated
 /// in f32 or wider); `k` may be 0 (then `out` is zeros); operands never alias `out`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,15 +59,27 @@ pub struct ExternCall {
 }
 
 impl ExternCall {
-    /// A matmul's `(a, b)`, or an error naming the call when it has not two operands.
+    /// A matmul's `(a, b)` (an `addmm`'s last two operands), or an error naming the call
+    /// when it has not two operands (three with a bias).
     pub fn matmul_operands(&self) -> Result<(&StridedOperand, &StridedOperand), BackendError> {
         match self.inputs.as_slice() {
-            [a, b] => Ok((a, b)),
+            [a, b] | [_, a, b] => Ok((a, b)),
             other => Err(BackendError::Runtime(format!(
                 "{} takes 2 operands, got {}",
                 self.kind.kernel_name(),
                 other.len()
             ))),
+        }
+    }
+}
+
+impl ExternCall {
+    /// An `addmm`'s bias: `[m, n]`, usually a row broadcast (strides `[0, 1]`), added to the
+    /// product inside the call (`None` for `mm` and `bmm`).
+    pub fn matmul_bias(&self) -> Option<&StridedOperand> {
+        match self.inputs.as_slice() {
+            [bias, _, _] => Some(bias),
+            _ => None,
         }
     }
 }

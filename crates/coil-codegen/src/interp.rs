@@ -276,6 +276,10 @@ fn eval_matmul(
             .ok_or_else(|| runtime(format!("no buffer {}", o.buffer)))
     };
     let (abytes, bbytes) = (get(memory, a)?, get(memory, b)?);
+    let bias = call
+        .matmul_bias()
+        .map(|x| get(memory, x).map(|bytes| (x, bytes)))
+        .transpose()?;
     let batched = op == MatmulOp::Bmm;
     let rank = if batched { 3 } else { 2 };
     for o in [a, b, &call.out] {
@@ -309,7 +313,10 @@ fn eval_matmul(
     for bb in 0..batch {
         for i in 0..m {
             for j in 0..n {
-                let mut acc = 0.0f64;
+                let mut acc = match &bias {
+                    Some((x, bytes)) => read(bytes, x.dtype, at(x, bb, i, j), &what)?.as_f64(),
+                    None => 0.0f64,
+                };
                 for p in 0..k {
                     acc += read(&abytes, a.dtype, at(a, bb, i, p), &what)?.as_f64()
                         * read(&bbytes, b.dtype, at(b, bb, p, j), &what)?.as_f64();

@@ -116,12 +116,39 @@ pub(crate) fn matmul(mem: &Memory, call: &ExternCall, threads: usize) -> Result<
     } else {
         Parallelism::None
     };
+    // An addmm: the bias (an [m, n] view, usually a broadcast row) into the result first,
+    // which the product then accumulates onto.
+    let accumulate = match call.matmul_bias() {
+        Some(bias) => {
+            if bias.dtype != DType::F32 || a.dtype != DType::F32 || rank != 2 {
+                return fail("an addmm takes a 2-D f32 product and bias".into());
+            }
+            if bias.sizes != [m, n] || bias.buffer == out.buffer {
+                return fail(format!("an addmm bias of {:?} for [{m}, {n}]", bias.sizes));
+            }
+            let mb = resolve(mem, bias, "bias")?;
+            // SAFETY: `resolve` checked both extents; the bias does not share the result's
+            // buffer.
+            unsafe {
+                for i in 0..m as isize {
+                    for j in 0..n as isize {
+                        let v =
+                            *(mb.ptr as *const f32).offset(i * mb.strides[1] + j * mb.strides[2]);
+                        *(mo.ptr as *mut f32).offset(i * mo.strides[1] + j * mo.strides[2]) = v;
+                    }
+                }
+            }
+            true
+        }
+        None => false,
+    };
+    let sizes = (batch, m, k, n);
     match a.dtype {
         // SAFETY (all arms): every element the product reads or writes lies inside its buffer
         // (`resolve` checked each operand's extent), the result does not share a buffer with
         // an operand, and the memory table is locked by the caller.
-        DType::F32 => unsafe { run_gemm::<f32>((batch, m, k, n), &ma, &mb, &mo, parallelism) },
-        DType::F64 => unsafe { run_gemm::<f64>((batch, m, k, n), &ma, &mb, &mo, parallelism) },
+        DType::F32 => unsafe { run_gemm::<f32>(sizes, &ma, &mb, &mo, parallelism, accumulate) },
+        DType::F64 => unsafe { run_gemm::<f64>(sizes, &ma, &mb, &mo, parallelism, false) },
         DType::I64 => unsafe { run_naive::<i64>((batch, m, k, n), &ma, &mb, &mo) },
         DType::I32 => unsafe { run_naive::<i32>((batch, m, k, n), &ma, &mb, &mo) },
         other => return fail(format!("{other} operands are not supported")),
@@ -137,6 +164,7 @@ unsafe fn run_gemm<T: gemm_scalar::Scalar>(
     b: &Mat,
     out: &Mat,
     parallelism: Parallelism,
+    accumulate: bool,
 ) {
     for bi in 0..batch as isize {
         // SAFETY: batch offsets stay within the checked extents.
@@ -145,6 +173,9 @@ unsafe fn run_gemm<T: gemm_scalar::Scalar>(
             let pb = (b.ptr as *const T).offset(bi * b.strides[0]);
             let po = (out.ptr as *mut T).offset(bi * out.strides[0]);
             if k == 0 {
+                if accumulate {
+                    continue; // the result already holds what is added to an empty product
+                }
                 for i in 0..m as isize {
                     for j in 0..n as isize {
                         *po.offset(i * out.strides[1] + j * out.strides[2]) = T::ZERO;
@@ -159,14 +190,14 @@ unsafe fn run_gemm<T: gemm_scalar::Scalar>(
                 po,
                 out.strides[2],
                 out.strides[1],
-                false,
+                accumulate,
                 pa,
                 a.strides[2],
                 a.strides[1],
                 pb,
                 b.strides[2],
                 b.strides[1],
-                T::ZERO,
+                if accumulate { T::ONE } else { T::ZERO },
                 T::ONE,
                 false,
                 false,

@@ -46,6 +46,9 @@ pub struct CudaBackend {
     planner: Option<Planner>,
     /// Time each kernel's candidate plans at its first launch and keep the fastest.
     autotune: bool,
+    /// A column of ones (its buffer and length) that broadcasts an `addmm`'s bias through
+    /// cuBLAS (`ones[m, 1] @ bias[1, n]`), grown as needed.
+    ones: Arc<std::sync::Mutex<Option<(BufferHandle, usize)>>>,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -104,6 +107,7 @@ impl CudaBackend {
             description,
             planner: None,
             autotune: true,
+            ones: Arc::default(),
         })
     }
 
@@ -128,6 +132,7 @@ impl CudaBackend {
             target,
             planner: None,
             autotune: true,
+            ones: Arc::default(),
         }
     }
 
@@ -144,6 +149,7 @@ impl CudaBackend {
             target,
             planner: None,
             autotune: true,
+            ones: Arc::default(),
         }
     }
 
@@ -338,6 +344,64 @@ impl CompiledKernels for CudaKernels {
 }
 
 /// A matmul operand as cuBLAS sees it: batch count, rows, cols and layout.
+impl CudaBackend {
+    /// Writes an `addmm`'s bias (a row broadcast over `m` rows: an `[m, n]` view with strides
+    /// `[0, 1]`) into the output, as the rank-1 product `ones[m, 1] @ bias[1, n]`.
+    fn broadcast_bias(
+        &self,
+        bias: &StridedOperand,
+        out: (BufferHandle, MatLayout),
+        m: usize,
+        n: usize,
+    ) -> Result<(), BackendError> {
+        if bias.dtype != DType::F32 || bias.sizes != [m, n] || bias.strides != [0, 1] {
+            return Err(BackendError::Runtime(format!(
+                "an addmm bias must be a broadcast f32 row of [{m}, {n}], got {} {:?} strides {:?}",
+                bias.dtype, bias.sizes, bias.strides
+            )));
+        }
+        let ones = {
+            let mut guard = self.ones.lock().unwrap_or_else(|p| p.into_inner());
+            match *guard {
+                Some((h, len)) if len >= m => h,
+                _ => {
+                    if let Some((h, _)) = guard.take() {
+                        self.exec.free(h);
+                    }
+                    let len = m.next_power_of_two().max(256);
+                    let h = self.exec.alloc(4 * len)?;
+                    let bytes: Vec<u8> = std::iter::repeat_n(1.0f32.to_le_bytes(), len)
+                        .flatten()
+                        .collect();
+                    self.exec.write(h, &bytes)?;
+                    *guard = Some((h, len));
+                    h
+                }
+            }
+        };
+        let row = MatLayout {
+            offset: bias.offset,
+            row_stride: n,
+            transposed: false,
+            batch_stride: 0,
+        };
+        let gemm = Gemm {
+            batch: 1,
+            m,
+            n,
+            k: 1,
+            alpha: 1.0,
+            beta: 0.0,
+        };
+        self.exec.sgemm(
+            gemm,
+            (ones, MatLayout::contiguous(m, 1)),
+            (bias.buffer, row),
+            out,
+        )
+    }
+}
+
 fn mat_layout(
     what: &str,
     op: &StridedOperand,
@@ -388,7 +452,10 @@ impl Backend for CudaBackend {
     }
 
     fn lower_config(&self) -> LowerConfig {
-        LowerConfig::gpu()
+        LowerConfig {
+            conv_extern: self.exec.has_convolution(),
+            ..LowerConfig::gpu()
+        }
     }
 
     fn loop_compat(&self) -> &dyn coil_sched::LoopCompat {
@@ -426,10 +493,33 @@ impl Backend for CudaBackend {
     }
 
     fn supports_extern(&self, kind: &ExternKind) -> bool {
-        matches!(kind, ExternKind::Matmul(_))
+        match kind {
+            ExternKind::Matmul(_) => true,
+            ExternKind::Convolution(_) => self.exec.has_convolution(),
+            _ => false,
+        }
     }
 
     fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {
+        if let ExternKind::Convolution(conv) = &call.kind {
+            let all_f32 = call
+                .inputs
+                .iter()
+                .chain([&call.out])
+                .all(|o| o.dtype == coil_graph::DType::F32);
+            if call.inputs.len() != 2 + usize::from(conv.bias) || !all_f32 {
+                return Err(BackendError::Runtime(format!(
+                    "a convolution of {} operands ({}), f32 expected",
+                    call.inputs.len(),
+                    call.inputs
+                        .iter()
+                        .map(|o| o.dtype.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            return self.exec.convolution(conv, call);
+        }
         if !matches!(call.kind, ExternKind::Matmul(_)) {
             return Err(BackendError::Runtime(format!(
                 "the cuda backend does not run {} (host fallbacks are the facade's)",
@@ -446,13 +536,18 @@ impl Backend for CudaBackend {
                 a.sizes, b.sizes, call.out.sizes
             )));
         }
+        let mut beta = 0.0;
+        if let Some(bias) = call.matmul_bias() {
+            self.broadcast_bias(bias, (call.out.buffer, lc), m, n)?;
+            beta = 1.0;
+        }
         let gemm = Gemm {
             batch: ba,
             m,
             n,
             k,
             alpha: 1.0,
-            beta: 0.0,
+            beta,
         };
         self.exec
             .sgemm(gemm, (a.buffer, la), (b.buffer, lb), (call.out.buffer, lc))

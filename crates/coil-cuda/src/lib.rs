@@ -37,6 +37,7 @@
 
 mod backend;
 mod blas;
+mod dnn;
 mod error;
 mod exec;
 mod launch;
@@ -48,6 +49,7 @@ pub use coil_ptx::{GpuCaps, PtxError, PtxTarget, emu, kernels, math, ptx};
 
 pub use backend::{CudaBackend, CudaKernels, Planner, ProfiledLaunch};
 pub use blas::{Gemm, MatLayout};
+pub use dnn::{ConvOperand, cudnn_present};
 pub use error::CudaError;
 pub use launch::LaunchConfig;
 pub use runtime::{

@@ -307,6 +307,8 @@ pub struct GpuDevice {
     info: DeviceInfo,
     modules: Mutex<HashMap<u64, Vec<Arc<Module>>>>,
     pub(crate) blas: Mutex<Option<CudaBlas>>,
+    /// cuDNN's handle and prepared convolutions, made on first use.
+    pub(crate) dnn: Mutex<Option<crate::dnn::Dnn>>,
 }
 
 impl std::fmt::Debug for GpuDevice {
@@ -400,6 +402,7 @@ impl GpuDevice {
             info,
             modules: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
+            dnn: Mutex::new(None),
         })
     }
 

@@ -584,13 +584,18 @@ impl Memory<'_> {
             let out = crate::run_conv_on_host(c, &inputs).map_err(LowerError::Eval)?;
             return Ok(tensor_values(&out));
         }
-        let [a, b] = e.inputs.as_slice() else {
-            return eval_err("a matmul takes two operands");
+        let (bias, a, b) = match e.inputs.as_slice() {
+            [a, b] => (None, a, b),
+            [bias, a, b] => (Some(bias), a, b),
+            _ => return eval_err("a matmul takes two operands (three with a bias)"),
         };
+        let bias = bias
+            .map(|x| self.strided(x.buffer, &x.layout))
+            .transpose()?;
         let av = self.strided(a.buffer, &a.layout)?;
         let bv = self.strided(b.buffer, &b.layout)?;
         let (batch, m, k, n) = match e.kind {
-            ExternKind::Matmul(MatmulOp::Mm) => {
+            ExternKind::Matmul(MatmulOp::Mm | MatmulOp::Addmm) => {
                 (1, a.layout.sizes[0], a.layout.sizes[1], b.layout.sizes[1])
             }
             ExternKind::Matmul(MatmulOp::Bmm) => (
@@ -608,7 +613,7 @@ impl Memory<'_> {
         for bi in 0..batch {
             for i in 0..m {
                 for j in 0..n {
-                    let mut acc = 0.0;
+                    let mut acc = bias.as_ref().map_or(0.0, |v| v[i * n + j].as_f64());
                     for kk in 0..k {
                         acc += av[bi * m * k + i * k + kk].as_f64()
                             * bv[bi * k * n + kk * n + j].as_f64();

@@ -276,6 +276,9 @@ pub enum MatmulOp {
     Mm,
     /// `[b, m, k] @ [b, k, n]`.
     Bmm,
+    /// `bias + [m, k] @ [k, n]`: operands `[bias, a, b]`, the bias a `[m, n]` view (a row
+    /// vector broadcast: strides `[0, 1]`), added inside the library call.
+    Addmm,
 }
 
 /// What an extern kernel computes: a closed set of kinds, each a variant (Inductor's
@@ -317,6 +320,7 @@ impl ExternKind {
         match self {
             ExternKind::Matmul(MatmulOp::Mm) => "extern_kernels.mm".into(),
             ExternKind::Matmul(MatmulOp::Bmm) => "extern_kernels.bmm".into(),
+            ExternKind::Matmul(MatmulOp::Addmm) => "extern_kernels.addmm".into(),
             ExternKind::Convolution(_) => "extern_kernels.convolution".into(),
             ExternKind::Fallback(h) => format!("fallback {}", h.op),
         }
@@ -325,6 +329,7 @@ impl ExternKind {
     /// How many operands the kind takes.
     pub fn arity(&self) -> usize {
         match self {
+            ExternKind::Matmul(MatmulOp::Addmm) => 3,
             ExternKind::Matmul(_) => 2,
             ExternKind::Convolution(c) => 2 + usize::from(c.bias),
             ExternKind::Fallback(h) => h.graph.inputs().len(),

@@ -33,6 +33,7 @@ pub fn lower(graph: &Graph, config: &LowerConfig) -> Result<LoweredGraph> {
             .filter_map(|(id, n)| Some((n.name.as_str(), graph.original_op(id)?)))
             .collect(),
         g: LoweredGraph::default(),
+        users: graph.users(),
         values: vec![
             None;
             graph
@@ -84,6 +85,8 @@ pub(crate) struct Lowerer<'a> {
     values: Vec<Option<Vec<TensorId>>>,
     /// Each call node's original op ([`Graph::original_op`]), by node name.
     original_ops: std::collections::HashMap<&'a str, coil_graph::OpKind>,
+    /// Each node's users ([`Graph::users`]).
+    pub(crate) users: Vec<Vec<NodeId>>,
 }
 
 /// A body under construction over a value's positional variables.

@@ -141,6 +141,10 @@ impl Memory {
             decode(bytes_of(words, *len), o.dtype)
         };
         let (av, bv) = (get(&mem, a)?, get(&mem, b)?);
+        let bias = call
+            .matmul_bias()
+            .map(|x| get(&mem, x).map(|v| (x, v)))
+            .transpose()?;
         let (words, len) = mem
             .live
             .get_mut(&out.buffer.0)
@@ -149,7 +153,12 @@ impl Memory {
         for bb in 0..batch {
             for i in 0..m {
                 for j in 0..n {
-                    let mut acc = 0.0f64;
+                    let mut acc = match &bias {
+                        Some((x, v)) => v.get(at(x, bb, i, j)).copied().ok_or_else(|| {
+                            runtime("the addmm bias reaches past its buffer".into())
+                        })?,
+                        None => 0.0f64,
+                    };
                     for p in 0..k {
                         let x = av.get(at(a, bb, i, p)).copied();
                         let y = bv.get(at(b, bb, p, j)).copied();

@@ -175,7 +175,14 @@ impl Executor for Emulated {
         (b, lb): (BufferHandle, MatLayout),
         (c, lc): (BufferHandle, MatLayout),
     ) -> Result<(), BackendError> {
-        let Gemm { batch, m, n, k, .. } = gemm;
+        let Gemm {
+            batch,
+            m,
+            n,
+            k,
+            alpha,
+            beta,
+        } = gemm;
         let mut mem = lock(&self.memory);
         let (av, bv, mut cv) = (mem.read_f32(a)?, mem.read_f32(b)?, mem.read_f32(c)?);
         let at = |l: &MatLayout, v: &[f32], bi: usize, i: usize, j: usize| -> f32 {
@@ -195,7 +202,11 @@ impl Executor for Emulated {
                     let acc: f32 = row.iter().zip(col).map(|(x, y)| x * y).sum();
                     let o = lc.offset + bi * lc.batch_stride + i * lc.row_stride + j;
                     if let Some(slot) = cv.get_mut(o) {
-                        *slot = acc;
+                        *slot = if beta == 0.0 {
+                            alpha * acc
+                        } else {
+                            alpha * acc + beta * *slot
+                        };
                     }
                 }
             }

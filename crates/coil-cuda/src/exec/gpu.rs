@@ -400,6 +400,36 @@ impl Executor for Gpu {
         result
     }
 
+    fn has_convolution(&self) -> bool {
+        crate::dnn::cudnn_present()
+    }
+
+    fn convolution(
+        &self,
+        conv: &coil_lower::ConvOp,
+        call: &coil_codegen::ExternCall,
+    ) -> Result<(), BackendError> {
+        let mut mem = lock(&self.0.memory);
+        let out_h = call.out.buffer;
+        let mut out = mem.1.remove(&out_h.0).ok_or_else(|| dead(out_h))?;
+        let result = (|| {
+            let live = &mem.1;
+            let x = conv_operand(live, &call.inputs[0])?;
+            let w = conv_operand(live, &call.inputs[1])?;
+            let bias = call
+                .inputs
+                .get(2)
+                .map(|b| conv_operand(live, b))
+                .transpose()?;
+            self.0
+                .dev
+                .convolution(conv, x, w, bias, (&mut out, &call.out.sizes))
+                .map_err(err)
+        })();
+        mem.1.insert(out_h.0, out);
+        result
+    }
+
     fn synchronize(&self) -> Result<(), BackendError> {
         self.0.dev.synchronize().map_err(err)
     }
@@ -407,4 +437,23 @@ impl Executor for Gpu {
     fn gpu(&self) -> Option<&Gpu> {
         Some(self)
     }
+}
+
+/// A convolution operand in `live` memory.
+fn conv_operand<'a>(
+    live: &'a std::collections::HashMap<u64, crate::runtime::DeviceBuffer>,
+    o: &'a coil_codegen::StridedOperand,
+) -> Result<crate::dnn::ConvOperand<'a>, BackendError> {
+    live.get(&o.buffer.0)
+        .map(|buffer| crate::dnn::ConvOperand {
+            buffer,
+            offset: o.offset,
+            sizes: &o.sizes,
+            strides: &o.strides,
+        })
+        .ok_or_else(|| {
+            BackendError::Runtime(
+                "a convolution operand is not a live buffer (or aliases the output)".into(),
+            )
+        })
 }

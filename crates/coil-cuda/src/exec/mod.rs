@@ -8,7 +8,8 @@ mod emulated;
 mod gpu;
 mod offline;
 
-use coil_codegen::{BackendError, BufferHandle, Kernel};
+use coil_codegen::{BackendError, BufferHandle, ExternCall, Kernel};
+use coil_lower::ConvOp;
 use coil_ptx::{GpuCaps, PtxTarget};
 
 use crate::blas::{Gemm, MatLayout};
@@ -57,6 +58,18 @@ pub(crate) trait Executor: Send + Sync {
         b: (BufferHandle, MatLayout),
         c: (BufferHandle, MatLayout),
     ) -> Result<(), BackendError>;
+    /// Whether [`Executor::convolution`] runs convolutions through a library (cuDNN).
+    fn has_convolution(&self) -> bool {
+        false
+    }
+    /// `out = conv(x, w) + bias` in f32 (the operands `[x, w, bias?]` of an
+    /// [`coil_lower::ExternKind::Convolution`] call).
+    fn convolution(&self, conv: &ConvOp, call: &ExternCall) -> Result<(), BackendError> {
+        let _ = (conv, call);
+        Err(BackendError::Runtime(
+            "this executor has no convolution library".into(),
+        ))
+    }
     /// Waits for everything launched.
     fn synchronize(&self) -> Result<(), BackendError>;
     /// The GPU, for events, profiling and device copies (none on the emulator or offline).

@@ -705,18 +705,22 @@ impl<'k> Emitter<'k> {
             KExpr::Index(e) => {
                 let flat = self.flat(&e);
                 let from = self.index_repr().dtype();
+                let indirect = self.indirect_lanes(&e);
+                let per_slot = indirect.iter().any(|(_, lv)| !lv.is_one());
                 match cx {
-                    Some(cx) if flat.contains_var(cx.var) => Lv::Lanes(
+                    Some(cx) if flat.contains_var(cx.var) || per_slot => Lv::Lanes(
                         (0..cx.slots())
                             .map(|s| {
-                                let env = self.slot_env(cx, s);
+                                let mut env = self.slot_env(cx, s);
+                                self.bind_indirect(&mut env, &indirect, s);
                                 let i = self.eval_in(&env, &flat);
                                 self.cast(i, from, dtype)
                             })
                             .collect(),
                     ),
                     _ => {
-                        let env = self.env.clone();
+                        let mut env = self.env.clone();
+                        self.bind_indirect(&mut env, &indirect, 0);
                         let i = self.eval_in(&env, &flat);
                         Lv::One(self.cast(i, from, dtype))
                     }
@@ -834,11 +838,7 @@ impl<'k> Emitter<'k> {
         let size = mem.itemsize();
         let mask = mask.map(|m| (self.lv(m), self.k.dtype(m)));
         let mask_uniform = mask.as_ref().is_none_or(|(m, _)| m.is_one());
-        let indirect: Vec<(coil_lower::Var, Lv)> = index
-            .indirect_nodes()
-            .into_iter()
-            .map(|n| (coil_lower::Var::indirect(n), self.lv(ValueId(n as u32))))
-            .collect();
+        let indirect = self.indirect_lanes(index);
         if !indirect.is_empty() {
             return self.emit_gather(arg, &flat, mask, &indirect, dtype, cx);
         }
@@ -893,6 +893,31 @@ impl<'k> Emitter<'k> {
         }
     }
 
+    /// The indirect indices `index` uses, with their values.
+    fn indirect_lanes(&mut self, index: &IndexExpr) -> Vec<(coil_lower::Var, Lv)> {
+        index
+            .indirect_nodes()
+            .into_iter()
+            .map(|n| (coil_lower::Var::indirect(n), self.lv(ValueId(n as u32))))
+            .collect()
+    }
+
+    /// Binds each indirect index to slot `slot`'s value (in the index width).
+    fn bind_indirect(
+        &mut self,
+        env: &mut IndexEnv,
+        indirect: &[(coil_lower::Var, Lv)],
+        slot: usize,
+    ) {
+        let repr = self.index_repr();
+        for (v, lv) in indirect {
+            let i = lv.get(slot);
+            let i = self.cast(i, DType::I64, repr.dtype());
+            let r = self.reg(repr, i);
+            env.bind(*v, r);
+        }
+    }
+
     /// A load through indirect indices: one scalar load per slot, with each `ind<n>` bound to
     /// that slot's checked index (in the index width).
     fn emit_gather(
@@ -913,14 +938,10 @@ impl<'k> Emitter<'k> {
                 || mask.as_ref().is_some_and(|(m, _)| !m.is_one())
                 || indirect.iter().any(|(_, lv)| !lv.is_one())
         });
+        let _ = repr;
         let one = |em: &mut Self, slot: usize, env: IndexEnv, valid: Option<Reg>| {
             let mut env = env;
-            for (v, lv) in indirect {
-                let i = lv.get(slot);
-                let i = em.cast(i, DType::I64, repr.dtype());
-                let r = em.reg(repr, i);
-                env.bind(*v, r);
-            }
+            em.bind_indirect(&mut env, indirect, slot);
             let m = em.mask_guard(mask.as_ref(), slot);
             let guard = em.and_guard(valid, m);
             let i = em.eval_in(&env, flat);

@@ -84,7 +84,7 @@ impl<'k> Emitter<'k> {
         }
         let warps = self.block / 32;
         let total = if warps <= 1 {
-            self.b.shfl(Shfl::Idx, x, 31u32)
+            self.shuffle_as(Shfl::Idx, x, repr, 31)
         } else {
             let size = repr.bytes();
             let arr = self.b.shared_array("scan_totals", size, size * warps);

@@ -123,6 +123,9 @@ impl Lowerer<'_> {
         if !has_lowering(call.op.kind()) {
             return self.lower_fallback(node, call);
         }
+        if let Some(t) = self.try_addmm_extern(node, call, &b)? {
+            return Ok(vec![t]);
+        }
         use coil_graph::OpKind as K;
         match call.op.kind() {
             K::BatchNormNoTraining | K::BatchNorm => return self.lower_batch_norm(node, call, &b),
