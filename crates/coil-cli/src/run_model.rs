@@ -431,7 +431,9 @@ fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backe
             std::sync::Arc::new(coil_cuda::CudaBackend::offline())
         }
         (Backend::Cuda, _) => std::sync::Arc::new(
-            coil_cuda::CudaBackend::new().map_err(|e| format!("cuda backend: {e}"))?,
+            coil_cuda::CudaBackend::new()
+                .map_err(|e| format!("cuda backend: {e}"))?
+                .with_im2col_conv(opts.im2col_conv),
         ),
         (Backend::Cpu | Backend::Eager, _) => std::sync::Arc::new(
             coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {

@@ -49,6 +49,8 @@ pub struct CudaBackend {
     /// A column of ones (its buffer and length) that broadcasts an `addmm`'s bias through
     /// cuBLAS (`ones[m, 1] @ bias[1, n]`), grown as needed.
     ones: Arc<std::sync::Mutex<Option<(BufferHandle, usize)>>>,
+    /// Convolutions as im2col and a matmul even where cuDNN loads.
+    im2col_conv: bool,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -108,6 +110,7 @@ impl CudaBackend {
             planner: None,
             autotune: true,
             ones: Arc::default(),
+            im2col_conv: false,
         })
     }
 
@@ -133,6 +136,7 @@ impl CudaBackend {
             planner: None,
             autotune: true,
             ones: Arc::default(),
+            im2col_conv: false,
         }
     }
 
@@ -150,7 +154,19 @@ impl CudaBackend {
             planner: None,
             autotune: true,
             ones: Arc::default(),
+            im2col_conv: false,
         }
+    }
+
+    /// Runs convolutions as im2col and a matmul even where cuDNN loads (to compare them).
+    pub fn with_im2col_conv(mut self, on: bool) -> CudaBackend {
+        self.im2col_conv = on;
+        self
+    }
+
+    /// Whether convolutions are one cuDNN call each.
+    pub fn uses_cudnn(&self) -> bool {
+        !self.im2col_conv && self.exec.has_convolution()
     }
 
     /// Plans kernels with `planner` instead of [`crate::render::plan_kernel`] (to compare
@@ -453,7 +469,7 @@ impl Backend for CudaBackend {
 
     fn lower_config(&self) -> LowerConfig {
         LowerConfig {
-            conv_extern: self.exec.has_convolution(),
+            conv_extern: self.uses_cudnn(),
             ..LowerConfig::gpu()
         }
     }
@@ -495,7 +511,7 @@ impl Backend for CudaBackend {
     fn supports_extern(&self, kind: &ExternKind) -> bool {
         match kind {
             ExternKind::Matmul(_) => true,
-            ExternKind::Convolution(_) => self.exec.has_convolution(),
+            ExternKind::Convolution(_) => self.uses_cudnn(),
             _ => false,
         }
     }
