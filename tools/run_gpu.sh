@@ -39,10 +39,10 @@ for f in models/real*/*.py; do
   n=${f%.py}
   timeout 300 ./coil run-model "$f" --inputs "$n.safetensors" --backend cuda --bench --json > "$RAW/real.json" 2> "$RAW/real.err"
   rc=$?
-  # Convolutions: cuDNN (the default) against im2col + cuBLAS, the same run.
+  # Convolutions: im2col + cuBLAS (the default) against cuDNN, the same run.
   : > "$RAW/real_im2col.json"
   if grep -q convolution "$f"; then
-    timeout 300 ./coil run-model "$f" --inputs "$n.safetensors" --backend cuda --bench --json --im2col-conv > "$RAW/real_im2col.json" 2>/dev/null
+    timeout 300 ./coil run-model "$f" --inputs "$n.safetensors" --backend cuda  --bench --json --conv library > "$RAW/real_im2col.json" 2>/dev/null
   fi
   timeout 300 python3 torch_graph_bench.py "$f" "$n.safetensors" --runs 20 > "$RAW/torch_real.json" 2> "$RAW/torch_real.err"
   python3 - "$f" "$rc" "$RAW/real.json" "$RAW/real.err" "$RAW/torch_real.json" "$RAW/torch_real.err" "$RAW/real_im2col.json" >> "$OUT/real.jsonl" <<'PYEOF'
@@ -59,7 +59,7 @@ if r:
     keep = {k: r.get(k) for k in ("ok", "max_abs_err", "num_kernels", "num_extern_calls", "fallback_ops", "bytes_accessed", "compile", "bench", "error")}
 ic = load(im2col)
 if ic:
-    keep["im2col"] = {k: ic.get(k) for k in ("ok", "num_kernels", "num_extern_calls", "bench")}
+    keep["cudnn"] = {k: ic.get(k) for k in ("ok", "num_kernels", "num_extern_calls", "bench")}
 print(json.dumps({"model": f, "rc": int(rc), "coil": keep, "torch": load(trep),
                   "stderr": open(err).read()[-600:], "torch_stderr": open(terr).read()[-600:]}))
 PYEOF

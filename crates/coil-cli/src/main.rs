@@ -28,9 +28,10 @@ options:
   --policy P                  fusion: inductor (default), inductor-regpressure, tvm, none
   --loops cpp|simd            loop rules the scheduler asks (default cpp, with the CPU's
                               realize rules; simd uses the GPU's)
-  --im2col-conv               convolutions as im2col and a matmul even where the library
-                              loads (oneDNN's libdnnl.so.2 on the CPU, cuDNN on the GPU; by
-                              default one library call each)
+  --conv library|im2col       convolutions as one library call each (oneDNN's libdnnl.so.2
+                              on the CPU, cuDNN on the GPU) or as im2col and a matmul; by
+                              default what measured faster: oneDNN on the CPU, im2col on the
+                              GPU
   --compile-only              compile, run nothing: report kernels, bytes and compile times
                               (with --backend cuda, renders the PTX with no GPU present)
   --passes SWITCHES           e.g. -decompose,-fold (passes: decompose fold algebra views noop dce)

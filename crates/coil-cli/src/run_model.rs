@@ -28,8 +28,10 @@ struct Options {
     /// Loop rules asked for with `--loops`; `None` takes the backend's.
     loops: Option<Loops>,
     compile_only: bool,
-    /// Convolutions as im2col and a matmul on the CPU even where oneDNN loads.
-    im2col_conv: bool,
+    /// `--conv`: convolutions as a library call (`Some(true)`), as im2col and a matmul
+    /// (`Some(false)`), or as the backend chooses (`None`: oneDNN on the CPU, im2col on the
+    /// GPU, each by measurement).
+    conv_library: Option<bool>,
     bench: bool,
     /// The most bytes inputs, eager's ops and the compiled model's memory may each take.
     max_memory: usize,
@@ -156,7 +158,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         policy: "inductor".into(),
         loops: None,
         compile_only: false,
-        im2col_conv: false,
+        conv_library: None,
         bench: false,
         max_memory: default_memory_budget(),
     };
@@ -193,7 +195,13 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--json" => opts.json = true,
             "--max-memory" => opts.max_memory = parse_bytes(&value("--max-memory")?)?,
             "--compile-only" => opts.compile_only = true,
-            "--im2col-conv" => opts.im2col_conv = true,
+            "--conv" => {
+                opts.conv_library = match value("--conv")?.as_str() {
+                    "library" => Some(true),
+                    "im2col" => Some(false),
+                    other => return Err(format!("--conv takes library or im2col, not '{other}'")),
+                }
+            }
             "--bench" => opts.bench = true,
             "--policy" => opts.policy = strategy_name(&value("--policy")?)?,
             s if s.starts_with("--policy=") => {
@@ -433,11 +441,11 @@ fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backe
         (Backend::Cuda, _) => std::sync::Arc::new(
             coil_cuda::CudaBackend::new()
                 .map_err(|e| format!("cuda backend: {e}"))?
-                .with_im2col_conv(opts.im2col_conv),
+                .with_cudnn_conv(opts.conv_library == Some(true)),
         ),
         (Backend::Cpu | Backend::Eager, _) => std::sync::Arc::new(
             coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
-                im2col_conv: opts.im2col_conv,
+                im2col_conv: opts.conv_library == Some(false),
                 ..coil_cpu::CpuOptions::default()
             })
             .map_err(|e| format!("cpu backend: {e}"))?,

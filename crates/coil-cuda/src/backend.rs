@@ -49,8 +49,8 @@ pub struct CudaBackend {
     /// A column of ones (its buffer and length) that broadcasts an `addmm`'s bias through
     /// cuBLAS (`ones[m, 1] @ bias[1, n]`), grown as needed.
     ones: Arc<std::sync::Mutex<Option<(BufferHandle, usize)>>>,
-    /// Convolutions as im2col and a matmul even where cuDNN loads.
-    im2col_conv: bool,
+    /// Convolutions through cuDNN (where it loads) rather than im2col and cuBLAS.
+    cudnn_conv: bool,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -110,7 +110,7 @@ impl CudaBackend {
             planner: None,
             autotune: true,
             ones: Arc::default(),
-            im2col_conv: false,
+            cudnn_conv: false,
         })
     }
 
@@ -136,7 +136,7 @@ impl CudaBackend {
             planner: None,
             autotune: true,
             ones: Arc::default(),
-            im2col_conv: false,
+            cudnn_conv: false,
         }
     }
 
@@ -154,19 +154,21 @@ impl CudaBackend {
             planner: None,
             autotune: true,
             ones: Arc::default(),
-            im2col_conv: false,
+            cudnn_conv: false,
         }
     }
 
-    /// Runs convolutions as im2col and a matmul even where cuDNN loads (to compare them).
-    pub fn with_im2col_conv(mut self, on: bool) -> CudaBackend {
-        self.im2col_conv = on;
+    /// Runs convolutions through cuDNN (one call each, where it loads) instead of im2col and
+    /// a cuBLAS matmul, the default: on the H200 the real models' convolutions ran 3-4x
+    /// faster as im2col (docs/perf.md).
+    pub fn with_cudnn_conv(mut self, on: bool) -> CudaBackend {
+        self.cudnn_conv = on;
         self
     }
 
     /// Whether convolutions are one cuDNN call each.
     pub fn uses_cudnn(&self) -> bool {
-        !self.im2col_conv && self.exec.has_convolution()
+        self.cudnn_conv && self.exec.has_convolution()
     }
 
     /// Plans kernels with `planner` instead of [`crate::render::plan_kernel`] (to compare

@@ -1,7 +1,7 @@
 //! Convolution through cuDNN (cudarc's `cudnn`, loaded at run time like cuBLAS): one
 //! `cudnnConvolutionForward` on the operands' own strides, then `cudnnAddTensor` for the bias,
-//! on the device's stream. Descriptors, the algorithm (cuDNN's heuristic first choice) and its
-//! workspace are made once per shape and kept. 1-D convolutions run as 2-D ones of height 1.
+//! on the device's stream. Descriptors, the algorithm (the fastest of cuDNN's, timed on the
+//! device once) and its workspace are made once per shape and kept. 1-D convolutions run as 2-D ones of height 1.
 
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
@@ -290,9 +290,11 @@ impl GpuDevice {
         let mut count: c_int = 0;
         // SAFETY: all-zero is a valid value of this plain C struct.
         let mut perf: [sys::cudnnConvolutionFwdAlgoPerf_t; 8] = unsafe { std::mem::zeroed() };
+        // Each algorithm timed once on the device (what `torch.backends.cudnn.benchmark`
+        // does), fastest first.
         // SAFETY: valid handle and descriptors; room for 8 results.
         unsafe {
-            dnn::get_convolution_forward_algorithm(
+            sys::cudnnFindConvolutionForwardAlgorithm(
                 handle,
                 x,
                 w,
@@ -303,7 +305,8 @@ impl GpuDevice {
                 perf.as_mut_ptr(),
             )
         }
-        .map_err(failed("cudnnGetConvolutionForwardAlgorithm_v7"))?;
+        .result()
+        .map_err(failed("cudnnFindConvolutionForwardAlgorithm"))?;
         let algo = perf[..count.max(0) as usize]
             .iter()
             .find(|r| r.status == sys::cudnnStatus_t::CUDNN_STATUS_SUCCESS)

@@ -329,6 +329,15 @@ fn split_components(k: &Kernel, wide: bool) -> Vec<Repr> {
     out
 }
 
+/// What an indirect index is checked against (a [`KExpr::IndirectIndex`]'s fields).
+#[derive(Clone, Copy, Debug)]
+struct IndirectAt {
+    size: usize,
+    wrap_negative: bool,
+    flags: ArgId,
+    check: u32,
+}
+
 /// Values of one IR value across the slots of a lane context: one value for all, or one per
 /// slot.
 #[derive(Clone, Debug)]
@@ -773,10 +782,27 @@ impl<'k> Emitter<'k> {
                 check,
             } => {
                 let from = self.k.dtype(value);
-                let ops = [self.lv(value)];
-                self.map(&ops, |em, x| {
-                    em.indirect_index(x[0], from, size, wrap_negative, flags, check)
-                })
+                let at = IndirectAt {
+                    size,
+                    wrap_negative,
+                    flags,
+                    check,
+                };
+                match (self.lv(value), cx) {
+                    // Slots past the row's end (a chunk's `valid`) compute an index too: it
+                    // is not checked there.
+                    (Lv::Lanes(xs), Some(cx)) => Lv::Lanes(
+                        xs.iter()
+                            .enumerate()
+                            .map(|(s, &x)| {
+                                let valid =
+                                    cx.chunks.get(s / cx.width as usize).and_then(|c| c.valid);
+                                self.indirect_index(x, from, at, valid)
+                            })
+                            .collect(),
+                    ),
+                    (lv, _) => self.map(&[lv], |em, x| em.indirect_index(x[0], from, at, None)),
+                }
             }
         }
     }
@@ -784,15 +810,13 @@ impl<'k> Emitter<'k> {
     /// `x` checked as an index into a dim of `size` (an `.s64`): wrapped when negatives wrap;
     /// out of range, the thread stores 1 and the value into the check's two slots of the flags
     /// buffer (predicated stores: any thread's write will do) and reads index 0.
-    fn indirect_index(
-        &mut self,
-        x: Val,
-        from: DType,
-        size: usize,
-        wrap_negative: bool,
-        flags: ArgId,
-        check: u32,
-    ) -> Val {
+    fn indirect_index(&mut self, x: Val, from: DType, at: IndirectAt, valid: Option<Reg>) -> Val {
+        let IndirectAt {
+            size,
+            wrap_negative,
+            flags,
+            check,
+        } = at;
         let x = self.cast(x, from, DType::I64);
         let x = self.reg(values::Repr::I64, x);
         let s = size as i64;
@@ -804,7 +828,11 @@ impl<'k> Emitter<'k> {
             x
         };
         // Unsigned: a negative index is huge.
-        let bad = self.b.setp(Cmp::Ge, Ty::U64, w, s);
+        let outside = self.b.setp(Cmp::Ge, Ty::U64, w, s);
+        let bad = match valid {
+            Some(v) => self.b.and(Ty::Pred, outside, v),
+            None => outside,
+        };
         let base = self.ptrs[flags.0 as usize];
         let flag = self
             .b
@@ -813,7 +841,7 @@ impl<'k> Emitter<'k> {
         let one = Val::Imm(crate::ptx::Imm::Int(1));
         self.store_scalar(flag, DType::I64, one, Some(bad));
         self.store_scalar(slot, DType::I64, Val::Reg(x), Some(bad));
-        Val::Reg(self.b.selp(Ty::S64, 0i64, w, bad))
+        Val::Reg(self.b.selp(Ty::S64, 0i64, w, outside))
     }
 
     fn mask_guard(&mut self, mask: Option<&(Lv, DType)>, slot: usize) -> Option<Reg> {

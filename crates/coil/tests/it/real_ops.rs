@@ -240,3 +240,71 @@ fn scans_fuse_with_their_producer_and_reader_and_match_eager_on_every_backend() 
         }
     }
 }
+
+/// The Hugging Face models gather (embeddings, `index` of masks, position ids from a
+/// `cumsum`): their PTX, run on the emulated GPU, matches PyTorch's outputs.
+#[test]
+fn transformers_with_gathers_and_scans_match_pytorch_on_the_emulated_gpu() {
+    for name in ["hf_gpt2", "hf_llama", "hf_bert"] {
+        let m = coil_models::REAL_MODELS
+            .iter()
+            .find(|m| m.name == name)
+            .expect("a real model");
+        let graph = coil_graph::parse(m.text).expect("parses");
+        let tensors = Tensor::read_safetensors(m.safetensors).expect("safetensors");
+        let (inputs, outputs) = coil_models::split_io(&graph, &tensors).expect("inputs");
+        let outputs = outputs.expect("PyTorch's outputs");
+        let backend = Arc::new(coil_cuda::CudaBackend::emulated());
+        let model = coil::compile(&graph, backend, &Options::default()).expect("compiles");
+        assert!(model.report.fallback_ops.is_empty(), "{name}");
+        let got = model.run(&inputs).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (i, (g, w)) in got.iter().zip(&outputs).enumerate() {
+            coil_testkit::check_close(g, w, 1e-5, 1e-4)
+                .unwrap_or_else(|e| panic!("{name} output {i}: {e}"));
+        }
+    }
+}
+
+/// A gather inside a persistent reduction (GPT-2's causal mask: `index` of an expanded
+/// `arange` by broadcast index tensors, read per lane of the row): the emulated GPU's result
+/// equals eager's.
+#[test]
+fn a_gather_read_per_lane_of_a_persistent_row_matches_eager() {
+    let text = graph(
+        r#"x: "f32[1, 2, 32, 32]""#,
+        &[
+            r#"arange: "i64[32]" = torch.ops.aten.arange.start(0, 32)"#,
+            r#"unsqueeze: "i64[1, 32]" = torch.ops.aten.unsqueeze.default(arange, 0)"#,
+            r#"expand: "i64[1, 32]" = torch.ops.aten.expand.default(unsqueeze, [1, -1])"#,
+            r#"arange_1: "i64[1]" = torch.ops.aten.arange.start_step(0, 1)"#,
+            r#"arange_3: "i64[32]" = torch.ops.aten.arange.start_step(0, 32)"#,
+            r#"unsqueeze_1: "i64[1, 1]" = torch.ops.aten.unsqueeze.default(arange_1, 1)"#,
+            r#"unsqueeze_2: "i64[1, 1, 1]" = torch.ops.aten.unsqueeze.default(unsqueeze_1, 2)"#,
+            r#"unsqueeze_3: "i64[1, 1, 1, 1]" = torch.ops.aten.unsqueeze.default(unsqueeze_2, 3)"#,
+            r#"unsqueeze_10: "i64[1, 32]" = torch.ops.aten.unsqueeze.default(arange_3, 0)"#,
+            r#"unsqueeze_11: "i64[1, 1, 32]" = torch.ops.aten.unsqueeze.default(unsqueeze_10, 1)"#,
+            r#"unsqueeze_12: "i64[1, 1, 1, 32]" = torch.ops.aten.unsqueeze.default(unsqueeze_11, 2)"#,
+            r#"index_1: "i64[1, 1, 1, 32]" = torch.ops.aten.index.Tensor(expand, [unsqueeze_3, unsqueeze_12])"#,
+            r#"c: "f32[1, 1, 1, 32]" = torch.ops.aten._to_copy.default(index_1, dtype = torch.float32)"#,
+            r#"add: "f32[1, 2, 32, 32]" = torch.ops.aten.add.Tensor(x, c)"#,
+            r#"amax: "f32[1, 2, 32, 1]" = torch.ops.aten.amax.default(add, [-1], True)"#,
+            r#"return (amax,)"#,
+        ],
+    );
+    let g = coil_graph::parse(&text).expect("parses");
+    let x = Tensor::new(
+        Data::F32((0..2048).map(|i| ((i * 37) % 101) as f32 * 0.01).collect()),
+        vec![1, 2, 32, 32],
+    )
+    .unwrap();
+    let want = coil_eager::run(&g, std::slice::from_ref(&x))
+        .expect("eager")
+        .outputs;
+    for (name, backend) in checking_backends() {
+        let model = coil::compile(&g, backend, &Options::default()).expect("compiles");
+        let got = model
+            .run(std::slice::from_ref(&x))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got[0].to_f64_vec(), want[0].to_f64_vec(), "{name}");
+    }
+}
