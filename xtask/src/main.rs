@@ -24,7 +24,10 @@ commands:
                         oneDNN (libdnnl-dev, loaded at run time for CPU convolutions)
   test [ARGS...]        set up, then run every test of the workspace (ARGS go to cargo test);
                         installs NVIDIA's ptxas (PyPI nvidia-cuda-nvcc) into .venv so the
-                        CUDA backend's PTX is assembled (best effort; COIL_PTXAS overrides)
+                        CUDA backend's PTX is assembled (best effort; COIL_PTXAS overrides);
+                        without ARGS, then the Python package's tests: torch, torchvision,
+                        timm, transformers and pytest into .venv, `pip install ./python`,
+                        pytest python/tests
   run-model ARGS...     set up, then build (release) and run `coil run-model ARGS...`;
                         `cargo xtask run-model --help` lists the options
   bless                 rewrite golden files (expect-test) from the current output, then test
@@ -186,7 +189,73 @@ fn test(extra: &[String]) -> Result<(), String> {
     {
         cmd.env("COIL_PTXAS", ptxas);
     }
-    run(cmd)
+    run(cmd)?;
+    // Arguments narrow the cargo tests; the Python tests run with the whole suite only.
+    if extra.is_empty() {
+        python_tests()?;
+    }
+    Ok(())
+}
+
+/// What the Python package's tests import (PyPI; torch's wheel brings CUDA libraries).
+const PYTHON_TEST_PACKAGES: &[&str] = &["torch", "torchvision", "timm", "transformers", "pytest"];
+
+/// The `torch.compile(backend="coil")` tests: the packages they need into `.venv` (once), the
+/// `coil` package built and installed there (`pip install ./python`, maturin), then pytest.
+fn python_tests() -> Result<(), String> {
+    let root = workspace_root();
+    let venv = root.join(".venv");
+    let python = venv.join("bin/python");
+    if !python.exists() {
+        run({
+            let mut c = Command::new("python3");
+            c.args(["-m", "venv"]).arg(&venv);
+            c
+        })
+        .map_err(|e| format!("the Python tests need a virtualenv: {e}"))?;
+    }
+    let pip = |args: &[&str]| {
+        let mut c = Command::new(&python);
+        c.args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(args)
+        .current_dir(&root)
+        .env("LLVM_SYS_191_PREFIX", LLVM_PREFIX);
+        c
+    };
+    let have = Command::new(&python)
+        .args([
+            "-c",
+            "import torch, torchvision, timm, transformers, pytest",
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        eprintln!(
+            "xtask: installing {} into .venv for the Python tests (one time, a few GB)",
+            PYTHON_TEST_PACKAGES.join(" ")
+        );
+        run(pip(PYTHON_TEST_PACKAGES))?;
+    }
+    eprintln!("xtask: building and installing the coil Python package (pip install ./python)");
+    run(pip(&["./python"]))?;
+    let mut pytest = Command::new(&python);
+    pytest
+        .args([
+            "-m",
+            "pytest",
+            "python/tests",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ])
+        .current_dir(&root);
+    run(pytest)
 }
 
 /// The PyPI package that ships `ptxas` for CUDA 13 (as `nvidia/cu13/bin/ptxas`).

@@ -612,6 +612,8 @@ const SCHEMAS: &[(OpKind, &str)] = {
             Clone,
             "clone.default(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
         ),
+        // What AOTAutograd makes of a tensor constant: a copy of it.
+        (Clone, "lift_fresh_copy.default(Tensor self) -> Tensor"),
         (Cat, "cat.default(Tensor[] tensors, int dim=0) -> Tensor"),
         (
             Full,

@@ -68,6 +68,15 @@ impl CompiledModel {
         &self.inputs
     }
 
+    /// Each output's dtype and sizes, in order (what [`CompiledModel::run`] returns).
+    pub fn outputs(&self) -> Vec<(coil_graph::DType, Vec<usize>)> {
+        self.plan()
+            .outputs
+            .iter()
+            .map(|o| (o.layout.dtype, o.layout.sizes.clone()))
+            .collect()
+    }
+
     /// The model's memory, allocated on the first run (so that compiling needs no device
     /// memory: `--compile-only` works with no GPU).
     fn memory(&self) -> Result<std::sync::MutexGuard<'_, Vec<BufferHandle>>, CoilError> {
