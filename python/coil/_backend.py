@@ -74,7 +74,12 @@ def backend(gm, example_inputs, options=None, **kwargs):
         bw_compiler=backward,
         decompositions=core_aten_decompositions(),
     )
-    return compiler(gm, example_inputs)
+    # Attention traced as its math (matmuls and a softmax, which coil fuses), not as one of
+    # the fused CUDA kernels SDPA would pick on a GPU.
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    with sdpa_kernel([SDPBackend.MATH]):
+        return compiler(gm, example_inputs)
 
 
 def _device_of(example_inputs):

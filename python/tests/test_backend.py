@@ -14,6 +14,9 @@ DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 @pytest.fixture(autouse=True)
 def fresh():
+    # coil computes f32 as f32; eager's CUDA convolutions would otherwise use TF32.
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     torch.manual_seed(0)
     torch._dynamo.reset()
     coil.reset_stats()
