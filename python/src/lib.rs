@@ -81,29 +81,45 @@ impl Model {
     }
 
     /// Runs on host memory: `inputs` as `(pointer, dtype, sizes)` of contiguous tensors,
-    /// `outputs` as pointers to contiguous memory of the output specs.
+    /// `outputs` as pointers to contiguous memory of the output specs. One copy in per input
+    /// and one out per output (outputs that are views are gathered on the host first).
     fn run(&self, inputs: Vec<(usize, String, Vec<usize>)>, outputs: Vec<usize>) -> PyResult<()> {
-        let mut tensors = Vec::with_capacity(inputs.len());
-        for (ptr, dt, sizes) in inputs {
-            let d = dtype(&dt)?;
-            let bytes = sizes.iter().product::<usize>() * d.itemsize();
+        let mut slices: Vec<&[u8]> = Vec::with_capacity(inputs.len());
+        for (ptr, dt, sizes) in &inputs {
+            let bytes = sizes.iter().product::<usize>() * dtype(dt)?.itemsize();
             // SAFETY: the caller passes the data pointer of a live contiguous tensor of these
-            // sizes and dtype (coil.backend does, from torch).
-            let data = unsafe { std::slice::from_raw_parts(ptr as *const u8, bytes) };
-            tensors.push(Tensor::from_bytes(d, sizes, data).map_err(err)?);
+            // sizes and dtype (coil.backend does, from torch), alive for the call.
+            slices.push(unsafe { std::slice::from_raw_parts(*ptr as *const u8, bytes) });
         }
-        let got = self.inner.run(&tensors).map_err(err)?;
-        if got.len() != outputs.len() {
+        self.inner.write_input_bytes(&slices).map_err(err)?;
+        self.inner.run_resident().map_err(err)?;
+        let specs = self.inner.outputs();
+        if specs.len() != outputs.len() {
             return Err(PyValueError::new_err(format!(
                 "the graph has {} outputs, {} pointers given",
-                got.len(),
+                specs.len(),
                 outputs.len()
             )));
         }
-        for (t, ptr) in got.iter().zip(outputs) {
-            let bytes = t.contiguous().to_bytes();
+        let mut gathered: Option<Vec<Tensor>> = None;
+        for (i, ((d, sizes), ptr)) in specs.iter().zip(outputs).enumerate() {
+            let bytes = sizes.iter().product::<usize>() * d.itemsize();
             // SAFETY: the caller allocated each output with its spec's sizes and dtype.
-            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr as *mut u8, bytes.len()) };
+            let out = unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, bytes) };
+            if !self.inner.read_output_into(i, out).map_err(err)? {
+                if gathered.is_none() {
+                    let host: Vec<Tensor> = inputs
+                        .iter()
+                        .zip(&slices)
+                        .map(|((_, dt, sizes), s)| {
+                            Tensor::from_bytes(dtype(dt)?, sizes.clone(), s).map_err(err)
+                        })
+                        .collect::<PyResult<_>>()?;
+                    gathered = Some(self.inner.read_outputs(&host).map_err(err)?);
+                }
+                let t = &gathered.as_ref().expect("gathered above")[i];
+                out.copy_from_slice(&t.contiguous().to_bytes());
+            }
         }
         Ok(())
     }

@@ -190,6 +190,66 @@ impl CompiledModel {
         Ok(())
     }
 
+    /// Copies raw input bytes (each input contiguous, in signature order, exactly its dtype and
+    /// sizes) into the model's memory: one copy, for callers holding other tensors' memory
+    /// (the Python backend).
+    pub fn write_input_bytes(&self, inputs: &[&[u8]]) -> Result<(), CoilError> {
+        if inputs.len() != self.inputs.len() {
+            return Err(CoilError::Inputs(format!(
+                "the model takes {} inputs, got {}",
+                self.inputs.len(),
+                inputs.len()
+            )));
+        }
+        for ((name, meta), bytes) in self.inputs.iter().zip(inputs) {
+            if bytes.len() != meta.nbytes() {
+                return Err(CoilError::Inputs(format!(
+                    "input '{name}' must be {} bytes ({}{}), got {}",
+                    meta.nbytes(),
+                    meta.dtype,
+                    Dims(&meta.sizes),
+                    bytes.len()
+                )));
+            }
+        }
+        let memory = self.memory()?;
+        for b in &self.plan().buffers {
+            if let BufferRole::Input(i) = b.role {
+                self.backend
+                    .write(self.handle(&memory, b.buffer)?, inputs[i])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies output `index` of the last run into `out` (contiguous, exactly its bytes) when
+    /// the output is a whole buffer of the model's memory in row-major order: one copy. `false`
+    /// (nothing written) for an output that is a view or an input; read it with
+    /// [`CompiledModel::read_outputs`] instead.
+    pub fn read_output_into(&self, index: usize, out: &mut [u8]) -> Result<bool, CoilError> {
+        let Some(o) = self.plan().outputs.get(index) else {
+            return Err(CoilError::Plan(format!("the model has no output {index}")));
+        };
+        let whole = matches!(o.buffer, BufRef::Buffer(_))
+            && o.layout.offset == 0
+            && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides);
+        if !whole {
+            return Ok(false);
+        }
+        if out.len() != o.layout.numel() * o.layout.dtype.itemsize() {
+            return Err(CoilError::Inputs(format!(
+                "output {index} is {} bytes, the destination {}",
+                o.layout.numel() * o.layout.dtype.itemsize(),
+                out.len()
+            )));
+        }
+        if !out.is_empty() {
+            let memory = self.memory()?;
+            self.backend.read(self.handle(&memory, o.buffer)?, out)?;
+        }
+        Ok(true)
+    }
+
     /// Launches every step on the inputs already in memory and waits for them (what
     /// benchmarks time: no host copies).
     pub fn run_resident(&self) -> Result<(), CoilError> {
