@@ -181,10 +181,11 @@ def compile_fx(gm, example_inputs, **options):
                 t = t.contiguous()
             host.append(t)
         outs = [torch.empty(sizes, dtype=dt) for dt, sizes in specs]
-        model.run(
+        in_place = model.run(
             [(t.data_ptr(), _DTYPES[t.dtype], list(t.shape)) for t in host],
             [o.data_ptr() for o in outs],
         )
+        log.debug("coil: %d inputs and %d outputs used in place", *in_place)
         if device != "cpu":
             outs = [o.to(device) for o in outs]
         return outs

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use coil::{CompiledModel, Options};
-use coil_graph::{DType, Tensor};
+use coil_graph::DType;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -81,9 +81,14 @@ impl Model {
     }
 
     /// Runs on host memory: `inputs` as `(pointer, dtype, sizes)` of contiguous tensors,
-    /// `outputs` as pointers to contiguous memory of the output specs. One copy in per input
-    /// and one out per output (outputs that are views are gathered on the host first).
-    fn run(&self, inputs: Vec<(usize, String, Vec<usize>)>, outputs: Vec<usize>) -> PyResult<()> {
+    /// `outputs` as pointers to contiguous memory of the output specs. The backend reads and
+    /// writes them in place where it can (coil-cpu: 64-byte aligned memory), else copies.
+    /// Returns how many inputs and outputs were used in place.
+    fn run(
+        &self,
+        inputs: Vec<(usize, String, Vec<usize>)>,
+        outputs: Vec<usize>,
+    ) -> PyResult<(usize, usize)> {
         let mut slices: Vec<&[u8]> = Vec::with_capacity(inputs.len());
         for (ptr, dt, sizes) in &inputs {
             let bytes = sizes.iter().product::<usize>() * dtype(dt)?.itemsize();
@@ -91,8 +96,6 @@ impl Model {
             // sizes and dtype (coil.backend does, from torch), alive for the call.
             slices.push(unsafe { std::slice::from_raw_parts(*ptr as *const u8, bytes) });
         }
-        self.inner.write_input_bytes(&slices).map_err(err)?;
-        self.inner.run_resident().map_err(err)?;
         let specs = self.inner.outputs();
         if specs.len() != outputs.len() {
             return Err(PyValueError::new_err(format!(
@@ -101,27 +104,14 @@ impl Model {
                 outputs.len()
             )));
         }
-        let mut gathered: Option<Vec<Tensor>> = None;
-        for (i, ((d, sizes), ptr)) in specs.iter().zip(outputs).enumerate() {
+        let mut outs: Vec<&mut [u8]> = Vec::with_capacity(outputs.len());
+        for ((d, sizes), ptr) in specs.iter().zip(outputs) {
             let bytes = sizes.iter().product::<usize>() * d.itemsize();
-            // SAFETY: the caller allocated each output with its spec's sizes and dtype.
-            let out = unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, bytes) };
-            if !self.inner.read_output_into(i, out).map_err(err)? {
-                if gathered.is_none() {
-                    let host: Vec<Tensor> = inputs
-                        .iter()
-                        .zip(&slices)
-                        .map(|((_, dt, sizes), s)| {
-                            Tensor::from_bytes(dtype(dt)?, sizes.clone(), s).map_err(err)
-                        })
-                        .collect::<PyResult<_>>()?;
-                    gathered = Some(self.inner.read_outputs(&host).map_err(err)?);
-                }
-                let t = &gathered.as_ref().expect("gathered above")[i];
-                out.copy_from_slice(&t.contiguous().to_bytes());
-            }
+            // SAFETY: the caller allocated each output with its spec's sizes and dtype, alive
+            // and not otherwise accessed for the call.
+            outs.push(unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, bytes) });
         }
-        Ok(())
+        self.inner.run_host(&slices, &mut outs).map_err(err)
     }
 
     /// What compiling did: `{"kernels", "extern_calls", "fallback_ops", "compile_s", "device"}`.

@@ -164,6 +164,17 @@ pub trait Backend: Send + Sync {
     fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError>;
     /// Copies a buffer's first `out.len()` bytes to the host.
     fn read(&self, buffer: BufferHandle, out: &mut [u8]) -> Result<(), BackendError>;
+    /// Lends the backend `bytes` of host memory the caller owns, at `ptr`, as a buffer (a call
+    /// that reads and writes the caller's tensors in place); `None` when it cannot (its memory
+    /// is not host memory, or `ptr` is not aligned as its kernels assume). [`Backend::free`]
+    /// gives the handle back without freeing the memory. Default: `None`.
+    ///
+    /// # Safety
+    /// The memory must stay valid, and not be accessed otherwise, until the handle is freed.
+    unsafe fn borrow_host(&self, ptr: *mut u8, bytes: usize) -> Option<BufferHandle> {
+        let _ = (ptr, bytes);
+        None
+    }
     /// Whether this backend runs extern calls of `kind` (the facade refuses a model needing
     /// one it does not, naming the kind). Default: every kind.
     fn supports_extern(&self, kind: &ExternKind) -> bool {

@@ -42,11 +42,12 @@ pub struct CpuOptions {
     pub im2col_conv: bool,
 }
 
-/// Host memory of one allocation.
+/// Host memory of one allocation (or memory a caller lent, `owned: false`, never freed here).
 struct Allocation {
     ptr: NonNull<u8>,
     bytes: usize,
     layout: Layout,
+    owned: bool,
 }
 
 /// Every live allocation, by handle.
@@ -71,7 +72,7 @@ impl Memory {
 
 impl Drop for Memory {
     fn drop(&mut self) {
-        for (_, a) in self.live.drain() {
+        for (_, a) in self.live.drain().filter(|(_, a)| a.owned) {
             // SAFETY: `a` came from `alloc_zeroed(a.layout)` and is freed once (drained).
             unsafe { dealloc(a.ptr.as_ptr(), a.layout) };
         }
@@ -358,13 +359,36 @@ impl Backend for CpuBackend {
                 ptr,
                 bytes: size,
                 layout,
+                owned: true,
             },
         );
         Ok(BufferHandle(h))
     }
 
+    unsafe fn borrow_host(&self, ptr: *mut u8, bytes: usize) -> Option<BufferHandle> {
+        // Kernels assume 64-byte aligned buffers (vector and streaming stores).
+        let ptr = NonNull::new(ptr)
+            .filter(|p| (p.as_ptr() as usize).is_multiple_of(ALIGN) && bytes > 0)?;
+        let layout = Layout::from_size_align(bytes, ALIGN).ok()?;
+        let mut mem = self.rt.memory();
+        let h = mem.next;
+        mem.next += 1;
+        mem.live.insert(
+            h,
+            Allocation {
+                ptr,
+                bytes,
+                layout,
+                owned: false,
+            },
+        );
+        Some(BufferHandle(h))
+    }
+
     fn free(&self, buffer: BufferHandle) {
-        if let Some(a) = self.rt.memory().live.remove(&buffer.0) {
+        if let Some(a) = self.rt.memory().live.remove(&buffer.0)
+            && a.owned
+        {
             // SAFETY: `a` came from `alloc_zeroed(a.layout)` and left the table, so once.
             unsafe { dealloc(a.ptr.as_ptr(), a.layout) };
         }

@@ -222,6 +222,130 @@ impl CompiledModel {
         Ok(())
     }
 
+    /// Runs on host memory the caller owns: `inputs` (contiguous, in signature order, exactly
+    /// their bytes) and `outputs` (contiguous, exactly each output's bytes) are used in place
+    /// where the backend can lend them as buffers ([`Backend::borrow_host`]: host memory,
+    /// aligned; an output only when its plan slot is exactly its size), else copied in or out.
+    /// Returns how many of the inputs and outputs were used in place.
+    pub fn run_host(
+        &self,
+        inputs: &[&[u8]],
+        outputs: &mut [&mut [u8]],
+    ) -> Result<(usize, usize), CoilError> {
+        let specs = self.outputs();
+        if outputs.len() != specs.len() {
+            return Err(CoilError::Inputs(format!(
+                "the model has {} outputs, {} destinations given",
+                specs.len(),
+                outputs.len()
+            )));
+        }
+        for (i, ((d, sizes), out)) in specs.iter().zip(outputs.iter()).enumerate() {
+            let want = sizes.iter().product::<usize>() * d.itemsize();
+            if out.len() != want {
+                return Err(CoilError::Inputs(format!(
+                    "output {i} is {want} bytes, the destination {}",
+                    out.len()
+                )));
+            }
+        }
+        if inputs.len() != self.inputs.len()
+            || self
+                .inputs
+                .iter()
+                .zip(inputs)
+                .any(|((_, m), b)| b.len() != m.nbytes())
+        {
+            // The same checks and messages as copying them.
+            return self.write_input_bytes(inputs).map(|()| (0, 0));
+        }
+        let guard = self.memory()?;
+        let mut memory: Vec<BufferHandle> = guard.clone();
+        let plan = self.plan();
+        let mut lent: Vec<BufferHandle> = Vec::new();
+        let result = (|| {
+            let mut in_place = (0, 0);
+            for b in &plan.buffers {
+                let BufferRole::Input(i) = b.role else {
+                    continue;
+                };
+                let slot = plan.placement[&b.buffer].0 as usize;
+                let bytes = inputs[i];
+                // SAFETY: the caller's input outlives the call; kernels only read inputs.
+                match unsafe {
+                    self.backend
+                        .borrow_host(bytes.as_ptr() as *mut u8, bytes.len())
+                } {
+                    Some(h) => {
+                        lent.push(h);
+                        memory[slot] = h;
+                        in_place.0 += 1;
+                    }
+                    None if !bytes.is_empty() => self.backend.write(memory[slot], bytes)?,
+                    None => {}
+                }
+            }
+            let mut placed: Vec<Option<BufferHandle>> = vec![None; plan.outputs.len()];
+            let mut taken: Vec<usize> = Vec::new();
+            for (i, o) in plan.outputs.iter().enumerate() {
+                let whole = matches!(o.buffer, BufRef::Buffer(_))
+                    && o.layout.offset == 0
+                    && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides);
+                let Some(slot) = plan.placement.get(&o.buffer).map(|s| s.0 as usize) else {
+                    continue;
+                };
+                if !whole || plan.slots[slot] != outputs[i].len() || taken.contains(&slot) {
+                    continue;
+                }
+                let out = outputs[i].as_mut_ptr();
+                // SAFETY: the destination outlives the call and is written only by the model
+                // (every buffer sharing the slot fits its size).
+                if let Some(h) = unsafe { self.backend.borrow_host(out, outputs[i].len()) } {
+                    lent.push(h);
+                    memory[slot] = h;
+                    placed[i] = Some(h);
+                    taken.push(slot);
+                    in_place.1 += 1;
+                }
+            }
+            self.enqueue_on(&memory)?;
+            self.backend.synchronize()?;
+            self.check_indices(&memory)?;
+            let mut gathered: Option<Vec<Tensor>> = None;
+            for (i, o) in plan.outputs.iter().enumerate() {
+                if placed[i].is_some() || outputs[i].is_empty() {
+                    continue;
+                }
+                let whole = matches!(o.buffer, BufRef::Buffer(_))
+                    && o.layout.offset == 0
+                    && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides);
+                if whole {
+                    self.backend
+                        .read(self.handle(&memory, o.buffer)?, outputs[i])?;
+                    continue;
+                }
+                if gathered.is_none() {
+                    let host: Vec<Tensor> = self
+                        .inputs
+                        .iter()
+                        .zip(inputs)
+                        .map(|((_, m), b)| Tensor::from_bytes(m.dtype, m.sizes.clone(), b))
+                        .collect::<Result<_, _>>()?;
+                    gathered = Some(self.read_outputs_on(&memory, &host)?);
+                }
+                if let Some(g) = &gathered {
+                    outputs[i].copy_from_slice(&g[i].contiguous().to_bytes());
+                }
+            }
+            Ok(in_place)
+        })();
+        for h in lent {
+            self.backend.free(h);
+        }
+        drop(guard);
+        result
+    }
+
     /// Copies output `index` of the last run into `out` (contiguous, exactly its bytes) when
     /// the output is a whole buffer of the model's memory in row-major order: one copy. `false`
     /// (nothing written) for an output that is a view or an input; read it with
@@ -314,24 +438,29 @@ impl CompiledModel {
     /// finish them (a host backend has finished when this returns).
     pub fn enqueue(&self) -> Result<(), CoilError> {
         let memory = self.memory()?;
+        self.enqueue_on(&memory)
+    }
+
+    /// [`CompiledModel::enqueue`] with the plan's slots in `memory`.
+    fn enqueue_on(&self, memory: &[BufferHandle]) -> Result<(), CoilError> {
         for step in &self.plan().steps {
             match step {
                 Step::Kernel { kernel, args, .. } => {
                     let handles = args
                         .iter()
-                        .map(|&a| self.handle(&memory, a))
+                        .map(|&a| self.handle(memory, a))
                         .collect::<Result<Vec<_>, _>>()?;
                     self.kernels.launch(*kernel, &handles)?;
                 }
                 Step::Extern(e) if e.kind.is_host_fallback() => {
-                    self.host_fallback(&memory, e)?;
+                    self.host_fallback(memory, e)?;
                 }
                 Step::Extern(e) => {
                     let operand = |buffer: BufRef,
                                    layout: &FixedLayout|
                      -> Result<StridedOperand, CoilError> {
                         Ok(StridedOperand {
-                            buffer: self.handle(&memory, buffer)?,
+                            buffer: self.handle(memory, buffer)?,
                             dtype: layout.dtype,
                             sizes: layout.sizes.clone(),
                             strides: layout.strides.clone(),
@@ -408,6 +537,14 @@ impl CompiledModel {
     /// tensors of that run (a graph may return an input).
     pub fn read_outputs(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, CoilError> {
         let memory = self.memory()?;
+        self.read_outputs_on(&memory, inputs)
+    }
+
+    fn read_outputs_on(
+        &self,
+        memory: &[BufferHandle],
+        inputs: &[Tensor],
+    ) -> Result<Vec<Tensor>, CoilError> {
         self.plan()
             .outputs
             .iter()
@@ -424,7 +561,7 @@ impl CompiledModel {
                     let mut bytes = vec![0u8; bytes_len];
                     if bytes_len > 0 {
                         self.backend
-                            .read(self.handle(&memory, o.buffer)?, &mut bytes)?;
+                            .read(self.handle(memory, o.buffer)?, &mut bytes)?;
                     }
                     let storage =
                         Tensor::from_bytes(layout.dtype, vec![layout.storage_len()], &bytes)?;

@@ -30,3 +30,69 @@ fn kernel_counts_of_the_articles_hold_on_the_cpu() {
         );
     }
 }
+
+/// `run_host` on caller memory: aligned inputs and outputs are used in place, unaligned ones
+/// copied, an output that is a view (a transpose) gathered; every way equals `run`.
+#[test]
+fn run_host_reads_and_writes_caller_memory_in_place_or_by_copy() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[64, 48]", b: "f32[48]"):
+        add: "f32[64, 48]" = torch.ops.aten.add.Tensor(x, b)
+        relu: "f32[64, 48]" = torch.ops.aten.relu.default(add)
+        t: "f32[48, 64]" = torch.ops.aten.permute.default(relu, [1, 0])
+        return (relu, t)
+"#;
+    let g = coil_graph::parse(text).expect("parses");
+    let backend = std::sync::Arc::new(coil_cpu::CpuBackend::new().expect("cpu"));
+    let model = coil::compile(&g, backend, &coil::Options::default()).expect("compiles");
+    let x: Vec<f32> = (0..64 * 48).map(|i| (i % 13) as f32 - 6.0).collect();
+    let b: Vec<f32> = (0..48).map(|i| (i % 5) as f32 * 0.5 - 1.0).collect();
+    let tx = coil_graph::Tensor::new(coil_graph::Data::F32(x.clone()), vec![64, 48]).unwrap();
+    let tb = coil_graph::Tensor::new(coil_graph::Data::F32(b.clone()), vec![48]).unwrap();
+    let want: Vec<Vec<u8>> = model
+        .run(&[tx, tb])
+        .expect("runs")
+        .iter()
+        .map(|t| t.contiguous().to_bytes())
+        .collect();
+    // 64-byte aligned storage, used at byte offset `shift` (0: aligned, 4: not).
+    #[repr(C, align(64))]
+    #[derive(Clone, Copy)]
+    struct Line {
+        bytes: [u8; 64],
+    }
+    fn aligned(bytes: usize) -> Vec<Line> {
+        vec![Line { bytes: [0; 64] }; bytes.div_ceil(64) + 1]
+    }
+    fn bytes_of(v: &mut [Line]) -> &mut [u8] {
+        // SAFETY: `Line` is plain bytes.
+        unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), v.len() * 64) }
+    }
+    let as_bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let (xb, bb) = (as_bytes(&x), as_bytes(&b));
+    for shift in [0usize, 4] {
+        let (mut xs, mut bs) = (aligned(xb.len()), aligned(bb.len()));
+        let (mut o0, mut o1) = (aligned(want[0].len()), aligned(want[1].len()));
+        let xin = &mut bytes_of(&mut xs)[shift..shift + xb.len()];
+        xin.copy_from_slice(&xb);
+        let bin = &mut bytes_of(&mut bs)[shift..shift + bb.len()];
+        bin.copy_from_slice(&bb);
+        let (xin, bin): (&[u8], &[u8]) = (xin, bin);
+        let o0b = &mut bytes_of(&mut o0)[shift..shift + want[0].len()];
+        let o1b = &mut bytes_of(&mut o1)[shift..shift + want[1].len()];
+        let mut outs: Vec<&mut [u8]> = vec![o0b, o1b];
+        let (ins, outs_in_place) = model.run_host(&[xin, bin], &mut outs).expect("runs");
+        assert_eq!(outs[0].to_vec(), want[0], "shift {shift}: relu");
+        assert_eq!(outs[1].to_vec(), want[1], "shift {shift}: the transpose");
+        if shift == 0 {
+            assert_eq!(ins, 2, "aligned inputs are used in place");
+            assert!(
+                outs_in_place >= 1,
+                "the aligned whole-buffer output is written in place"
+            );
+        } else {
+            assert_eq!((ins, outs_in_place), (0, 0), "unaligned memory is copied");
+        }
+    }
+}
