@@ -114,6 +114,18 @@ impl Model {
         self.inner.run_host(&slices, &mut outs).map_err(err)
     }
 
+    /// Runs on CUDA memory in place: `inputs` and `outputs` as `(device address, bytes)` of
+    /// contiguous tensors, ready on the device. `False` (nothing run) when the model cannot use
+    /// them in place (an output that is a view of another buffer): copy through `run` then.
+    fn run_device(&self, inputs: Vec<(u64, usize)>, outputs: Vec<(u64, usize)>) -> PyResult<bool> {
+        if self.device != "cuda" {
+            return Ok(false);
+        }
+        // SAFETY: coil.backend passes the data pointers and sizes of live contiguous CUDA
+        // tensors, synchronized with the current stream, alive for the call.
+        unsafe { self.inner.run_device(&inputs, &outputs) }.map_err(err)
+    }
+
     /// What compiling did: `{"kernels", "extern_calls", "fallback_ops", "compile_s", "device"}`.
     fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = &self.inner.report;

@@ -175,6 +175,16 @@ pub trait Backend: Send + Sync {
         let _ = (ptr, bytes);
         None
     }
+    /// Lends the backend `bytes` of device memory the caller owns (a torch CUDA tensor's), at
+    /// device address `ptr` in the device's primary context, as a buffer; `None` when it
+    /// cannot. [`Backend::free`] gives it back without freeing it. Default: `None`.
+    ///
+    /// # Safety
+    /// The memory must stay valid, and not be accessed by others, until the handle is freed.
+    unsafe fn borrow_device(&self, ptr: u64, bytes: usize) -> Option<BufferHandle> {
+        let _ = (ptr, bytes);
+        None
+    }
     /// Whether this backend runs extern calls of `kind` (the facade refuses a model needing
     /// one it does not, naming the kind). Default: every kind.
     fn supports_extern(&self, kind: &ExternKind) -> bool {

@@ -510,6 +510,11 @@ impl Backend for CudaBackend {
         self.exec.read(buffer, out)
     }
 
+    unsafe fn borrow_device(&self, ptr: u64, bytes: usize) -> Option<BufferHandle> {
+        // SAFETY: the caller's promise.
+        unsafe { self.exec.borrow_device(ptr, bytes) }
+    }
+
     fn supports_extern(&self, kind: &ExternKind) -> bool {
         match kind {
             ExternKind::Matmul(_) => true,

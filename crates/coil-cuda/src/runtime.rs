@@ -186,10 +186,22 @@ impl LoadedKernel {
     }
 }
 
-/// Device memory: a byte buffer. Kernels and copies see it through typed views.
+/// Device memory: a byte buffer. Kernels and copies see it through typed views. A borrowed
+/// buffer ([`GpuDevice::borrow`]) is someone else's memory: dropping it frees nothing.
 pub struct DeviceBuffer {
-    slice: CudaSlice<u8>,
+    slice: std::mem::ManuallyDrop<CudaSlice<u8>>,
     len: usize,
+    borrowed: bool,
+}
+
+impl Drop for DeviceBuffer {
+    fn drop(&mut self) {
+        // SAFETY: the slice is taken once, here.
+        let slice = unsafe { std::mem::ManuallyDrop::take(&mut self.slice) };
+        if self.borrowed {
+            slice.leak();
+        }
+    }
 }
 
 impl std::fmt::Debug for DeviceBuffer {
@@ -435,7 +447,27 @@ impl GpuDevice {
         // buffer's users write before they read.
         let slice = unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
             .map_err(|e| CudaError::driver(format!("cuMemAlloc of {bytes} bytes"), e))?;
-        Ok(DeviceBuffer { slice, len: bytes })
+        Ok(DeviceBuffer {
+            slice: std::mem::ManuallyDrop::new(slice),
+            len: bytes,
+            borrowed: false,
+        })
+    }
+
+    /// `bytes` of device memory someone else allocated (a torch tensor's), at `ptr`, as a
+    /// buffer that frees nothing when dropped.
+    ///
+    /// # Safety
+    /// `ptr` is a live allocation of this device's context holding `bytes`, valid until the
+    /// buffer is dropped.
+    pub unsafe fn borrow(&self, ptr: u64, bytes: usize) -> DeviceBuffer {
+        // SAFETY: the caller's promise.
+        let slice = unsafe { self.stream.upgrade_device_ptr::<u8>(ptr, bytes) };
+        DeviceBuffer {
+            slice: std::mem::ManuallyDrop::new(slice),
+            len: bytes,
+            borrowed: true,
+        }
     }
 
     /// Allocates `bytes` zeroed bytes.
@@ -445,7 +477,11 @@ impl GpuDevice {
             .stream
             .alloc_zeros::<u8>(bytes.max(1))
             .map_err(|e| CudaError::driver(format!("cuMemAlloc of {bytes} bytes"), e))?;
-        Ok(DeviceBuffer { slice, len: bytes })
+        Ok(DeviceBuffer {
+            slice: std::mem::ManuallyDrop::new(slice),
+            len: bytes,
+            borrowed: false,
+        })
     }
 
     /// A new buffer holding a copy of `host`.

@@ -346,6 +346,103 @@ impl CompiledModel {
         result
     }
 
+    /// Runs on device memory the caller owns (torch CUDA tensors): `inputs` and `outputs` as
+    /// `(device address, bytes)`, contiguous, exactly their sizes, in signature and output
+    /// order, all ready on the device. Every one is lent to the backend
+    /// ([`Backend::borrow_device`]); `Ok(false)` (nothing run) when the backend cannot borrow
+    /// one or an output is not a whole buffer of its own slot size: then copy instead. Waits for
+    /// the run to finish.
+    ///
+    /// # Safety
+    /// Each address is a live device allocation of the backend's context holding its bytes,
+    /// not used by anyone else during the call.
+    pub unsafe fn run_device(
+        &self,
+        inputs: &[(u64, usize)],
+        outputs: &[(u64, usize)],
+    ) -> Result<bool, CoilError> {
+        let specs = self.outputs();
+        if inputs.len() != self.inputs.len() || outputs.len() != specs.len() {
+            return Err(CoilError::Inputs(format!(
+                "the model takes {} inputs and gives {} outputs; {} and {} given",
+                self.inputs.len(),
+                specs.len(),
+                inputs.len(),
+                outputs.len()
+            )));
+        }
+        for ((name, m), (_, bytes)) in self.inputs.iter().zip(inputs) {
+            if *bytes != m.nbytes() {
+                return Err(CoilError::Inputs(format!(
+                    "input '{name}' must be {} bytes, got {bytes}",
+                    m.nbytes()
+                )));
+            }
+        }
+        let guard = self.memory()?;
+        let mut memory: Vec<BufferHandle> = guard.clone();
+        let plan = self.plan();
+        let mut lent: Vec<BufferHandle> = Vec::new();
+        let result = (|| {
+            for b in &plan.buffers {
+                let BufferRole::Input(i) = b.role else {
+                    continue;
+                };
+                let slot = plan.placement[&b.buffer].0 as usize;
+                let (ptr, bytes) = inputs[i];
+                if bytes == 0 {
+                    continue;
+                }
+                // SAFETY: the caller's promise.
+                let Some(h) = (unsafe { self.backend.borrow_device(ptr, bytes) }) else {
+                    return Ok(false);
+                };
+                lent.push(h);
+                memory[slot] = h;
+            }
+            let mut taken: Vec<usize> = Vec::new();
+            for (i, o) in plan.outputs.iter().enumerate() {
+                let (ptr, bytes) = outputs[i];
+                let (d, sizes) = &specs[i];
+                if bytes != sizes.iter().product::<usize>() * d.itemsize() {
+                    return Err(CoilError::Inputs(format!(
+                        "output {i} is {} bytes, the destination {bytes}",
+                        sizes.iter().product::<usize>() * d.itemsize()
+                    )));
+                }
+                if bytes == 0 {
+                    continue;
+                }
+                let whole = matches!(o.buffer, BufRef::Buffer(_))
+                    && o.layout.offset == 0
+                    && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides);
+                let slot = plan.placement.get(&o.buffer).map(|s| s.0 as usize);
+                let Some(slot) = slot.filter(|&s| whole && plan.slots[s] == bytes) else {
+                    return Ok(false);
+                };
+                if taken.contains(&slot) {
+                    return Ok(false);
+                }
+                // SAFETY: the caller's promise.
+                let Some(h) = (unsafe { self.backend.borrow_device(ptr, bytes) }) else {
+                    return Ok(false);
+                };
+                lent.push(h);
+                memory[slot] = h;
+                taken.push(slot);
+            }
+            self.enqueue_on(&memory)?;
+            self.backend.synchronize()?;
+            self.check_indices(&memory)?;
+            Ok(true)
+        })();
+        for h in lent {
+            self.backend.free(h);
+        }
+        drop(guard);
+        result
+    }
+
     /// Copies output `index` of the last run into `out` (contiguous, exactly its bytes) when
     /// the output is a whole buffer of the model's memory in row-major order: one copy. `false`
     /// (nothing written) for an output that is a view or an input; read it with

@@ -364,6 +364,19 @@ impl Executor for Gpu {
         lock(&self.0.memory).1.remove(&buffer.0);
     }
 
+    unsafe fn borrow_device(&self, ptr: u64, bytes: usize) -> Option<BufferHandle> {
+        if ptr == 0 || bytes == 0 {
+            return None;
+        }
+        // SAFETY: the caller's promise (Backend::borrow_device).
+        let b = unsafe { self.0.dev.borrow(ptr, bytes) };
+        let mut mem = lock(&self.0.memory);
+        mem.0 += 1;
+        let h = mem.0;
+        mem.1.insert(h, b);
+        Some(BufferHandle(h))
+    }
+
     fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError> {
         let mut mem = lock(&self.0.memory);
         let b = mem.1.get_mut(&buffer.0).ok_or_else(|| dead(buffer))?;

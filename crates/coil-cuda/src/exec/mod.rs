@@ -58,6 +58,15 @@ pub(crate) trait Executor: Send + Sync {
         b: (BufferHandle, MatLayout),
         c: (BufferHandle, MatLayout),
     ) -> Result<(), BackendError>;
+    /// Lends device memory the caller owns as a buffer (see `Backend::borrow_device`); `None`
+    /// where there is no device (the emulator, offline).
+    ///
+    /// # Safety
+    /// As `Backend::borrow_device`.
+    unsafe fn borrow_device(&self, ptr: u64, bytes: usize) -> Option<BufferHandle> {
+        let _ = (ptr, bytes);
+        None
+    }
     /// Whether [`Executor::convolution`] runs convolutions through a library (cuDNN).
     fn has_convolution(&self) -> bool {
         false
