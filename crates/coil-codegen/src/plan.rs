@@ -114,8 +114,9 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Places buffers: inputs (and the index-check flags) first, each other buffer when first written, in a slot freed by a
-    /// buffer whose last use is over (same or larger size, smallest first), or a new slot.
+    /// Places buffers: inputs (and the index-check flags) first, each other buffer when first
+    /// written, in a slot freed by a buffer whose last use is over (same or larger size,
+    /// smallest first; for an output, only of exactly its size), or a new slot.
     /// Outputs and inputs are never freed. An error names a step that uses an unknown buffer
     /// or a buffer no step writes (a bug of whoever made the steps).
     pub fn new(
@@ -168,10 +169,16 @@ impl Plan {
                     continue;
                 }
                 let bytes = info[&n].bytes;
+                // An output takes a freed slot only of exactly its size, so that its slot is
+                // its own extent (a caller's tensor can then stand in for it).
+                let output = info[&n].role == BufferRole::Output;
                 let best = free
                     .iter()
                     .enumerate()
-                    .filter(|(_, s)| slots[s.0 as usize] >= bytes)
+                    .filter(|(_, s)| {
+                        let size = slots[s.0 as usize];
+                        size >= bytes && (!output || size == bytes)
+                    })
                     .min_by_key(|(_, s)| slots[s.0 as usize])
                     .map(|(k, _)| k);
                 let slot = match best {

@@ -349,9 +349,10 @@ impl CompiledModel {
     /// Runs on device memory the caller owns (torch CUDA tensors): `inputs` and `outputs` as
     /// `(device address, bytes)`, contiguous, exactly their sizes, in signature and output
     /// order, all ready on the device. Every one is lent to the backend
-    /// ([`Backend::borrow_device`]); `Ok(false)` (nothing run) when the backend cannot borrow
-    /// one or an output is not a whole buffer of its own slot size: then copy instead. Waits for
-    /// the run to finish.
+    /// ([`Backend::borrow_device`]): outputs that are whole buffers of their own slot are
+    /// written in place, others (views of another buffer) gathered through the host after the
+    /// run. `Ok(false)` (nothing run) when the backend cannot borrow device memory: then copy
+    /// instead. Waits for the run to finish.
     ///
     /// # Safety
     /// Each address is a live device allocation of the backend's context holding its bytes,
@@ -401,6 +402,9 @@ impl CompiledModel {
                 memory[slot] = h;
             }
             let mut taken: Vec<usize> = Vec::new();
+            // Outputs that are views (or share a slot): gathered on the host after the run
+            // and written into the caller's memory.
+            let mut gather: Vec<usize> = Vec::new();
             for (i, o) in plan.outputs.iter().enumerate() {
                 let (ptr, bytes) = outputs[i];
                 let (d, sizes) = &specs[i];
@@ -417,23 +421,49 @@ impl CompiledModel {
                     && o.layout.offset == 0
                     && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides);
                 let slot = plan.placement.get(&o.buffer).map(|s| s.0 as usize);
-                let Some(slot) = slot.filter(|&s| whole && plan.slots[s] == bytes) else {
-                    return Ok(false);
-                };
-                if taken.contains(&slot) {
-                    return Ok(false);
+                match slot.filter(|&s| whole && plan.slots[s] == bytes && !taken.contains(&s)) {
+                    Some(slot) => {
+                        // SAFETY: the caller's promise.
+                        let Some(h) = (unsafe { self.backend.borrow_device(ptr, bytes) }) else {
+                            return Ok(false);
+                        };
+                        lent.push(h);
+                        memory[slot] = h;
+                        taken.push(slot);
+                    }
+                    None => gather.push(i),
                 }
-                // SAFETY: the caller's promise.
-                let Some(h) = (unsafe { self.backend.borrow_device(ptr, bytes) }) else {
-                    return Ok(false);
-                };
-                lent.push(h);
-                memory[slot] = h;
-                taken.push(slot);
             }
             self.enqueue_on(&memory)?;
             self.backend.synchronize()?;
             self.check_indices(&memory)?;
+            if !gather.is_empty() {
+                // The inputs as host tensors (an output may be an input or its view).
+                let mut host = Vec::with_capacity(self.inputs.len());
+                for (i, (_, m)) in self.inputs.iter().enumerate() {
+                    let slot = plan
+                        .buffers
+                        .iter()
+                        .find(|b| b.role == BufferRole::Input(i))
+                        .map(|b| plan.placement[&b.buffer].0 as usize);
+                    let mut bytes = vec![0u8; m.nbytes()];
+                    if let Some(s) = slot.filter(|_| !bytes.is_empty()) {
+                        self.backend.read(memory[s], &mut bytes)?;
+                    }
+                    host.push(Tensor::from_bytes(m.dtype, m.sizes.clone(), &bytes)?);
+                }
+                let got = self.read_outputs_on(&memory, &host)?;
+                for i in gather {
+                    let (ptr, len) = outputs[i];
+                    // SAFETY: the caller's promise.
+                    let Some(h) = (unsafe { self.backend.borrow_device(ptr, len) }) else {
+                        return Err(CoilError::Plan("the output memory cannot be lent".into()));
+                    };
+                    lent.push(h);
+                    self.backend.write(h, &got[i].contiguous().to_bytes())?;
+                }
+                self.backend.synchronize()?;
+            }
             Ok(true)
         })();
         for h in lent {
