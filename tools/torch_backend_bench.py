@@ -10,23 +10,13 @@ what a user's loop sees, host overhead included. Median of --calls after --warmu
 
 import argparse
 import json
-import statistics
-import time
+import os
+import sys
 
 import torch
 
-
-class SeedModel(torch.nn.Module):
-    def __init__(self, n):
-        super().__init__()
-        self.bias = torch.nn.Parameter(torch.randn(n))
-        self.gamma = torch.nn.Parameter(torch.randn(n))
-        self.beta = torch.nn.Parameter(torch.randn(n))
-
-    def forward(self, x):
-        r = torch.relu(x * 1.1 + self.bias)
-        y = r * r + r * 0.1
-        return (y - y.mean(1, keepdim=True)) * self.gamma + self.beta
+sys.path.insert(0, os.path.dirname(__file__))
+from torch_backend_models import call_us, tb  # noqa: E402  (also puts python/tests on the path)
 
 
 def main():
@@ -39,25 +29,16 @@ def main():
     a = p.parse_args()
     dev = a.device
     sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
-    m = SeedModel(a.cols).to(dev).eval()
+    m = tb.SeedModel(a.cols).to(dev).eval()
     x = torch.randn(a.rows, a.cols, device=dev)
     with torch.no_grad():
         want = m(x)
         for backend in ("coil", "inductor", "eager"):
             f = m if backend == "eager" else torch.compile(m, backend=backend, dynamic=False)
-            got = f(x)
-            err = (got - want).abs().max().item()
-            for _ in range(a.warmup):
-                f(x)
-            sync()
-            times = []
-            for _ in range(a.calls):
-                t = time.perf_counter()
-                f(x)
-                sync()
-                times.append((time.perf_counter() - t) * 1e6)
+            err = (f(x) - want).abs().max().item()
             print(json.dumps({"model": "seed_model", "shape": [a.rows, a.cols], "device": dev,
-                              "backend": backend, "call_us": statistics.median(times),
+                              "backend": backend,
+                              "call_us": call_us(f, x, sync, a.warmup, a.calls),
                               "max_abs_err": err}), flush=True)
 
 

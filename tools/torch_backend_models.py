@@ -24,6 +24,21 @@ sys.path.insert(0, os.path.dirname(__file__))
 import test_backend as tb  # noqa: E402
 
 
+def call_us(f, x, sync, warmup, calls):
+    """Median microseconds of `calls` calls `f(x)`, each timed from Python to the result being
+    ready (`sync`), after `warmup` calls."""
+    for _ in range(warmup):
+        f(x)
+    sync()
+    times = []
+    for _ in range(calls):
+        t = time.perf_counter()
+        f(x)
+        sync()
+        times.append((time.perf_counter() - t) * 1e6)
+    return statistics.median(times)
+
+
 def models():
     yield "seed_model", lambda: tb.SeedModel(1024), ("f", (1024, 1024))
     yield "softmax", tb.Softmax, ("f", (1024, 1024))
@@ -57,17 +72,9 @@ def main():
                 t0 = time.perf_counter()
                 got = tb.first_tensor(f(x))
                 first_s = time.perf_counter() - t0
-                for _ in range(a.warmup):
-                    f(x)
-                sync()
-                times = []
-                for _ in range(a.calls):
-                    t = time.perf_counter()
-                    f(x)
-                    sync()
-                    times.append((time.perf_counter() - t) * 1e6)
+                us = call_us(f, x, sync, a.warmup, a.calls)
                 print(json.dumps({"model": name, "device": dev, "backend": backend,
-                                  "call_us": round(statistics.median(times), 1),
+                                  "call_us": round(us, 1),
                                   "first_call_s": round(first_s, 2),
                                   "max_abs_err": (got - want).abs().max().item()}), flush=True)
 

@@ -61,6 +61,14 @@ pub(crate) struct Memory {
 unsafe impl Send for Memory {}
 
 impl Memory {
+    /// Adds an allocation to the table under a fresh handle.
+    fn insert(&mut self, a: Allocation) -> BufferHandle {
+        let h = self.next;
+        self.next += 1;
+        self.live.insert(h, a);
+        BufferHandle(h)
+    }
+
     /// The pointer and size of a live buffer.
     pub(crate) fn get(&self, h: BufferHandle) -> Result<(*mut u8, usize), CpuError> {
         self.live
@@ -350,19 +358,12 @@ impl Backend for CpuBackend {
         let ptr = NonNull::new(unsafe { alloc_zeroed(layout) }).ok_or_else(|| {
             BackendError::Runtime(format!("out of memory allocating {bytes} bytes"))
         })?;
-        let mut mem = self.rt.memory();
-        let h = mem.next;
-        mem.next += 1;
-        mem.live.insert(
-            h,
-            Allocation {
-                ptr,
-                bytes: size,
-                layout,
-                owned: true,
-            },
-        );
-        Ok(BufferHandle(h))
+        Ok(self.rt.memory().insert(Allocation {
+            ptr,
+            bytes: size,
+            layout,
+            owned: true,
+        }))
     }
 
     unsafe fn borrow_host(&self, ptr: *mut u8, bytes: usize) -> Option<BufferHandle> {
@@ -370,19 +371,12 @@ impl Backend for CpuBackend {
         let ptr = NonNull::new(ptr)
             .filter(|p| (p.as_ptr() as usize).is_multiple_of(ALIGN) && bytes > 0)?;
         let layout = Layout::from_size_align(bytes, ALIGN).ok()?;
-        let mut mem = self.rt.memory();
-        let h = mem.next;
-        mem.next += 1;
-        mem.live.insert(
-            h,
-            Allocation {
-                ptr,
-                bytes,
-                layout,
-                owned: false,
-            },
-        );
-        Some(BufferHandle(h))
+        Some(self.rt.memory().insert(Allocation {
+            ptr,
+            bytes,
+            layout,
+            owned: false,
+        }))
     }
 
     fn free(&self, buffer: BufferHandle) {

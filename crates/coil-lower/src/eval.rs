@@ -554,9 +554,9 @@ impl Memory<'_> {
     }
 
     fn extern_kernel(&self, e: &ExternKernel, dtype: DType, sizes: &[usize]) -> R<Vec<Scalar>> {
-        if let ExternKind::Fallback(h) = &e.kind {
-            let inputs = e
-                .inputs
+        // Host ops and library convolutions run through coil-eager on the operands as tensors.
+        let tensors = || -> R<Vec<Tensor>> {
+            e.inputs
                 .iter()
                 .map(|i| {
                     make_tensor(
@@ -565,24 +565,15 @@ impl Memory<'_> {
                         i.layout.sizes.clone(),
                     )
                 })
-                .collect::<R<Vec<_>>>()?;
-            let out = crate::run_host_op(h, &inputs).map_err(LowerError::Eval)?;
-            return Ok(tensor_values(&out));
-        }
-        if let ExternKind::Convolution(c) = &e.kind {
-            let inputs = e
-                .inputs
-                .iter()
-                .map(|i| {
-                    make_tensor(
-                        &self.strided(i.buffer, &i.layout)?,
-                        i.layout.dtype,
-                        i.layout.sizes.clone(),
-                    )
-                })
-                .collect::<R<Vec<_>>>()?;
-            let out = crate::run_conv_on_host(c, &inputs).map_err(LowerError::Eval)?;
-            return Ok(tensor_values(&out));
+                .collect()
+        };
+        let on_host = match &e.kind {
+            ExternKind::Fallback(h) => Some(crate::run_host_op(h, &tensors()?)),
+            ExternKind::Convolution(c) => Some(crate::run_conv_on_host(c, &tensors()?)),
+            _ => None,
+        };
+        if let Some(out) = on_host {
+            return Ok(tensor_values(&out.map_err(LowerError::Eval)?));
         }
         let (bias, a, b) = match e.inputs.as_slice() {
             [a, b] => (None, a, b),

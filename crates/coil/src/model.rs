@@ -8,7 +8,7 @@ use coil_codegen::{
     StridedOperand,
 };
 use coil_graph::{Dims, Graph, Tensor, TensorMeta};
-use coil_lower::{BufRef, FixedLayout};
+use coil_lower::{BufRef, FixedLayout, OutputRef};
 
 use crate::compile::{Artifacts, CompileReport};
 use crate::error::CoilError;
@@ -190,36 +190,71 @@ impl CompiledModel {
         Ok(())
     }
 
-    /// Copies raw input bytes (each input contiguous, in signature order, exactly its dtype and
-    /// sizes) into the model's memory: one copy, for callers holding other tensors' memory
-    /// (the Python backend).
-    pub fn write_input_bytes(&self, inputs: &[&[u8]]) -> Result<(), CoilError> {
-        if inputs.len() != self.inputs.len() {
+    /// Checks a call on caller memory: as many inputs and outputs as the model has, each of
+    /// exactly its bytes (`inputs` and `outputs` give their lengths in order).
+    fn check_call_bytes(
+        &self,
+        inputs: impl ExactSizeIterator<Item = usize>,
+        outputs: impl ExactSizeIterator<Item = usize>,
+    ) -> Result<(), CoilError> {
+        let specs = self.outputs();
+        if inputs.len() != self.inputs.len() || outputs.len() != specs.len() {
             return Err(CoilError::Inputs(format!(
-                "the model takes {} inputs, got {}",
+                "the model takes {} inputs and gives {} outputs; {} and {} given",
                 self.inputs.len(),
-                inputs.len()
+                specs.len(),
+                inputs.len(),
+                outputs.len()
             )));
         }
         for ((name, meta), bytes) in self.inputs.iter().zip(inputs) {
-            if bytes.len() != meta.nbytes() {
+            if bytes != meta.nbytes() {
                 return Err(CoilError::Inputs(format!(
-                    "input '{name}' must be {} bytes ({}{}), got {}",
+                    "input '{name}' must be {} bytes ({}{}), got {bytes}",
                     meta.nbytes(),
                     meta.dtype,
-                    Dims(&meta.sizes),
-                    bytes.len()
+                    Dims(&meta.sizes)
                 )));
             }
         }
-        let memory = self.memory()?;
-        for b in &self.plan().buffers {
-            if let BufferRole::Input(i) = b.role {
-                self.backend
-                    .write(self.handle(&memory, b.buffer)?, inputs[i])?;
+        for (i, ((d, sizes), bytes)) in specs.iter().zip(outputs).enumerate() {
+            let want = sizes.iter().product::<usize>() * d.itemsize();
+            if bytes != want {
+                return Err(CoilError::Inputs(format!(
+                    "output {i} is {want} bytes, the destination {bytes}"
+                )));
             }
         }
         Ok(())
+    }
+
+    /// The plan slot output `o` can be the caller's memory of `bytes` for: the output is a
+    /// whole buffer in row-major order, its slot is exactly that size (so every buffer sharing
+    /// it fits), and no other output took it.
+    fn own_slot(&self, o: &OutputRef, bytes: usize, taken: &[usize]) -> Option<usize> {
+        let whole = matches!(o.buffer, BufRef::Buffer(_))
+            && o.layout.offset == 0
+            && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides);
+        let plan = self.plan();
+        let slot = plan.placement.get(&o.buffer)?.0 as usize;
+        (whole && bytes > 0 && plan.slots[slot] == bytes && !taken.contains(&slot)).then_some(slot)
+    }
+
+    /// Runs `body` on a copy of the model's slots (the memory lock held), in which it may
+    /// put buffers lent by the caller (pushed to its second argument); gives them all back.
+    fn with_lent<T>(
+        &self,
+        body: impl FnOnce(&mut Vec<BufferHandle>, &mut Vec<BufferHandle>) -> Result<T, CoilError>,
+    ) -> Result<T, CoilError> {
+        let guard = self.memory()?;
+        let mut memory: Vec<BufferHandle> = guard.clone();
+        let mut lent: Vec<BufferHandle> = Vec::new();
+        let result = body(&mut memory, &mut lent);
+        for h in lent {
+            self.backend.free(h);
+        }
+        drop(guard);
+        result
     }
 
     /// Runs on host memory the caller owns: `inputs` (contiguous, in signature order, exactly
@@ -232,38 +267,12 @@ impl CompiledModel {
         inputs: &[&[u8]],
         outputs: &mut [&mut [u8]],
     ) -> Result<(usize, usize), CoilError> {
-        let specs = self.outputs();
-        if outputs.len() != specs.len() {
-            return Err(CoilError::Inputs(format!(
-                "the model has {} outputs, {} destinations given",
-                specs.len(),
-                outputs.len()
-            )));
-        }
-        for (i, ((d, sizes), out)) in specs.iter().zip(outputs.iter()).enumerate() {
-            let want = sizes.iter().product::<usize>() * d.itemsize();
-            if out.len() != want {
-                return Err(CoilError::Inputs(format!(
-                    "output {i} is {want} bytes, the destination {}",
-                    out.len()
-                )));
-            }
-        }
-        if inputs.len() != self.inputs.len()
-            || self
-                .inputs
-                .iter()
-                .zip(inputs)
-                .any(|((_, m), b)| b.len() != m.nbytes())
-        {
-            // The same checks and messages as copying them.
-            return self.write_input_bytes(inputs).map(|()| (0, 0));
-        }
-        let guard = self.memory()?;
-        let mut memory: Vec<BufferHandle> = guard.clone();
+        self.check_call_bytes(
+            inputs.iter().map(|b| b.len()),
+            outputs.iter().map(|b| b.len()),
+        )?;
         let plan = self.plan();
-        let mut lent: Vec<BufferHandle> = Vec::new();
-        let result = (|| {
+        self.with_lent(|memory, lent| {
             let mut in_place = (0, 0);
             for b in &plan.buffers {
                 let BufferRole::Input(i) = b.role else {
@@ -285,43 +294,34 @@ impl CompiledModel {
                     None => {}
                 }
             }
-            let mut placed: Vec<Option<BufferHandle>> = vec![None; plan.outputs.len()];
+            let mut placed = vec![false; plan.outputs.len()];
             let mut taken: Vec<usize> = Vec::new();
             for (i, o) in plan.outputs.iter().enumerate() {
-                let whole = matches!(o.buffer, BufRef::Buffer(_))
-                    && o.layout.offset == 0
-                    && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides);
-                let Some(slot) = plan.placement.get(&o.buffer).map(|s| s.0 as usize) else {
+                let Some(slot) = self.own_slot(o, outputs[i].len(), &taken) else {
                     continue;
                 };
-                if !whole || plan.slots[slot] != outputs[i].len() || taken.contains(&slot) {
-                    continue;
-                }
                 let out = outputs[i].as_mut_ptr();
                 // SAFETY: the destination outlives the call and is written only by the model
                 // (every buffer sharing the slot fits its size).
                 if let Some(h) = unsafe { self.backend.borrow_host(out, outputs[i].len()) } {
                     lent.push(h);
                     memory[slot] = h;
-                    placed[i] = Some(h);
+                    placed[i] = true;
                     taken.push(slot);
                     in_place.1 += 1;
                 }
             }
-            self.enqueue_on(&memory)?;
+            self.enqueue_on(memory)?;
             self.backend.synchronize()?;
-            self.check_indices(&memory)?;
+            self.check_indices(memory)?;
             let mut gathered: Option<Vec<Tensor>> = None;
             for (i, o) in plan.outputs.iter().enumerate() {
-                if placed[i].is_some() || outputs[i].is_empty() {
+                if placed[i] || outputs[i].is_empty() {
                     continue;
                 }
-                let whole = matches!(o.buffer, BufRef::Buffer(_))
-                    && o.layout.offset == 0
-                    && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides);
-                if whole {
+                if self.own_slot(o, outputs[i].len(), &[]).is_some() {
                     self.backend
-                        .read(self.handle(&memory, o.buffer)?, outputs[i])?;
+                        .read(self.handle(memory, o.buffer)?, outputs[i])?;
                     continue;
                 }
                 if gathered.is_none() {
@@ -331,19 +331,14 @@ impl CompiledModel {
                         .zip(inputs)
                         .map(|((_, m), b)| Tensor::from_bytes(m.dtype, m.sizes.clone(), b))
                         .collect::<Result<_, _>>()?;
-                    gathered = Some(self.read_outputs_on(&memory, &host)?);
+                    gathered = Some(self.read_outputs_on(memory, &host)?);
                 }
                 if let Some(g) = &gathered {
                     outputs[i].copy_from_slice(&g[i].contiguous().to_bytes());
                 }
             }
             Ok(in_place)
-        })();
-        for h in lent {
-            self.backend.free(h);
-        }
-        drop(guard);
-        result
+        })
     }
 
     /// Runs on device memory the caller owns (torch CUDA tensors): `inputs` and `outputs` as
@@ -362,81 +357,49 @@ impl CompiledModel {
         inputs: &[(u64, usize)],
         outputs: &[(u64, usize)],
     ) -> Result<bool, CoilError> {
-        let specs = self.outputs();
-        if inputs.len() != self.inputs.len() || outputs.len() != specs.len() {
-            return Err(CoilError::Inputs(format!(
-                "the model takes {} inputs and gives {} outputs; {} and {} given",
-                self.inputs.len(),
-                specs.len(),
-                inputs.len(),
-                outputs.len()
-            )));
-        }
-        for ((name, m), (_, bytes)) in self.inputs.iter().zip(inputs) {
-            if *bytes != m.nbytes() {
-                return Err(CoilError::Inputs(format!(
-                    "input '{name}' must be {} bytes, got {bytes}",
-                    m.nbytes()
-                )));
-            }
-        }
-        let guard = self.memory()?;
-        let mut memory: Vec<BufferHandle> = guard.clone();
+        self.check_call_bytes(inputs.iter().map(|i| i.1), outputs.iter().map(|o| o.1))?;
         let plan = self.plan();
-        let mut lent: Vec<BufferHandle> = Vec::new();
-        let result = (|| {
+        self.with_lent(|memory, lent| {
+            let borrow = |(ptr, bytes): (u64, usize), lent: &mut Vec<BufferHandle>| {
+                // SAFETY: the caller's promise.
+                let h = unsafe { self.backend.borrow_device(ptr, bytes) };
+                lent.extend(h);
+                h
+            };
             for b in &plan.buffers {
                 let BufferRole::Input(i) = b.role else {
                     continue;
                 };
-                let slot = plan.placement[&b.buffer].0 as usize;
-                let (ptr, bytes) = inputs[i];
-                if bytes == 0 {
+                if inputs[i].1 == 0 {
                     continue;
                 }
-                // SAFETY: the caller's promise.
-                let Some(h) = (unsafe { self.backend.borrow_device(ptr, bytes) }) else {
+                let Some(h) = borrow(inputs[i], lent) else {
                     return Ok(false);
                 };
-                lent.push(h);
-                memory[slot] = h;
+                memory[plan.placement[&b.buffer].0 as usize] = h;
             }
             let mut taken: Vec<usize> = Vec::new();
             // Outputs that are views (or share a slot): gathered on the host after the run
             // and written into the caller's memory.
             let mut gather: Vec<usize> = Vec::new();
             for (i, o) in plan.outputs.iter().enumerate() {
-                let (ptr, bytes) = outputs[i];
-                let (d, sizes) = &specs[i];
-                if bytes != sizes.iter().product::<usize>() * d.itemsize() {
-                    return Err(CoilError::Inputs(format!(
-                        "output {i} is {} bytes, the destination {bytes}",
-                        sizes.iter().product::<usize>() * d.itemsize()
-                    )));
-                }
-                if bytes == 0 {
+                if outputs[i].1 == 0 {
                     continue;
                 }
-                let whole = matches!(o.buffer, BufRef::Buffer(_))
-                    && o.layout.offset == 0
-                    && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides);
-                let slot = plan.placement.get(&o.buffer).map(|s| s.0 as usize);
-                match slot.filter(|&s| whole && plan.slots[s] == bytes && !taken.contains(&s)) {
+                match self.own_slot(o, outputs[i].1, &taken) {
                     Some(slot) => {
-                        // SAFETY: the caller's promise.
-                        let Some(h) = (unsafe { self.backend.borrow_device(ptr, bytes) }) else {
+                        let Some(h) = borrow(outputs[i], lent) else {
                             return Ok(false);
                         };
-                        lent.push(h);
                         memory[slot] = h;
                         taken.push(slot);
                     }
                     None => gather.push(i),
                 }
             }
-            self.enqueue_on(&memory)?;
+            self.enqueue_on(memory)?;
             self.backend.synchronize()?;
-            self.check_indices(&memory)?;
+            self.check_indices(memory)?;
             if !gather.is_empty() {
                 // The inputs as host tensors (an output may be an input or its view).
                 let mut host = Vec::with_capacity(self.inputs.len());
@@ -452,53 +415,17 @@ impl CompiledModel {
                     }
                     host.push(Tensor::from_bytes(m.dtype, m.sizes.clone(), &bytes)?);
                 }
-                let got = self.read_outputs_on(&memory, &host)?;
+                let got = self.read_outputs_on(memory, &host)?;
                 for i in gather {
-                    let (ptr, len) = outputs[i];
-                    // SAFETY: the caller's promise.
-                    let Some(h) = (unsafe { self.backend.borrow_device(ptr, len) }) else {
+                    let Some(h) = borrow(outputs[i], lent) else {
                         return Err(CoilError::Plan("the output memory cannot be lent".into()));
                     };
-                    lent.push(h);
                     self.backend.write(h, &got[i].contiguous().to_bytes())?;
                 }
                 self.backend.synchronize()?;
             }
             Ok(true)
-        })();
-        for h in lent {
-            self.backend.free(h);
-        }
-        drop(guard);
-        result
-    }
-
-    /// Copies output `index` of the last run into `out` (contiguous, exactly its bytes) when
-    /// the output is a whole buffer of the model's memory in row-major order: one copy. `false`
-    /// (nothing written) for an output that is a view or an input; read it with
-    /// [`CompiledModel::read_outputs`] instead.
-    pub fn read_output_into(&self, index: usize, out: &mut [u8]) -> Result<bool, CoilError> {
-        let Some(o) = self.plan().outputs.get(index) else {
-            return Err(CoilError::Plan(format!("the model has no output {index}")));
-        };
-        let whole = matches!(o.buffer, BufRef::Buffer(_))
-            && o.layout.offset == 0
-            && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides);
-        if !whole {
-            return Ok(false);
-        }
-        if out.len() != o.layout.numel() * o.layout.dtype.itemsize() {
-            return Err(CoilError::Inputs(format!(
-                "output {index} is {} bytes, the destination {}",
-                o.layout.numel() * o.layout.dtype.itemsize(),
-                out.len()
-            )));
-        }
-        if !out.is_empty() {
-            let memory = self.memory()?;
-            self.backend.read(self.handle(&memory, o.buffer)?, out)?;
-        }
-        Ok(true)
+        })
     }
 
     /// Launches every step on the inputs already in memory and waits for them (what

@@ -15,10 +15,14 @@
 //!   is a vector load, one without the variable a scalar load used as a broadcast, anything else
 //!   (other strides, `FloorDiv`/`ModularIndexing` of the variable, masked loads) one scalar load
 //!   per lane. Masked-off lanes load element 0 instead (never out of bounds) and yield 0.
+//! - **Gathers** (indirect indices, [`gather`]): each checked index computed once per copy of
+//!   the body; a load through one is a vector load when the index is the same for every lane,
+//!   one scalar load per lane otherwise.
 //! - **Values** are named after the kernel IR (`v12`; `v12.s` in the scalar tail), accumulators
 //!   `acc0`, loop variables `p1`, arguments by their buffer names.
 
 mod bounds;
+mod gather;
 mod ir;
 mod ops;
 mod pipeline;
@@ -1334,70 +1338,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 }
 
-impl<'ctx> Emitter<'_, 'ctx> {
-    /// How an access touches memory across lanes: [`access`], except that an indirect index
-    /// that differs between lanes (a vector) makes it a gather.
-    fn access(&self, index: &IndexExpr, env: &Env<'_>) -> Access {
-        let lanes = index.indirect_nodes().into_iter().any(|n| {
-            self.indirect
-                .borrow()
-                .get(&(n as u32))
-                .is_some_and(|x| Ir::width(*x) > 1)
-        });
-        if lanes && env.width > 1 {
-            Access::Strided
-        } else {
-            access(index, env)
-        }
-    }
-
-    /// `x` (i64, scalar or lanes) checked as an index into a dim of `size`: wrapped when
-    /// negatives wrap; a lane out of range records the check (`flags[2 * check] = 1`,
-    /// `flags[2 * check + 1] =` the value, on a cold path) and reads 0.
-    fn indirect_index(
-        &self,
-        x: V<'ctx>,
-        size: usize,
-        wrap_negative: bool,
-        flags: ArgId,
-        check: u32,
-    ) -> Result<V<'ctx>, CpuError> {
-        let ir = &self.ir;
-        let s: V<'ctx> = ir.i64c(size as i64).into();
-        let zero: V<'ctx> = ir.i64c(0).into();
-        let w = if wrap_negative {
-            let neg = ir.icmp(IntPredicate::SLT, x, zero)?;
-            ir.select(neg, ir.iadd(x, s)?, x)?
-        } else {
-            x
-        };
-        // Unsigned: a negative index is huge.
-        let bad = ir.icmp(IntPredicate::UGE, w, s)?;
-        let (any, value) = if Ir::width(bad) > 1 {
-            let any = ir.intrinsic("llvm.vector.reduce.or", &[bad.get_type()], &[bad])?;
-            // Some bad lane's raw value (the least; `i64::MAX` is itself bad when it shows).
-            let max: V<'ctx> = ir.i64c(i64::MAX).into();
-            let masked = ir.select(bad, x, max)?;
-            let v = ir.intrinsic("llvm.vector.reduce.smin", &[masked.get_type()], &[masked])?;
-            (any, v)
-        } else {
-            (bad, x)
-        };
-        let cx = ir.cx;
-        let b = ir.b;
-        let cold = cx.append_basic_block(self.f, "index.bad");
-        let cont = cx.append_basic_block(self.f, "index.ok");
-        b.build_conditional_branch(any.into_int_value(), cold, cont)?;
-        b.position_at_end(cold);
-        let base = self.args[flags.0 as usize];
-        let at = 2 * check as i64;
-        ir.store(DType::I64, base, ir.i64c(at), ir.i64c(1).into())?;
-        ir.store(DType::I64, base, ir.i64c(at + 1), value)?;
-        b.build_unconditional_branch(cont)?;
-        b.position_at_end(cont);
-        ir.select(bad, zero, w)
-    }
-
+impl Emitter<'_, '_> {
     /// The alignment of a contiguous vector store to stream past the caches, if it should:
     /// the buffer is much larger than the last-level cache (so what is written will be gone
     /// from it before anyone reads it), and the store's address is a multiple of the vector

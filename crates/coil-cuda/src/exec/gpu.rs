@@ -353,11 +353,7 @@ impl Executor for Gpu {
     fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError> {
         // Zeroed: kernels may read padding a view never wrote.
         let b = self.0.dev.alloc_zeroed(bytes).map_err(err)?;
-        let mut mem = lock(&self.0.memory);
-        mem.0 += 1;
-        let h = mem.0;
-        mem.1.insert(h, b);
-        Ok(BufferHandle(h))
+        Ok(self.insert(b))
     }
 
     fn free(&self, buffer: BufferHandle) {
@@ -370,11 +366,7 @@ impl Executor for Gpu {
         }
         // SAFETY: the caller's promise (Backend::borrow_device).
         let b = unsafe { self.0.dev.borrow(ptr, bytes) };
-        let mut mem = lock(&self.0.memory);
-        mem.0 += 1;
-        let h = mem.0;
-        mem.1.insert(h, b);
-        Some(BufferHandle(h))
+        Some(self.insert(b))
     }
 
     fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError> {
@@ -449,6 +441,17 @@ impl Executor for Gpu {
 
     fn gpu(&self) -> Option<&Gpu> {
         Some(self)
+    }
+}
+
+impl Gpu {
+    /// Adds a buffer to the memory table under a fresh handle.
+    fn insert(&self, b: crate::runtime::DeviceBuffer) -> BufferHandle {
+        let mut mem = lock(&self.0.memory);
+        mem.0 += 1;
+        let h = mem.0;
+        mem.1.insert(h, b);
+        BufferHandle(h)
     }
 }
 
