@@ -11,25 +11,15 @@ import warnings
 import torch
 
 from . import _native
+from ._fx import TORCH_DTYPES, Unsupported, contiguous_strides, dense_order, describe
 
 log = logging.getLogger("coil")
-
-_DTYPES = {
-    torch.float32: "f32",
-    torch.float64: "f64",
-    torch.float16: "f16",
-    torch.bfloat16: "bf16",
-    torch.int32: "i32",
-    torch.int64: "i64",
-    torch.bool: "b8",
-}
-_TORCH_DTYPES = {v: k for k, v in _DTYPES.items()}
 
 _STATS = {"graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0}
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
 _NATIVE_OPTIONS = ("strategy", "debug_dir")
-_KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict",)
+_KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend")
 
 
 def torch_stats():
@@ -54,8 +44,10 @@ def _check_options(options):
 
 def backend(gm, example_inputs, options=None, **kwargs):
     """`torch.compile(model, backend="coil", options={...})`. Options: `strategy` (a fusion
-    strategy: inductor, inductor-regpressure, tvm, none), `debug_dir` (coil's stage dumps),
-    `strict` (raise instead of running a graph eagerly)."""
+    strategy: inductor, inductor-regpressure, tvm, none), `debug_dir` (coil's stage dumps, and
+    the graph's readable text as `graph.py`), `strict` (raise instead of running a graph
+    eagerly), `frontend` (`fx`, the default: the FX graph converted directly; `text`: through
+    its readable text, as a graph file would be read)."""
     options = dict(options or {})
     options.update(kwargs)
     _check_options(options)
@@ -83,33 +75,25 @@ def backend(gm, example_inputs, options=None, **kwargs):
 
 
 def _device_of(example_inputs):
-    devices = {t.device.type for t in example_inputs if isinstance(t, torch.Tensor)}
+    devices = {t.device for t in example_inputs if isinstance(t, torch.Tensor)}
     if len(devices) > 1:
-        raise _Unsupported(f"inputs on several devices ({', '.join(sorted(devices))})")
-    device = devices.pop() if devices else "cpu"
-    if device not in ("cpu", "cuda"):
-        raise _Unsupported(f"inputs on {device}")
+        raise Unsupported(f"inputs on several devices ({', '.join(sorted(map(str, devices)))})")
+    device = devices.pop() if devices else torch.device("cpu")
+    if device.type not in ("cpu", "cuda"):
+        raise Unsupported(f"inputs on {device.type}")
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", torch.cuda.current_device())
     return device
 
 
-class _Unsupported(Exception):
-    """Why a graph is not for coil (it then runs eagerly)."""
-
-
-def _readable(gm, example_inputs):
-    for i, t in enumerate(example_inputs):
-        if not isinstance(t, torch.Tensor):
-            raise _Unsupported(
-                f"input {i} is a {type(t).__name__} (symbolic shapes are not supported yet)"
-            )
-        if t.dtype not in _DTYPES:
-            raise _Unsupported(f"input {i} is {t.dtype}")
+def readable(gm):
+    """`gm`'s readable-FX text as coil's graph files have it."""
     text = gm.print_readable(print_output=False)
     # The class is `<lambda>` for AOTAutograd's graphs; coil reads `GraphModule`.
     return re.sub(r"^class [^(]*\(", "class GraphModule(", text, count=1)
 
 
-def _lift_constants(gm):
+def lift_constants(gm):
     """A copy of `gm` whose tensor attributes (`get_attr` nodes: constants AOTAutograd keeps,
     such as a mask's fill value) are trailing placeholders instead, and those tensors."""
     graph = torch.fx.Graph()
@@ -122,7 +106,7 @@ def _lift_constants(gm):
             continue
         value = operator.attrgetter(node.target)(gm)
         if not isinstance(value, torch.Tensor):
-            raise _Unsupported(f"attribute {node.target} is a {type(value).__name__}")
+            raise Unsupported(f"attribute {node.target} is a {type(value).__name__}")
         anchor = placeholders[-1] if placeholders else next(iter(graph.nodes))
         insert = graph.inserting_after if placeholders else graph.inserting_before
         with insert(anchor):
@@ -136,6 +120,22 @@ def _lift_constants(gm):
     return torch.fx.GraphModule(gm, graph), consts
 
 
+def _source(gm, inputs, options):
+    """What coil compiles (the FX description, or the text) and the output layouts."""
+    frontend = options.get("frontend", "fx")
+    if frontend not in ("fx", "text"):
+        raise ValueError(f"coil: frontend is fx or text, not {frontend!r}")
+    desc, layouts = describe(gm, inputs, eager_strides=frontend == "fx")
+    debug_dir = options.get("debug_dir")
+    if debug_dir:
+        import os
+
+        os.makedirs(debug_dir, exist_ok=True)
+        with open(os.path.join(str(debug_dir), "graph.py"), "w") as f:
+            f.write(readable(gm))
+    return (desc if frontend == "fx" else readable(gm)), layouts
+
+
 def compile_fx(gm, example_inputs, **options):
     """Compiles an ATen `GraphModule` (what AOTAutograd gives a backend) for the device of its
     example inputs; returns a callable taking and returning what `gm.forward` does. A graph coil
@@ -146,12 +146,13 @@ def compile_fx(gm, example_inputs, **options):
     start = time.perf_counter()
     try:
         device = _device_of(example_inputs)
-        lifted, consts = _lift_constants(gm)
-        text = _readable(lifted, list(example_inputs) + consts)
+        lifted, consts = lift_constants(gm)
+        inputs = list(example_inputs) + consts
+        source, layouts = _source(lifted, inputs, options)
         native = {k: str(options[k]) for k in _NATIVE_OPTIONS if k in options}
-        model = _native.compile(text, device, native)
+        model = _native.compile(source, device.type, native)
     except Exception as e:  # every failure is a fallback to eager, or an error in strict mode
-        reason = f"{type(e).__name__ if not isinstance(e, _Unsupported) else 'unsupported'}: {e}"
+        reason = f"{type(e).__name__ if not isinstance(e, Unsupported) else 'unsupported'}: {e}"
         if strict:
             raise RuntimeError(f"coil cannot compile this graph ({reason})") from e
         warnings.warn(f"coil: running this graph eagerly: {reason}", stacklevel=2)
@@ -168,43 +169,102 @@ def compile_fx(gm, example_inputs, **options):
         report["extern_calls"],
         report["compile_s"],
     )
-    specs = [(_TORCH_DTYPES[d], sizes) for d, sizes in model.output_specs()]
+    return _Runner(model, device, inputs, consts, layouts)
 
-    def run_on_device(args):
-        inputs = [a.detach().contiguous() for a in list(args) + consts]
-        if any(t.device.type != "cuda" for t in inputs):
-            return None
-        outs = [torch.empty(sizes, dtype=dt, device=inputs[0].device if inputs else "cuda") for dt, sizes in specs]
-        # coil's stream reads the inputs once torch's work on them is done.
-        torch.cuda.current_stream().synchronize()
-        done = model.run_device(
-            [(t.data_ptr(), t.numel() * t.element_size()) for t in inputs],
-            [(o.data_ptr(), o.numel() * o.element_size()) for o in outs],
-        )
-        return outs if done else None
 
-    def run(*args):
-        if device == "cuda":
-            outs = run_on_device(args)
-            if outs is not None:
-                return outs
-        host = []
-        for a in list(args) + consts:
-            t = a.detach()
-            if t.device.type != "cpu":
-                t = t.cpu()
+class _Runner:
+    """Calls a compiled graph on torch tensors: inputs read in place (a non-contiguous one
+    copied once per call, said in the log), outputs allocated through torch with eager's
+    strides and written in place, CUDA work queued on torch's current stream."""
+
+    def __init__(self, model, device, example_inputs, consts, layouts):
+        self.model = model
+        self.device = device
+        self.cuda = device.type == "cuda"
+        self.index = device.index if self.cuda else None
+        # Constants stay alive (and contiguous) with the runner.
+        from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+        with unset_fake_temporarily():  # AOTAutograd compiles under a fake mode
+            self.consts = [c.detach().to(device).contiguous() for c in consts]
+        self.const_ptrs = [c.data_ptr() for c in self.consts]
+        n_args = len(example_inputs) - len(consts)
+        self.in_specs = [(tuple(t.shape), t.dtype) for t in example_inputs[:n_args]]
+        for i, t in enumerate(example_inputs[:n_args]):
             if not t.is_contiguous():
-                log.debug("coil: copying a non-contiguous input (strides %s)", t.stride())
-                t = t.contiguous()
-            host.append(t)
-        outs = [torch.empty(sizes, dtype=dt) for dt, sizes in specs]
-        in_place = model.run(
-            [(t.data_ptr(), _DTYPES[t.dtype], list(t.shape)) for t in host],
-            [o.data_ptr() for o in outs],
-        )
-        log.debug("coil: %d inputs and %d outputs used in place", *in_place)
-        if device != "cpu":
-            outs = [o.to(device) for o in outs]
-        return outs
+                log.info(
+                    "coil: input %d has strides %s: copied to a contiguous tensor each call",
+                    i,
+                    tuple(t.stride()),
+                )
+        self.outs = []
+        for i, ((dt, sizes), layout) in enumerate(zip(model.output_specs(), layouts)):
+            view = None
+            if layout is not None and (layout.permuted or dense_order(
+                layout.sizes, layout.strides
+            ) is not None):
+                if layout.strides != tuple(contiguous_strides(layout.sizes)):
+                    view = (layout.sizes, layout.strides)
+            elif layout is not None:
+                log.info(
+                    "coil: output %d is contiguous, not eager's strides %s (not a dense layout)",
+                    i,
+                    layout.strides,
+                )
+            self.outs.append((tuple(sizes), TORCH_DTYPES[dt], view))
+        self.get_stream = None
+        if self.cuda:
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            index = self.index
+            self.get_stream = (
+                (lambda: raw(index))
+                if raw is not None
+                else (lambda: torch.cuda.current_stream(index).cuda_stream)
+            )
 
-    return run
+    def _inputs(self, args):
+        ptrs = []
+        for i, (a, (shape, dtype)) in enumerate(zip(args, self.in_specs)):
+            if a.shape != shape or a.dtype != dtype:
+                raise ValueError(
+                    f"coil: input {i} is {a.dtype}{list(a.shape)}, the graph was compiled for "
+                    f"{dtype}{list(shape)}"
+                )
+            if not a.is_contiguous():
+                a = a.contiguous()
+            ptrs.append(a)
+        if len(ptrs) != len(self.in_specs):
+            raise ValueError(f"coil: {len(args)} inputs given, the graph takes {len(self.in_specs)}")
+        return ptrs
+
+    def _allocate(self):
+        bufs = [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
+        return bufs
+
+    def _views(self, bufs):
+        return [
+            b if view is None else b.as_strided(*view) for b, (_, _, view) in zip(bufs, self.outs)
+        ]
+
+    def __call__(self, *args):
+        inputs = self._inputs(args)
+        if self.cuda and all(t.is_cuda for t in inputs):
+            bufs = self._allocate()
+            done = self.model.run_device(
+                [t.data_ptr() for t in inputs] + self.const_ptrs,
+                [b.data_ptr() for b in bufs],
+                self.get_stream(),
+            )
+            if done:
+                return self._views(bufs)
+        return self._through_host(inputs)
+
+    def _through_host(self, inputs):
+        host = [t.detach().cpu().contiguous() for t in inputs + self.consts]
+        bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
+        in_place = self.model.run([t.data_ptr() for t in host], [b.data_ptr() for b in bufs])
+        log.debug("coil: %d inputs and %d outputs used in place", *in_place)
+        if self.device.type != "cpu":
+            bufs = [b.to(self.device) for b in bufs]
+        return self._views(bufs)
+

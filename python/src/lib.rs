@@ -1,18 +1,22 @@
 //! coil-python: the native half of the `coil` Python package (PyO3, abi3).
 //!
-//! **Takes**: an ATen graph as readable-FX text (what `GraphModule.print_readable` prints and
-//! coil-graph parses), the device to compile for (`cpu`, or `cuda` on a GPU), options
-//! (`strategy`, `debug_dir`); at run time, the inputs as raw host pointers with dtypes and
-//! sizes (contiguous), and the outputs' pointers (memory the caller allocated through torch).
-//! **Gives**: `compile(text, device, options) -> Model`; `Model.output_specs()`,
-//! `Model.run(inputs, outputs)`, `Model.report()` (kernels, extern calls, host fallbacks,
-//! compile seconds).
+//! **Takes**: an ATen graph, described as plain Python data by `coil._fx` (converted by [`fx`]
+//! straight into a coil graph) or as readable-FX text (what `GraphModule.print_readable` prints
+//! and coil-graph parses; both give the same graph); the device to compile for (`cpu`, or
+//! `cuda` on a GPU); options (`strategy`, `debug_dir`); at run time, the inputs' and outputs'
+//! raw pointers (host or CUDA memory the caller allocated through torch, contiguous, of the
+//! model's specs) and torch's current stream.
+//! **Gives**: `compile(graph, device, options) -> Model`; `print_graph(graph)` (coil's readable
+//! text of either form); `Model.output_specs()`, `Model.run(inputs, outputs)` (host memory),
+//! `Model.run_device(inputs, outputs, stream)` (CUDA memory), `Model.report()` (kernels, extern
+//! calls, host fallbacks, compile seconds).
 //! **Must not know about**: torch (the Python side converts and allocates), Dynamo, autograd.
+
+mod fx;
 
 use std::sync::Arc;
 
 use coil::{CompiledModel, Options};
-use coil_graph::DType;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -22,23 +26,39 @@ use pyo3::types::PyDict;
 struct Model {
     inner: CompiledModel,
     device: String,
-}
-
-fn dtype(name: &str) -> PyResult<DType> {
-    DType::from_short_name(name)
-        .or_else(|| DType::from_torch_name(name))
-        .ok_or_else(|| PyValueError::new_err(format!("coil does not take dtype {name}")))
+    /// Each input's and output's bytes (contiguous), for the pointer-only calls.
+    input_bytes: Vec<usize>,
+    output_bytes: Vec<usize>,
 }
 
 fn err(e: impl std::fmt::Display) -> PyErr {
     PyRuntimeError::new_err(e.to_string())
 }
 
-/// Compiles `text` (readable-FX ATen) for `device` (`cpu` or `cuda`).
+/// The graph `source` gives: readable-FX text, or the description `coil._fx` builds.
+fn graph_of(source: &Bound<'_, PyAny>) -> PyResult<coil_graph::Graph> {
+    match source.extract::<String>() {
+        Ok(text) => coil_graph::parse(&text).map_err(|e| PyValueError::new_err(e.to_string())),
+        Err(_) => fx::build(source),
+    }
+}
+
+/// coil's readable text of the graph `source` gives (to compare the two ways in).
 #[pyfunction]
-#[pyo3(signature = (text, device, options=None))]
-fn compile(text: &str, device: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<Model> {
-    let graph = coil_graph::parse(text).map_err(|e| PyValueError::new_err(e.to_string()))?;
+fn print_graph(source: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(coil_graph::print_graph(&graph_of(source)?))
+}
+
+/// Compiles `source` (an ATen graph: `coil._fx`'s description, or readable-FX text) for
+/// `device` (`cpu` or `cuda`).
+#[pyfunction]
+#[pyo3(signature = (source, device, options=None))]
+fn compile(
+    source: &Bound<'_, PyAny>,
+    device: &str,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Model> {
+    let graph = graph_of(source)?;
     let mut opts = Options::default();
     if let Some(o) = options {
         if let Some(s) = o.get_item("strategy")? {
@@ -63,10 +83,32 @@ fn compile(text: &str, device: &str, options: Option<&Bound<'_, PyDict>>) -> PyR
         }
     };
     let inner = coil::compile(&graph, backend, &opts).map_err(err)?;
+    let input_bytes = inner.inputs().iter().map(|(_, m)| m.nbytes()).collect();
+    let output_bytes = inner
+        .outputs()
+        .iter()
+        .map(|(d, sizes)| sizes.iter().product::<usize>() * d.itemsize())
+        .collect();
     Ok(Model {
         inner,
         device: device.to_string(),
+        input_bytes,
+        output_bytes,
     })
+}
+
+impl Model {
+    fn check_counts(&self, inputs: usize, outputs: usize) -> PyResult<()> {
+        if inputs != self.input_bytes.len() || outputs != self.output_bytes.len() {
+            return Err(PyValueError::new_err(format!(
+                "the graph takes {} inputs and gives {} outputs; {inputs} and {outputs} \
+                 pointers given",
+                self.input_bytes.len(),
+                self.output_bytes.len(),
+            )));
+        }
+        Ok(())
+    }
 }
 
 #[pymethods]
@@ -80,50 +122,62 @@ impl Model {
             .collect()
     }
 
-    /// Runs on host memory: `inputs` as `(pointer, dtype, sizes)` of contiguous tensors,
-    /// `outputs` as pointers to contiguous memory of the output specs. The backend reads and
-    /// writes them in place where it can (coil-cpu: 64-byte aligned memory), else copies.
-    /// Returns how many inputs and outputs were used in place.
-    fn run(
-        &self,
-        inputs: Vec<(usize, String, Vec<usize>)>,
-        outputs: Vec<usize>,
-    ) -> PyResult<(usize, usize)> {
-        let mut slices: Vec<&[u8]> = Vec::with_capacity(inputs.len());
-        for (ptr, dt, sizes) in &inputs {
-            let bytes = sizes.iter().product::<usize>() * dtype(dt)?.itemsize();
-            // SAFETY: the caller passes the data pointer of a live contiguous tensor of these
-            // sizes and dtype (coil.backend does, from torch), alive for the call.
-            slices.push(unsafe { std::slice::from_raw_parts(*ptr as *const u8, bytes) });
-        }
-        let specs = self.inner.outputs();
-        if specs.len() != outputs.len() {
-            return Err(PyValueError::new_err(format!(
-                "the graph has {} outputs, {} pointers given",
-                specs.len(),
-                outputs.len()
-            )));
-        }
-        let mut outs: Vec<&mut [u8]> = Vec::with_capacity(outputs.len());
-        for ((d, sizes), ptr) in specs.iter().zip(outputs) {
-            let bytes = sizes.iter().product::<usize>() * d.itemsize();
+    /// Runs on host memory: `inputs` and `outputs` as pointers to contiguous memory of the
+    /// model's input and output specs, in order. The backend reads and writes them in place
+    /// where it can (coil-cpu: 64-byte aligned memory), else copies. Returns how many inputs
+    /// and outputs were used in place.
+    fn run(&self, inputs: Vec<usize>, outputs: Vec<usize>) -> PyResult<(usize, usize)> {
+        self.check_counts(inputs.len(), outputs.len())?;
+        let slices: Vec<&[u8]> = inputs
+            .iter()
+            .zip(&self.input_bytes)
+            // SAFETY: the caller passes the data pointer of a live contiguous tensor of each
+            // input's spec (coil.backend checks shapes and dtypes), alive for the call.
+            .map(|(&p, &n)| unsafe { std::slice::from_raw_parts(p as *const u8, n) })
+            .collect();
+        let mut outs: Vec<&mut [u8]> = outputs
+            .iter()
+            .zip(&self.output_bytes)
             // SAFETY: the caller allocated each output with its spec's sizes and dtype, alive
             // and not otherwise accessed for the call.
-            outs.push(unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, bytes) });
-        }
+            .map(|(&p, &n)| unsafe { std::slice::from_raw_parts_mut(p as *mut u8, n) })
+            .collect();
         self.inner.run_host(&slices, &mut outs).map_err(err)
     }
 
-    /// Runs on CUDA memory in place: `inputs` and `outputs` as `(device address, bytes)` of
-    /// contiguous tensors, ready on the device. `False` (nothing run) when the model cannot use
-    /// them in place (an output that is a view of another buffer): copy through `run` then.
-    fn run_device(&self, inputs: Vec<(u64, usize)>, outputs: Vec<(u64, usize)>) -> PyResult<bool> {
+    /// Runs on CUDA memory in place: `inputs` and `outputs` as device addresses of contiguous
+    /// tensors of the model's input and output specs, in order. With `stream` (torch's current
+    /// stream) the work is queued there, after torch's earlier work on it, and the call returns
+    /// without waiting (unless the model must read the device back); without it, the inputs
+    /// must be ready and the call waits. `False` (nothing run) when the model cannot use them
+    /// in place: copy through `run` then.
+    #[pyo3(signature = (inputs, outputs, stream=None))]
+    fn run_device(
+        &self,
+        inputs: Vec<u64>,
+        outputs: Vec<u64>,
+        stream: Option<u64>,
+    ) -> PyResult<bool> {
         if self.device != "cuda" {
             return Ok(false);
         }
-        // SAFETY: coil.backend passes the data pointers and sizes of live contiguous CUDA
-        // tensors, synchronized with the current stream, alive for the call.
-        unsafe { self.inner.run_device(&inputs, &outputs) }.map_err(err)
+        self.check_counts(inputs.len(), outputs.len())?;
+        let pair = |(p, b): (u64, &usize)| (p, *b);
+        let inputs: Vec<(u64, usize)> = inputs
+            .into_iter()
+            .zip(&self.input_bytes)
+            .map(pair)
+            .collect();
+        let outputs: Vec<(u64, usize)> = outputs
+            .into_iter()
+            .zip(&self.output_bytes)
+            .map(pair)
+            .collect();
+        // SAFETY: coil.backend passes the data pointers of live contiguous CUDA tensors of the
+        // model's specs (Dynamo's guards and the wrapper's checks hold the shapes), kept alive
+        // by torch's caching allocator until the stream's work is done, and torch's current
+        // stream.
+        unsafe { self.inner.run_device(&inputs, &outputs, stream) }.map_err(err)
     }
 
     /// What compiling did: `{"kernels", "extern_calls", "fallback_ops", "compile_s", "device"}`.
@@ -143,6 +197,7 @@ impl Model {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(print_graph, m)?)?;
     m.add_class::<Model>()?;
     Ok(())
 }

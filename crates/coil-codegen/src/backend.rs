@@ -185,6 +185,17 @@ pub trait Backend: Send + Sync {
         let _ = (ptr, bytes);
         None
     }
+    /// Sends later work (launches, library calls, copies) to the caller's stream `stream` (a
+    /// `CUstream` of the device's primary context, such as torch's current stream; 0 the
+    /// legacy default stream), once the work already queued has finished. `Ok(false)` when
+    /// the backend has no streams (host backends, the emulator). Default: `Ok(false)`.
+    ///
+    /// # Safety
+    /// The stream is live, of the backend's context, and outlives its use.
+    unsafe fn use_stream(&self, stream: u64) -> Result<bool, BackendError> {
+        let _ = stream;
+        Ok(false)
+    }
     /// Whether this backend runs extern calls of `kind` (the facade refuses a model needing
     /// one it does not, naming the kind). Default: every kind.
     fn supports_extern(&self, kind: &ExternKind) -> bool {

@@ -515,6 +515,11 @@ impl Backend for CudaBackend {
         unsafe { self.exec.borrow_device(ptr, bytes) }
     }
 
+    unsafe fn use_stream(&self, stream: u64) -> Result<bool, BackendError> {
+        // SAFETY: the caller's promise.
+        unsafe { self.exec.use_stream(stream) }
+    }
+
     fn supports_extern(&self, kind: &ExternKind) -> bool {
         match kind {
             ExternKind::Matmul(_) => true,

@@ -127,11 +127,10 @@ impl GpuDevice {
             if !cublas_present() {
                 return Err(CudaError::NoCublas);
             }
-            let handle =
-                CudaBlas::new(self.stream().clone()).map_err(|source| CudaError::Cublas {
-                    call: "cublasCreate_v2",
-                    source,
-                })?;
+            let handle = CudaBlas::new(self.stream()).map_err(|source| CudaError::Cublas {
+                call: "cublasCreate_v2",
+                source,
+            })?;
             *guard = Some(handle);
         }
         match guard.as_ref() {
@@ -182,7 +181,7 @@ impl GpuDevice {
         let (ldc, _) = check_operand("C", c.0, &c.1, m, n, batch)?;
         let (mi, ni, ki) = (to_int(m, "m")?, to_int(n, "n")?, to_int(k, "k")?);
         let bi = to_int(batch, "batch")?;
-        let stream = self.stream().clone();
+        let stream = self.stream();
         self.with_blas(|blas| {
             let (pa, _ra) = a.0.slice_ref().device_ptr(&stream);
             let (pb, _rb) = b.0.slice_ref().device_ptr(&stream);

@@ -51,6 +51,14 @@ pub(crate) struct Dnn {
 // SAFETY: the handle and descriptors are only used under the device's mutex around `Dnn`.
 unsafe impl Send for Dnn {}
 
+impl Dnn {
+    /// Sends the handle's work to stream `raw` (see `GpuDevice::use_stream`).
+    pub(crate) fn set_stream(&self, raw: u64) -> Result<(), CudaError> {
+        // SAFETY: a live handle; the caller of use_stream promises a live stream.
+        unsafe { dnn::set_stream(self.handle, raw as _) }.map_err(failed("cudnnSetStream"))
+    }
+}
+
 struct Prepared {
     x: sys::cudnnTensorDescriptor_t,
     w: sys::cudnnFilterDescriptor_t,
@@ -150,7 +158,7 @@ impl GpuDevice {
             d.convs.insert(key.clone(), p);
         }
         let p = &d.convs[&key];
-        let stream = self.stream().clone();
+        let stream = self.stream();
         let (px, _rx) = x.buffer.slice_ref().device_ptr(&stream);
         let (pw, _rw) = w.buffer.slice_ref().device_ptr(&stream);
         let (py, _ry) = out.0.slice_mut_ref().device_ptr_mut(&stream);

@@ -311,11 +311,12 @@ impl Event {
     }
 }
 
-/// An open GPU: one context, one stream (the context's default stream, so every operation is
+/// An open GPU: one context, one stream at a time (the context's default stream until a caller
+/// hands over its own with [`GpuDevice::use_stream`]; every operation goes to it, so all are
 /// ordered), a PTX module cache and, on first use, a cuBLAS handle.
 pub struct GpuDevice {
     ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
+    stream: Mutex<Arc<CudaStream>>,
     info: DeviceInfo,
     modules: Mutex<HashMap<u64, Vec<Arc<Module>>>>,
     pub(crate) blas: Mutex<Option<CudaBlas>>,
@@ -410,7 +411,7 @@ impl GpuDevice {
         tracing::debug!(target: "cuda", ?info, "opened CUDA device");
         Ok(GpuDevice {
             ctx,
-            stream,
+            stream: Mutex::new(stream),
             info,
             modules: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
@@ -428,8 +429,48 @@ impl GpuDevice {
         &self.info.caps
     }
 
-    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
-        &self.stream
+    pub(crate) fn stream(&self) -> Arc<CudaStream> {
+        self.stream
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Sends all later work to the caller's stream `raw` (a `CUstream` of this device's primary
+    /// context, such as torch's current stream; 0 is the legacy default stream), after the
+    /// work already sent to the current one has finished (so buffers it used are free).
+    /// cuBLAS and cuDNN follow. A no-op when `raw` is the current stream.
+    ///
+    /// # Safety
+    /// `raw` is a live stream of this device's primary context and stays alive while it is
+    /// in use (until the next `use_stream` with another stream).
+    pub unsafe fn use_stream(&self, raw: u64) -> Result<(), CudaError> {
+        let mut current = self.stream.lock().unwrap_or_else(|p| p.into_inner());
+        if current.cu_stream() as u64 == raw {
+            return Ok(());
+        }
+        current
+            .synchronize()
+            .map_err(|e| CudaError::driver("cuStreamSynchronize", e))?;
+        let next = if raw == 0 {
+            self.ctx.default_stream()
+        } else {
+            // SAFETY: the caller's promise.
+            unsafe { self.ctx.wrap_borrowed_stream(raw as sys::CUstream) }
+        };
+        if let Some(blas) = self.blas.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+            // SAFETY: the stream belongs to the handle's context.
+            unsafe { blas.set_stream(next.clone()) }.map_err(|source| CudaError::Cublas {
+                call: "cublasSetStream_v2",
+                source,
+            })?;
+        }
+        if let Some(d) = self.dnn.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            d.set_stream(raw)?;
+        }
+        tracing::debug!(target: "cuda", stream = raw, "work goes to the caller's stream");
+        *current = next;
+        Ok(())
     }
 
     fn bind(&self) -> Result<(), CudaError> {
@@ -445,7 +486,7 @@ impl GpuDevice {
         self.bind()?;
         // SAFETY: the bytes are uninitialised; every byte pattern is a valid u8, and the
         // buffer's users write before they read.
-        let slice = unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
+        let slice = unsafe { self.stream().alloc::<u8>(bytes.max(1)) }
             .map_err(|e| CudaError::driver(format!("cuMemAlloc of {bytes} bytes"), e))?;
         Ok(DeviceBuffer {
             slice: std::mem::ManuallyDrop::new(slice),
@@ -462,7 +503,7 @@ impl GpuDevice {
     /// buffer is dropped.
     pub unsafe fn borrow(&self, ptr: u64, bytes: usize) -> DeviceBuffer {
         // SAFETY: the caller's promise.
-        let slice = unsafe { self.stream.upgrade_device_ptr::<u8>(ptr, bytes) };
+        let slice = unsafe { self.stream().upgrade_device_ptr::<u8>(ptr, bytes) };
         DeviceBuffer {
             slice: std::mem::ManuallyDrop::new(slice),
             len: bytes,
@@ -474,7 +515,7 @@ impl GpuDevice {
     pub fn alloc_zeroed(&self, bytes: usize) -> Result<DeviceBuffer, CudaError> {
         self.bind()?;
         let slice = self
-            .stream
+            .stream()
             .alloc_zeros::<u8>(bytes.max(1))
             .map_err(|e| CudaError::driver(format!("cuMemAlloc of {bytes} bytes"), e))?;
         Ok(DeviceBuffer {
@@ -505,7 +546,7 @@ impl GpuDevice {
         }
         self.bind()?;
         let mut view = dst.slice.slice_mut(offset..offset + bytes.len());
-        self.stream
+        self.stream()
             .memcpy_htod(bytes, &mut view)
             .map_err(|e| CudaError::driver("cuMemcpyHtoD", e))
     }
@@ -525,7 +566,7 @@ impl GpuDevice {
         }
         self.bind()?;
         let view = src.slice.slice(offset..offset + bytes.len());
-        self.stream
+        self.stream()
             .memcpy_dtoh(&view, bytes)
             .map_err(|e| CudaError::driver("cuMemcpyDtoH", e))?;
         self.synchronize()
@@ -566,14 +607,14 @@ impl GpuDevice {
         self.bind()?;
         let from = src.slice.slice(src_offset..src_offset + bytes);
         let mut to = dst.slice.slice_mut(dst_offset..dst_offset + bytes);
-        self.stream
+        self.stream()
             .memcpy_dtod(&from, &mut to)
             .map_err(|e| CudaError::driver("cuMemcpyDtoD", e))
     }
 
     /// Waits for all work submitted so far.
     pub fn synchronize(&self) -> Result<(), CudaError> {
-        self.stream
+        self.stream()
             .synchronize()
             .map_err(|e| CudaError::driver("cuStreamSynchronize", e))
     }
@@ -585,7 +626,7 @@ impl GpuDevice {
             .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
             .map_err(|e| CudaError::driver("cuEventCreate", e))?;
         event
-            .record(&self.stream)
+            .record(&self.stream())
             .map_err(|e| CudaError::driver("cuEventRecord", e))?;
         Ok(Event { event })
     }
@@ -740,6 +781,7 @@ impl GpuDevice {
         if config.grid.0 == 0 || config.grid.1 == 0 || config.grid.2 == 0 {
             return Err(fail(format!("empty grid {:?}", config.grid)));
         }
+        let stream = self.stream();
         let mut values: Vec<u64> = Vec::with_capacity(args.len());
         for (i, (arg, param)) in args.iter().zip(&kernel.params).enumerate() {
             let v = match (arg, param.ty) {
@@ -757,7 +799,7 @@ impl GpuDevice {
                             buffer.len()
                         )));
                     }
-                    let (ptr, _sync) = buffer.slice.device_ptr(&self.stream);
+                    let (ptr, _sync) = buffer.slice.device_ptr(&stream);
                     let address = ptr + *offset as u64;
                     if !address.is_multiple_of(u64::from(align.max(1))) {
                         return Err(fail(format!(
@@ -797,7 +839,7 @@ impl GpuDevice {
                 config.grid,
                 config.block,
                 config.shared_mem_bytes,
-                self.stream.cu_stream(),
+                stream.cu_stream(),
                 &mut pointers,
             )
         }

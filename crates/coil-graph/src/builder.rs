@@ -112,8 +112,53 @@ impl GraphBuilder {
 
     /// Adds `source[index]`.
     pub fn getitem(&mut self, source: NodeId, index: usize) -> Result<NodeId, GraphError> {
-        let name = self.fresh_name("getitem");
-        push_getitem(&mut self.graph, name, source, index)
+        self.getitem_named("getitem", source, index)
+    }
+
+    /// Adds `source[index]` named `name` (suffixed when taken).
+    pub fn getitem_named(
+        &mut self,
+        name: &str,
+        source: NodeId,
+        index: usize,
+    ) -> Result<NodeId, GraphError> {
+        let name = self.fresh_name(name);
+        push_getitem(&mut self.graph, name.clone(), source, index)
+            .map_err(|e| e.at_node(&name, None))
+    }
+
+    /// Adds a call of `op` (`aten.add.Tensor`) named `name` (another front end's node name,
+    /// such as FX's; suffixed when taken), as the text parser does: `None` for an op that
+    /// returns nothing (`_assert_tensor_metadata`: the call is checked and keeps no node).
+    /// An op outside the registry, or outside the `aten` namespace, is
+    /// [`GraphError::UnsupportedOp`]; a call the op rejects is an error naming the node.
+    pub fn call_named(
+        &mut self,
+        name: &str,
+        op: &str,
+        args: Vec<Arg>,
+        kwargs: Vec<(String, Arg)>,
+    ) -> Result<Option<NodeId>, GraphError> {
+        let unsupported = || GraphError::UnsupportedOp {
+            op: op.to_string(),
+            line: None,
+        };
+        let bare = op.strip_prefix("torch.ops.").unwrap_or(op);
+        if bare.split('.').count() != 3 || !bare.starts_with("aten.") {
+            return Err(unsupported());
+        }
+        let op_ref = OpRef::lookup(bare).ok_or_else(unsupported)?;
+        let call = Call {
+            op: op_ref,
+            args,
+            kwargs,
+        };
+        if op_ref.schema().returns == Returns::Nothing {
+            infer_call(&self.graph, &call).map_err(|e| e.at_node(name, None))?;
+            return Ok(None);
+        }
+        let name = self.fresh_name(name);
+        push_call_named(&mut self.graph, name, call, None).map(Some)
     }
 
     /// The graph so far (for inspecting metas while building).

@@ -347,18 +347,31 @@ impl CompiledModel {
     /// ([`Backend::borrow_device`]): outputs that are whole buffers of their own slot are
     /// written in place, others (views of another buffer) gathered through the host after the
     /// run. `Ok(false)` (nothing run) when the backend cannot borrow device memory: then copy
-    /// instead. Waits for the run to finish.
+    /// instead.
+    ///
+    /// Without `stream` the call waits for the run to finish. With `stream` (the caller's
+    /// `CUstream`, torch's current stream) the work goes to that stream
+    /// ([`Backend::use_stream`]), ordered after the caller's earlier work and before its later
+    /// work, and the call returns once it is queued: it waits only where the model must read
+    /// the device (index checks, outputs gathered through the host, host fallbacks).
     ///
     /// # Safety
     /// Each address is a live device allocation of the backend's context holding its bytes,
-    /// not used by anyone else during the call.
+    /// not used by anyone else until the run has finished; `stream` is a live stream of that
+    /// context.
     pub unsafe fn run_device(
         &self,
         inputs: &[(u64, usize)],
         outputs: &[(u64, usize)],
+        stream: Option<u64>,
     ) -> Result<bool, CoilError> {
         self.check_call_bytes(inputs.iter().map(|i| i.1), outputs.iter().map(|o| o.1))?;
         let plan = self.plan();
+        let on_callers_stream = match stream {
+            // SAFETY: the caller's promise.
+            Some(s) => unsafe { self.backend.use_stream(s) }?,
+            None => false,
+        };
         self.with_lent(|memory, lent| {
             let borrow = |(ptr, bytes): (u64, usize), lent: &mut Vec<BufferHandle>| {
                 // SAFETY: the caller's promise.
@@ -398,6 +411,10 @@ impl CompiledModel {
                 }
             }
             self.enqueue_on(memory)?;
+            let must_read = !gather.is_empty() || self.checks_slot(memory)?.is_some();
+            if on_callers_stream && !must_read {
+                return Ok(true);
+            }
             self.backend.synchronize()?;
             self.check_indices(memory)?;
             if !gather.is_empty() {

@@ -369,6 +369,12 @@ impl Executor for Gpu {
         Some(self.insert(b))
     }
 
+    unsafe fn use_stream(&self, stream: u64) -> Result<bool, BackendError> {
+        // SAFETY: the caller's promise (Backend::use_stream).
+        unsafe { self.0.dev.use_stream(stream) }.map_err(err)?;
+        Ok(true)
+    }
+
     fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError> {
         let mut mem = lock(&self.0.memory);
         let b = mem.1.get_mut(&buffer.0).ok_or_else(|| dead(buffer))?;

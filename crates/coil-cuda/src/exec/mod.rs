@@ -67,6 +67,15 @@ pub(crate) trait Executor: Send + Sync {
         let _ = (ptr, bytes);
         None
     }
+    /// Sends later work to the caller's stream (see `Backend::use_stream`); `false` where
+    /// there is no device.
+    ///
+    /// # Safety
+    /// As `Backend::use_stream`.
+    unsafe fn use_stream(&self, stream: u64) -> Result<bool, BackendError> {
+        let _ = stream;
+        Ok(false)
+    }
     /// Whether [`Executor::convolution`] runs convolutions through a library (cuDNN).
     fn has_convolution(&self) -> bool {
         false

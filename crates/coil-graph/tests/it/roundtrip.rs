@@ -339,3 +339,52 @@ fn replacing_f32_by_f64_retypes_values_and_dtype_arguments_only() {
         print_graph(&promoted.with_dtype_replaced(DType::F64, DType::F32))
     );
 }
+
+/// What another front end (coil's torch.compile backend) builds through `call_named` is the
+/// graph the parser reads from the same statements: names kept, `_assert_tensor_metadata`
+/// checked and dropped, ops outside `aten` refused.
+#[test]
+fn named_calls_build_what_the_parser_reads() {
+    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[4, 8]\"):\n        \
+                relu: \"f32[4, 8]\" = torch.ops.aten.relu.default(x)\n        \
+                sum_1: \"f32[4]\" = torch.ops.aten.sum.dim_IntList(relu, [1])\n        \
+                return (sum_1,)\n";
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", DType::F32, &[4, 8]);
+    let relu = b
+        .call_named("relu", "aten.relu.default", vec![Arg::Node(x)], vec![])
+        .unwrap()
+        .unwrap();
+    let checked = b.call_named(
+        "_assert_tensor_metadata_default",
+        "aten._assert_tensor_metadata.default",
+        vec![Arg::Node(relu)],
+        vec![("dtype".into(), Arg::DType(DType::F32))],
+    );
+    assert_eq!(checked.unwrap(), None);
+    let s = b
+        .call_named(
+            "sum_1",
+            "aten.sum.dim_IntList",
+            vec![Arg::Node(relu), Arg::List(vec![Arg::Int(1)])],
+            vec![],
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(b.graph().node(s).name, "sum_1");
+    let built = b.finish(&[s]).unwrap();
+    assert_eq!(built, parse(text).unwrap());
+
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", DType::F32, &[4]);
+    for op in ["prims.add.default", "aten.relu", "aten.no_such_op.default"] {
+        let e = b
+            .call_named("y", op, vec![Arg::Node(x)], vec![])
+            .unwrap_err();
+        assert!(e.to_string().contains(op), "{op}: {e}");
+    }
+    let e = b
+        .call_named("y", "aten.relu.default", vec![Arg::Int(1)], vec![])
+        .unwrap_err();
+    assert!(e.to_string().starts_with("y: "), "{e}");
+}
