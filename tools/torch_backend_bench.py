@@ -1,11 +1,13 @@
-"""Per-call time of a module through torch.compile(backend="coil"), backend="inductor" and eager
-(issue 18: one call's overhead from Python). Prints one JSON line per (model, backend).
+"""One call's overhead from Python through torch.compile (issue 18, item 3): the zoo's
+seed_model on [rows, cols] through backend="coil", backend="inductor" and eager, beside two
+floors that compile nothing: `dynamo` (Dynamo's guards and frame, the graph run as FX
+code) and `aot_eager` (Dynamo and AOTAutograd's runtime wrappers). One JSON line per backend:
 
-    python tools/torch_backend_bench.py --device cuda --rows 1024 --cols 1024 --calls 200
+    python tools/torch_backend_bench.py --device cuda --rows 1024 --cols 1024 --calls 1000
 
-The model is the zoo's seed_model (pointwise ops, a row mean, an affine tail) on [rows, cols].
-Each call is timed from Python to the result being ready (torch.cuda.synchronize on a GPU):
-what a user's loop sees, host overhead included. Median of --calls after --warmup calls.
+`call_us` times each call to its result being ready; `queued_us` issues the calls back to back
+and synchronizes once (the overhead a loop sees when the device keeps up). See
+torch_backend_models.py.
 """
 
 import argparse
@@ -16,7 +18,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from torch_backend_models import call_us, tb  # noqa: E402  (also puts python/tests on the path)
+from torch_backend_models import call_us, zoo_modules  # noqa: E402
 
 
 def main():
@@ -24,22 +26,30 @@ def main():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--rows", type=int, default=1024)
     p.add_argument("--cols", type=int, default=1024)
-    p.add_argument("--calls", type=int, default=200)
-    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--calls", type=int, default=1000)
+    p.add_argument("--warmup", type=int, default=50)
     a = p.parse_args()
     dev = a.device
     sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
-    m = tb.SeedModel(a.cols).to(dev).eval()
+    m = zoo_modules.SeedModel(a.cols).to(dev).eval()
     x = torch.randn(a.rows, a.cols, device=dev)
+    backends = {
+        "coil": "coil",
+        "inductor": "inductor",
+        "eager": None,
+        "dynamo": lambda gm, example_inputs: gm.forward,
+        "aot_eager": "aot_eager",
+    }
     with torch.no_grad():
         want = m(x)
-        for backend in ("coil", "inductor", "eager"):
-            f = m if backend == "eager" else torch.compile(m, backend=backend, dynamic=False)
+        for name, backend in backends.items():
+            torch._dynamo.reset()
+            f = m if backend is None else torch.compile(m, backend=backend, dynamic=False)
             err = (f(x) - want).abs().max().item()
+            us, queued = call_us(f, [x], sync, a.warmup, a.calls)
             print(json.dumps({"model": "seed_model", "shape": [a.rows, a.cols], "device": dev,
-                              "backend": backend,
-                              "call_us": call_us(f, x, sync, a.warmup, a.calls),
-                              "max_abs_err": err}), flush=True)
+                              "backend": name, "call_us": round(us, 1),
+                              "queued_us": round(queued, 1), "max_abs_err": err}), flush=True)
 
 
 if __name__ == "__main__":

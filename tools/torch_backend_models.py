@@ -1,12 +1,16 @@
-"""Per-call time of the zoo's functions and real architectures through torch.compile with
-backend="coil", backend="inductor" and eager (issue 18, item 6). One JSON line per (model,
-backend), printed as it is measured:
+"""Per-call time of the zoo and real architectures through torch.compile with backend="coil",
+backend="inductor" and eager (issue 18, item 6). One JSON line per (model, backend), printed as
+it is measured:
 
-    python tools/torch_backend_models.py --device cuda --calls 50
+    python tools/torch_backend_models.py --device cuda --calls 50 [--sets article,large,real]
 
-The models are python/tests/test_backend.py's (imported from there): the same modules the tests
-check. Each call is timed from Python to the result being ready (torch.cuda.synchronize), median
-of --calls after --warmup calls, no_grad, static shapes.
+The models are python/tests' (`zoo_modules.zoo` at the articles' sizes and the memory-bound ones
+at [8192, 8192]; the six real architectures of test_backend.py): the modules the tests check.
+Two figures per call, median of --calls after --warmup calls, no_grad, static shapes:
+`call_us`, each call timed from Python to its result being ready (torch.cuda.synchronize after
+each: what a loop that looks at every result sees), and `queued_us`, --calls calls issued back to
+back then one synchronize, divided by --calls (what a loop that does not wait sees: host
+overhead, or the device time when that is longer).
 """
 
 import argparse
@@ -22,30 +26,40 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python", "tests"))
 sys.path.insert(0, os.path.dirname(__file__))
 import test_backend as tb  # noqa: E402
+import zoo_modules  # noqa: E402
 
 
-def call_us(f, x, sync, warmup, calls):
-    """Median microseconds of `calls` calls `f(x)`, each timed from Python to the result being
-    ready (`sync`), after `warmup` calls."""
+def call_us(f, args, sync, warmup, calls):
+    """`(call_us, queued_us)` of `f(*args)`: the median of `calls` calls each timed to its result
+    being ready (`sync`), and the mean of `calls` calls issued back to back before one `sync`."""
     for _ in range(warmup):
-        f(x)
+        f(*args)
     sync()
     times = []
     for _ in range(calls):
         t = time.perf_counter()
-        f(x)
+        f(*args)
         sync()
         times.append((time.perf_counter() - t) * 1e6)
-    return statistics.median(times)
+    t = time.perf_counter()
+    for _ in range(calls):
+        f(*args)
+    sync()
+    queued = (time.perf_counter() - t) * 1e6 / calls
+    return statistics.median(times), queued
 
 
-def models():
-    yield "seed_model", lambda: tb.SeedModel(1024), ("f", (1024, 1024))
-    yield "softmax", tb.Softmax, ("f", (1024, 1024))
-    yield "layernorm", lambda: torch.nn.LayerNorm(1024), ("f", (1024, 1024))
-    yield "attention", lambda: tb.Attention(64), ("f", (4, 128, 64))
-    for name, make, kind, shape in tb.real_models():
-        yield name, make, ("f" if kind == "image" else "i", shape)
+def models(sets):
+    for size in ("article", "large"):
+        if size in sets:
+            for name, make, inputs in zoo_modules.zoo(size):
+                yield f"{name}@{size}", make, inputs
+    if "real" in sets:
+        for name, make, kind, shape in tb.real_models():
+            if kind == "image":
+                yield name, make, lambda shape=shape: [torch.randn(*shape)]
+            else:
+                yield name, make, lambda shape=shape: [torch.randint(0, 1000, shape)]
 
 
 def main():
@@ -54,27 +68,32 @@ def main():
     p.add_argument("--calls", type=int, default=50)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--backends", default="coil,inductor,eager")
+    p.add_argument("--sets", default="article,large,real")
+    p.add_argument("--only", default="", help="comma-separated model names")
     a = p.parse_args()
     dev = a.device
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
     sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
     warnings.simplefilter("ignore")
-    for name, make, (kind, shape) in models():
+    only = set(filter(None, a.only.split(",")))
+    for name, make, inputs in models(a.sets.split(",")):
+        if only and name.split("@")[0] not in only:
+            continue
         torch.manual_seed(0)
         m = make().to(dev).eval()
-        x = torch.randn(*shape, device=dev) if kind == "f" else torch.randint(0, 1000, shape, device=dev)
+        args = [t.to(dev) for t in inputs()]
         with torch.no_grad():
-            want = tb.first_tensor(m(x))
+            want = tb.first_tensor(m(*args))
             for backend in a.backends.split(","):
                 torch._dynamo.reset()
                 f = m if backend == "eager" else torch.compile(m, backend=backend, dynamic=False)
                 t0 = time.perf_counter()
-                got = tb.first_tensor(f(x))
+                got = tb.first_tensor(f(*args))
                 first_s = time.perf_counter() - t0
-                us = call_us(f, x, sync, a.warmup, a.calls)
+                us, queued = call_us(f, args, sync, a.warmup, a.calls)
                 print(json.dumps({"model": name, "device": dev, "backend": backend,
-                                  "call_us": round(us, 1),
+                                  "call_us": round(us, 1), "queued_us": round(queued, 1),
                                   "first_call_s": round(first_s, 2),
                                   "max_abs_err": (got - want).abs().max().item()}), flush=True)
 

@@ -47,31 +47,80 @@ def backend(gm, example_inputs, options=None, **kwargs):
     strategy: inductor, inductor-regpressure, tvm, none), `debug_dir` (coil's stage dumps, and
     the graph's readable text as `graph.py`), `strict` (raise instead of running a graph
     eagerly), `frontend` (`fx`, the default: the FX graph converted directly; `text`: through
-    its readable text, as a graph file would be read)."""
+    its readable text, as a graph file would be read).
+
+    An inference graph (grad disabled, or no input requiring it) is traced to core ATen here,
+    once, and its compiled callable is what Dynamo calls: no AOTAutograd wrapper runs per call.
+    Anything else (training, a graph that mutates or returns its inputs) goes through
+    AOTAutograd, whose forward coil compiles (backward graphs run eagerly)."""
     options = dict(options or {})
     options.update(kwargs)
     _check_options(options)
     from torch._decomp import core_aten_decompositions
     from torch._dynamo.backends.common import aot_autograd
 
-    def forward(aten_gm, aten_inputs):
-        return compile_fx(aten_gm, aten_inputs, **options)
-
-    def backward(aten_gm, aten_inputs):
-        # coil compiles inference graphs; a backward runs as PyTorch runs it.
-        return aten_gm.forward
-
-    compiler = aot_autograd(
-        fw_compiler=forward,
-        bw_compiler=backward,
-        decompositions=core_aten_decompositions(),
-    )
     # Attention traced as its math (matmuls and a softmax, which coil fuses), not as one of
     # the fused CUDA kernels SDPA would pick on a GPU.
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     with sdpa_kernel([SDPBackend.MATH]):
+        traced = _inference_graph(gm, example_inputs, core_aten_decompositions())
+        if traced is not None:
+            return _compile(traced, list(example_inputs), options, trusted=True)
+
+        def forward(aten_gm, aten_inputs):
+            return compile_fx(aten_gm, aten_inputs, **options)
+
+        def backward(aten_gm, aten_inputs):
+            # coil compiles inference graphs; a backward runs as PyTorch runs it.
+            return aten_gm.forward
+
+        compiler = aot_autograd(
+            fw_compiler=forward,
+            bw_compiler=backward,
+            decompositions=core_aten_decompositions(),
+        )
         return compiler(gm, example_inputs)
+
+
+def _inference_graph(gm, example_inputs, decompositions):
+    """Dynamo's graph functionalized and decomposed to core ATen (as AOTAutograd would trace
+    it), when it is an inference graph that neither mutates nor returns an input; else `None`
+    (AOTAutograd's wrappers then handle what the graph does)."""
+    tensors = [t for t in example_inputs if isinstance(t, torch.Tensor)]
+    if len(tensors) != len(example_inputs):
+        return None  # symbolic sizes: AOTAutograd says why it cannot go on
+    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        return None
+    from torch._guards import detect_fake_mode
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    fake_mode = detect_fake_mode(example_inputs)
+    try:
+        fn = torch.func.functionalize(gm, remove="mutations")
+        if fake_mode is not None:
+            fakes = [fake_mode.from_tensor(t) for t in example_inputs]
+            with fake_mode:
+                traced = make_fx(fn, decomposition_table=decompositions)(*fakes)
+        else:
+            traced = make_fx(fn, decomposition_table=decompositions, tracing_mode="fake")(
+                *example_inputs
+            )
+    except Exception as e:  # AOTAutograd traces it, or says why it cannot
+        log.debug("coil: tracing for inference failed (%s); using AOTAutograd", e)
+        return None
+    traced.graph.eliminate_dead_code()
+    traced.recompile()
+    placeholders = {n for n in traced.graph.nodes if n.op == "placeholder"}
+    for node in traced.graph.nodes:
+        target = node.target
+        if isinstance(target, torch._ops.OpOverload) and target._schema.is_mutable:
+            return None  # an input written back (copy_): AOTAutograd's epilogue does it
+        if node.op == "output":
+            results = node.args[0] if isinstance(node.args[0], (list, tuple)) else [node.args[0]]
+            if any(r in placeholders for r in results):
+                return None
+    return traced
 
 
 def _device_of(example_inputs):
@@ -138,9 +187,16 @@ def _source(gm, inputs, options):
 
 def compile_fx(gm, example_inputs, **options):
     """Compiles an ATen `GraphModule` (what AOTAutograd gives a backend) for the device of its
-    example inputs; returns a callable taking and returning what `gm.forward` does. A graph coil
-    cannot compile (an op it lacks, symbolic shapes) runs eagerly with one warning, or raises
-    with `strict=True`."""
+    example inputs; returns a callable taking and returning what `gm.forward` does (each call's
+    inputs checked against the example inputs' shapes and dtypes). A graph coil cannot compile
+    (an op it lacks, symbolic shapes) runs eagerly with one warning, or raises with
+    `strict=True`."""
+    return _compile(gm, example_inputs, options, trusted=False)
+
+
+def _compile(gm, example_inputs, options, trusted):
+    """`compile_fx`; `trusted` when Dynamo's guards already hold each input's shape, dtype,
+    strides and device to the example inputs' (the call then checks nothing itself)."""
     _check_options(options)
     strict = bool(options.get("strict", False))
     start = time.perf_counter()
@@ -169,7 +225,7 @@ def compile_fx(gm, example_inputs, **options):
         report["extern_calls"],
         report["compile_s"],
     )
-    return _Runner(model, device, inputs, consts, layouts)
+    return _Runner(model, device, inputs, consts, layouts, trusted)
 
 
 class _Runner:
@@ -177,7 +233,7 @@ class _Runner:
     copied once per call, said in the log), outputs allocated through torch with eager's
     strides and written in place, CUDA work queued on torch's current stream."""
 
-    def __init__(self, model, device, example_inputs, consts, layouts):
+    def __init__(self, model, device, example_inputs, consts, layouts, trusted):
         self.model = model
         self.device = device
         self.cuda = device.type == "cuda"
@@ -189,14 +245,18 @@ class _Runner:
             self.consts = [c.detach().to(device).contiguous() for c in consts]
         self.const_ptrs = [c.data_ptr() for c in self.consts]
         n_args = len(example_inputs) - len(consts)
-        self.in_specs = [(tuple(t.shape), t.dtype) for t in example_inputs[:n_args]]
-        for i, t in enumerate(example_inputs[:n_args]):
-            if not t.is_contiguous():
-                log.info(
-                    "coil: input %d has strides %s: copied to a contiguous tensor each call",
-                    i,
-                    tuple(t.stride()),
-                )
+        self.shapes = [torch.Size(t.shape) for t in example_inputs[:n_args]]
+        self.dtypes = [t.dtype for t in example_inputs[:n_args]]
+        strided = [i for i, t in enumerate(example_inputs[:n_args]) if not t.is_contiguous()]
+        # Dynamo's guards hold every input to its example's layout: the pointers are all a
+        # call needs.
+        self.trusted = trusted and not strided
+        for i in strided:
+            log.info(
+                "coil: input %d has strides %s: copied to a contiguous tensor each call",
+                i,
+                tuple(example_inputs[i].stride()),
+            )
         self.outs = []
         for i, ((dt, sizes), layout) in enumerate(zip(model.output_specs(), layouts)):
             view = None
@@ -212,6 +272,7 @@ class _Runner:
                     layout.strides,
                 )
             self.outs.append((tuple(sizes), TORCH_DTYPES[dt], view))
+        self.any_view = any(view is not None for _, _, view in self.outs)
         self.get_stream = None
         if self.cuda:
             raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -222,24 +283,25 @@ class _Runner:
                 else (lambda: torch.cuda.current_stream(index).cuda_stream)
             )
 
-    def _inputs(self, args):
-        ptrs = []
-        for i, (a, (shape, dtype)) in enumerate(zip(args, self.in_specs)):
+    def _pointers(self, args, on_cuda):
+        """The inputs' data pointers (constants last), the copies that made non-contiguous
+        inputs contiguous (kept alive for the call), and whether every input is where
+        `on_cuda` says."""
+        if len(args) != len(self.shapes):
+            raise ValueError(f"coil: {len(args)} inputs given, the graph takes {len(self.shapes)}")
+        ptrs, copies, placed = [], [], True
+        for a, shape, dtype in zip(args, self.shapes, self.dtypes):
             if a.shape != shape or a.dtype != dtype:
                 raise ValueError(
-                    f"coil: input {i} is {a.dtype}{list(a.shape)}, the graph was compiled for "
-                    f"{dtype}{list(shape)}"
+                    f"coil: input {len(ptrs)} is {a.dtype}{list(a.shape)}, the graph was "
+                    f"compiled for {dtype}{list(shape)}"
                 )
             if not a.is_contiguous():
                 a = a.contiguous()
-            ptrs.append(a)
-        if len(ptrs) != len(self.in_specs):
-            raise ValueError(f"coil: {len(args)} inputs given, the graph takes {len(self.in_specs)}")
-        return ptrs
-
-    def _allocate(self):
-        bufs = [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
-        return bufs
+                copies.append(a)
+            placed = placed and a.is_cuda == on_cuda
+            ptrs.append(a.data_ptr())
+        return ptrs + self.const_ptrs, copies, placed
 
     def _views(self, bufs):
         return [
@@ -247,19 +309,34 @@ class _Runner:
         ]
 
     def __call__(self, *args):
-        inputs = self._inputs(args)
-        if self.cuda and all(t.is_cuda for t in inputs):
-            bufs = self._allocate()
-            done = self.model.run_device(
-                [t.data_ptr() for t in inputs] + self.const_ptrs,
-                [b.data_ptr() for b in bufs],
-                self.get_stream(),
-            )
-            if done:
-                return self._views(bufs)
-        return self._through_host(inputs)
+        if self.trusted:
+            ptrs = [a.data_ptr() for a in args]
+            ptrs += self.const_ptrs
+            if self.cuda:
+                bufs = [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
+                if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
+                    return self._views(bufs) if self.any_view else bufs
+                return self._through_host(list(args))
+            bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
+            self.model.run(ptrs, [b.data_ptr() for b in bufs])
+            return self._views(bufs) if self.any_view else bufs
+        if self.cuda:
+            ptrs, copies, placed = self._pointers(args, True)
+            if placed:
+                bufs = [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
+                if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
+                    return self._views(bufs) if self.any_view else bufs
+            return self._through_host(list(args))
+        ptrs, copies, placed = self._pointers(args, False)
+        if not placed:
+            return self._through_host(list(args))
+        bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
+        self.model.run(ptrs, [b.data_ptr() for b in bufs])
+        return self._views(bufs) if self.any_view else bufs
 
     def _through_host(self, inputs):
+        """A call through host memory (inputs on another device than compiled for, or a CUDA
+        model that cannot use the tensors in place)."""
         host = [t.detach().cpu().contiguous() for t in inputs + self.consts]
         bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
         in_place = self.model.run([t.data_ptr() for t in host], [b.data_ptr() for b in bufs])

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import coil
+from zoo_modules import SeedModel, zoo
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
@@ -52,21 +53,6 @@ def assert_all_compiled():
     assert stats["graphs_to_eager"] == [], stats
 
 
-class SeedModel(torch.nn.Module):
-    """The zoo's seed_model: `(relu(1.1 x + bias)^2 + 0.1 relu(...)) - mean, * gamma + beta`."""
-
-    def __init__(self, n):
-        super().__init__()
-        self.bias = torch.nn.Parameter(torch.randn(n))
-        self.gamma = torch.nn.Parameter(torch.randn(n))
-        self.beta = torch.nn.Parameter(torch.randn(n))
-
-    def forward(self, x):
-        r = torch.relu(x * 1.1 + self.bias)
-        y = r * r + r * 0.1
-        return (y - y.mean(1, keepdim=True)) * self.gamma + self.beta
-
-
 class Softmax(torch.nn.Module):
     def forward(self, x):
         return torch.softmax(x, -1)
@@ -84,12 +70,29 @@ class Attention(torch.nn.Module):
         return self.out(a @ v)
 
 
+ZOO = {name: (make, inputs) for name, make, inputs in zoo("tiny")}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", list(ZOO))
+def test_zoo_functions_match_eager(name, device):
+    make, inputs = ZOO[name]
+    module = make().to(device)
+    args = [t.to(device) for t in inputs()]
+    want, got = compiled(module, *args)
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for w, g in zip(want, got):
+            torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
+    else:
+        assert_close(want, got)
+    assert_all_compiled()
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize(
     "make, shape",
     [
-        (lambda: SeedModel(64), (32, 64)),
-        (Softmax, (16, 100)),
         (lambda: torch.nn.LayerNorm(48), (8, 48)),
         (lambda: Attention(32), (2, 16, 32)),
         (
@@ -100,7 +103,7 @@ class Attention(torch.nn.Module):
         ),
     ],
 )
-def test_zoo_functions_match_eager(make, shape, device):
+def test_library_modules_match_eager(make, shape, device):
     module = make().to(device)
     x = torch.randn(*shape, device=device)
     want, got = compiled(module, x)
@@ -245,13 +248,13 @@ def captured_graphs(monkeypatch, module, *args):
     import coil._backend as b
 
     seen = []
-    original = b.compile_fx
+    original = b._compile
 
-    def spy(gm, example_inputs, **options):
+    def spy(gm, example_inputs, options, trusted):
         seen.append((gm, list(example_inputs)))
-        return original(gm, example_inputs, **options)
+        return original(gm, example_inputs, options, trusted)
 
-    monkeypatch.setattr(b, "compile_fx", spy)
+    monkeypatch.setattr(b, "_compile", spy)
     compiled(module, *args)
     assert seen
     return seen
@@ -318,3 +321,34 @@ def test_a_compiled_graph_called_with_wrong_inputs_is_an_error():
         run(torch.randn(4, 9))
     with pytest.raises(ValueError, match="compiled for"):
         run(torch.randn(4, 8, dtype=torch.float64))
+
+
+def test_a_training_graph_gives_eager_gradients():
+    # Grad enabled and parameters requiring it: AOTAutograd's forward is compiled by coil,
+    # its backward runs eagerly; the gradients are eager's.
+    torch.manual_seed(0)
+    module = SeedModel(32)
+    x = torch.randn(8, 32)
+    module(x).square().sum().backward()
+    want = [p.grad.clone() for p in module.parameters()]
+    module.zero_grad()
+    torch.compile(module, backend="coil", dynamic=False)(x).square().sum().backward()
+    for w, p in zip(want, module.parameters()):
+        torch.testing.assert_close(p.grad, w, rtol=1e-4, atol=1e-5)
+    assert_all_compiled()
+
+
+def mutates_its_input(x, y):
+    x.mul_(2)
+    return torch.relu(x + y)
+
+
+def test_a_graph_that_mutates_an_input_writes_it_back():
+    x, y = torch.randn(16, 8), torch.randn(16, 8)
+    x2 = x.clone()
+    with torch.no_grad():
+        got = torch.compile(mutates_its_input, backend="coil", dynamic=False)(x2, y)
+    want = mutates_its_input(x, y)
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(x2, x)
+    assert_all_compiled()
