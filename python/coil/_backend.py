@@ -19,7 +19,7 @@ _STATS = {"graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "comp
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
 _NATIVE_OPTIONS = ("strategy", "debug_dir")
-_KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend")
+_KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs")
 
 
 def torch_stats():
@@ -47,7 +47,8 @@ def backend(gm, example_inputs, options=None, **kwargs):
     strategy: inductor, inductor-regpressure, tvm, none), `debug_dir` (coil's stage dumps, and
     the graph's readable text as `graph.py`), `strict` (raise instead of running a graph
     eagerly), `frontend` (`fx`, the default: the FX graph converted directly; `text`: through
-    its readable text, as a graph file would be read).
+    its readable text, as a graph file would be read), `logs` (coil's stages to log to stderr,
+    as `COIL_LOGS` spells them: `"passes,fusion"`, `"+sched"` for trace level).
 
     An inference graph (grad disabled, or no input requiring it) is traced to core ATen here,
     once, and its compiled callable is what Dynamo calls: no AOTAutograd wrapper runs per call.
@@ -198,6 +199,8 @@ def _compile(gm, example_inputs, options, trusted):
     """`compile_fx`; `trusted` when Dynamo's guards already hold each input's shape, dtype,
     strides and device to the example inputs' (the call then checks nothing itself)."""
     _check_options(options)
+    if "logs" in options:
+        _native.set_logs(str(options["logs"]))
     strict = bool(options.get("strict", False))
     start = time.perf_counter()
     try:

@@ -3,9 +3,9 @@
 //! **Takes**: an ATen graph, described as plain Python data by `coil._fx` (converted by [`fx`]
 //! straight into a coil graph) or as readable-FX text (what `GraphModule.print_readable` prints
 //! and coil-graph parses; both give the same graph); the device to compile for (`cpu`, or
-//! `cuda` on a GPU); options (`strategy`, `debug_dir`); at run time, the inputs' and outputs'
-//! raw pointers (host or CUDA memory the caller allocated through torch, contiguous, of the
-//! model's specs) and torch's current stream.
+//! `cuda` on a GPU); options (`strategy`, `debug_dir`) and the stages to log (`set_logs`); at
+//! run time, the inputs' and outputs' raw pointers (host or CUDA memory the caller allocated
+//! through torch, contiguous, of the model's specs) and torch's current stream.
 //! **Gives**: `compile(graph, device, options) -> Model`; `print_graph(graph)` (coil's readable
 //! text of either form); `Model.output_specs()`, `Model.run(inputs, outputs)` (host memory),
 //! `Model.run_device(inputs, outputs, stream)` (CUDA memory), `Model.report()` (kernels, extern
@@ -13,6 +13,7 @@
 //! **Must not know about**: torch (the Python side converts and allocates), Dynamo, autograd.
 
 mod fx;
+mod logs;
 
 use std::sync::Arc;
 
@@ -198,6 +199,7 @@ impl Model {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(print_graph, m)?)?;
+    m.add_function(wrap_pyfunction!(logs::set_logs, m)?)?;
     m.add_class::<Model>()?;
     Ok(())
 }

@@ -225,6 +225,21 @@ def test_options_reach_coil(tmp_path):
         torch.compile(Softmax(), backend="coil", options={"no_such_option": 1})(x)
 
 
+def test_the_logs_option_logs_coils_stages(capfd):
+    x = torch.randn(16, 100)
+    torch._dynamo.reset()
+    want, got = compiled(Softmax(), x, logs="fusion")
+    assert_close(want, got)
+    err = capfd.readouterr().err
+    assert "fusion" in err, err
+    coil._native.set_logs("")
+    torch._dynamo.reset()
+    compiled(Softmax(), x * 2)
+    assert "fusion" not in capfd.readouterr().err
+    with pytest.raises(Exception, match="not a log spec"):
+        coil._native.set_logs("fusion=[")
+
+
 def test_a_second_input_shape_compiles_a_second_graph():
     module = SeedModel(64).eval()
     f = torch.compile(module, backend="coil", dynamic=False)

@@ -58,19 +58,11 @@ fn init_logging() {
     let Ok(spec) = std::env::var("COIL_LOGS") else {
         return;
     };
-    let directives: Vec<String> = spec
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| match s.strip_prefix('+') {
-            Some(t) => format!("{t}=trace"),
-            None => format!("{s}=debug"),
-        })
-        .collect();
-    let filter = tracing_subscriber::EnvFilter::try_new(directives.join(",")).unwrap_or_else(|e| {
-        eprintln!("coil: ignoring COIL_LOGS={spec}: {e}");
-        tracing_subscriber::EnvFilter::new("off")
-    });
+    let filter = tracing_subscriber::EnvFilter::try_new(coil::log_directives(&spec))
+        .unwrap_or_else(|e| {
+            eprintln!("coil: ignoring COIL_LOGS={spec}: {e}");
+            tracing_subscriber::EnvFilter::new("off")
+        });
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

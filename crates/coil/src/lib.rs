@@ -19,6 +19,7 @@
 
 mod compile;
 mod error;
+mod logs;
 mod model;
 
 pub use coil_codegen::{DeviceClock, DeviceTimes};
@@ -27,4 +28,5 @@ pub use compile::{
     Artifacts, CompileReport, KernelReport, Options, Prepared, StageTimes, compile, prepare,
 };
 pub use error::CoilError;
+pub use logs::log_directives;
 pub use model::{CompiledModel, DeviceBench, median};

@@ -1,0 +1,79 @@
+"""Where one coil call's time goes through torch.compile (issue 18, item 3): seed_model at
+[1024, 1024] on CUDA, the whole call against Dynamo alone (a backend that computes nothing),
+coil's callable, the native launch (with and without waiting), torch.empty, and one `x + 1`
+through coil, inductor and eager. Prints one JSON line of microseconds per call (2000 queued
+calls each):
+
+    python tools/torch_backend_breakdown.py
+"""
+import json
+import os
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "tests"))
+import coil._backend as b  # noqa: E402
+import zoo_modules  # noqa: E402
+
+
+def per_call_us(f, calls=2000):
+    """Microseconds per call of `calls` calls queued back to back, then one synchronize."""
+    for _ in range(100):
+        f()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        f()
+    torch.cuda.synchronize()
+    return round((time.perf_counter() - start) / calls * 1e6, 2)
+
+
+def main():
+    runners = []
+    original = b._compile
+
+    def spy(gm, example_inputs, options, trusted):
+        runner = original(gm, example_inputs, options, trusted)
+        runners.append(runner)
+        return runner
+
+    b._compile = spy
+    n = 1024
+    m = zoo_modules.SeedModel(n).cuda().eval()
+    x = torch.randn(n, n, device="cuda")
+    out = {}
+    with torch.no_grad():
+        f = torch.compile(m, backend="coil", dynamic=False)
+        f(x)
+        r = runners[0]
+        # The runner takes Dynamo's graph inputs: x and the parameters, matched by shape.
+        pool = [x] + list(m.parameters())
+        ins = [pool.pop(next(i for i, a in enumerate(pool) if a.shape == s)) for s in r.shapes]
+        out["full"] = per_call_us(lambda: f(x))
+        out["runner"] = per_call_us(lambda: r(*ins))
+        ptrs = [a.data_ptr() for a in ins] + r.const_ptrs
+        bufs = [torch.empty(s, dtype=d, device="cuda") for s, d, _ in r.outs]
+        outs = [q.data_ptr() for q in bufs]
+        stream = r.get_stream()
+        out["native_run_device"] = per_call_us(lambda: r.model.run_device(ptrs, outs, stream))
+        out["native_run_device_sync"] = per_call_us(lambda: r.model.run_device(ptrs, outs, None))
+        out["empty"] = per_call_us(lambda: torch.empty((n, n), device="cuda"))
+        out["get_stream"] = per_call_us(r.get_stream)
+        out["data_ptrs"] = per_call_us(lambda: [a.data_ptr() for a in ins])
+        torch._dynamo.reset()
+        floor = torch.compile(m, backend=lambda gm, ex: (lambda *a: [a[0]]), dynamic=False)
+        floor(x)
+        out["dynamo_floor"] = per_call_us(lambda: floor(x))
+        for backend in ("inductor", "coil"):
+            torch._dynamo.reset()
+            add = torch.compile(lambda y: y + 1, backend=backend, dynamic=False)
+            add(x)
+            out[f"{backend}_one_add"] = per_call_us(lambda: add(x))
+        out["eager_one_add"] = per_call_us(lambda: x + 1)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
