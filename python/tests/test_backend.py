@@ -367,3 +367,36 @@ def test_a_graph_that_mutates_an_input_writes_it_back():
     torch.testing.assert_close(got, want)
     torch.testing.assert_close(x2, x)
     assert_all_compiled()
+
+
+class Remainders(torch.nn.Module):
+    def forward(self, x, i):
+        # roll decomposes into index arithmetic with fmod (as swin_t's shifted windows do).
+        rolled = torch.roll(x, shifts=(3, -2), dims=(0, 1))
+        return rolled, torch.fmod(x, 0.7), torch.remainder(x, -0.7), i % 5, torch.fmod(i, -4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_fmod_remainder_and_roll_match_eager(device):
+    x = torch.randn(12, 9, device=device) * 4
+    i = torch.randint(-50, 50, (12, 9), device=device)
+    want, got = compiled(Remainders(), x, i)
+    for w, g in zip(want, got):
+        torch.testing.assert_close(g, w)
+    assert_all_compiled()
+
+
+class SliceAssign(torch.nn.Module):
+    def forward(self, x, y):
+        x = x * 2
+        x[:, 1:7:2] = torch.relu(y)  # functionalized into slice_scatter
+        x[-1] = 0.5
+        return x + 1
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_slice_assignment_matches_eager(device):
+    x, y = torch.randn(5, 8, device=device), torch.randn(5, 3, device=device)
+    want, got = compiled(SliceAssign(), x, y)
+    torch.testing.assert_close(got, want)
+    assert_all_compiled()

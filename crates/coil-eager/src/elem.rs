@@ -228,6 +228,17 @@ pub(crate) trait Num: Elem + PartialOrd {
     fn div_floor(self, o: Self) -> Self;
     /// `torch.div(a, b, rounding_mode='trunc')`.
     fn div_trunc(self, o: Self) -> Self;
+    /// `torch.fmod`: the remainder of truncating division, with the dividend's sign.
+    fn fmod(self, o: Self) -> Self;
+    /// `torch.remainder`: the remainder of flooring division, with the divisor's sign.
+    fn remainder(self, o: Self) -> Self {
+        let m = self.fmod(o);
+        if m != Self::ZERO && ((o < Self::ZERO) != (m < Self::ZERO)) {
+            m.add(o)
+        } else {
+            m
+        }
+    }
     fn pow(self, e: Self) -> Self;
     fn neg(self) -> Self;
     fn abs(self) -> Self;
@@ -290,6 +301,11 @@ macro_rules! float_num {
             fn div_trunc(self, o: Self) -> Self {
                 (self / o).trunc()
             }
+            /// C's `fmod` (exact; Rust's `%` on floats).
+            #[inline(always)]
+            fn fmod(self, o: Self) -> Self {
+                self % o
+            }
             #[inline(always)]
             fn pow(self, e: Self) -> Self {
                 self.powf(e)
@@ -350,6 +366,10 @@ impl Num for i64 {
     #[inline(always)]
     fn div_trunc(self, o: Self) -> Self {
         self.div(o)
+    }
+    #[inline(always)]
+    fn fmod(self, o: Self) -> Self {
+        if o == 0 { 0 } else { self.wrapping_rem(o) }
     }
     /// ATen's integer `powi`: negative exponents give 0 except for bases 1 and -1.
     #[inline]

@@ -171,6 +171,47 @@ pub(crate) fn moved(
     take(x, &o, fill, out.sizes.clone())
 }
 
+/// `slice_scatter`: `x` with its slice `start:end:step` on `dim` replaced by `src` (already
+/// of `x`'s dtype), every bit kept.
+pub(crate) fn slice_scatter(
+    a: &crate::interp::Args<'_>,
+    x: &Tensor,
+    src: &Tensor,
+    out: &coil_graph::TensorMeta,
+) -> Result<Tensor, OpError> {
+    let sizes = x.sizes().to_vec();
+    let rank = sizes.len();
+    let d = coil_graph::normalize_dim(a.b.int("dim")?, rank)?;
+    let (start, len, step) = coil_graph::slice_range(&a.b, sizes.get(d).copied().unwrap_or(1))?;
+    // x's elements, then src's: one tensor to take from.
+    let mut bytes = x.contiguous().to_bytes();
+    bytes.extend(src.contiguous().to_bytes());
+    let both = Tensor::from_bytes(x.dtype(), vec![x.numel() + src.numel()], &bytes)?;
+    let (xs, ss) = (strides(&sizes), strides(src.sizes()));
+    let mut o = Vec::with_capacity(x.numel());
+    for_each_index(&sizes, |p| {
+        let k = p.get(d).map(|&i| i.checked_sub(start));
+        let in_slice = match k {
+            Some(Some(k)) => k % step == 0 && k / step < len,
+            _ => false,
+        };
+        let off = if in_slice {
+            let k = (p[d] - start) / step;
+            x.numel()
+                + (0..rank)
+                    .map(|e| if e == d { k } else { p[e] } * ss[e])
+                    .sum::<usize>()
+        } else {
+            (0..rank).map(|e| p[e] * xs[e]).sum()
+        };
+        o.push(Some(off));
+    });
+    if rank == 0 {
+        o = vec![Some(0)];
+    }
+    take(&both, &o, coil_graph::Scalar::Int(0), out.sizes.clone())
+}
+
 /// A tensor of `sizes` whose element `i` is element `offs[i]` of `x` (in `x`'s logical
 /// order) or, for `None`, `fill`: data moved without converting it, so 64-bit integers keep
 /// every bit.

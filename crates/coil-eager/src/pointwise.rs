@@ -21,13 +21,20 @@ pub(crate) fn eval(
     use OpKind::*;
     let dtype = out.dtype;
     match kind {
-        Add | Sub | Mul | Div | Maximum | Minimum => {
+        Add | Sub | Mul | Div | Maximum | Minimum | Fmod | Remainder => {
             let (x, y) = (a.value("self")?, a.value("other")?);
             let sizes = broadcast(&[x, y])?;
             with_compute!(dtype, T => {
                 let (sx, sy) = (src::<T>(x, &sizes)?, src::<T>(y, &sizes)?);
                 let v = arith::<T>(kind, a, &sx, &sy, &sizes)?;
                 finish(v, dtype, sizes)
+            })
+        }
+        CopyValues => {
+            let sizes = out.sizes.clone();
+            with_compute!(dtype, T => {
+                let s = src::<T>(a.value("src")?, &sizes)?;
+                finish(map1(&sizes, &s, |q| q), dtype, sizes)
             })
         }
         Pow => {
@@ -319,6 +326,23 @@ fn arith<E: Num>(
         Mul => map2(sizes, x, y, |p, q| p.mul(q)),
         Maximum => map2(sizes, x, y, |p, q| p.max_nan(q)),
         Minimum => map2(sizes, x, y, |p, q| p.min_nan(q)),
+        Fmod | Remainder => {
+            let zero = Cell::new(false);
+            let v = map2(sizes, x, y, |p, q| {
+                if E::IS_INT && q == E::ZERO {
+                    zero.set(true);
+                }
+                if kind == Fmod {
+                    p.fmod(q)
+                } else {
+                    p.remainder(q)
+                }
+            });
+            if zero.get() {
+                return fail("ZeroDivisionError: integer division by zero");
+            }
+            v
+        }
         _ => {
             let mode = a.b.opt_str("rounding_mode");
             let zero = Cell::new(false);

@@ -197,6 +197,10 @@ pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Vec<T
             )
         }
         Flip | Roll | ConstantPadNd => Ok(vec![crate::host::moved(kind, a, x, out)?]),
+        SliceScatter => {
+            let src = convert(a.tensor("src")?, x.dtype())?;
+            Ok(vec![crate::host::slice_scatter(a, x, &src, out)?])
+        }
         other => fail(format!("{other:?} is not a view or copy op")),
     }
 }

@@ -17,6 +17,11 @@ pub enum OpKind {
     Sub,
     Mul,
     Div,
+    /// `copy.default`: `src` broadcast to `self`'s sizes and cast to its dtype (what
+    /// functionalization makes of `x.copy_(src)`).
+    CopyValues,
+    Fmod,
+    Remainder,
     Pow,
     Maximum,
     Minimum,
@@ -118,6 +123,7 @@ pub enum OpKind {
     Flip,
     Roll,
     ConstantPadNd,
+    SliceScatter,
     // Factories (the `_like` and `new_` forms read only their tensor's meta).
     Full,
     Arange,
@@ -174,7 +180,7 @@ impl OpKind {
             }
             View | Reshape | UnsafeView | Permute | Transpose | T | Expand | Unsqueeze
             | Squeeze | Slice | Select | SplitWithSizes | Alias | AsStrided => OpClass::View,
-            Clone | Cat | Flip | Roll | ConstantPadNd => OpClass::Copy,
+            Clone | Cat | Flip | Roll | ConstantPadNd | SliceScatter => OpClass::Copy,
             Full | Arange | ScalarTensor | FullLike | NewFull => OpClass::Factory,
             Mm | Bmm | Addmm | Convolution => OpClass::Extern,
             Cumsum | Cumprod => OpClass::Scan,
@@ -218,6 +224,20 @@ const SCHEMAS: &[(OpKind, &str)] = {
         (
             Div,
             "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
+        ),
+        (
+            CopyValues,
+            "copy.default(Tensor self, Tensor src, bool non_blocking=False) -> Tensor",
+        ),
+        (Fmod, "fmod.Tensor(Tensor self, Tensor other) -> Tensor"),
+        (Fmod, "fmod.Scalar(Tensor self, Scalar other) -> Tensor"),
+        (
+            Remainder,
+            "remainder.Tensor(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            Remainder,
+            "remainder.Scalar(Tensor self, Scalar other) -> Tensor",
         ),
         (
             Pow,
@@ -607,6 +627,10 @@ const SCHEMAS: &[(OpKind, &str)] = {
         (
             ConstantPadNd,
             "constant_pad_nd.default(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor",
+        ),
+        (
+            SliceScatter,
+            "slice_scatter.default(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor",
         ),
         (
             Clone,

@@ -43,6 +43,125 @@ fn graph(sig: &str, body: &str, ret: &str) -> String {
     )
 }
 
+/// `fmod` keeps the dividend's sign, `remainder` the divisor's (PyTorch's values, worked out by
+/// hand); integer ones are lowered (`a - trunc(a / b) * b`, then the sign fix), fused, and
+/// match eager for random operands.
+#[test]
+fn fmod_and_remainder_take_the_dividend_and_the_divisor_sign() {
+    let text = graph(
+        "a: \"i64[4]\", b: \"i64[4]\"",
+        "fmod = torch.ops.aten.fmod.Tensor(a, b)
+         remainder = torch.ops.aten.remainder.Tensor(a, b)
+         remainder_1 = torch.ops.aten.remainder.Scalar(a, 3)",
+        "fmod, remainder, remainder_1",
+    );
+    let g = coil_graph::parse(&text).unwrap();
+    let ints = |v: &[i64]| {
+        Tensor::new(
+            Data::from_f64(DType::I64, v.iter().map(|&x| x as f64)),
+            vec![v.len()],
+        )
+        .unwrap()
+    };
+    let (a, b) = (ints(&[-7, 7, -7, 6]), ints(&[3, -3, -3, 4]));
+    let got: Vec<Vec<f64>> = eager(&g, &[a.clone(), b.clone()])
+        .iter()
+        .map(|t| t.to_f64_vec())
+        .collect();
+    assert_eq!(got[0], vec![-1.0, 1.0, -1.0, 2.0]);
+    assert_eq!(got[1], vec![2.0, -2.0, -1.0, 2.0]);
+    assert_eq!(got[2], vec![2.0, 1.0, 2.0, 0.0]);
+    check(&text, &[a, b], 0.0, 0.0, true);
+    let text = graph(
+        "a: \"i32[7, 11]\", b: \"i32[7, 11]\"",
+        "fmod = torch.ops.aten.fmod.Tensor(a, b)
+         remainder = torch.ops.aten.remainder.Tensor(a, b)",
+        "fmod, remainder",
+    );
+    let a = random(DType::I32, &[7, 11], 21);
+    let b: Vec<f64> = random(DType::I32, &[7, 11], 22)
+        .to_f64_vec()
+        .into_iter()
+        .map(|x| if x == 0.0 { -5.0 } else { x })
+        .collect();
+    let b = Tensor::new(Data::from_f64(DType::I32, b.into_iter()), vec![7, 11]).unwrap();
+    check(&text, &[a, b], 0.0, 0.0, true);
+    let text = graph(
+        "a: \"f32[3]\"",
+        "fmod = torch.ops.aten.fmod.Scalar(a, 2.0)
+         remainder = torch.ops.aten.remainder.Scalar(a, 2.0)",
+        "fmod, remainder",
+    );
+    let g = coil_graph::parse(&text).unwrap();
+    let a = Tensor::new(
+        Data::from_f64(DType::F32, [-7.5, 7.5, 4.0].into_iter()),
+        vec![3],
+    )
+    .unwrap();
+    let got: Vec<Vec<f64>> = eager(&g, &[a]).iter().map(|t| t.to_f64_vec()).collect();
+    assert_eq!(got[0], vec![-1.5, 1.5, 0.0]);
+    assert_eq!(got[1], vec![0.5, 1.5, 0.0]);
+}
+
+/// `slice_scatter` (what functionalization makes of `x[:, a:b:s] = y`): src where the slice
+/// is, self elsewhere, src cast to self's dtype; fused with its producers.
+#[test]
+fn slice_scatter_writes_src_into_the_slice() {
+    let text = graph(
+        "x: \"f32[3, 10]\", y: \"f32[3, 3]\", z: \"i64[2, 10]\"",
+        "relu = torch.ops.aten.relu.default(y)
+         slice_scatter = torch.ops.aten.slice_scatter.default(x, relu, 1, 2, 9, 3)
+         slice_scatter_1 = torch.ops.aten.slice_scatter.default(x, z, 0, -2)
+         mul = torch.ops.aten.mul.Tensor(slice_scatter, 2)",
+        "mul, slice_scatter_1",
+    );
+    let g = coil_graph::parse(&text).unwrap();
+    let x = random(DType::F32, &[3, 10], 31);
+    let y = random(DType::F32, &[3, 3], 32);
+    let z = random(DType::I64, &[2, 10], 33);
+    let got = eager(&g, &[x.clone(), y.clone(), z.clone()]);
+    let (xv, yv, zv) = (x.to_f64_vec(), y.to_f64_vec(), z.to_f64_vec());
+    let first = got[0].to_f64_vec();
+    for r in 0..3 {
+        for c in 0..10 {
+            let want = if (2..9).contains(&c) && (c - 2) % 3 == 0 {
+                yv[r * 3 + (c - 2) / 3].max(0.0)
+            } else {
+                xv[r * 10 + c]
+            };
+            assert_eq!(first[r * 10 + c], (want as f32 * 2.0) as f64, "({r}, {c})");
+        }
+    }
+    let second = got[1].to_f64_vec();
+    assert_eq!(&second[..10], &xv[..10]);
+    assert_eq!(
+        &second[10..],
+        &zv[..20]
+            .iter()
+            .map(|&v| v as f32 as f64)
+            .collect::<Vec<_>>()[..]
+    );
+    check(&text, &[x, y, z], 0.0, 0.0, true);
+}
+
+/// `copy.default` (functionalized `x.copy_(src)`): src broadcast to self's sizes, cast to its
+/// dtype.
+#[test]
+fn copy_broadcasts_and_casts_src() {
+    let text = graph(
+        "x: \"f32[3, 10]\", row: \"i64[10]\"",
+        "copy = torch.ops.aten.copy.default(x, row)",
+        "copy",
+    );
+    let g = coil_graph::parse(&text).unwrap();
+    let x = random(DType::F32, &[3, 10], 41);
+    let row = random(DType::I64, &[10], 42);
+    let got = eager(&g, &[x.clone(), row.clone()])[0].to_f64_vec();
+    let r = row.to_f64_vec();
+    assert_eq!(got, [r.clone(), r.clone(), r].concat());
+    check(&text, &[x, row], 0.0, 0.0, true);
+}
+
 #[test]
 fn odd_sizes_run_vector_bodies_and_scalar_tails() {
     for (rows, cols) in [(3, 37), (5, 1003), (2, 7), (4, 8), (1, 9)] {

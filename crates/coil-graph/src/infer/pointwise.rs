@@ -37,6 +37,24 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             };
             one(TensorMeta::contiguous(dtype, sizes))
         }
+        CopyValues => {
+            let m = cx.meta("self")?;
+            let src = cx.meta("src")?;
+            if broadcast_shapes(&m.sizes, &src.sizes)? != m.sizes {
+                return shape_err(format!(
+                    "copy: src of sizes {:?} cannot be broadcast to {:?}",
+                    src.sizes, m.sizes
+                ));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
+        Fmod | Remainder => {
+            let (sizes, dtype) = cx.pointwise(&["self", "other"])?;
+            if dtype == DType::Bool {
+                return dtype_err(format!("{} is not defined for bool tensors", schema.name));
+            }
+            one(TensorMeta::contiguous(dtype, sizes))
+        }
         Pow => {
             let (sizes, dtype) = cx.pointwise(&["self", "exponent"])?;
             one(TensorMeta::contiguous(dtype, sizes))

@@ -230,6 +230,25 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             }
             one(TensorMeta::contiguous(m.dtype, m.sizes))
         }
+        SliceScatter => {
+            // `self` with `self[..., start:end:step, ...]` (on `dim`) replaced by `src`, cast.
+            let m = cx.meta("self")?;
+            let src = cx.meta("src")?;
+            let d = normalize_dim(b.int("dim")?, m.rank())?;
+            let (_, len, _) = slice_range(b, m.sizes.get(d).copied().unwrap_or(1))?;
+            let mut want = m.sizes.clone();
+            if let Some(s) = want.get_mut(d) {
+                *s = len;
+            }
+            if src.sizes != want {
+                return shape_err(format!(
+                    "slice_scatter: expected src to have a size equal to the slice of self, \
+                     {want:?}, got {:?}",
+                    src.sizes
+                ));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
         ConstantPadNd => {
             let m = cx.meta("self")?;
             let sizes = padded_sizes(&m.sizes, &b.int_list("pad")?)?;

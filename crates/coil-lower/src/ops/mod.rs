@@ -133,6 +133,7 @@ impl Lowerer<'_> {
                 return self.lower_pool(node, call, &b);
             }
             K::Flip | K::Roll | K::ConstantPadNd => return self.lower_moved(node, call, &b),
+            K::SliceScatter => return self.lower_slice_scatter(node, &b),
             K::Convolution => return self.lower_convolution(node, call, &b),
             K::AsStrided => return self.lower_as_strided(node, call, &b),
             K::Cumsum | K::Cumprod => return self.lower_scan(node, call, &b),

@@ -66,6 +66,39 @@ impl Lowerer<'_> {
                 };
                 one(self.elementwise(node, &[x, y], out, |cx, a| cx.body.binary(op, a[0], a[1])))
             }
+            K::CopyValues => {
+                let y = self.operand(node, b, "src")?;
+                one(self.elementwise(node, &[y], out, |_, a| a[0]))
+            }
+            K::Fmod | K::Remainder if out.is_float() => {
+                // C's fmod is exact; `a - trunc(a / b) * b` is not for floats. The eager
+                // version computes it until the backends have an fmod of their own.
+                self.lower_fallback(node, call)
+            }
+            K::Fmod | K::Remainder => {
+                let x = self.operand(node, b, "self")?;
+                let y = self.operand(node, b, "other")?;
+                one(self.elementwise(node, &[x, y], out, |cx, a| {
+                    let (p, q) = (a[0], a[1]);
+                    let quotient = cx.body.binary(Op::TruncDiv, p, q);
+                    let back = cx.body.binary(Op::Mul, quotient, q);
+                    let m = cx.body.binary(Op::Sub, p, back);
+                    if kind == K::Fmod {
+                        return m;
+                    }
+                    // remainder takes the divisor's sign: add it back when the signs differ.
+                    let zero = cx.body.constant(Const::Int(0), out);
+                    let m_neg = cx.body.binary(Op::Lt, m, zero);
+                    let m_pos = cx.body.binary(Op::Gt, m, zero);
+                    let q_neg = cx.body.binary(Op::Lt, q, zero);
+                    let q_pos = cx.body.binary(Op::Gt, q, zero);
+                    let below = cx.body.binary(Op::LogicalAnd, m_neg, q_pos);
+                    let above = cx.body.binary(Op::LogicalAnd, m_pos, q_neg);
+                    let differ = cx.body.binary(Op::LogicalOr, below, above);
+                    let shifted = cx.body.binary(Op::Add, m, q);
+                    cx.body.where_(differ, shifted, m)
+                }))
+            }
             K::Eq | K::Ne | K::Lt | K::Le | K::Gt | K::Ge => {
                 let x = self.operand(node, b, "self")?;
                 let y = self.operand(node, b, "other")?;

@@ -635,6 +635,52 @@ impl Lowerer<'_> {
 }
 
 impl Lowerer<'_> {
+    /// `slice_scatter(self, src, dim, start, end, step)`: a pointwise buffer that reads `src`
+    /// at `(i - start) / step` where `i` on `dim` is in the slice (a masked load) and `self`
+    /// elsewhere, so both producers inline and readers fuse (Inductor lowers it the same way).
+    pub(super) fn lower_slice_scatter(
+        &mut self,
+        node: &Node,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let gerr = |e| Self::graph_err(node, e);
+        let x = self.tensor(node, b, "self")?;
+        let src = self.tensor(node, b, "src")?;
+        let meta = node.meta().clone();
+        let out = meta.dtype;
+        let rank = meta.sizes.len();
+        let d = normalize_dim(b.int("dim").map_err(gerr)?, rank).map_err(gerr)?;
+        let (start, len, step) =
+            coil_graph::slice_range(b, meta.sizes.get(d).copied().unwrap_or(1)).map_err(gerr)?;
+        let mut cx = BodyCx::new(&meta.sizes);
+        let ranges = cx.ranges.clone();
+        let mut idx = cx.idx.clone();
+        let kept = self.load_at(&mut cx, x, &idx, None);
+        let kept = cx.body.to_dtype(kept, out);
+        if rank == 0 || len == 0 {
+            return Ok(vec![self.finish_pointwise(node, cx, kept, out)]);
+        }
+        let (start, step) = (start as i64, step as i64);
+        let pos = cx.idx[d].add_constant(-start).simplify(&ranges);
+        let span = (len - 1) * step as usize + 1;
+        let mut mask = in_range(&mut cx.body, &pos, span, &ranges);
+        if step > 1 {
+            let phase = pos.modular(1, step).simplify(&ranges);
+            let phase = cx.body.index_expr(phase, DType::I64);
+            let zero = cx.body.constant(Const::Int(0), DType::I64);
+            let on_step = cx.body.binary(Op::Eq, phase, zero);
+            mask = and(&mut cx.body, mask, Some(on_step));
+        }
+        idx[d] = pos.floor_div(step).simplify(&ranges);
+        let put = self.load_at(&mut cx, src, &idx, mask);
+        let put = cx.body.to_dtype(put, out);
+        let root = match mask {
+            Some(m) => cx.body.where_(m, put, kept),
+            None => put, // the slice covers the whole dim
+        };
+        Ok(vec![self.finish_pointwise(node, cx, root, out)])
+    }
+
     /// `cumsum` / `cumprod` along `dim` as a scan (Inductor's `ops.scan`): a buffer whose loop
     /// nest runs over the other dims and, inside, along the scanned dim in order, storing the
     /// running sum (product) at every point. Pointwise producers inline into its body; pointwise
