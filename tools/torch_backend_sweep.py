@@ -1,9 +1,10 @@
 """Beyond the tests: eighteen more architectures (torchvision, Hugging Face; small configs,
-random weights) through torch.compile(backend="coil") on the CPU, each against eager. One line
+random weights) through torch.compile(backend="coil") on the CPU (or --device), each against
+eager (TF32 off). One line
 per model: the largest difference, graphs compiled, graphs run eagerly (with why), host
 fallback ops, compile seconds.
 
-    python tools/torch_backend_sweep.py [model ...]
+    python tools/torch_backend_sweep.py [--device cuda] [model ...]
 """
 
 import sys
@@ -42,13 +43,20 @@ models = [
     ("phi", hf("PhiForCausalLM", "PhiConfig", **small), "tok", (1, 16)),
     ("qwen2", hf("Qwen2ForCausalLM", "Qwen2Config", num_key_value_heads=1, **small), "tok", (1, 16)),
 ]
-only = sys.argv[1:]
+args = sys.argv[1:]
+device = "cpu"
+if args[:1] == ["--device"]:
+    device, args = args[1], args[2:]
+only = args
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cuda.matmul.allow_tf32 = False
 for name, make, kind, shape in models:
     if only and name not in only: continue
     torch.manual_seed(0); torch._dynamo.reset(); coil.reset_stats()
     try:
-        m = make().eval()
+        m = make().eval().to(device)
         x = torch.randn(*shape) if kind == "img" else torch.randint(0, 1000, shape)
+        x = x.to(device)
         with torch.no_grad():
             want = m(x)
             t = time.time()

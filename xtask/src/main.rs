@@ -28,6 +28,9 @@ commands:
                         without ARGS, then the Python package's tests: torch, torchvision,
                         timm, transformers and pytest into .venv, `pip install ./python`,
                         pytest python/tests
+  python [PYTHON]       set up, then build and install the coil Python package (torch.compile's
+                        backend=coil) into PYTHON's environment (default: python3 on PATH),
+                        as `PYTHON -m pip install ./python` with LLVM found
   run-model ARGS...     set up, then build (release) and run `coil run-model ARGS...`;
                         `cargo xtask run-model --help` lists the options
   bless                 rewrite golden files (expect-test) from the current output, then test
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Some("setup") => setup(),
         Some("test") => setup().and_then(|()| test(&args[1..])),
         Some("run-model") => setup().and_then(|()| run_model(&args[1..])),
+        Some("python") => setup().and_then(|()| install_python_package(args.get(1))),
         Some("bless") => setup().and_then(|()| bless()),
         Some("fuzz") => setup().and_then(|()| fuzz(&args[1..])),
         Some("gpu-bundle") => setup().and_then(|()| gpu_bundle(args.get(1).map(String::as_str))),
@@ -194,6 +198,19 @@ fn test(extra: &[String]) -> Result<(), String> {
     if extra.is_empty() {
         python_tests()?;
     }
+    Ok(())
+}
+
+/// `cargo xtask python [PYTHON]`: the `coil` package built (maturin, through pip) and installed
+/// into `PYTHON`'s environment.
+fn install_python_package(python: Option<&String>) -> Result<(), String> {
+    let python = python.map_or("python3", String::as_str);
+    let mut c = Command::new(python);
+    c.args(["-m", "pip", "install", "./python"])
+        .current_dir(workspace_root())
+        .env("LLVM_SYS_191_PREFIX", LLVM_PREFIX);
+    run(c)?;
+    eprintln!("xtask: installed; torch.compile(model, backend=\"coil\") works in {python}");
     Ok(())
 }
 
