@@ -2,6 +2,7 @@
 built as users build them (random weights), eager fallbacks with their warning, `strict`,
 options, and a second input shape. Run by `cargo xtask test` (pytest in the repo's .venv)."""
 
+import copy
 import warnings
 
 import pytest
@@ -399,4 +400,37 @@ def test_slice_assignment_matches_eager(device):
     x, y = torch.randn(5, 8, device=device), torch.randn(5, 3, device=device)
     want, got = compiled(SliceAssign(), x, y)
     torch.testing.assert_close(got, want)
+    assert_all_compiled()
+
+
+# PyTorch's own relative tolerances for 16-bit floats (torch.testing.assert_close's defaults).
+RTOL = {torch.bfloat16: 1.6e-2, torch.float16: 1e-3}
+
+
+def rmse(a, b):
+    return (a.double() - b.double()).square().mean().sqrt().item()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("name", list(ZOO))
+def test_zoo_functions_in_16_bit_floats(name, dtype, device):
+    # coil computes as Inductor does (16-bit loads widened to f32, f32 arithmetic in a kernel,
+    # a rounding at each store and explicit cast, f32 accumulation in matmuls); eager rounds
+    # after every op. So neither is the other's reference: the check is Inductor's float64
+    # rule, coil's RMS error against the module run in float64 (same 16-bit inputs and
+    # weights) at most twice eager's plus a tenth of the dtype's tolerance.
+    make, inputs = ZOO[name]
+    torch.manual_seed(0)
+    module = make().to(device).to(dtype).eval()
+    args = [t.to(device).to(dtype) for t in inputs()]
+    want, got = compiled(module, *args)
+    wide = copy.deepcopy(module).double()
+    with torch.no_grad():
+        exact = wide(*[a.double() for a in args])
+    as_tuple = lambda o: o if isinstance(o, (tuple, list)) else (o,)  # noqa: E731
+    for w, g, e in zip(as_tuple(want), as_tuple(got), as_tuple(exact)):
+        assert g.dtype == w.dtype == dtype and g.shape == w.shape
+        scale = e.abs().max().item()
+        assert rmse(g, e) <= 2 * rmse(w, e) + RTOL[dtype] * scale / 10, (rmse(g, e), rmse(w, e))
     assert_all_compiled()

@@ -1,5 +1,6 @@
 //! Library matmuls (`mm`, `bmm`) on backend memory: f32 and f64 through the `gemm` crate with
-//! the operands' own strides (a transposed view needs no copy), integers by a plain loop; and
+//! the operands' own strides (a transposed view needs no copy), f16 and bf16 widened to f32
+//! for `gemm` and rounded once, integers by a plain loop; and
 //! library convolutions through oneDNN ([`crate::dnnl`]).
 
 use coil_codegen::{ExternCall, StridedOperand};
@@ -116,6 +117,32 @@ pub(crate) fn matmul(mem: &Memory, call: &ExternCall, threads: usize) -> Result<
     } else {
         Parallelism::None
     };
+    if matches!(a.dtype, DType::F16 | DType::BF16) {
+        let bias = match call.matmul_bias() {
+            Some(bias) if bias.dtype != a.dtype || bias.sizes != [m, n] || rank != 2 => {
+                return fail(format!(
+                    "an addmm bias of {} {:?} for a {} [{m}, {n}] product",
+                    bias.dtype, bias.sizes, a.dtype
+                ));
+            }
+            Some(bias) => Some(resolve(mem, bias, "bias")?),
+            None => None,
+        };
+        // SAFETY: as the f32 arms below (extents checked; the result shares no operand's
+        // buffer); the bias was resolved the same way.
+        unsafe {
+            run_widened(
+                a.dtype,
+                (batch, m, k, n),
+                &ma,
+                &mb,
+                &mo,
+                bias.as_ref(),
+                parallelism,
+            )
+        };
+        return Ok(());
+    }
     // An addmm: the bias (an [m, n] view, usually a broadcast row) into the result first,
     // which the product then accumulates onto.
     let accumulate = match call.matmul_bias() {
@@ -204,6 +231,108 @@ unsafe fn run_gemm<T: gemm_scalar::Scalar>(
                 false,
                 parallelism,
             );
+        }
+    }
+}
+
+/// Element `at` (in elements) of 16-bit float memory, widened.
+///
+/// # Safety
+/// `p.offset(at)` is a live element.
+unsafe fn load_16(dtype: DType, p: *const u16, at: isize) -> f32 {
+    // SAFETY: the caller's promise.
+    let bits = unsafe { *p.offset(at) };
+    match dtype {
+        DType::BF16 => half::bf16::from_bits(bits).to_f32(),
+        _ => half::f16::from_bits(bits).to_f32(),
+    }
+}
+
+/// `v` rounded to the nearest 16-bit float (ties to even), as bits.
+fn round_16(dtype: DType, v: f32) -> u16 {
+    match dtype {
+        DType::BF16 => half::bf16::from_f32(v).to_bits(),
+        _ => half::f16::from_f32(v).to_bits(),
+    }
+}
+
+/// A strided 16-bit `[rows, cols]` matrix at `p` widened into a contiguous f32 one.
+///
+/// # Safety
+/// Every element of the view is live.
+unsafe fn widen(
+    dtype: DType,
+    p: *const u16,
+    (rows, cols): (usize, usize),
+    st: [isize; 2],
+) -> Vec<f32> {
+    let mut v = Vec::with_capacity(rows * cols);
+    for i in 0..rows as isize {
+        for j in 0..cols as isize {
+            // SAFETY: the caller's promise.
+            v.push(unsafe { load_16(dtype, p, i * st[0] + j * st[1]) });
+        }
+    }
+    v
+}
+
+/// A 16-bit (f16 or bf16) matmul, optionally onto a bias: the operands widened to f32, the
+/// product (and the bias) accumulated in f32 by `gemm`, the result rounded once to the output
+/// dtype. PyTorch's CPU kernels accumulate 16-bit products in f32 the same way.
+///
+/// # Safety
+/// As [`run_gemm`]; `bias`, when given, is a live `[m, n]` view.
+unsafe fn run_widened(
+    dtype: DType,
+    (batch, m, k, n): (usize, usize, usize, usize),
+    a: &Mat,
+    b: &Mat,
+    out: &Mat,
+    bias: Option<&Mat>,
+    parallelism: Parallelism,
+) {
+    let row = |x: &Mat| [x.strides[1], x.strides[2]];
+    for bi in 0..batch as isize {
+        // SAFETY: batch offsets stay within the checked extents; each view's elements are live.
+        unsafe {
+            let pa = (a.ptr as *const u16).offset(bi * a.strides[0]);
+            let pb = (b.ptr as *const u16).offset(bi * b.strides[0]);
+            let po = (out.ptr as *mut u16).offset(bi * out.strides[0]);
+            let wa = widen(dtype, pa, (m, k), row(a));
+            let wb = widen(dtype, pb, (k, n), row(b));
+            let mut acc = match bias {
+                Some(c) => widen(dtype, c.ptr as *const u16, (m, n), row(c)),
+                None => vec![0.0f32; m * n],
+            };
+            if k > 0 {
+                gemm::gemm(
+                    m,
+                    n,
+                    k,
+                    acc.as_mut_ptr(),
+                    1,
+                    n as isize,
+                    bias.is_some(),
+                    wa.as_ptr(),
+                    1,
+                    k as isize,
+                    wb.as_ptr(),
+                    1,
+                    n as isize,
+                    if bias.is_some() { 1.0 } else { 0.0 },
+                    1.0,
+                    false,
+                    false,
+                    false,
+                    parallelism,
+                );
+            }
+            for i in 0..m {
+                for j in 0..n {
+                    let at = i as isize * out.strides[1] + j as isize * out.strides[2];
+                    *po.offset(at) = round_16(dtype, acc[i * n + j]);
+                }
+            }
         }
     }
 }

@@ -37,7 +37,87 @@ pub fn rules() -> Vec<Rewrite> {
         rewrite!("var-mean-all"; "(var_mean.default ?x ?unbiased)" => { Variance }),
         rewrite!("layer-norm"; "(native_layer_norm.default ?x ?shape ?w ?b ?eps)" => { LayerNorm }),
         rewrite!("split"; "(split_with_sizes.default ?x ?sizes ?dim)" => { SplitToSlices }),
+        // The same ops on 16-bit floats: computed in f32 (PyTorch's opmath, Inductor's
+        // decompositions), rounded once at the end; the f32 rules above then decompose them.
+        rewrite!("softmax-16"; "(_softmax.default ?x ?d False)" => { InF32("_softmax.default") }),
+        rewrite!("log-softmax-16"; "(_log_softmax.default ?x ?d False)" => { InF32("_log_softmax.default") }),
+        rewrite!("gelu-16"; "(gelu.default ?x ?approximate)" => { InF32("gelu.default") }),
+        rewrite!("mean-dim-16"; "(mean.dim ?x ?dims ?keepdim None)" => { InF32("mean.dim") }),
+        rewrite!("mean-all-16"; "(mean.default ?x None)" => { InF32("mean.default") }),
+        rewrite!("var-correction-16"; "(var.correction ?x ?dims ?correction ?keepdim)" => { InF32("var.correction") }),
+        rewrite!("var-dim-16"; "(var.dim ?x ?dims ?unbiased ?keepdim)" => { InF32("var.dim") }),
+        rewrite!("var-all-16"; "(var.default ?x ?unbiased)" => { InF32("var.default") }),
+        rewrite!("var-mean-correction-16"; "(var_mean.correction ?x ?dims ?correction ?keepdim)" => { InF32("var_mean.correction") }),
+        rewrite!("var-mean-dim-16"; "(var_mean.dim ?x ?dims ?unbiased ?keepdim)" => { InF32("var_mean.dim") }),
+        rewrite!("var-mean-all-16"; "(var_mean.default ?x ?unbiased)" => { InF32("var_mean.default") }),
+        rewrite!("layer-norm-16"; "(native_layer_norm.default ?x ?shape ?w ?b ?eps)" => { InF32("native_layer_norm.default") }),
     ]
+}
+
+fn is_16_bit(m: &coil_graph::TensorMeta) -> bool {
+    matches!(m.dtype, coil_graph::DType::F16 | coil_graph::DType::BF16)
+}
+
+/// `_to_copy(x, dtype=dtype)`.
+fn to_dtype(eg: &mut AtenGraph, x: Id, dtype: coil_graph::DType) -> Id {
+    let dt = add_lit(eg, Lit::DType(dtype));
+    let none = add_lit(eg, Lit::None);
+    let no = add_lit(eg, Lit::Bool(false));
+    add_call(eg, "_to_copy.default", &[x, dt, none, none, none, no, none])
+}
+
+/// The call of `op` on 16-bit float `?x` redone on f32 copies of its 16-bit tensor operands
+/// (weights included), each output rounded back once to its dtype: PyTorch computes these in
+/// f32 inside (opmath), and so do Inductor's decompositions.
+struct InF32(&'static str);
+
+impl Applier<Aten, MetaAnalysis> for InF32 {
+    fn apply_one(
+        &self,
+        eg: &mut AtenGraph,
+        eclass: Id,
+        s: &Subst,
+        _: Option<&PatternAst<Aten>>,
+        _: Symbol,
+    ) -> Vec<Id> {
+        if !meta_of(eg, s[var("?x")]).is_some_and(|m| is_16_bit(&m)) {
+            return vec![];
+        }
+        let Some(op) = coil_graph::OpRef::lookup(self.0) else {
+            return vec![];
+        };
+        let Some(children) = eg[eclass].nodes.iter().find_map(|n| match n {
+            Aten::Call(o, c) if *o == op => Some(c.clone()),
+            _ => None,
+        }) else {
+            return vec![];
+        };
+        let wide: Vec<Id> = children
+            .iter()
+            .map(|&c| match meta_of(eg, c) {
+                Some(m) if is_16_bit(&m) => to_dtype(eg, c, coil_graph::DType::F32),
+                _ => c,
+            })
+            .collect();
+        let call = eg.add(Aten::Call(op, wide.into()));
+        if op.schema().returns == coil_graph::Returns::Tensor {
+            let Some(m) = meta_of(eg, eclass) else {
+                return vec![];
+            };
+            let back = to_dtype(eg, call, m.dtype);
+            return union_into(eg, eclass, back);
+        }
+        let mut changed = vec![];
+        for (i, user) in getitem_users(eg, eclass) {
+            let Some(m) = meta_of(eg, user) else {
+                continue;
+            };
+            let item = eg.add(Aten::GetItem(i, [call]));
+            let back = to_dtype(eg, item, m.dtype);
+            changed.extend(union_into(eg, user, back));
+        }
+        changed
+    }
 }
 
 /// Wrapped reduction dims of `?dims` (all dims when absent or empty) for a tensor of `rank`.
