@@ -48,7 +48,7 @@ pub struct CudaBackend {
     autotune: bool,
     /// A column of ones (its buffer and length) that broadcasts an `addmm`'s bias through
     /// cuBLAS (`ones[m, 1] @ bias[1, n]`), grown as needed.
-    ones: Arc<std::sync::Mutex<Option<(BufferHandle, usize)>>>,
+    ones: Arc<std::sync::Mutex<Option<(BufferHandle, usize, DType)>>>,
     /// Convolutions through cuDNN (where it loads) rather than im2col and cuBLAS.
     cudnn_conv: bool,
 }
@@ -372,27 +372,31 @@ impl CudaBackend {
         m: usize,
         n: usize,
     ) -> Result<(), BackendError> {
-        if bias.dtype != DType::F32 || bias.sizes != [m, n] || bias.strides != [0, 1] {
+        if bias.sizes != [m, n] || bias.strides != [0, 1] {
             return Err(BackendError::Runtime(format!(
-                "an addmm bias must be a broadcast f32 row of [{m}, {n}], got {} {:?} strides {:?}",
+                "an addmm bias must be a broadcast row of [{m}, {n}], got {} {:?} strides {:?}",
                 bias.dtype, bias.sizes, bias.strides
             )));
         }
+        let dtype = bias.dtype;
         let ones = {
             let mut guard = self.ones.lock().unwrap_or_else(|p| p.into_inner());
             match *guard {
-                Some((h, len)) if len >= m => h,
+                Some((h, len, d)) if len >= m && d == dtype => h,
                 _ => {
-                    if let Some((h, _)) = guard.take() {
+                    if let Some((h, _, _)) = guard.take() {
                         self.exec.free(h);
                     }
                     let len = m.next_power_of_two().max(256);
-                    let h = self.exec.alloc(4 * len)?;
-                    let bytes: Vec<u8> = std::iter::repeat_n(1.0f32.to_le_bytes(), len)
-                        .flatten()
-                        .collect();
+                    let one: Vec<u8> = match dtype {
+                        DType::F16 => half::f16::ONE.to_le_bytes().to_vec(),
+                        DType::BF16 => half::bf16::ONE.to_le_bytes().to_vec(),
+                        _ => 1.0f32.to_le_bytes().to_vec(),
+                    };
+                    let h = self.exec.alloc(one.len() * len)?;
+                    let bytes: Vec<u8> = std::iter::repeat_n(one, len).flatten().collect();
                     self.exec.write(h, &bytes)?;
-                    *guard = Some((h, len));
+                    *guard = Some((h, len, dtype));
                     h
                 }
             }
@@ -404,6 +408,7 @@ impl CudaBackend {
             batch_stride: 0,
         };
         let gemm = Gemm {
+            dtype,
             batch: 1,
             m,
             n,
@@ -425,9 +430,9 @@ fn mat_layout(
     op: &StridedOperand,
 ) -> Result<(usize, usize, usize, MatLayout), BackendError> {
     let bad = |msg: String| BackendError::Runtime(format!("matmul operand {what}: {msg}"));
-    if op.dtype != DType::F32 {
+    if !matches!(op.dtype, DType::F32 | DType::F16 | DType::BF16) {
         return Err(bad(format!(
-            "{} matmuls are not supported (cuBLAS sgemm is float32)",
+            "{} matmuls are not supported (cuBLAS runs f32, f16 and bf16)",
             op.dtype
         )));
     }
@@ -558,6 +563,12 @@ impl Backend for CudaBackend {
         let (ba, m, k, la) = mat_layout("a", a)?;
         let (bb, k2, n, lb) = mat_layout("b", b)?;
         let (bc, m2, n2, lc) = mat_layout("out", &call.out)?;
+        if a.dtype != b.dtype || a.dtype != call.out.dtype {
+            return Err(BackendError::Runtime(format!(
+                "matmul dtypes differ: {} @ {} -> {}",
+                a.dtype, b.dtype, call.out.dtype
+            )));
+        }
         if k != k2 || m != m2 || n != n2 || ba != bb || ba != bc || lc.transposed {
             return Err(BackendError::Runtime(format!(
                 "matmul shapes do not agree: {:?} @ {:?} -> {:?}",
@@ -570,6 +581,7 @@ impl Backend for CudaBackend {
             beta = 1.0;
         }
         let gemm = Gemm {
+            dtype: a.dtype,
             batch: ba,
             m,
             n,

@@ -2,8 +2,10 @@
 //! addmm) as column-major `C^T = op(B)^T op(A)^T`, the usual transpose trick, with every
 //! operand's extent checked against its buffer first.
 
+use coil_graph::DType;
 use cudarc::cublas::CudaBlas;
 use cudarc::cublas::result as br;
+use cudarc::cublas::sys;
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 
@@ -50,6 +52,9 @@ impl MatLayout {
 /// `A[b]` `m x k`, `B[b]` `k x n`, `C[b]` `m x n`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gemm {
+    /// The element type of A, B and C: f32, or f16 / bf16 (then computed in f32 on the
+    /// tensor cores, `cublasGemmEx` with `CUBLAS_COMPUTE_32F`, and rounded once into C).
+    pub dtype: DType,
     /// Batch count (1 for mm/addmm).
     pub batch: usize,
     /// Rows of A and C.
@@ -77,9 +82,8 @@ fn check_operand(
     name: &str,
     buf: &DeviceBuffer,
     layout: &MatLayout,
-    rows: usize,
-    cols: usize,
-    batch: usize,
+    (rows, cols, batch): (usize, usize, usize),
+    itemsize: usize,
 ) -> Result<(i32, cublasOperation_t), CudaError> {
     let (stored_rows, stored_cols) = if layout.transposed {
         (cols, rows)
@@ -100,10 +104,10 @@ fn check_operand(
         + (batch - 1) * layout.batch_stride
         + (stored_rows - 1) * layout.row_stride
         + (stored_cols - 1);
-    let elems = buf.len() / 4;
+    let elems = buf.len() / itemsize;
     if last >= elems {
         return Err(bad(format!(
-            "reaches element {last} of a buffer of {elems} f32s"
+            "reaches element {last} of a buffer of {elems} elements"
         )));
     }
     let op = if layout.transposed {
@@ -154,6 +158,7 @@ impl GpuDevice {
         c: (&mut DeviceBuffer, MatLayout),
     ) -> Result<(), CudaError> {
         let Gemm {
+            dtype,
             batch,
             m,
             n,
@@ -161,6 +166,17 @@ impl GpuDevice {
             alpha,
             beta,
         } = gemm;
+        let (itemsize, data_type) = match dtype {
+            DType::F32 => (4, None),
+            DType::F16 => (2, Some(sys::cudaDataType_t::CUDA_R_16F)),
+            DType::BF16 => (2, Some(sys::cudaDataType_t::CUDA_R_16BF)),
+            other => {
+                return Err(CudaError::Size {
+                    op: "gemm",
+                    reason: format!("{other} operands (cuBLAS runs f32, f16 and bf16 here)"),
+                });
+            }
+        };
         if batch == 0 || m == 0 || n == 0 {
             return Ok(());
         }
@@ -176,9 +192,9 @@ impl GpuDevice {
                 reason: "the output C cannot be a transposed view".into(),
             });
         }
-        let (lda, op_a) = check_operand("A", a.0, &a.1, m, k, batch)?;
-        let (ldb, op_b) = check_operand("B", b.0, &b.1, k, n, batch)?;
-        let (ldc, _) = check_operand("C", c.0, &c.1, m, n, batch)?;
+        let (lda, op_a) = check_operand("A", a.0, &a.1, (m, k, batch), itemsize)?;
+        let (ldb, op_b) = check_operand("B", b.0, &b.1, (k, n, batch), itemsize)?;
+        let (ldc, _) = check_operand("C", c.0, &c.1, (m, n, batch), itemsize)?;
         let (mi, ni, ki) = (to_int(m, "m")?, to_int(n, "n")?, to_int(k, "k")?);
         let bi = to_int(batch, "batch")?;
         let stream = self.stream();
@@ -186,9 +202,76 @@ impl GpuDevice {
             let (pa, _ra) = a.0.slice_ref().device_ptr(&stream);
             let (pb, _rb) = b.0.slice_ref().device_ptr(&stream);
             let (pc, _rc) = c.0.slice_mut_ref().device_ptr_mut(&stream);
-            let pa = (pa + 4 * a.1.offset as u64) as *const f32;
-            let pb = (pb + 4 * b.1.offset as u64) as *const f32;
-            let pc = (pc + 4 * c.1.offset as u64) as *mut f32;
+            let size = itemsize as u64;
+            let (pa, pb, pc) = (
+                pa + size * a.1.offset as u64,
+                pb + size * b.1.offset as u64,
+                pc + size * c.1.offset as u64,
+            );
+            if let Some(ty) = data_type {
+                // Column-major: C^T = op(B)^T op(A)^T, as below.
+                // SAFETY: every operand's extent was checked against its buffer above.
+                let status = unsafe {
+                    if batch == 1 {
+                        br::gemm_ex(
+                            *blas.handle(),
+                            op_b,
+                            op_a,
+                            ni,
+                            mi,
+                            ki,
+                            (&alpha as *const f32).cast(),
+                            pb as *const _,
+                            ty,
+                            ldb,
+                            pa as *const _,
+                            ty,
+                            lda,
+                            (&beta as *const f32).cast(),
+                            pc as *mut _,
+                            ty,
+                            ldc,
+                            sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                            sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+                        )
+                    } else {
+                        br::gemm_strided_batched_ex(
+                            *blas.handle(),
+                            op_b,
+                            op_a,
+                            ni,
+                            mi,
+                            ki,
+                            (&alpha as *const f32).cast(),
+                            pb as *const _,
+                            ty,
+                            ldb,
+                            b.1.batch_stride as i64,
+                            pa as *const _,
+                            ty,
+                            lda,
+                            a.1.batch_stride as i64,
+                            (&beta as *const f32).cast(),
+                            pc as *mut _,
+                            ty,
+                            ldc,
+                            c.1.batch_stride as i64,
+                            bi,
+                            sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                            sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+                        )
+                    }
+                };
+                return status.map_err(|source| CudaError::Cublas {
+                    call: if batch == 1 {
+                        "cublasGemmEx"
+                    } else {
+                        "cublasGemmStridedBatchedEx"
+                    },
+                    source,
+                });
+            }
+            let (pa, pb, pc) = (pa as *const f32, pb as *const f32, pc as *mut f32);
             // Column-major: C^T (n x m) = op(B)^T (n x k) op(A)^T (k x m).
             // SAFETY: every operand's extent was checked against its buffer above.
             let status = unsafe {

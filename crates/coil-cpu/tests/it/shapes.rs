@@ -162,6 +162,31 @@ fn copy_broadcasts_and_casts_src() {
     check(&text, &[x, row], 0.0, 0.0, true);
 }
 
+/// 16-bit sums accumulate in f32: adding 4096 ones reaches 4096 (a bf16 accumulator stops at
+/// 256, since 257 is not a bf16).
+#[test]
+fn sixteen_bit_sums_accumulate_in_f32() {
+    for dt in ["bf16", "f16"] {
+        let text = graph(
+            &format!("x: \"{dt}[4, 4096]\""),
+            "sum_1 = torch.ops.aten.sum.dim_IntList(x, [1])
+             mean = torch.ops.aten.mean.dim(x, [1])",
+            "sum_1, mean",
+        );
+        let g = coil_graph::parse(&text).unwrap();
+        let dtype = DType::from_short_name(dt).unwrap();
+        let ones = Tensor::new(
+            Data::from_f64(dtype, std::iter::repeat_n(1.0, 4 * 4096)),
+            vec![4, 4096],
+        )
+        .unwrap();
+        let l = lower(&g);
+        let got = run(backend(), &l, &per_buffer(&l), std::slice::from_ref(&ones)).unwrap();
+        assert_eq!(got.outputs[0].to_f64_vec(), vec![4096.0; 4], "{dt} sum");
+        assert_eq!(got.outputs[1].to_f64_vec(), vec![1.0; 4], "{dt} mean");
+    }
+}
+
 #[test]
 fn odd_sizes_run_vector_bodies_and_scalar_tails() {
     for (rows, cols) in [(3, 37), (5, 1003), (2, 7), (4, 8), (1, 9)] {

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use coil_codegen::{BackendError, BufferHandle, Kernel};
+use coil_graph::DType;
 
 use super::{Executor, LoadOptions, LoadedModule, dead, too_small};
 use crate::blas::{Gemm, MatLayout};
@@ -35,14 +36,25 @@ impl Memory {
         self.buffers.get(&h.0).copied().ok_or_else(|| dead(h))
     }
 
-    fn read_f32(&mut self, h: BufferHandle) -> Result<Vec<f32>, BackendError> {
+    /// A buffer's elements of `dtype` (f32, f16 or bf16), widened to f32.
+    fn read_floats(&mut self, h: BufferHandle, dtype: DType) -> Result<Vec<f32>, BackendError> {
         let (addr, len) = self.buffer(h)?;
         let mut bytes = vec![0u8; len];
         self.emu.read(addr, &mut bytes).map_err(emu_err)?;
-        Ok(bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+        Ok(match dtype {
+            DType::F16 => bytes
+                .chunks_exact(2)
+                .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+                .collect(),
+            DType::BF16 => bytes
+                .chunks_exact(2)
+                .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32())
+                .collect(),
+            _ => bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        })
     }
 }
 
@@ -176,6 +188,7 @@ impl Executor for Emulated {
         (c, lc): (BufferHandle, MatLayout),
     ) -> Result<(), BackendError> {
         let Gemm {
+            dtype,
             batch,
             m,
             n,
@@ -184,7 +197,11 @@ impl Executor for Emulated {
             beta,
         } = gemm;
         let mut mem = lock(&self.memory);
-        let (av, bv, mut cv) = (mem.read_f32(a)?, mem.read_f32(b)?, mem.read_f32(c)?);
+        let (av, bv, mut cv) = (
+            mem.read_floats(a, dtype)?,
+            mem.read_floats(b, dtype)?,
+            mem.read_floats(c, dtype)?,
+        );
         let at = |l: &MatLayout, v: &[f32], bi: usize, i: usize, j: usize| -> f32 {
             let (r, c) = if l.transposed { (j, i) } else { (i, j) };
             v.get(l.offset + bi * l.batch_stride + r * l.row_stride + c)
@@ -212,7 +229,18 @@ impl Executor for Emulated {
             }
         }
         let (addr, _) = mem.buffer(c)?;
-        let bytes: Vec<u8> = cv.iter().flat_map(|x| x.to_le_bytes()).collect();
+        // One rounding per element into 16-bit outputs, as cublasGemmEx with f32 compute.
+        let bytes: Vec<u8> = match dtype {
+            DType::F16 => cv
+                .iter()
+                .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
+                .collect(),
+            DType::BF16 => cv
+                .iter()
+                .flat_map(|&x| half::bf16::from_f32(x).to_le_bytes())
+                .collect(),
+            _ => cv.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        };
         mem.emu.write(addr, &bytes).map_err(emu_err)
     }
 

@@ -92,3 +92,70 @@ fn sixty_four_bit_indices_and_other_plans_give_the_same_results() {
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 }
+
+/// 16-bit float graphs on the emulated GPU match coil's eager run within the dtype's
+/// tolerance: loads widened, f32 inside, one rounding per store.
+#[test]
+fn sixteen_bit_graphs_run_on_the_emulator() {
+    use coil_graph::DType;
+    let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
+    for dt in ["bf16", "f16"] {
+        let text = format!(
+            "class GraphModule(torch.nn.Module):\n    def forward(self, w: \"{dt}[64]\", b: \"{dt}[64]\", x: \"{dt}[8, 64]\", m: \"{dt}[64, 32]\"):\n        \
+             native_layer_norm = torch.ops.aten.native_layer_norm.default(x, [64], w, b, 1e-05)\n        \
+             getitem: \"{dt}[8, 64]\" = native_layer_norm[0]\n        \
+             gelu: \"{dt}[8, 64]\" = torch.ops.aten.gelu.default(getitem)\n        \
+             _softmax: \"{dt}[8, 64]\" = torch.ops.aten._softmax.default(gelu, -1, False)\n        \
+             mm: \"{dt}[8, 32]\" = torch.ops.aten.mm.default(_softmax, m)\n        \
+             relu: \"{dt}[8, 32]\" = torch.ops.aten.relu.default(mm)\n        \
+             sum_1: \"{dt}[8]\" = torch.ops.aten.sum.dim_IntList(x, [1])\n        \
+             return (_softmax, relu, sum_1)\n"
+        );
+        let g = coil_graph::parse(&text).unwrap();
+        let dtype = DType::from_short_name(dt).unwrap();
+        let inputs: Vec<coil_graph::Tensor> = g
+            .inputs()
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| {
+                let m = g.node(id).meta();
+                coil_testkit::random_tensor(dtype, &m.sizes, 7 + i as u64)
+            })
+            .collect();
+        let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+        let model = coil::compile(&g, backend.clone(), &Options::default()).expect("compiles");
+        let got = model.run(&inputs).expect("runs");
+        for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(a.dtype(), dtype);
+            coil_testkit::check_close(a, b, 1e-2, 3e-2)
+                .unwrap_or_else(|e| panic!("{dt} output {i}: {e}"));
+        }
+    }
+}
+
+/// Reductions of 16-bit floats accumulate in f32 (a 16-bit accumulator would stop at 256 when
+/// adding ones: 257 is not a bf16), on the emulated GPU (coil-cpu's shapes tests check the CPU).
+#[test]
+fn sixteen_bit_sums_accumulate_in_f32() {
+    use coil_graph::{DType, Data, Tensor};
+    for dt in ["bf16", "f16"] {
+        let text = format!(
+            "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"{dt}[4, 4096]\"):\n        \
+             sum_1: \"{dt}[4]\" = torch.ops.aten.sum.dim_IntList(x, [1])\n        \
+             mean: \"{dt}[4]\" = torch.ops.aten.mean.dim(x, [1])\n        \
+             return (sum_1, mean)\n"
+        );
+        let g = coil_graph::parse(&text).unwrap();
+        let dtype = DType::from_short_name(dt).unwrap();
+        let ones = Tensor::new(
+            Data::from_f64(dtype, std::iter::repeat_n(1.0, 4 * 4096)),
+            vec![4, 4096],
+        )
+        .unwrap();
+        let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
+        let model = coil::compile(&g, backend, &Options::default()).expect("compiles");
+        let got = model.run(std::slice::from_ref(&ones)).expect("runs");
+        assert_eq!(got[0].to_f64_vec(), vec![4096.0; 4], "{dt} sum");
+        assert_eq!(got[1].to_f64_vec(), vec![1.0; 4], "{dt} mean");
+    }
+}
