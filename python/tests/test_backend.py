@@ -434,3 +434,27 @@ def test_zoo_functions_in_16_bit_floats(name, dtype, device):
         scale = e.abs().max().item()
         assert rmse(g, e) <= 2 * rmse(w, e) + RTOL[dtype] * scale / 10, (rmse(g, e), rmse(w, e))
     assert_all_compiled()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v3_small", "vit_tiny", "gpt2", "bert", "llama"])
+def test_real_models_in_bf16(name, device):
+    # As the zoo's 16-bit test: float64's rule on the model's first output.
+    _, make, kind, shape = next(m for m in real_models() if m[0] == name)
+    torch.manual_seed(0)
+    module = make().to(device).to(torch.bfloat16).eval()
+    if kind == "image":
+        x = torch.randn(*shape, device=device).to(torch.bfloat16)
+        wide_x = x.double()
+    else:
+        x = wide_x = torch.randint(0, 1000, shape, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want, got = compiled(module, x)
+        with torch.no_grad():
+            exact = first_tensor(copy.deepcopy(module).double()(wide_x))
+    want, got = first_tensor(want), first_tensor(got)
+    assert got.dtype == torch.bfloat16
+    scale = exact.abs().max().item()
+    assert rmse(got, exact) <= 2 * rmse(want, exact) + RTOL[torch.bfloat16] * scale / 10
+    assert_all_compiled()
