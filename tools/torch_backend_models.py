@@ -70,6 +70,8 @@ def main():
     p.add_argument("--backends", default="coil,inductor,eager")
     p.add_argument("--sets", default="article,large,real")
     p.add_argument("--only", default="", help="comma-separated model names")
+    p.add_argument("--dtype", default="float32", help="float32, bfloat16 or float16: the "
+                   "modules and float inputs cast to it")
     a = p.parse_args()
     dev = a.device
     torch.backends.cudnn.allow_tf32 = False
@@ -77,14 +79,24 @@ def main():
     sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
     warnings.simplefilter("ignore")
     only = set(filter(None, a.only.split(",")))
+    dtype = getattr(torch, a.dtype)
     for name, make, inputs in models(a.sets.split(",")):
         if only and name.split("@")[0] not in only:
             continue
         torch.manual_seed(0)
-        m = make().to(dev).eval()
-        args = [t.to(dev) for t in inputs()]
+        m = make().to(dev).to(dtype).eval()
+        args = [t.to(dev).to(dtype) if t.is_floating_point() else t.to(dev) for t in inputs()]
         with torch.no_grad():
             want = tb.first_tensor(m(*args))
+            # The least memory a call moves (inputs read once, outputs written once), and a
+            # copy of the first input's bytes for comparison (same process).
+            outs = m(*args)
+            outs = outs if isinstance(outs, (tuple, list)) else [outs]
+            moved = sum(t.numel() * t.element_size() for t in list(args) + [o for o in outs if isinstance(o, torch.Tensor)])
+            src = args[0]
+            dst = torch.empty_like(src)
+            copy_us, copy_queued = call_us(lambda s: dst.copy_(s), [src], sync, a.warmup, a.calls)
+            copy_gbs = 2 * src.numel() * src.element_size() / copy_queued / 1e3
             for backend in a.backends.split(","):
                 torch._dynamo.reset()
                 f = m if backend == "eager" else torch.compile(m, backend=backend, dynamic=False)
@@ -92,8 +104,10 @@ def main():
                 got = tb.first_tensor(f(*args))
                 first_s = time.perf_counter() - t0
                 us, queued = call_us(f, args, sync, a.warmup, a.calls)
-                print(json.dumps({"model": name, "device": dev, "backend": backend,
+                print(json.dumps({"model": name, "device": dev, "dtype": a.dtype, "backend": backend,
                                   "call_us": round(us, 1), "queued_us": round(queued, 1),
+                                  "gb_s": round(moved / queued / 1e3, 1),
+                                  "copy_gb_s": round(copy_gbs, 1),
                                   "first_call_s": round(first_s, 2),
                                   "max_abs_err": (got - want).abs().max().item()}), flush=True)
 

@@ -215,23 +215,27 @@ fn op_bytes(kind: OpKind, args: &Args<'_>, node: &coil_graph::Node) -> usize {
     results.saturating_add(copies)
 }
 
-/// The graph's outputs computed in float64 (f32 replaced by f64 throughout, f32 inputs cast
-/// up), the reference checks of float32 results compare with; `None` when the graph computes
-/// no f32 or the float64 run fails (within `max_bytes`, as [`run_within`]).
+/// The graph's outputs computed in float64 (f32, f16 and bf16 replaced by f64 throughout, their
+/// inputs cast up exactly), the reference checks of float results compare with; `None` when
+/// the graph computes none of those or the float64 run fails (within `max_bytes`, as
+/// [`run_within`]).
 pub fn run_float64(graph: &Graph, inputs: &[Tensor], max_bytes: usize) -> Option<Vec<Tensor>> {
-    let f32 = coil_graph::DType::F32;
+    use coil_graph::DType;
+    let narrow = |d: DType| matches!(d, DType::F32 | DType::F16 | DType::BF16);
     if !graph
         .nodes()
-        .any(|(_, n)| n.outputs.iter().any(|m| m.dtype == f32))
+        .any(|(_, n)| n.outputs.iter().any(|m| narrow(m.dtype)))
     {
         return None;
     }
-    let g64 = graph.with_dtype_replaced(f32, coil_graph::DType::F64);
+    let g64 = [DType::F32, DType::F16, DType::BF16]
+        .into_iter()
+        .fold(graph.clone(), |g, d| g.with_dtype_replaced(d, DType::F64));
     let inputs: Vec<Tensor> = inputs
         .iter()
         .map(|t| {
-            if t.dtype() == f32 {
-                t.to_dtype(coil_graph::DType::F64)
+            if narrow(t.dtype()) {
+                t.to_dtype(DType::F64)
             } else {
                 t.clone()
             }

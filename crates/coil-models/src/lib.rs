@@ -8,6 +8,10 @@
 
 use coil_graph::{Graph, GraphError, Tensor};
 
+mod zoo16;
+
+pub use zoo16::{TINY_16, Tiny16, find_16};
+
 /// A tiny-size model with PyTorch's inputs and outputs.
 #[derive(Clone, Copy, Debug)]
 pub struct Tiny {
@@ -266,18 +270,23 @@ impl Model {
 
     /// The tiny graph with PyTorch's inputs (in signature order) and outputs (in return order).
     pub fn tiny_case(&self) -> Result<TinyCase, GraphError> {
-        let tiny = self
-            .tiny
-            .ok_or_else(|| GraphError::Invalid(format!("{} has no tiny version", self.name)))?;
-        let graph = coil_graph::parse(tiny.text)?;
-        let tensors = Tensor::read_safetensors(tiny.safetensors)?;
+        self.tiny
+            .ok_or_else(|| GraphError::Invalid(format!("{} has no tiny version", self.name)))?
+            .case(self.name)
+    }
+}
+
+impl Tiny {
+    /// The parsed graph with its inputs and PyTorch's outputs (`name` for errors).
+    pub fn case(&self, name: &str) -> Result<TinyCase, GraphError> {
+        let graph = coil_graph::parse(self.text)?;
+        let tensors = Tensor::read_safetensors(self.safetensors)?;
         let (inputs, outputs) = split_io(&graph, &tensors)?;
         Ok(TinyCase {
             graph,
             inputs,
-            outputs: outputs.ok_or_else(|| {
-                GraphError::TensorIo(format!("{}: no output.<i> tensors", self.name))
-            })?,
+            outputs: outputs
+                .ok_or_else(|| GraphError::TensorIo(format!("{name}: no output.<i> tensors")))?,
         })
     }
 }

@@ -89,6 +89,80 @@ pub fn conformance(backend: &Arc<dyn Backend>, strategies: &[SharedStrategy]) ->
     failures
 }
 
+/// PyTorch's own tolerances for 16-bit floats (`torch.testing.assert_close`'s defaults).
+fn torch_tolerance(dtype: coil_graph::DType) -> (f64, f64) {
+    match dtype {
+        coil_graph::DType::BF16 => (1e-5, 1.6e-2),
+        _ => (1e-5, 1e-3),
+    }
+}
+
+/// The 16-bit conformance suite: every zoo function in bf16 and f16
+/// ([`coil_models::TINY_16`]) under each of `strategies`, run twice (bit for bit the same),
+/// each float output within the float64 rule (1e-6 plus 8 times coil-eager's own error against
+/// float64, whose roundings after every op are PyTorch eager's, plus 1e-4 relative). PyTorch's
+/// saved outputs are checked with PyTorch's tolerance for the dtype; an output further than
+/// that from PyTorch still passes when it is within the float64 rule (coil rounds once per
+/// store, as Inductor does, so where eager's intermediate roundings cancel, coil is the closer
+/// one). Returns one line per failure.
+pub fn conformance_16(backend: &Arc<dyn Backend>, strategies: &[SharedStrategy]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for m in coil_models::TINY_16 {
+        let label = format!("{} {}", m.name, m.dtype);
+        let case = match m.tiny.case(m.name) {
+            Ok(case) => case,
+            Err(e) => {
+                failures.push(format!("{label}: {e}"));
+                continue;
+            }
+        };
+        let Some((reference, eager)) = float64_reference(&case.graph, &case.inputs) else {
+            failures.push(format!("{label}: no float64 reference"));
+            continue;
+        };
+        let (atol, rtol) = torch_tolerance(m.dtype);
+        for strategy in strategies {
+            let options = Options {
+                strategy: strategy.clone(),
+                verify: true,
+                ..Options::default()
+            };
+            let outcome = coil::compile(&case.graph, backend.clone(), &options)
+                .map_err(|e| format!("compile: {e}"))
+                .and_then(|model| {
+                    let first = model.run(&case.inputs).map_err(|e| format!("run: {e}"))?;
+                    let second = model
+                        .run(&case.inputs)
+                        .map_err(|e| format!("second run: {e}"))?;
+                    check_outputs(&second, &first, 0.0, 0.0)
+                        .map_err(|e| format!("the second run differs from the first: {e}"))?;
+                    Ok(first)
+                })
+                .and_then(|out| {
+                    for (i, o) in out.iter().enumerate() {
+                        if o.dtype() != case.outputs[i].dtype() {
+                            return Err(format!(
+                                "output {i} is {}, PyTorch's is {}",
+                                o.dtype(),
+                                case.outputs[i].dtype()
+                            ));
+                        }
+                    }
+                    let exact = within_rounding(&out, &reference, &eager)
+                        .map_err(|e| format!("against float64: {e}"));
+                    match check_outputs(&out, &case.outputs, atol, rtol) {
+                        Ok(()) => exact,
+                        Err(e) => exact.map_err(|f| format!("against PyTorch: {e}; {f}")),
+                    }
+                });
+            if let Err(e) = outcome {
+                failures.push(format!("{label} {}: {e}", strategy.name()));
+            }
+        }
+    }
+    failures
+}
+
 /// The float64 reference of the graph's outputs and eager's own float32 outputs; `None` when
 /// the graph has no f32 or eager cannot run it.
 fn float64_reference(graph: &Graph, inputs: &[Tensor]) -> Option<(Vec<Tensor>, Vec<Tensor>)> {

@@ -9,12 +9,19 @@ use coil::Options;
 use coil_codegen::Backend;
 use coil_cuda::CudaBackend;
 use coil_models::Size;
-use coil_testkit::{ARTICLE_KERNEL_COUNTS, conformance};
+use coil_testkit::{ARTICLE_KERNEL_COUNTS, conformance, conformance_16};
 
 #[test]
 fn every_tiny_model_under_every_policy_matches_pytorch_on_the_emulator() {
     let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
     let failures = conformance(&backend, &coil::builtin_strategies());
+    assert!(failures.is_empty(), "emulator:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn every_tiny_model_in_bf16_and_f16_matches_pytorch_on_the_emulator() {
+    let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
+    let failures = conformance_16(&backend, &coil::builtin_strategies());
     assert!(failures.is_empty(), "emulator:\n{}", failures.join("\n"));
 }
 

@@ -1,0 +1,6 @@
+class GraphModule(torch.nn.Module):
+    def forward(self, xs_0: "f16[64, 64]"):
+        mean: "f16[]" = torch.ops.aten.mean.default(xs_0)
+        sub: "f16[64, 64]" = torch.ops.aten.sub.Tensor(xs_0, mean);  xs_0 = mean = None
+        relu: "f16[64, 64]" = torch.ops.aten.relu.default(sub);  sub = None
+        return (relu,)
