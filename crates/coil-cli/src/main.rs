@@ -18,6 +18,9 @@ Runs a model of the zoo (by name) or a readable-FX file, and reports what it did
 options:
   --size article|tiny|large   zoo size (default: article; tiny uses PyTorch's inputs and
                               checks against PyTorch's outputs)
+  --dtype f32|bf16|f16        run in this float dtype: with --size tiny the zoo's 16-bit export
+                              (PyTorch's 16-bit outputs, checked with PyTorch's tolerance for the
+                              dtype or float64's rule); otherwise the graph's f32 cast to it
   --inputs FILE.safetensors   input.<arg> tensors (and, if present, output.<i> to check against);
                               without it, inputs are random from a fixed seed
   --seed N                    seed for random inputs (default 0)

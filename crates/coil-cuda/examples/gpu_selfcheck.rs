@@ -437,6 +437,7 @@ fn gemm_case(
     let b = dev.upload(&b_host)?;
     let mut c = dev.alloc_zeroed(4 * batch * m * n)?;
     let gemm = Gemm {
+        dtype: coil_graph::DType::F32,
         batch,
         m,
         n,
@@ -463,6 +464,7 @@ fn gemm_speed(dev: &GpuDevice, size: usize) -> Result<f64, CudaError> {
     let mut c = dev.alloc_zeroed(4 * size * size)?;
     let l = MatLayout::contiguous(size, size);
     let gemm = Gemm {
+        dtype: coil_graph::DType::F32,
         batch: 1,
         m: size,
         n: size,

@@ -5,7 +5,7 @@ use std::fmt;
 
 use id_arena::{Arena, Id};
 
-use crate::{DType, OpKind, OpRef, TensorMeta};
+use crate::{DType, GraphError, OpKind, OpRef, TensorMeta};
 
 /// A node's id. Ids are only meaningful for the graph that made them.
 pub type NodeId = Id<Node>;
@@ -356,6 +356,43 @@ impl Graph {
             }
         }
         g
+    }
+
+    /// The same computation run in `to` where this graph runs in `from` (an f32 model in
+    /// bf16): inputs of dtype `from` and `dtype=` arguments naming it become `to`, and every
+    /// result's meta is inferred again, so each op's own dtype rules hold (a 16-bit batch
+    /// norm's saved statistics stay f32). An op that refuses the new dtype is an error.
+    pub fn cast_to(&self, from: DType, to: DType) -> Result<Graph, GraphError> {
+        let mut g = self.clone();
+        for &id in &self.order {
+            let node = g.node_mut(id);
+            if let NodeKind::Call(c) = &mut node.kind {
+                let args = c.args.iter_mut().chain(c.kwargs.iter_mut().map(|(_, a)| a));
+                args.for_each(|a| a.replace_dtype(from, to));
+            }
+        }
+        for &id in &self.order {
+            let outputs = match &g.node(id).kind {
+                NodeKind::Input => g
+                    .node(id)
+                    .outputs
+                    .iter()
+                    .map(|m| TensorMeta {
+                        dtype: if m.dtype == from { to } else { m.dtype },
+                        ..m.clone()
+                    })
+                    .collect(),
+                NodeKind::Call(c) => {
+                    crate::infer_call(&g, c).map_err(|e| e.at_node(&g.node(id).name, None))?
+                }
+                NodeKind::GetItem { source, index } => {
+                    vec![g.node(*source).outputs[*index].clone()]
+                }
+            };
+            g.node_mut(id).outputs = outputs;
+        }
+        crate::verify(&g)?;
+        Ok(g)
     }
 
     /// A copy with the nodes `keep` accepts, in the same order; references are remapped.

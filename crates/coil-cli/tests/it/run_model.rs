@@ -330,3 +330,23 @@ fn the_memory_budget_refuses_what_would_not_fit_before_allocating() {
     assert!(err.contains("'lots' is not a size"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn dtype_runs_the_zoo_in_16_bit_floats() {
+    // The zoo's bf16 export with PyTorch's bf16 outputs, checked with PyTorch's tolerance for
+    // bf16 (or float64's rule beyond it).
+    let r = report(&["transformer_block", "--size", "tiny", "--dtype", "bf16"]);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["checked"], true, "{r}");
+    assert_eq!(r["model"], "transformer_block_bf16", "{r}");
+    assert_eq!(r["outputs"][0]["dtype"], "bf16", "{r}");
+    let r = report(&["gelu_mlp", "--dtype", "f16"]);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["compiled_vs_eager"]["ok"], true, "{r}");
+    let (code, _, err) = coil(&["seed_model", "--dtype", "f64"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown dtype 'f64' (f32, bf16 or f16)"),
+        "{err}"
+    );
+}
