@@ -18,7 +18,7 @@ log = logging.getLogger("coil")
 _STATS = {"graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0}
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
-_NATIVE_OPTIONS = ("strategy", "debug_dir")
+_NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts")
 _KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs")
 
 
@@ -48,7 +48,10 @@ def backend(gm, example_inputs, options=None, **kwargs):
     the graph's readable text as `graph.py`), `strict` (raise instead of running a graph
     eagerly), `frontend` (`fx`, the default: the FX graph converted directly; `text`: through
     its readable text, as a graph file would be read), `logs` (coil's stages to log to stderr,
-    as `COIL_LOGS` spells them: `"passes,fusion"`, `"+sched"` for trace level).
+    as `COIL_LOGS` spells them: `"passes,fusion"`, `"+sched"` for trace level),
+    `emulate_precision_casts` (16-bit floats rounded after every op as eager rounds them, for
+    bit-for-bit agreement; by default they stay f32 inside a kernel and round once per store,
+    as Inductor's).
 
     An inference graph (grad disabled, or no input requiring it) is traced to core ATen here,
     once, and its compiled callable is what Dynamo calls: no AOTAutograd wrapper runs per call.

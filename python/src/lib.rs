@@ -60,6 +60,15 @@ fn compile(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Model> {
     let graph = graph_of(source)?;
+    let backend: Arc<dyn coil_codegen::Backend> = match device {
+        "cpu" => Arc::new(coil_cpu::CpuBackend::new().map_err(err)?),
+        "cuda" => Arc::new(coil_cuda::CudaBackend::new().map_err(err)?),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "coil compiles for cpu or cuda, not {other}"
+            )));
+        }
+    };
     let mut opts = Options::default();
     if let Some(o) = options {
         if let Some(s) = o.get_item("strategy")? {
@@ -73,16 +82,14 @@ fn compile(
             let dir: String = d.extract()?;
             opts.debug_dir = Some(dir.into());
         }
-    }
-    let backend: Arc<dyn coil_codegen::Backend> = match device {
-        "cpu" => Arc::new(coil_cpu::CpuBackend::new().map_err(err)?),
-        "cuda" => Arc::new(coil_cuda::CudaBackend::new().map_err(err)?),
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "coil compiles for cpu or cuda, not {other}"
-            )));
+        if let Some(e) = o.get_item("emulate_precision_casts")? {
+            let on: String = e.extract()?;
+            opts.lower = Some(coil_lower::LowerConfig {
+                emulate_precision_casts: on == "True" || on == "true" || on == "1",
+                ..backend.lower_config()
+            });
         }
-    };
+    }
     let inner = coil::compile(&graph, backend, &opts).map_err(err)?;
     let input_bytes = inner.inputs().iter().map(|(_, m)| m.nbytes()).collect();
     let output_bytes = inner

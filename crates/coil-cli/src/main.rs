@@ -21,6 +21,8 @@ options:
   --dtype f32|bf16|f16        run in this float dtype: with --size tiny the zoo's 16-bit export
                               (PyTorch's 16-bit outputs, checked with PyTorch's tolerance for the
                               dtype or float64's rule); otherwise the graph's f32 cast to it
+  --emulate-precision-casts   round 16-bit floats after every op, as eager does (default: f32
+                              inside a kernel, one rounding per store, as Inductor)
   --inputs FILE.safetensors   input.<arg> tensors (and, if present, output.<i> to check against);
                               without it, inputs are random from a fixed seed
   --seed N                    seed for random inputs (default 0)

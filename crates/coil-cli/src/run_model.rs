@@ -26,6 +26,8 @@ struct Options {
     /// `--dtype bf16|f16|f32`: the float dtype to run in (the zoo's 16-bit tiny models with
     /// PyTorch's outputs at `--size tiny`; elsewhere the graph's f32 replaced).
     dtype: Option<DType>,
+    /// `--emulate-precision-casts`: 16-bit floats rounded after every op, as eager rounds.
+    emulate_precision_casts: bool,
     passes: coil_passes::PassConfig,
     debug_dir: Option<PathBuf>,
     /// A built-in strategy's name (checked at parse time).
@@ -160,6 +162,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         atol: 1e-5,
         tolerance_given: false,
         dtype: None,
+        emulate_precision_casts: false,
         passes: coil_passes::PassConfig::default(),
         debug_dir: None,
         policy: "inductor".into(),
@@ -200,6 +203,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 }
             }
             "--json" => opts.json = true,
+            "--emulate-precision-casts" => opts.emulate_precision_casts = true,
             "--max-memory" => opts.max_memory = parse_bytes(&value("--max-memory")?)?,
             "--compile-only" => opts.compile_only = true,
             "--conv" => {
@@ -545,6 +549,16 @@ fn execute(opts: &Options) -> Result<Report, String> {
     options.max_memory = Some(opts.max_memory);
     if let Some(loops) = opts.loops {
         loops.apply(&mut options);
+    }
+    if opts.emulate_precision_casts {
+        let base = options
+            .lower
+            .take()
+            .unwrap_or_else(|| backend.lower_config());
+        options.lower = Some(coil_lower::LowerConfig {
+            emulate_precision_casts: true,
+            ..base
+        });
     }
     // One pipeline run: the facade's. Eager runs the graph itself and only reports the
     // schedule the facade prepared.

@@ -539,6 +539,15 @@ impl ExprGraph {
         IndexExpr::var(Var::indirect(id.index()))
     }
 
+    /// `value` (a float) converted to `dtype` even where it is already of that dtype's
+    /// compute class: a 16-bit rounding of an f32-held value ([`LowerConfig`]'s
+    /// `emulate_precision_casts`).
+    ///
+    /// [`LowerConfig`]: crate::LowerConfig
+    pub fn round_to(&mut self, value: ExprId, dtype: DType) -> ExprId {
+        self.intern(Expr::ToDtype { value, dtype }, dtype)
+    }
+
     /// `ops.to_dtype(value, dtype)`; no node when the dtype already matches.
     pub fn to_dtype(&mut self, value: ExprId, dtype: DType) -> ExprId {
         if self.dtypes[value] == dtype {

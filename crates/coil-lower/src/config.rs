@@ -30,6 +30,11 @@ pub struct LowerConfig {
     /// ([`crate::ExternKind::Convolution`], Inductor's default) instead of im2col and a matmul:
     /// a backend with a convolution library says so.
     pub conv_extern: bool,
+    /// Round every 16-bit float result to its dtype where eager would (after each op, even
+    /// inside a fused kernel), so results match eager bit for bit where eager is
+    /// deterministic (Inductor's `emulate_precision_casts`, off by default: then 16-bit values
+    /// stay f32 inside a kernel and round once at each store or explicit cast).
+    pub emulate_precision_casts: bool,
 }
 
 impl LowerConfig {
@@ -43,6 +48,7 @@ impl LowerConfig {
             realize_on_reuse_ops: Vec::new(),
             unroll_reductions_threshold: 8,
             conv_extern: false,
+            emulate_precision_casts: false,
         }
     }
 

@@ -304,7 +304,12 @@ impl<'a> Lowerer<'a> {
         dtype: DType,
     ) -> TensorId {
         let mut cx = cx;
-        let root = cx.body.to_dtype(root, dtype);
+        let mut root = cx.body.to_dtype(root, dtype);
+        if self.config.emulate_precision_casts && matches!(dtype, DType::F16 | DType::BF16) {
+            // The value as eager holds it: rounded to the dtype here, not only at the store.
+            let wide = cx.body.to_dtype(root, DType::F32);
+            root = cx.body.round_to(wide, dtype);
+        }
         let origins = self.gather_origins(node, &cx.reads);
         self.new_lazy(cx.sizes, dtype, cx.body, root, origins)
     }

@@ -163,6 +163,51 @@ pub fn conformance_16(backend: &Arc<dyn Backend>, strategies: &[SharedStrategy])
     failures
 }
 
+/// The zoo's memory-bound functions (no matmul, whose summation order is the library's).
+pub const MEMORY_BOUND: &[&str] = &[
+    "seed_model",
+    "chain",
+    "rowsum",
+    "siblings",
+    "wall",
+    "softmax",
+    "layernorm",
+    "rmsnorm",
+];
+
+/// With `emulate_precision_casts` (16-bit results rounded wherever eager rounds them), every
+/// memory-bound zoo function in bf16 and f16 gives PyTorch's outputs bit for bit on
+/// `backend`. Returns one line per failure.
+pub fn emulated_casts_match_pytorch(backend: &Arc<dyn Backend>) -> Vec<String> {
+    let mut lower = backend.lower_config();
+    lower.emulate_precision_casts = true;
+    let options = Options {
+        lower: Some(lower),
+        verify: true,
+        ..Options::default()
+    };
+    let mut failures = Vec::new();
+    for m in coil_models::TINY_16
+        .iter()
+        .filter(|m| MEMORY_BOUND.contains(&m.name))
+    {
+        let outcome = m
+            .tiny
+            .case(m.name)
+            .map_err(|e| e.to_string())
+            .and_then(|case| {
+                let model = coil::compile(&case.graph, backend.clone(), &options)
+                    .map_err(|e| format!("compile: {e}"))?;
+                let out = model.run(&case.inputs).map_err(|e| format!("run: {e}"))?;
+                check_outputs(&out, &case.outputs, 0.0, 0.0)
+            });
+        if let Err(e) = outcome {
+            failures.push(format!("{} {}: {e}", m.name, m.dtype));
+        }
+    }
+    failures
+}
+
 /// The float64 reference of the graph's outputs and eager's own float32 outputs; `None` when
 /// the graph has no f32 or eager cannot run it.
 fn float64_reference(graph: &Graph, inputs: &[Tensor]) -> Option<(Vec<Tensor>, Vec<Tensor>)> {

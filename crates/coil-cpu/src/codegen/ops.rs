@@ -393,12 +393,13 @@ fn math_fn(op: Op) -> Option<MathFn> {
     op.math_fn().filter(|f| f.arity() == 1)
 }
 
-/// A float constant rounded to its dtype, as the interpreter does.
+/// A float constant at the precision its dtype computes in: f32 for f32, f16 and bf16 (a
+/// Python scalar meets a 16-bit tensor in f32, PyTorch's opmath; a 16-bit tensor holding
+/// the constant rounds it at its store, or where the lowering's `emulate_precision_casts`
+/// says eager would).
 fn round_const(x: f64, dtype: DType) -> f64 {
     match dtype {
-        DType::F32 => x as f32 as f64,
-        DType::F16 => half::f16::from_f64(x).to_f64(),
-        DType::BF16 => half::bf16::from_f64(x).to_f64(),
+        DType::F32 | DType::F16 | DType::BF16 => x as f32 as f64,
         _ => x,
     }
 }

@@ -148,10 +148,11 @@ impl Emitter<'_> {
         self.b.setp(Cmp::Ne, Ty::U32, r, 0u32)
     }
 
-    /// A constant of `dtype` (floats rounded to its precision, as the eager kernels do).
+    /// A constant of `dtype`, at the precision the dtype computes in (f32 for 16-bit floats: a
+    /// Python scalar meets a 16-bit tensor in f32, PyTorch's opmath).
     pub(crate) fn constant(&mut self, c: Const, dtype: DType) -> Val {
         match Repr::of(dtype) {
-            Repr::F32 => Val::Imm(Imm::F32(round_host(c.to_f64(), dtype) as f32)),
+            Repr::F32 => Val::Imm(Imm::F32(c.to_f64() as f32)),
             Repr::F64 => Val::Imm(Imm::F64(c.to_f64())),
             Repr::I32 => Val::Imm(Imm::Int(i64::from(int_of(c) as i32))),
             Repr::I64 => Val::Imm(Imm::Int(int_of(c))),
@@ -369,10 +370,12 @@ impl Emitter<'_> {
         }
     }
 
-    /// An arithmetic float result of `din`'s repr, converted to `dout` (rounding f16/bf16).
+    /// An arithmetic float result of `din`'s repr, converted to `dout`. A 16-bit result stays
+    /// f32 in its register (Inductor's semantics: one rounding at the store or at an explicit
+    /// cast; the lowering's `emulate_precision_casts` adds the casts where eager rounds).
     fn float_result(&mut self, r: Val, din: DType, dout: DType) -> Val {
         if Repr::of(dout) == Repr::of(din) {
-            self.round_to(r, dout)
+            r
         } else {
             self.cast(r, Repr::of(din).dtype(), dout)
         }

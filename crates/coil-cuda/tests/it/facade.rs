@@ -9,12 +9,21 @@ use coil::Options;
 use coil_codegen::Backend;
 use coil_cuda::CudaBackend;
 use coil_models::Size;
-use coil_testkit::{ARTICLE_KERNEL_COUNTS, conformance, conformance_16};
+use coil_testkit::{
+    ARTICLE_KERNEL_COUNTS, conformance, conformance_16, emulated_casts_match_pytorch,
+};
 
 #[test]
 fn every_tiny_model_under_every_policy_matches_pytorch_on_the_emulator() {
     let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
     let failures = conformance(&backend, &coil::builtin_strategies());
+    assert!(failures.is_empty(), "emulator:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn with_emulated_casts_16_bit_memory_bound_models_are_pytorch_bit_for_bit_on_the_emulator() {
+    let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
+    let failures = emulated_casts_match_pytorch(&backend);
     assert!(failures.is_empty(), "emulator:\n{}", failures.join("\n"));
 }
 
@@ -245,4 +254,41 @@ fn every_tiny_zoo_model_in_16_bit_floats_assembles_and_runs() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `emulate_precision_casts` on the GPU: `(x + 0.001) - x` in bf16 is eager's 0, bit for bit;
+/// by default the fused kernel keeps the 0.001 (Inductor's semantics).
+#[test]
+fn emulate_precision_casts_rounds_where_eager_rounds_on_the_emulator() {
+    use coil_graph::{DType, Data, Tensor};
+    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"bf16[64]\"):\n        \
+                add: \"bf16[64]\" = torch.ops.aten.add.Tensor(x, 0.001)\n        \
+                sub: \"bf16[64]\" = torch.ops.aten.sub.Tensor(add, x)\n        \
+                mul: \"bf16[64]\" = torch.ops.aten.mul.Tensor(sub, 1000)\n        \
+                return (mul,)\n";
+    let g = coil_graph::parse(text).unwrap();
+    let x = Tensor::new(
+        Data::from_f64(DType::BF16, std::iter::repeat_n(1.0, 64)),
+        vec![64],
+    )
+    .unwrap();
+    let gpu = CudaBackend::emulated();
+    let emulate = Options {
+        lower: Some(coil_lower::LowerConfig {
+            emulate_precision_casts: true,
+            ..gpu.lower_config()
+        }),
+        ..Options::default()
+    };
+    let backend: Arc<dyn Backend> = Arc::new(gpu);
+    let run = |o: &Options| {
+        coil::compile(&g, backend.clone(), o)
+            .unwrap()
+            .run(std::slice::from_ref(&x))
+            .unwrap()[0]
+            .to_f64_vec()
+    };
+    let default = run(&Options::default())[0];
+    assert!((default - 1.0).abs() < 0.01, "{default}");
+    assert_eq!(run(&emulate), vec![0.0; 64]);
 }

@@ -350,18 +350,37 @@ fn decompose_gelu_silu_addmm_split() {
 fn decompose_leaves_what_it_cannot_express() {
     check(
         "decompose,dce",
-        r#"h: "f16[4, 8]", x: "f32[4, 8]", w: "f32[8, 6]", b: "f32[6]""#,
-        &[
-            r#"_softmax: "f16[4, 8]" = torch.ops.aten._softmax.default(h, -1, False)"#,
-            r#"addmm: "f32[4, 6]" = torch.ops.aten.addmm.default(b, x, w, beta = 2)"#,
-        ],
-        "_softmax, addmm",
+        r#"x: "f32[4, 8]", w: "f32[8, 6]", b: "f32[6]""#,
+        &[r#"addmm: "f32[4, 6]" = torch.ops.aten.addmm.default(b, x, w, beta = 2)"#],
+        "addmm",
         expect![[r#"
             class GraphModule(torch.nn.Module):
-                def forward(self, h: "f16[4, 8]", x: "f32[4, 8]", w: "f32[8, 6]", b: "f32[6]"):
-                    _softmax: "f16[4, 8]" = torch.ops.aten._softmax.default(h, -1, False);  h = None
+                def forward(self, x: "f32[4, 8]", w: "f32[8, 6]", b: "f32[6]"):
                     addmm: "f32[4, 6]" = torch.ops.aten.addmm.default(b, x, w, beta = 2);  b = x = w = None
-                    return (_softmax, addmm)
+                    return (addmm,)
+        "#]],
+    );
+}
+
+#[test]
+fn decompose_computes_16_bit_floats_in_f32_and_rounds_once() {
+    // PyTorch's opmath: an f16 softmax is the f32 one on an f32 copy, rounded back at the end.
+    check(
+        "decompose,dce",
+        r#"h: "f16[4, 8]""#,
+        &[r#"_softmax: "f16[4, 8]" = torch.ops.aten._softmax.default(h, -1, False)"#],
+        "_softmax",
+        expect![[r#"
+            class GraphModule(torch.nn.Module):
+                def forward(self, h: "f16[4, 8]"):
+                    to_copy: "f32[4, 8]" = torch.ops.aten._to_copy.default(h, dtype = torch.float32);  h = None
+                    amax: "f32[4, 1]" = torch.ops.aten.amax.default(to_copy, [-1], True)
+                    sub: "f32[4, 8]" = torch.ops.aten.sub.Tensor(to_copy, amax);  to_copy = amax = None
+                    exp: "f32[4, 8]" = torch.ops.aten.exp.default(sub);  sub = None
+                    sum: "f32[4, 1]" = torch.ops.aten.sum.dim_IntList(exp, [-1], True)
+                    div: "f32[4, 8]" = torch.ops.aten.div.Tensor(exp, sum);  exp = sum = None
+                    to_copy_1: "f16[4, 8]" = torch.ops.aten._to_copy.default(div, dtype = torch.float16);  div = None
+                    return (to_copy_1,)
         "#]],
     );
 }

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use coil::Options;
 use coil_codegen::Backend;
-use coil_testkit::{ARTICLE_KERNEL_COUNTS, conformance, conformance_16};
+use coil_testkit::{
+    ARTICLE_KERNEL_COUNTS, conformance, conformance_16, emulated_casts_match_pytorch,
+};
 
 #[test]
 fn every_tiny_model_on_the_cpu_under_every_policy_matches_pytorch() {
@@ -18,6 +20,13 @@ fn every_tiny_model_on_the_cpu_under_every_policy_matches_pytorch() {
 fn every_tiny_model_in_bf16_and_f16_on_the_cpu_under_every_policy_matches_pytorch() {
     let backend: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
     let failures = conformance_16(&backend, &coil::builtin_strategies());
+    assert!(failures.is_empty(), "cpu:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn with_emulated_casts_16_bit_memory_bound_models_are_pytorch_bit_for_bit_on_the_cpu() {
+    let backend: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
+    let failures = emulated_casts_match_pytorch(&backend);
     assert!(failures.is_empty(), "cpu:\n{}", failures.join("\n"));
 }
 
@@ -102,4 +111,49 @@ class GraphModule(torch.nn.Module):
             assert_eq!((ins, outs_in_place), (0, 0), "unaligned memory is copied");
         }
     }
+}
+
+/// 16-bit floats: by default a fused kernel keeps values in f32 and rounds at the store
+/// (Inductor's semantics), so `(x + 0.001) - x` at x = 1 keeps the 0.001 that eager loses
+/// (1.001 rounds to 1 in bf16); with `emulate_precision_casts` every op's result is rounded
+/// as eager rounds it, and the result is eager's bit for bit.
+#[test]
+fn emulate_precision_casts_rounds_where_eager_rounds() {
+    use coil_graph::{DType, Data, Tensor};
+    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"bf16[64]\"):\n        \
+                add: \"bf16[64]\" = torch.ops.aten.add.Tensor(x, 0.001)\n        \
+                sub: \"bf16[64]\" = torch.ops.aten.sub.Tensor(add, x)\n        \
+                mul: \"bf16[64]\" = torch.ops.aten.mul.Tensor(sub, 1000)\n        \
+                return (mul,)\n";
+    let g = coil_graph::parse(text).unwrap();
+    let x = Tensor::new(
+        Data::from_f64(DType::BF16, std::iter::repeat_n(1.0, 64)),
+        vec![64],
+    )
+    .unwrap();
+    let eager = coil_eager::run(&g, std::slice::from_ref(&x))
+        .unwrap()
+        .outputs;
+    assert_eq!(eager[0].to_f64_vec(), vec![0.0; 64]);
+    let cpu = coil_cpu::CpuBackend::new().expect("host CPU");
+    let mut emulate = Options::default();
+    emulate.lower = Some(coil_lower::LowerConfig {
+        emulate_precision_casts: true,
+        ..cpu.lower_config()
+    });
+    let backend: Arc<dyn Backend> = Arc::new(cpu);
+    let fused = coil::compile(&g, backend.clone(), &Options::default())
+        .unwrap()
+        .run(std::slice::from_ref(&x))
+        .unwrap();
+    let v = fused[0].to_f64_vec()[0];
+    assert!(
+        (v - 1.0).abs() < 0.01,
+        "Inductor's semantics keep the 0.001: {v}"
+    );
+    let exact = coil::compile(&g, backend, &emulate)
+        .unwrap()
+        .run(std::slice::from_ref(&x))
+        .unwrap();
+    assert_eq!(exact[0].to_f64_vec(), eager[0].to_f64_vec());
 }
