@@ -136,11 +136,13 @@ fn emulate_precision_casts_rounds_where_eager_rounds() {
         .outputs;
     assert_eq!(eager[0].to_f64_vec(), vec![0.0; 64]);
     let cpu = coil_cpu::CpuBackend::new().expect("host CPU");
-    let mut emulate = Options::default();
-    emulate.lower = Some(coil_lower::LowerConfig {
-        emulate_precision_casts: true,
-        ..cpu.lower_config()
-    });
+    let emulate = Options {
+        lower: Some(coil_lower::LowerConfig {
+            emulate_precision_casts: true,
+            ..cpu.lower_config()
+        }),
+        ..Options::default()
+    };
     let backend: Arc<dyn Backend> = Arc::new(cpu);
     let fused = coil::compile(&g, backend.clone(), &Options::default())
         .unwrap()
