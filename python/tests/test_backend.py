@@ -458,3 +458,16 @@ def test_real_models_in_bf16(name, device):
     scale = exact.abs().max().item()
     assert rmse(got, exact) <= 2 * rmse(want, exact) + RTOL[torch.bfloat16] * scale / 10
     assert_all_compiled()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["seed_model", "softmax", "layernorm", "rmsnorm", "chain"])
+def test_emulated_precision_casts_give_eager_bit_for_bit(name, device):
+    # With the option, 16-bit results round where eager rounds them (after every op).
+    make, inputs = ZOO[name]
+    torch.manual_seed(0)
+    module = make().to(device).to(torch.bfloat16).eval()
+    args = [t.to(device).to(torch.bfloat16) for t in inputs()]
+    want, got = compiled(module, *args, emulate_precision_casts=True)
+    assert torch.equal(got, want)
+    assert_all_compiled()
