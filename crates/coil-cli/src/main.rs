@@ -23,6 +23,8 @@ options:
                               dtype or float64's rule); otherwise the graph's f32 cast to it
   --emulate-precision-casts   round 16-bit floats after every op, as eager does (default: f32
                               inside a kernel, one rounding per store, as Inductor)
+  --matmul16 library|widen    16-bit CPU matmuls through oneDNN's matmul (the default where it
+                              has a kernel) or widened to f32 for gemm
   --inputs FILE.safetensors   input.<arg> tensors (and, if present, output.<i> to check against);
                               without it, inputs are random from a fixed seed
   --seed N                    seed for random inputs (default 0)

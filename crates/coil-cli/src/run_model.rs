@@ -39,6 +39,8 @@ struct Options {
     /// (`Some(false)`), or as the backend chooses (`None`: oneDNN on the CPU, im2col on the
     /// GPU, each by measurement).
     conv_library: Option<bool>,
+    /// `--matmul16 widen`: 16-bit CPU matmuls widened to f32 for gemm rather than oneDNN's.
+    widen_16bit_matmul: bool,
     bench: bool,
     /// The most bytes inputs, eager's ops and the compiled model's memory may each take.
     max_memory: usize,
@@ -169,6 +171,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         loops: None,
         compile_only: false,
         conv_library: None,
+        widen_16bit_matmul: false,
         bench: false,
         max_memory: default_memory_budget(),
     };
@@ -203,6 +206,13 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 }
             }
             "--json" => opts.json = true,
+            "--matmul16" => {
+                opts.widen_16bit_matmul = match value("--matmul16")?.as_str() {
+                    "library" => false,
+                    "widen" => true,
+                    m => return Err(format!("unknown --matmul16 '{m}' (library or widen)")),
+                }
+            }
             "--emulate-precision-casts" => opts.emulate_precision_casts = true,
             "--max-memory" => opts.max_memory = parse_bytes(&value("--max-memory")?)?,
             "--compile-only" => opts.compile_only = true,
@@ -533,6 +543,7 @@ fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backe
         (Backend::Cpu | Backend::Eager, _) => std::sync::Arc::new(
             coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
                 im2col_conv: opts.conv_library == Some(false),
+                widen_16bit_matmul: opts.widen_16bit_matmul,
                 ..coil_cpu::CpuOptions::default()
             })
             .map_err(|e| format!("cpu backend: {e}"))?,

@@ -40,6 +40,10 @@ pub struct CpuOptions {
     /// Convolutions as im2col and a matmul even where oneDNN loads (by default they are one
     /// oneDNN call each when `libdnnl.so.2` is present: see `docs/perf.md`).
     pub im2col_conv: bool,
+    /// 16-bit (bf16, f16) matmuls widened to f32 for `gemm` even where oneDNN has a 16-bit
+    /// kernel for them (by default oneDNN's matmul runs them, AMX / AVX-512 BF16 where the
+    /// host has them: see `docs/perf.md`).
+    pub widen_16bit_matmul: bool,
 }
 
 /// Host memory of one allocation (or memory a caller lent, `owned: false`, never freed here).
@@ -111,6 +115,8 @@ pub struct CpuBackend {
     vector_bytes: u32,
     /// Convolutions go to oneDNN.
     onednn: bool,
+    /// 16-bit matmuls through oneDNN's matmul where it has a kernel.
+    onednn_matmul: bool,
 }
 
 impl std::fmt::Debug for CpuBackend {
@@ -151,6 +157,7 @@ impl CpuBackend {
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),
             onednn: !options.im2col_conv && crate::dnnl::onednn().is_some(),
+            onednn_matmul: !options.widen_16bit_matmul && crate::dnnl::onednn().is_some(),
         })
     }
 
@@ -430,7 +437,8 @@ impl Backend for CpuBackend {
         let mem = self.rt.memory();
         match call.kind {
             ExternKind::Matmul(_) => {
-                crate::matmul::matmul(&mem, call, self.threads()).map_err(backend_err)
+                crate::matmul::matmul(&mem, call, self.threads(), self.onednn_matmul)
+                    .map_err(backend_err)
             }
             ExternKind::Convolution(_) if self.onednn => {
                 crate::matmul::convolution(&mem, call).map_err(backend_err)

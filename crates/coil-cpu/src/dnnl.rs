@@ -1,4 +1,5 @@
-//! Convolution through oneDNN (Debian's `libdnnl.so.2`, the 2.x C API), loaded at run time:
+//! Convolution (and 16-bit matmuls, [`OneDnn::matmul_16`]) through oneDNN (Debian's
+//! `libdnnl.so.2`, the 2.x C API), loaded at run time:
 //! a binary without it still runs, with convolutions as im2col and a matmul
 //! ([`onednn_status`] says why). oneDNN picks its fastest kernel for the host (blocked
 //! layouts, JIT for AVX2 / AVX-512 / AMX); operands in PyTorch's plain layouts are reordered
@@ -16,6 +17,8 @@ type Handle = *mut c_void;
 type Dims = [i64; 12];
 
 const SUCCESS: Status = 0;
+const F16: c_int = 1;
+const BF16: c_int = 2;
 const F32: c_int = 3;
 const TAG_ANY: c_int = 1;
 const CPU: c_int = 1;
@@ -62,6 +65,8 @@ struct Api {
         *const i64,
         *const i64,
     ) -> Status,
+    matmul_desc:
+        unsafe extern "C" fn(*mut u64, *const u64, *const u64, *const u64, *const u64) -> Status,
     pd_create: unsafe extern "C" fn(*mut Handle, *const u64, Handle, Handle, Handle) -> Status,
     pd_query_md: unsafe extern "C" fn(Handle, c_int, c_int) -> *const u64,
     reorder_pd:
@@ -80,6 +85,8 @@ pub(crate) struct OneDnn {
     stream: Handle,
     /// Prepared convolutions by shape.
     convs: Mutex<HashMap<ConvKey, Arc<Mutex<Prepared>>>>,
+    /// Prepared 16-bit matmuls by shape (`None`: oneDNN has no kernel for it on this host).
+    matmuls: Mutex<HashMap<MatmulKey, Option<Arc<Mutex<PreparedMatmul>>>>>,
     _lib: libloading::Library,
 }
 
@@ -112,6 +119,7 @@ fn load() -> &'static Result<OneDnn, String> {
             md_equal: sym!(b"dnnl_memory_desc_equal"),
             md_size: sym!(b"dnnl_memory_desc_get_size"),
             conv_desc: sym!(b"dnnl_dilated_convolution_forward_desc_init"),
+            matmul_desc: sym!(b"dnnl_matmul_desc_init"),
             pd_create: sym!(b"dnnl_primitive_desc_create"),
             pd_query_md: sym!(b"dnnl_primitive_desc_query_md"),
             reorder_pd: sym!(b"dnnl_reorder_primitive_desc_create"),
@@ -136,6 +144,7 @@ fn load() -> &'static Result<OneDnn, String> {
             engine,
             stream,
             convs: Mutex::new(HashMap::new()),
+            matmuls: Mutex::new(HashMap::new()),
             _lib: lib,
         })
     })
@@ -197,9 +206,41 @@ fn dims(v: &[usize]) -> Dims {
     d
 }
 
+/// What a prepared 16-bit matmul depends on: the dtype, and each operand's `[batch, rows,
+/// cols]` sizes and element strides (the bias a broadcast row when present).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct MatmulKey {
+    pub(crate) dtype: coil_graph::DType,
+    pub(crate) a: ([usize; 3], [usize; 3]),
+    pub(crate) b: ([usize; 3], [usize; 3]),
+    pub(crate) out: ([usize; 3], [usize; 3]),
+    pub(crate) bias_row: bool,
+}
+
+struct PreparedMatmul {
+    matmul: Handle,
+    src: Handle,
+    weights: Handle,
+    dst: Handle,
+    bias: Option<Handle>,
+}
+
+// SAFETY: only used under its mutex (see `OneDnn`).
+unsafe impl Send for PreparedMatmul {}
+
 impl OneDnn {
     /// A plain (strided) memory descriptor of f32 `sizes`/`strides`.
     fn plain(&self, sizes: &[usize], strides: &[usize]) -> Result<Box<[u64; MD_WORDS]>, String> {
+        self.plain_of(sizes, strides, F32)
+    }
+
+    /// A plain memory descriptor of oneDNN data type `dt`.
+    fn plain_of(
+        &self,
+        sizes: &[usize],
+        strides: &[usize],
+        dt: c_int,
+    ) -> Result<Box<[u64; MD_WORDS]>, String> {
         let mut m = md();
         // SAFETY: `m` has room for a memory descriptor; dims and strides are 12 long.
         let s = unsafe {
@@ -207,7 +248,7 @@ impl OneDnn {
                 m.as_mut_ptr(),
                 sizes.len() as c_int,
                 dims(sizes).as_ptr(),
-                F32,
+                dt,
                 dims(strides).as_ptr(),
             )
         };
@@ -485,5 +526,133 @@ impl OneDnn {
         }
         // SAFETY: a valid stream.
         check(unsafe { (self.api.stream_wait)(self.stream) }, "wait")
+    }
+
+    fn prepare_matmul(&self, key: &MatmulKey) -> Result<PreparedMatmul, String> {
+        let dt = match key.dtype {
+            coil_graph::DType::BF16 => BF16,
+            coil_graph::DType::F16 => F16,
+            other => return Err(format!("oneDNN 16-bit matmul of {other}")),
+        };
+        let src = self.plain_of(&key.a.0, &key.a.1, dt)?;
+        let weights = self.plain_of(&key.b.0, &key.b.1, dt)?;
+        let dst = self.plain_of(&key.out.0, &key.out.1, dt)?;
+        let n = key.out.0[2];
+        let bias = if key.bias_row {
+            Some(self.plain_of(&[1, 1, n], &[n, n, 1], dt)?)
+        } else {
+            None
+        };
+        let mut op = Box::new([0u64; OP_WORDS]);
+        let mut pd: Handle = std::ptr::null_mut();
+        let mut matmul: Handle = std::ptr::null_mut();
+        // SAFETY: descriptors live across the calls; out-pointers to handles.
+        unsafe {
+            check(
+                (self.api.matmul_desc)(
+                    op.as_mut_ptr(),
+                    src.as_ptr(),
+                    weights.as_ptr(),
+                    bias.as_ref().map_or(std::ptr::null(), |b| b.as_ptr()),
+                    dst.as_ptr(),
+                ),
+                "matmul descriptor",
+            )?;
+            check(
+                (self.api.pd_create)(
+                    &mut pd,
+                    op.as_ptr(),
+                    std::ptr::null_mut(),
+                    self.engine,
+                    std::ptr::null_mut(),
+                ),
+                "matmul primitive descriptor",
+            )?;
+            check(
+                (self.api.primitive_create)(&mut matmul, pd),
+                "matmul primitive",
+            )?;
+        }
+        Ok(PreparedMatmul {
+            matmul,
+            src: self.memory(src.as_ptr())?,
+            weights: self.memory(weights.as_ptr())?,
+            dst: self.memory(dst.as_ptr())?,
+            bias: bias.map(|b| self.memory(b.as_ptr())).transpose()?,
+        })
+    }
+
+    /// `out = a @ b (+ bias row)` for bf16 or f16 operands at these pointers (strided, as
+    /// `key` says), accumulated in f32 and rounded once by oneDNN's matmul (AMX or AVX-512
+    /// BF16/FP16 where the host has them). `Ok(false)` when oneDNN has no kernel for this
+    /// dtype on this host (the caller then widens to f32).
+    ///
+    /// # Safety
+    /// Each pointer addresses the whole strided extent `key` gives it, valid for the call.
+    pub(crate) unsafe fn matmul_16(
+        &self,
+        key: &MatmulKey,
+        a: *const u16,
+        b: *const u16,
+        bias: Option<*const u16>,
+        out: *mut u16,
+    ) -> Result<bool, String> {
+        let entry = {
+            let mut cache = self.matmuls.lock().map_err(|_| "oneDNN cache poisoned")?;
+            match cache.get(key) {
+                Some(e) => e.clone(),
+                None => {
+                    let e = match self.prepare_matmul(key) {
+                        Ok(p) => Some(Arc::new(Mutex::new(p))),
+                        Err(e) => {
+                            tracing::debug!(target: "cpu", ?key, "no oneDNN matmul: {e}");
+                            None
+                        }
+                    };
+                    cache.insert(key.clone(), e.clone());
+                    e
+                }
+            }
+        };
+        let Some(entry) = entry else {
+            return Ok(false);
+        };
+        let p = entry.lock().map_err(|_| "oneDNN matmul poisoned")?;
+        let set = |m: Handle, ptr: *mut c_void| {
+            // SAFETY: the caller's pointer is valid for the call.
+            check(unsafe { (self.api.set_handle)(m, ptr) }, "memory handle")
+        };
+        set(p.src, a as *mut c_void)?;
+        set(p.weights, b as *mut c_void)?;
+        set(p.dst, out.cast())?;
+        let mut args = vec![
+            ExecArg {
+                arg: ARG_SRC,
+                memory: p.src,
+            },
+            ExecArg {
+                arg: ARG_WEIGHTS,
+                memory: p.weights,
+            },
+            ExecArg {
+                arg: ARG_DST,
+                memory: p.dst,
+            },
+        ];
+        match (p.bias, bias) {
+            (Some(m), Some(ptr)) => {
+                set(m, ptr as *mut c_void)?;
+                args.push(ExecArg {
+                    arg: ARG_BIAS,
+                    memory: m,
+                });
+            }
+            (None, None) => {}
+            _ => return Err("oneDNN matmul: the bias does not match its key".into()),
+        }
+        self.run(p.matmul, &args)?;
+        // SAFETY: a valid stream.
+        check(unsafe { (self.api.stream_wait)(self.stream) }, "wait")?;
+        Ok(true)
     }
 }

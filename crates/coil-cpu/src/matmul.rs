@@ -67,8 +67,14 @@ fn base(mem: &Memory, x: &StridedOperand, what: &str) -> Result<*mut u8, CpuErro
     Ok(unsafe { ptr.add(x.offset * x.dtype.itemsize()) })
 }
 
-/// Runs the matmul `call` (`inputs[0] @ inputs[1]`) on `mem`'s buffers, on `threads` threads.
-pub(crate) fn matmul(mem: &Memory, call: &ExternCall, threads: usize) -> Result<(), CpuError> {
+/// Runs the matmul `call` (`inputs[0] @ inputs[1]`) on `mem`'s buffers, on `threads` threads
+/// (16-bit ones through oneDNN's matmul when `onednn` and it has a kernel for them).
+pub(crate) fn matmul(
+    mem: &Memory,
+    call: &ExternCall,
+    threads: usize,
+    onednn: bool,
+) -> Result<(), CpuError> {
     let (a, b) = call
         .matmul_operands()
         .map_err(|e| CpuError::Runtime(e.to_string()))?;
@@ -128,6 +134,45 @@ pub(crate) fn matmul(mem: &Memory, call: &ExternCall, threads: usize) -> Result<
             Some(bias) => Some(resolve(mem, bias, "bias")?),
             None => None,
         };
+        if let Some(dnnl) = crate::dnnl::onednn().filter(|_| onednn) {
+            let dims3 = |x: &StridedOperand| -> ([usize; 3], [usize; 3]) {
+                let r = x.sizes.len();
+                let (s, t) = (&x.sizes[r - 2..], &x.strides[r - 2..]);
+                let (b, bs) = if r == 3 {
+                    (x.sizes[0], x.strides[0])
+                } else {
+                    (1, s[0] * s[1])
+                };
+                ([b, s[0], s[1]], [bs, t[0], t[1]])
+            };
+            let bias_row = call
+                .matmul_bias()
+                .is_some_and(|b| b.strides.len() == 2 && b.strides[0] == 0 && b.strides[1] == 1);
+            if k > 0 && (bias_row || bias.is_none()) {
+                let key = crate::dnnl::MatmulKey {
+                    dtype: a.dtype,
+                    a: dims3(a),
+                    b: dims3(b),
+                    out: dims3(out),
+                    bias_row,
+                };
+                // SAFETY: `resolve` checked each operand's extent; the pointers are their
+                // first elements.
+                let done = unsafe {
+                    dnnl.matmul_16(
+                        &key,
+                        ma.ptr as *const u16,
+                        mb.ptr as *const u16,
+                        bias.as_ref().map(|c| c.ptr as *const u16),
+                        mo.ptr as *mut u16,
+                    )
+                }
+                .map_err(CpuError::Runtime)?;
+                if done {
+                    return Ok(());
+                }
+            }
+        }
         // SAFETY: as the f32 arms below (extents checked; the result shares no operand's
         // buffer); the bias was resolved the same way.
         unsafe {

@@ -159,3 +159,48 @@ fn emulate_precision_casts_rounds_where_eager_rounds() {
         .unwrap();
     assert_eq!(exact[0].to_f64_vec(), eager[0].to_f64_vec());
 }
+
+/// 16-bit matmuls through oneDNN (where it has a kernel: AVX-512 BF16 or AMX hosts) and
+/// widened to f32 for gemm agree within one rounding: mm, addmm with a broadcast bias, bmm
+/// and a transposed operand.
+#[test]
+fn sixteen_bit_matmuls_through_onednn_and_widened_agree() {
+    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"bf16[33, 40]\", w: \"bf16[40, 17]\", b: \"bf16[17]\", p: \"bf16[3, 9, 40]\", q: \"bf16[3, 17, 40]\"):\n        \
+                mm: \"bf16[33, 17]\" = torch.ops.aten.mm.default(x, w)\n        \
+                addmm: \"bf16[33, 17]\" = torch.ops.aten.addmm.default(b, x, w)\n        \
+                permute: \"bf16[3, 40, 17]\" = torch.ops.aten.permute.default(q, [0, 2, 1])\n        \
+                bmm: \"bf16[3, 9, 17]\" = torch.ops.aten.bmm.default(p, permute)\n        \
+                return (mm, addmm, bmm)\n";
+    let g = coil_graph::parse(text).unwrap();
+    let inputs: Vec<coil_graph::Tensor> = g
+        .inputs()
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| {
+            let m = g.node(id).meta();
+            coil_testkit::random_tensor(m.dtype, &m.sizes, 50 + i as u64)
+        })
+        .collect();
+    let run = |widen: bool| {
+        let backend: Arc<dyn Backend> = Arc::new(
+            coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+                widen_16bit_matmul: widen,
+                ..coil_cpu::CpuOptions::default()
+            })
+            .unwrap(),
+        );
+        coil::compile(&g, backend, &Options::default())
+            .unwrap()
+            .run(&inputs)
+            .unwrap()
+    };
+    let (library, widened) = (run(false), run(true));
+    let eager = coil_eager::run(&g, &inputs).unwrap().outputs;
+    for i in 0..3 {
+        // One bf16 rounding apart at most (2^-8 relative), summation order aside.
+        coil_testkit::check_close(&library[i], &widened[i], 1e-2, 8e-3)
+            .unwrap_or_else(|e| panic!("output {i}: {e}"));
+        coil_testkit::check_close(&widened[i], &eager[i], 1e-2, 8e-3)
+            .unwrap_or_else(|e| panic!("output {i} against eager: {e}"));
+    }
+}
