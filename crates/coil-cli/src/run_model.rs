@@ -365,10 +365,26 @@ fn load(opts: &Options) -> Result<Loaded, String> {
         let clock = std::time::Instant::now();
         let graph = coil_graph::parse(real.text).map_err(|e| format!("{}: {e}", real.name))?;
         parse_ms = clock.elapsed().as_secs_f64() * 1e3;
-        let t = Tensor::read_safetensors(real.safetensors).map_err(|e| e.to_string())?;
-        let (graph, tensors) =
-            in_dtype(graph, Some((t, "PyTorch's (zoo)".to_string())), opts.dtype)?;
-        (real.name.to_string(), graph, tensors)
+        match coil_models::find_real_16(real.name).filter(|_| opts.dtype == Some(DType::BF16)) {
+            // PyTorch's own bf16 results on the inputs cast to bf16.
+            Some(r16) => {
+                let graph = graph
+                    .cast_to(DType::F32, DType::BF16)
+                    .map_err(|e| format!("{}: {e}", real.name))?;
+                let t = Tensor::read_safetensors(r16.safetensors).map_err(|e| e.to_string())?;
+                (
+                    format!("{}_bf16", real.name),
+                    graph,
+                    Some((t, "PyTorch's (zoo, bf16)".to_string())),
+                )
+            }
+            None => {
+                let t = Tensor::read_safetensors(real.safetensors).map_err(|e| e.to_string())?;
+                let (graph, tensors) =
+                    in_dtype(graph, Some((t, "PyTorch's (zoo)".to_string())), opts.dtype)?;
+                (real.name.to_string(), graph, tensors)
+            }
+        }
     } else {
         let model = coil_models::find(&opts.model).ok_or_else(|| {
             format!(

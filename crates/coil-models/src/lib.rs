@@ -10,7 +10,7 @@ use coil_graph::{Graph, GraphError, Tensor};
 
 mod zoo16;
 
-pub use zoo16::{TINY_16, Tiny16, find_16};
+pub use zoo16::{REAL_16, Real16, TINY_16, Tiny16, find_16, find_real_16};
 
 /// A tiny-size model with PyTorch's inputs and outputs.
 #[derive(Clone, Copy, Debug)]

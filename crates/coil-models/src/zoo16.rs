@@ -1,10 +1,11 @@
 //! The zoo's twelve functions in bf16 and f16 at tiny sizes, with PyTorch eager's outputs
 //! (`tools/export_zoo16.py`: `python/tests/zoo_modules.py`'s modules cast to the dtype and
-//! exported as the float32 zoo was).
+//! exported as the float32 zoo was), and the real models in bf16 (their graphs cast, PyTorch
+//! eager's bf16 outputs on their inputs cast: `tools/export_real16.py`).
 
-use coil_graph::DType;
+use coil_graph::{DType, GraphError, Tensor};
 
-use crate::Tiny;
+use crate::{Tiny, TinyCase, find_real, split_io};
 
 /// A zoo function in a 16-bit float dtype.
 #[derive(Clone, Copy, Debug)]
@@ -61,4 +62,88 @@ pub const TINY_16: &[Tiny16] = &[
 /// The 16-bit version of `name` in `dtype`.
 pub fn find_16(name: &str, dtype: DType) -> Option<&'static Tiny16> {
     TINY_16.iter().find(|m| m.name == name && m.dtype == dtype)
+}
+
+/// A real model's bf16 inputs and PyTorch's bf16 outputs (its graph is the f32 one, cast).
+#[derive(Clone, Copy, Debug)]
+pub struct Real16 {
+    /// The real model's name (`tv_resnet18_w16`).
+    pub name: &'static str,
+    /// `input.<placeholder>` (floats in bf16) and `output.<i>` (safetensors bytes).
+    pub safetensors: &'static [u8],
+}
+
+/// Every real model in bf16.
+pub const REAL_16: &[Real16] = &[
+    Real16 {
+        name: "dlrm_small",
+        safetensors: include_bytes!("../models/real16/dlrm_small_bf16.safetensors"),
+    },
+    Real16 {
+        name: "hf_bert",
+        safetensors: include_bytes!("../models/real16/hf_bert_bf16.safetensors"),
+    },
+    Real16 {
+        name: "hf_gpt2",
+        safetensors: include_bytes!("../models/real16/hf_gpt2_bf16.safetensors"),
+    },
+    Real16 {
+        name: "timm_vit_tiny",
+        safetensors: include_bytes!("../models/real16/timm_vit_tiny_bf16.safetensors"),
+    },
+    Real16 {
+        name: "tv_mlp",
+        safetensors: include_bytes!("../models/real16/tv_mlp_bf16.safetensors"),
+    },
+    Real16 {
+        name: "tv_resnet18_w16",
+        safetensors: include_bytes!("../models/real16/tv_resnet18_w16_bf16.safetensors"),
+    },
+    Real16 {
+        name: "conv1d_net",
+        safetensors: include_bytes!("../models/real16/conv1d_net_bf16.safetensors"),
+    },
+    Real16 {
+        name: "hf_llama",
+        safetensors: include_bytes!("../models/real16/hf_llama_bf16.safetensors"),
+    },
+    Real16 {
+        name: "hf_roberta",
+        safetensors: include_bytes!("../models/real16/hf_roberta_bf16.safetensors"),
+    },
+    Real16 {
+        name: "timm_convnext_atto",
+        safetensors: include_bytes!("../models/real16/timm_convnext_atto_bf16.safetensors"),
+    },
+    Real16 {
+        name: "tv_mobilenet_v3_small",
+        safetensors: include_bytes!("../models/real16/tv_mobilenet_v3_small_bf16.safetensors"),
+    },
+    Real16 {
+        name: "tv_squeezenet",
+        safetensors: include_bytes!("../models/real16/tv_squeezenet_bf16.safetensors"),
+    },
+];
+
+impl Real16 {
+    /// The real model's graph cast to bf16 ([`coil_graph::Graph::cast_to`]), its bf16 inputs
+    /// and PyTorch's bf16 outputs.
+    pub fn case(&self) -> Result<TinyCase, GraphError> {
+        let real = find_real(self.name)
+            .ok_or_else(|| GraphError::Invalid(format!("no real model {}", self.name)))?;
+        let graph = coil_graph::parse(real.text)?.cast_to(DType::F32, DType::BF16)?;
+        let tensors = Tensor::read_safetensors(self.safetensors)?;
+        let (inputs, outputs) = split_io(&graph, &tensors)?;
+        Ok(TinyCase {
+            graph,
+            inputs,
+            outputs: outputs
+                .ok_or_else(|| GraphError::TensorIo(format!("{}: no output.<i>", self.name)))?,
+        })
+    }
+}
+
+/// The bf16 version of real model `name`.
+pub fn find_real_16(name: &str) -> Option<&'static Real16> {
+    REAL_16.iter().find(|m| m.name == name)
 }

@@ -109,55 +109,91 @@ pub fn conformance_16(backend: &Arc<dyn Backend>, strategies: &[SharedStrategy])
     let mut failures = Vec::new();
     for m in coil_models::TINY_16 {
         let label = format!("{} {}", m.name, m.dtype);
-        let case = match m.tiny.case(m.name) {
-            Ok(case) => case,
-            Err(e) => {
-                failures.push(format!("{label}: {e}"));
-                continue;
-            }
+        match m.tiny.case(m.name) {
+            Ok(case) => failures.extend(
+                check_16(&case, m.dtype, backend, strategies)
+                    .into_iter()
+                    .map(|e| format!("{label} {e}")),
+            ),
+            Err(e) => failures.push(format!("{label}: {e}")),
+        }
+    }
+    failures
+}
+
+/// The real models in bf16 ([`coil_models::REAL_16`]: graphs cast, PyTorch's bf16 outputs;
+/// those named in `only`, or all when it is empty) under each of `strategies`, checked as
+/// [`conformance_16`] checks the zoo.
+pub fn conformance_real_16(
+    backend: &Arc<dyn Backend>,
+    strategies: &[SharedStrategy],
+    only: &[&str],
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for m in coil_models::REAL_16
+        .iter()
+        .filter(|m| only.is_empty() || only.contains(&m.name))
+    {
+        match m.case() {
+            Ok(case) => failures.extend(
+                check_16(&case, coil_graph::DType::BF16, backend, strategies)
+                    .into_iter()
+                    .map(|e| format!("{} bf16 {e}", m.name)),
+            ),
+            Err(e) => failures.push(format!("{} bf16: {e}", m.name)),
+        }
+    }
+    failures
+}
+
+/// One 16-bit case under each strategy: `strategy: what` per failure.
+fn check_16(
+    case: &coil_models::TinyCase,
+    dtype: coil_graph::DType,
+    backend: &Arc<dyn Backend>,
+    strategies: &[SharedStrategy],
+) -> Vec<String> {
+    let Some((reference, eager)) = float64_reference(&case.graph, &case.inputs) else {
+        return vec!["no float64 reference".into()];
+    };
+    let (atol, rtol) = torch_tolerance(dtype);
+    let mut failures = Vec::new();
+    for strategy in strategies {
+        let options = Options {
+            strategy: strategy.clone(),
+            verify: true,
+            ..Options::default()
         };
-        let Some((reference, eager)) = float64_reference(&case.graph, &case.inputs) else {
-            failures.push(format!("{label}: no float64 reference"));
-            continue;
-        };
-        let (atol, rtol) = torch_tolerance(m.dtype);
-        for strategy in strategies {
-            let options = Options {
-                strategy: strategy.clone(),
-                verify: true,
-                ..Options::default()
-            };
-            let outcome = coil::compile(&case.graph, backend.clone(), &options)
-                .map_err(|e| format!("compile: {e}"))
-                .and_then(|model| {
-                    let first = model.run(&case.inputs).map_err(|e| format!("run: {e}"))?;
-                    let second = model
-                        .run(&case.inputs)
-                        .map_err(|e| format!("second run: {e}"))?;
-                    check_outputs(&second, &first, 0.0, 0.0)
-                        .map_err(|e| format!("the second run differs from the first: {e}"))?;
-                    Ok(first)
-                })
-                .and_then(|out| {
-                    for (i, o) in out.iter().enumerate() {
-                        if o.dtype() != case.outputs[i].dtype() {
-                            return Err(format!(
-                                "output {i} is {}, PyTorch's is {}",
-                                o.dtype(),
-                                case.outputs[i].dtype()
-                            ));
-                        }
+        let outcome = coil::compile(&case.graph, backend.clone(), &options)
+            .map_err(|e| format!("compile: {e}"))
+            .and_then(|model| {
+                let first = model.run(&case.inputs).map_err(|e| format!("run: {e}"))?;
+                let second = model
+                    .run(&case.inputs)
+                    .map_err(|e| format!("second run: {e}"))?;
+                check_outputs(&second, &first, 0.0, 0.0)
+                    .map_err(|e| format!("the second run differs from the first: {e}"))?;
+                Ok(first)
+            })
+            .and_then(|out| {
+                for (i, o) in out.iter().enumerate() {
+                    if o.dtype() != case.outputs[i].dtype() {
+                        return Err(format!(
+                            "output {i} is {}, PyTorch's is {}",
+                            o.dtype(),
+                            case.outputs[i].dtype()
+                        ));
                     }
-                    let exact = within_rounding(&out, &reference, &eager)
-                        .map_err(|e| format!("against float64: {e}"));
-                    match check_outputs(&out, &case.outputs, atol, rtol) {
-                        Ok(()) => exact,
-                        Err(e) => exact.map_err(|f| format!("against PyTorch: {e}; {f}")),
-                    }
-                });
-            if let Err(e) = outcome {
-                failures.push(format!("{label} {}: {e}", strategy.name()));
-            }
+                }
+                let exact = within_rounding(&out, &reference, &eager)
+                    .map_err(|e| format!("against float64: {e}"));
+                match check_outputs(&out, &case.outputs, atol, rtol) {
+                    Ok(()) => exact,
+                    Err(e) => exact.map_err(|f| format!("against PyTorch: {e}; {f}")),
+                }
+            });
+        if let Err(e) = outcome {
+            failures.push(format!("{}: {e}", strategy.name()));
         }
     }
     failures

@@ -24,7 +24,8 @@ mod strategies;
 pub use close::{check_close, check_outputs};
 #[cfg(feature = "zoo")]
 pub use conformance::{
-    ARTICLE_KERNEL_COUNTS, MEMORY_BOUND, conformance, conformance_16, emulated_casts_match_pytorch,
+    ARTICLE_KERNEL_COUNTS, MEMORY_BOUND, conformance, conformance_16, conformance_real_16,
+    emulated_casts_match_pytorch,
 };
 pub use graphs::{BINARY, GraphConfig, OpFamily, RandomGraph, UNARY, inputs, random_graph};
 pub use random::{Rng, random_tensor};

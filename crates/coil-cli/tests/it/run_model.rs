@@ -343,6 +343,11 @@ fn dtype_runs_the_zoo_in_16_bit_floats() {
     let r = report(&["gelu_mlp", "--dtype", "f16"]);
     assert_eq!(r["ok"], true, "{r}");
     assert_eq!(r["compiled_vs_eager"]["ok"], true, "{r}");
+    // A real model in bf16 against PyTorch's own bf16 results.
+    let r = report(&["hf_gpt2", "--dtype", "bf16"]);
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["checked"], true, "{r}");
+    assert_eq!(r["model"], "hf_gpt2_bf16", "{r}");
     let (code, _, err) = coil(&["seed_model", "--dtype", "f64"]);
     assert_eq!(code, 2);
     assert!(

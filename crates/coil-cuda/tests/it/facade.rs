@@ -10,7 +10,8 @@ use coil_codegen::Backend;
 use coil_cuda::CudaBackend;
 use coil_models::Size;
 use coil_testkit::{
-    ARTICLE_KERNEL_COUNTS, conformance, conformance_16, emulated_casts_match_pytorch,
+    ARTICLE_KERNEL_COUNTS, conformance, conformance_16, conformance_real_16,
+    emulated_casts_match_pytorch,
 };
 
 #[test]
@@ -24,6 +25,14 @@ fn every_tiny_model_under_every_policy_matches_pytorch_on_the_emulator() {
 fn with_emulated_casts_16_bit_memory_bound_models_are_pytorch_bit_for_bit_on_the_emulator() {
     let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
     let failures = emulated_casts_match_pytorch(&backend);
+    assert!(failures.is_empty(), "emulator:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn transformers_and_an_mlp_in_bf16_match_pytorch_on_the_emulator() {
+    let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
+    let only = ["hf_gpt2", "hf_bert", "hf_llama", "tv_mlp"];
+    let failures = conformance_real_16(&backend, &[Options::default().strategy], &only);
     assert!(failures.is_empty(), "emulator:\n{}", failures.join("\n"));
 }
 

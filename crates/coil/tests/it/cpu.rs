@@ -6,7 +6,8 @@ use std::sync::Arc;
 use coil::Options;
 use coil_codegen::Backend;
 use coil_testkit::{
-    ARTICLE_KERNEL_COUNTS, conformance, conformance_16, emulated_casts_match_pytorch,
+    ARTICLE_KERNEL_COUNTS, conformance, conformance_16, conformance_real_16,
+    emulated_casts_match_pytorch,
 };
 
 #[test]
@@ -20,6 +21,13 @@ fn every_tiny_model_on_the_cpu_under_every_policy_matches_pytorch() {
 fn every_tiny_model_in_bf16_and_f16_on_the_cpu_under_every_policy_matches_pytorch() {
     let backend: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
     let failures = conformance_16(&backend, &coil::builtin_strategies());
+    assert!(failures.is_empty(), "cpu:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn every_real_model_in_bf16_on_the_cpu_matches_pytorch() {
+    let backend: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
+    let failures = conformance_real_16(&backend, &[Options::default().strategy], &[]);
     assert!(failures.is_empty(), "cpu:\n{}", failures.join("\n"));
 }
 
