@@ -335,6 +335,7 @@ impl Backend for CpuBackend {
     fn lower_config(&self) -> LowerConfig {
         LowerConfig {
             conv_extern: self.onednn,
+            conv_extern_bf16: self.onednn && crate::dnnl::has_bf16_convolution(),
             ..LowerConfig::cpu()
         }
     }

@@ -168,9 +168,35 @@ pub fn onednn_status() -> Result<(), String> {
     load().as_ref().map(|_| ()).map_err(Clone::clone)
 }
 
+/// Whether oneDNN has a bf16 convolution kernel on this host (a 1x1 convolution's primitive
+/// is made once to find out).
+pub(crate) fn has_bf16_convolution() -> bool {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| {
+        onednn().is_some_and(|d| {
+            let key = ConvKey {
+                dtype: coil_graph::DType::BF16,
+                conv: ConvOp {
+                    stride: vec![1, 1],
+                    padding: vec![0, 0],
+                    dilation: vec![1, 1],
+                    groups: 1,
+                    bias: false,
+                },
+                x: (vec![1, 16, 4, 4], vec![256, 16, 4, 1]),
+                w: (vec![16, 16, 1, 1], vec![16, 1, 1, 1]),
+                out: vec![1, 16, 4, 4],
+            };
+            d.prepare(&key).is_ok()
+        })
+    })
+}
+
 /// What a prepared convolution depends on.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct ConvKey {
+    /// f32 or bf16 (every operand).
+    pub(crate) dtype: coil_graph::DType,
     pub(crate) conv: ConvOp,
     pub(crate) x: (Vec<usize>, Vec<usize>),
     pub(crate) w: (Vec<usize>, Vec<usize>),
@@ -229,12 +255,7 @@ struct PreparedMatmul {
 unsafe impl Send for PreparedMatmul {}
 
 impl OneDnn {
-    /// A plain (strided) memory descriptor of f32 `sizes`/`strides`.
-    fn plain(&self, sizes: &[usize], strides: &[usize]) -> Result<Box<[u64; MD_WORDS]>, String> {
-        self.plain_of(sizes, strides, F32)
-    }
-
-    /// A plain memory descriptor of oneDNN data type `dt`.
+    /// A plain (strided) memory descriptor of `sizes`/`strides` and oneDNN data type `dt`.
     fn plain_of(
         &self,
         sizes: &[usize],
@@ -256,7 +277,7 @@ impl OneDnn {
         Ok(m)
     }
 
-    fn any(&self, sizes: &[usize]) -> Result<Box<[u64; MD_WORDS]>, String> {
+    fn any(&self, sizes: &[usize], dt: c_int) -> Result<Box<[u64; MD_WORDS]>, String> {
         let mut m = md();
         // SAFETY: as in `plain`.
         let s = unsafe {
@@ -264,7 +285,7 @@ impl OneDnn {
                 m.as_mut_ptr(),
                 sizes.len() as c_int,
                 dims(sizes).as_ptr(),
-                F32,
+                dt,
                 TAG_ANY,
             )
         };
@@ -349,15 +370,24 @@ impl OneDnn {
             (ws.clone(), wst.clone())
         };
         let out_strides = coil_graph::contiguous_strides(&key.out);
-        let src_user = self.plain(xs, xst)?;
-        let w_user = self.plain(&wsizes, &wstrides)?;
-        let dst_user = self.plain(&key.out, &out_strides)?;
+        let dt = if key.dtype == coil_graph::DType::BF16 {
+            BF16
+        } else {
+            F32
+        };
+        let src_user = self.plain_of(xs, xst, dt)?;
+        let w_user = self.plain_of(&wsizes, &wstrides, dt)?;
+        let dst_user = self.plain_of(&key.out, &out_strides, dt)?;
         let bias_md = if c.bias {
-            Some(self.plain(&[key.out[1]], &[1])?)
+            Some(self.plain_of(&[key.out[1]], &[1], dt)?)
         } else {
             None
         };
-        let (src_any, w_any, dst_any) = (self.any(xs)?, self.any(&wsizes)?, self.any(&key.out)?);
+        let (src_any, w_any, dst_any) = (
+            self.any(xs, dt)?,
+            self.any(&wsizes, dt)?,
+            self.any(&key.out, dt)?,
+        );
         let mut op = Box::new([0u64; OP_WORDS]);
         let strides = dims(&c.stride);
         let dil: Vec<usize> = c.dilation.iter().map(|d| d - 1).collect();
@@ -434,8 +464,9 @@ impl OneDnn {
         )
     }
 
-    /// `out = conv(x, w) + bias` for f32 operands at these pointers (the first element of each
-    /// view), with the shapes and strides of `key`.
+    /// `out = conv(x, w) + bias` for operands of `key.dtype` (f32 or bf16: f32 accumulation,
+    /// one rounding) at these pointers (the first element of each view), with the shapes and
+    /// strides of `key`.
     ///
     /// # Safety
     /// Each pointer must address the whole strided extent its shape in `key` describes (and
@@ -443,10 +474,10 @@ impl OneDnn {
     pub(crate) unsafe fn convolution(
         &self,
         key: &ConvKey,
-        x: *const f32,
-        w: *const f32,
-        bias: Option<*const f32>,
-        out: *mut f32,
+        x: *const u8,
+        w: *const u8,
+        bias: Option<*const u8>,
+        out: *mut u8,
     ) -> Result<(), String> {
         let entry = {
             let mut convs = self.convs.lock().map_err(|_| "oneDNN cache poisoned")?;

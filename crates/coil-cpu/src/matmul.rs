@@ -458,19 +458,15 @@ pub(crate) fn convolution(mem: &Memory, call: &ExternCall) -> Result<(), CpuErro
     if call.inputs.len() != 2 + usize::from(conv.bias) {
         return fail(format!("a convolution with {} operands", call.inputs.len()));
     }
-    let all_f32 = call
-        .inputs
-        .iter()
-        .chain([&call.out])
-        .all(|o| o.dtype == DType::F32);
-    if !all_f32 {
-        return fail("oneDNN convolutions take f32 operands here".into());
+    let dtype = call.out.dtype;
+    let same = call.inputs.iter().all(|o| o.dtype == dtype);
+    if !same || !matches!(dtype, DType::F32 | DType::BF16) {
+        return fail("oneDNN convolutions take f32 or bf16 operands, all of one dtype".into());
     }
-    let ptr = |x: &StridedOperand, what: &str| -> Result<*mut f32, CpuError> {
-        Ok(base(mem, x, what)?.cast())
-    };
+    let ptr = |x: &StridedOperand, what: &str| -> Result<*mut u8, CpuError> { base(mem, x, what) };
     let (x, w) = (&call.inputs[0], &call.inputs[1]);
     let key = crate::dnnl::ConvKey {
+        dtype,
         conv: conv.clone(),
         x: (x.sizes.clone(), x.strides.clone()),
         w: (w.sizes.clone(), w.strides.clone()),
@@ -483,7 +479,7 @@ pub(crate) fn convolution(mem: &Memory, call: &ExternCall) -> Result<(), CpuErro
             &key,
             ptr(x, "input")?,
             ptr(w, "weight")?,
-            bias.map(|b| b as *const f32),
+            bias.map(|b| b as *const u8),
             ptr(&call.out, "output")?,
         )
     }

@@ -30,6 +30,9 @@ pub struct LowerConfig {
     /// ([`crate::ExternKind::Convolution`], Inductor's default) instead of im2col and a matmul:
     /// a backend with a convolution library says so.
     pub conv_extern: bool,
+    /// With `conv_extern`, bf16 convolutions are library calls too (the backend's library has
+    /// a bf16 kernel on this host); otherwise they take im2col and a matmul.
+    pub conv_extern_bf16: bool,
     /// Round every 16-bit float result to its dtype where eager would (after each op, even
     /// inside a fused kernel), so results match eager bit for bit where eager is
     /// deterministic (Inductor's `emulate_precision_casts`, off by default: then 16-bit values
@@ -48,6 +51,7 @@ impl LowerConfig {
             realize_on_reuse_ops: Vec::new(),
             unroll_reductions_threshold: 8,
             conv_extern: false,
+            conv_extern_bf16: false,
             emulate_precision_casts: false,
         }
     }

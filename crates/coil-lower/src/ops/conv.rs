@@ -37,7 +37,9 @@ impl Lowerer<'_> {
         if g.transposed || meta.sizes.contains(&0) || xs.contains(&0) {
             return self.lower_fallback(node, call);
         }
-        if self.config.conv_extern && g.batched && out == DType::F32 {
+        let library_dtype =
+            out == DType::F32 || (out == DType::BF16 && self.config.conv_extern_bf16);
+        if self.config.conv_extern && g.batched && library_dtype {
             let kind = ExternKind::Convolution(ConvOp {
                 stride: g.stride.clone(),
                 padding: g.padding.clone(),

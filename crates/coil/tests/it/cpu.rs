@@ -212,3 +212,39 @@ fn sixteen_bit_matmuls_through_onednn_and_widened_agree() {
             .unwrap_or_else(|e| panic!("output {i} against eager: {e}"));
     }
 }
+
+/// A bf16 convolution is one oneDNN call where oneDNN has a bf16 kernel on this host (the
+/// backend probes once), else im2col and a matmul; both match PyTorch's bf16 results (the
+/// real-model conformance above checks the library path where it is taken).
+#[test]
+fn bf16_convolutions_take_onednn_where_it_has_a_kernel() {
+    let cpu = coil_cpu::CpuBackend::new().expect("host CPU");
+    let library = cpu.lower_config().conv_extern_bf16;
+    let case = coil_models::find_real_16("tv_resnet18_w16")
+        .unwrap()
+        .case()
+        .unwrap();
+    for im2col in [false, true] {
+        let backend: Arc<dyn Backend> = Arc::new(
+            coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+                im2col_conv: im2col,
+                ..coil_cpu::CpuOptions::default()
+            })
+            .unwrap(),
+        );
+        let model = coil::compile(&case.graph, backend, &Options::default()).unwrap();
+        let convs = model
+            .report
+            .kernels
+            .iter()
+            .filter(|k| k.kind == "extern" && k.name.contains("convolution"))
+            .count();
+        assert_eq!(
+            convs > 0,
+            library && !im2col,
+            "im2col {im2col}: {convs} library calls"
+        );
+        let out = model.run(&case.inputs).unwrap();
+        coil_testkit::check_close(&out[0], &case.outputs[0], 2e-2, 5e-2).unwrap();
+    }
+}
