@@ -67,6 +67,9 @@ def backend(gm, example_inputs, options=None, **kwargs):
     # the fused CUDA kernels SDPA would pick on a GPU.
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
+    if _symbolic(example_inputs) and _no_grad_needed(example_inputs):
+        # Dynamic shapes: one static graph per concrete shape, compiled at its first call.
+        return _PerShape(gm, options)
     with sdpa_kernel([SDPBackend.MATH]):
         traced = _inference_graph(gm, example_inputs, core_aten_decompositions())
         if traced is not None:
@@ -85,6 +88,82 @@ def backend(gm, example_inputs, options=None, **kwargs):
             decompositions=core_aten_decompositions(),
         )
         return compiler(gm, example_inputs)
+
+
+def _symbolic(example_inputs):
+    """Whether Dynamo traced with symbolic sizes (SymInt inputs, or tensors of symbolic shape)."""
+    for a in example_inputs:
+        if isinstance(a, (torch.SymInt, torch.SymFloat)):
+            return True
+        if isinstance(a, torch.Tensor) and any(not isinstance(s, int) for s in a.shape):
+            return True
+    return False
+
+
+def _no_grad_needed(example_inputs):
+    tensors = [a for a in example_inputs if isinstance(a, torch.Tensor)]
+    return not torch.is_grad_enabled() or not any(t.requires_grad for t in tensors)
+
+
+class _PerShape:
+    """A graph Dynamo traced with symbolic sizes, run as one static coil graph per concrete
+    input shape: the first call with a shape traces Dynamo's graph on those inputs (sizes
+    become constants) and compiles it; later calls with that shape reuse it."""
+
+    def __init__(self, gm, options):
+        self.gm = gm
+        self.options = options
+        self.compiled = {}
+
+    @staticmethod
+    def _key(args):
+        return tuple(
+            (tuple(a.shape), tuple(a.stride()), a.dtype, a.device) if isinstance(a, torch.Tensor) else a
+            for a in args
+        )
+
+    def __call__(self, *args):
+        key = self._key(args)
+        run = self.compiled.get(key)
+        if run is None:
+            run = self._compile(args)
+            self.compiled[key] = run
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        return run(*tensors) if run is not self.gm.forward else self.gm(*args)
+
+    def _compile(self, args):
+        from torch._decomp import core_aten_decompositions
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        log.info("coil: compiling a static graph for input shapes %s", self._key(args))
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+        fixed = list(args)
+
+        def with_sizes(*ts):
+            full = list(fixed)
+            for i, t in zip(positions, ts):
+                full[i] = t
+            return self.gm(*full)
+
+        try:
+            with sdpa_kernel([SDPBackend.MATH]):
+                fn = torch.func.functionalize(with_sizes, remove="mutations")
+                traced = make_fx(
+                    fn, decomposition_table=core_aten_decompositions(), tracing_mode="fake"
+                )(*tensors)
+            traced.graph.eliminate_dead_code()
+            traced.recompile()
+        except Exception as e:
+            reason = f"tracing the graph at shapes {self._key(args)} failed: {e}"
+            if self.options.get("strict"):
+                raise RuntimeError(f"coil cannot compile this graph ({reason})") from e
+            warnings.warn(f"coil: running this graph eagerly: {reason}", stacklevel=2)
+            _STATS["graphs_to_eager"].append(reason)
+            return self.gm.forward
+        return _compile(traced, tensors, self.options, trusted=False)
 
 
 def _inference_graph(gm, example_inputs, decompositions):
