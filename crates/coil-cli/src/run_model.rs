@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use coil_graph::{DType, Data, Graph, Tensor};
+use coil_graph::{DType, Graph, Tensor};
 use coil_models::Size;
-use rand::{Rng, SeedableRng};
 
+use crate::inputs::{in_dtype, random_inputs};
 use crate::report::{Comparison, Report, compare};
 
 /// Parsed command-line options.
@@ -296,45 +296,6 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     Ok(opts)
 }
 
-/// The graph with its f32 values replaced by `dtype` (a 16-bit run of an f32 graph), and the
-/// saved tensors cast to match: inputs to their new dtype; PyTorch's f32 outputs dropped
-/// (the checks are then against eager in float64).
-#[allow(clippy::type_complexity)]
-fn in_dtype(
-    graph: Graph,
-    tensors: Option<(std::collections::BTreeMap<String, Tensor>, String)>,
-    dtype: Option<DType>,
-) -> Result<
-    (
-        Graph,
-        Option<(std::collections::BTreeMap<String, Tensor>, String)>,
-    ),
-    String,
-> {
-    let Some(d) = dtype.filter(|&d| d != DType::F32) else {
-        return Ok((graph, tensors));
-    };
-    let graph = graph
-        .cast_to(DType::F32, d)
-        .map_err(|e| format!("in {d}: {e}"))?;
-    let tensors = tensors.map(|(t, source)| {
-        let cast = t
-            .into_iter()
-            .filter(|(k, _)| !k.starts_with("output."))
-            .map(|(k, v)| {
-                let v = if v.dtype() == DType::F32 {
-                    v.to_dtype(d)
-                } else {
-                    v
-                };
-                (k, v)
-            })
-            .collect();
-        (cast, format!("{source}, cast to {d}"))
-    });
-    Ok((graph, tensors))
-}
-
 /// A loaded model: its graph, inputs, and reference outputs when known.
 struct Loaded {
     name: String,
@@ -471,27 +432,6 @@ fn load(opts: &Options) -> Result<Loaded, String> {
         expected,
         parse_ms,
     })
-}
-
-/// Inputs drawn from a fixed-seed generator: floats uniform in [-1, 1), ints in [0, 10), bools
-/// fair coins.
-fn random_inputs(graph: &Graph, seed: u64) -> Vec<Tensor> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    graph
-        .inputs()
-        .iter()
-        .map(|&id| {
-            let meta = graph.node(id).meta();
-            let n = meta.numel();
-            let data = match meta.dtype {
-                DType::F32 => Data::F32((0..n).map(|_| rng.gen_range(-1.0f32..1.0)).collect()),
-                DType::Bool => Data::Bool((0..n).map(|_| rng.r#gen::<bool>()).collect()),
-                d if d.is_int() => Data::from_f64(d, (0..n).map(|_| rng.gen_range(0..10) as f64)),
-                d => Data::from_f64(d, (0..n).map(|_| rng.gen_range(-1.0..1.0))),
-            };
-            Tensor::new(data, meta.sizes.clone()).expect("numel matches the meta")
-        })
-        .collect()
 }
 
 /// A progress line on stderr for steps that can take more than a second (not in JSON mode).
