@@ -26,6 +26,8 @@ options:
                               inside a kernel, one rounding per store, as Inductor)
   --matmul16 library|widen    16-bit CPU matmuls through oneDNN's matmul (the default where it
                               has a kernel) or widened to f32 for gemm
+  --matmul32 library|gemm     f32 CPU matmuls through oneDNN's matmul (the default where it
+                              loads) or the gemm crate
   --inputs FILE.safetensors   input.<arg> tensors (and, if present, output.<i> to check against);
                               without it, inputs are random from a fixed seed
   --seed N                    seed for random inputs (default 0)

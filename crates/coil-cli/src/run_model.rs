@@ -41,6 +41,8 @@ struct Options {
     conv_library: Option<bool>,
     /// `--matmul16 widen`: 16-bit CPU matmuls widened to f32 for gemm rather than oneDNN's.
     widen_16bit_matmul: bool,
+    /// `--matmul32 gemm`: f32 CPU matmuls through the gemm crate rather than oneDNN's matmul.
+    gemm_f32_matmul: bool,
     bench: bool,
     /// The most bytes inputs, eager's ops and the compiled model's memory may each take.
     max_memory: usize,
@@ -172,6 +174,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         compile_only: false,
         conv_library: None,
         widen_16bit_matmul: false,
+        gemm_f32_matmul: false,
         bench: false,
         max_memory: default_memory_budget(),
     };
@@ -206,6 +209,13 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 }
             }
             "--json" => opts.json = true,
+            "--matmul32" => {
+                opts.gemm_f32_matmul = match value("--matmul32")?.as_str() {
+                    "library" => false,
+                    "gemm" => true,
+                    m => return Err(format!("unknown --matmul32 '{m}' (library or gemm)")),
+                }
+            }
             "--matmul16" => {
                 opts.widen_16bit_matmul = match value("--matmul16")?.as_str() {
                     "library" => false,
@@ -500,6 +510,7 @@ fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backe
             coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
                 im2col_conv: opts.conv_library == Some(false),
                 widen_16bit_matmul: opts.widen_16bit_matmul,
+                gemm_f32_matmul: opts.gemm_f32_matmul,
                 ..coil_cpu::CpuOptions::default()
             })
             .map_err(|e| format!("cpu backend: {e}"))?,

@@ -44,6 +44,9 @@ pub struct CpuOptions {
     /// kernel for them (by default oneDNN's matmul runs them, AMX / AVX-512 BF16 where the
     /// host has them: see `docs/perf.md`).
     pub widen_16bit_matmul: bool,
+    /// f32 matmuls through the `gemm` crate even where oneDNN loads (by default oneDNN's
+    /// matmul runs them: measured faster here, see `docs/perf.md`).
+    pub gemm_f32_matmul: bool,
 }
 
 /// Host memory of one allocation (or memory a caller lent, `owned: false`, never freed here).
@@ -115,8 +118,8 @@ pub struct CpuBackend {
     vector_bytes: u32,
     /// Convolutions go to oneDNN.
     onednn: bool,
-    /// 16-bit matmuls through oneDNN's matmul where it has a kernel.
-    onednn_matmul: bool,
+    /// Which matmuls go to oneDNN's matmul where it has a kernel.
+    onednn_matmul: crate::matmul::OneDnnMatmuls,
 }
 
 impl std::fmt::Debug for CpuBackend {
@@ -157,7 +160,10 @@ impl CpuBackend {
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),
             onednn: !options.im2col_conv && crate::dnnl::onednn().is_some(),
-            onednn_matmul: !options.widen_16bit_matmul && crate::dnnl::onednn().is_some(),
+            onednn_matmul: crate::matmul::OneDnnMatmuls {
+                sixteen: !options.widen_16bit_matmul && crate::dnnl::onednn().is_some(),
+                f32: !options.gemm_f32_matmul && crate::dnnl::onednn().is_some(),
+            },
         })
     }
 

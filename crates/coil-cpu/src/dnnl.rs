@@ -1,4 +1,4 @@
-//! Convolution (and 16-bit matmuls, [`OneDnn::matmul_16`]) through oneDNN (Debian's
+//! Convolution (and matmuls, [`OneDnn::matmul`]) through oneDNN (Debian's
 //! `libdnnl.so.2`, the 2.x C API), loaded at run time:
 //! a binary without it still runs, with convolutions as im2col and a matmul
 //! ([`onednn_status`] says why). oneDNN picks its fastest kernel for the host (blocked
@@ -563,7 +563,8 @@ impl OneDnn {
         let dt = match key.dtype {
             coil_graph::DType::BF16 => BF16,
             coil_graph::DType::F16 => F16,
-            other => return Err(format!("oneDNN 16-bit matmul of {other}")),
+            coil_graph::DType::F32 => F32,
+            other => return Err(format!("oneDNN matmul of {other}")),
         };
         let src = self.plain_of(&key.a.0, &key.a.1, dt)?;
         let weights = self.plain_of(&key.b.0, &key.b.1, dt)?;
@@ -613,20 +614,20 @@ impl OneDnn {
         })
     }
 
-    /// `out = a @ b (+ bias row)` for bf16 or f16 operands at these pointers (strided, as
-    /// `key` says), accumulated in f32 and rounded once by oneDNN's matmul (AMX or AVX-512
-    /// BF16/FP16 where the host has them). `Ok(false)` when oneDNN has no kernel for this
-    /// dtype on this host (the caller then widens to f32).
+    /// `out = a @ b (+ bias row)` for f32, bf16 or f16 operands at these pointers (strided, as
+    /// `key` says), accumulated in f32 (16-bit results rounded once) by oneDNN's matmul (AMX
+    /// or AVX-512 BF16/FP16 where the host has them). `Ok(false)` when oneDNN has no kernel
+    /// for this dtype and layout on this host (the caller then uses its own path).
     ///
     /// # Safety
     /// Each pointer addresses the whole strided extent `key` gives it, valid for the call.
-    pub(crate) unsafe fn matmul_16(
+    pub(crate) unsafe fn matmul(
         &self,
         key: &MatmulKey,
-        a: *const u16,
-        b: *const u16,
-        bias: Option<*const u16>,
-        out: *mut u16,
+        a: *const u8,
+        b: *const u8,
+        bias: Option<*const u8>,
+        out: *mut u8,
     ) -> Result<bool, String> {
         let entry = {
             let mut cache = self.matmuls.lock().map_err(|_| "oneDNN cache poisoned")?;

@@ -67,13 +67,22 @@ fn base(mem: &Memory, x: &StridedOperand, what: &str) -> Result<*mut u8, CpuErro
     Ok(unsafe { ptr.add(x.offset * x.dtype.itemsize()) })
 }
 
+/// Which matmuls go to oneDNN's matmul primitive (where it loaded and has a kernel).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OneDnnMatmuls {
+    /// bf16 and f16.
+    pub(crate) sixteen: bool,
+    /// f32.
+    pub(crate) f32: bool,
+}
+
 /// Runs the matmul `call` (`inputs[0] @ inputs[1]`) on `mem`'s buffers, on `threads` threads
-/// (16-bit ones through oneDNN's matmul when `onednn` and it has a kernel for them).
+/// (through oneDNN's matmul for the dtypes `onednn` names, where it has a kernel).
 pub(crate) fn matmul(
     mem: &Memory,
     call: &ExternCall,
     threads: usize,
-    onednn: bool,
+    onednn: OneDnnMatmuls,
 ) -> Result<(), CpuError> {
     let (a, b) = call
         .matmul_operands()
@@ -134,44 +143,8 @@ pub(crate) fn matmul(
             Some(bias) => Some(resolve(mem, bias, "bias")?),
             None => None,
         };
-        if let Some(dnnl) = crate::dnnl::onednn().filter(|_| onednn) {
-            let dims3 = |x: &StridedOperand| -> ([usize; 3], [usize; 3]) {
-                let r = x.sizes.len();
-                let (s, t) = (&x.sizes[r - 2..], &x.strides[r - 2..]);
-                let (b, bs) = if r == 3 {
-                    (x.sizes[0], x.strides[0])
-                } else {
-                    (1, s[0] * s[1])
-                };
-                ([b, s[0], s[1]], [bs, t[0], t[1]])
-            };
-            let bias_row = call
-                .matmul_bias()
-                .is_some_and(|b| b.strides.len() == 2 && b.strides[0] == 0 && b.strides[1] == 1);
-            if k > 0 && (bias_row || bias.is_none()) {
-                let key = crate::dnnl::MatmulKey {
-                    dtype: a.dtype,
-                    a: dims3(a),
-                    b: dims3(b),
-                    out: dims3(out),
-                    bias_row,
-                };
-                // SAFETY: `resolve` checked each operand's extent; the pointers are their
-                // first elements.
-                let done = unsafe {
-                    dnnl.matmul_16(
-                        &key,
-                        ma.ptr as *const u16,
-                        mb.ptr as *const u16,
-                        bias.as_ref().map(|c| c.ptr as *const u16),
-                        mo.ptr as *mut u16,
-                    )
-                }
-                .map_err(CpuError::Runtime)?;
-                if done {
-                    return Ok(());
-                }
-            }
+        if onednn.sixteen && through_onednn(call, (&ma, &mb, &mo), bias.as_ref(), k)? {
+            return Ok(());
         }
         // SAFETY: as the f32 arms below (extents checked; the result shares no operand's
         // buffer); the bias was resolved the same way.
@@ -187,6 +160,19 @@ pub(crate) fn matmul(
             )
         };
         return Ok(());
+    }
+    if onednn.f32 && a.dtype == DType::F32 {
+        let bias = match call.matmul_bias() {
+            Some(b) if b.dtype == DType::F32 && b.sizes == [m, n] && rank == 2 => {
+                Some(resolve(mem, b, "bias")?)
+            }
+            Some(_) => None,
+            None => None,
+        };
+        let bias_ok = call.matmul_bias().is_none() || bias.is_some();
+        if bias_ok && through_onednn(call, (&ma, &mb, &mo), bias.as_ref(), k)? {
+            return Ok(());
+        }
     }
     // An addmm: the bias (an [m, n] view, usually a broadcast row) into the result first,
     // which the product then accumulates onto.
@@ -278,6 +264,58 @@ unsafe fn run_gemm<T: gemm_scalar::Scalar>(
             );
         }
     }
+}
+
+/// The matmul through oneDNN's matmul primitive (`[batch,] m x k @ k x n`, the operands'
+/// strides as they are, a broadcast-row bias added): `Ok(true)` when it ran, `Ok(false)` when
+/// oneDNN is missing or has no kernel for it (an empty `k`, another bias, a dtype or layout it
+/// refuses on this host).
+fn through_onednn(
+    call: &ExternCall,
+    (ma, mb, mo): (&Mat, &Mat, &Mat),
+    bias: Option<&Mat>,
+    k: usize,
+) -> Result<bool, CpuError> {
+    let Some(dnnl) = crate::dnnl::onednn() else {
+        return Ok(false);
+    };
+    let (a, b) = call
+        .matmul_operands()
+        .map_err(|e| CpuError::Runtime(e.to_string()))?;
+    let dims3 = |x: &StridedOperand| -> ([usize; 3], [usize; 3]) {
+        let r = x.sizes.len();
+        let (s, t) = (&x.sizes[r - 2..], &x.strides[r - 2..]);
+        let (b, bs) = if r == 3 {
+            (x.sizes[0], x.strides[0])
+        } else {
+            (1, s[0] * s[1])
+        };
+        ([b, s[0], s[1]], [bs, t[0], t[1]])
+    };
+    let bias_row = call
+        .matmul_bias()
+        .is_some_and(|b| b.strides.len() == 2 && b.strides[0] == 0 && b.strides[1] == 1);
+    if k == 0 || (bias.is_some() && !bias_row) {
+        return Ok(false);
+    }
+    let key = crate::dnnl::MatmulKey {
+        dtype: a.dtype,
+        a: dims3(a),
+        b: dims3(b),
+        out: dims3(&call.out),
+        bias_row,
+    };
+    // SAFETY: `resolve` checked each operand's extent; the pointers are their first elements.
+    unsafe {
+        dnnl.matmul(
+            &key,
+            ma.ptr as *const u8,
+            mb.ptr as *const u8,
+            bias.map(|c| c.ptr as *const u8),
+            mo.ptr,
+        )
+    }
+    .map_err(CpuError::Runtime)
 }
 
 /// Element `at` (in elements) of 16-bit float memory, widened.

@@ -248,3 +248,46 @@ fn bf16_convolutions_take_onednn_where_it_has_a_kernel() {
         coil_testkit::check_close(&out[0], &case.outputs[0], 2e-2, 5e-2).unwrap();
     }
 }
+
+/// f32 matmuls through oneDNN (the default where it loads) and through the gemm crate agree:
+/// mm, addmm with a broadcast bias, bmm with a transposed operand.
+#[test]
+fn f32_matmuls_through_onednn_and_gemm_agree() {
+    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[33, 40]\", w: \"f32[40, 17]\", b: \"f32[17]\", p: \"f32[3, 9, 40]\", q: \"f32[3, 17, 40]\"):\n        \
+                mm: \"f32[33, 17]\" = torch.ops.aten.mm.default(x, w)\n        \
+                addmm: \"f32[33, 17]\" = torch.ops.aten.addmm.default(b, x, w)\n        \
+                permute: \"f32[3, 40, 17]\" = torch.ops.aten.permute.default(q, [0, 2, 1])\n        \
+                bmm: \"f32[3, 9, 17]\" = torch.ops.aten.bmm.default(p, permute)\n        \
+                return (mm, addmm, bmm)\n";
+    let g = coil_graph::parse(text).unwrap();
+    let inputs: Vec<coil_graph::Tensor> = g
+        .inputs()
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| {
+            let m = g.node(id).meta();
+            coil_testkit::random_tensor(m.dtype, &m.sizes, 70 + i as u64)
+        })
+        .collect();
+    let run = |gemm: bool| {
+        let backend: Arc<dyn Backend> = Arc::new(
+            coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+                gemm_f32_matmul: gemm,
+                ..coil_cpu::CpuOptions::default()
+            })
+            .unwrap(),
+        );
+        coil::compile(&g, backend, &Options::default())
+            .unwrap()
+            .run(&inputs)
+            .unwrap()
+    };
+    let (library, gemm) = (run(false), run(true));
+    let eager = coil_eager::run(&g, &inputs).unwrap().outputs;
+    for i in 0..3 {
+        coil_testkit::check_close(&library[i], &gemm[i], 1e-5, 1e-5)
+            .unwrap_or_else(|e| panic!("output {i}: {e}"));
+        coil_testkit::check_close(&library[i], &eager[i], 1e-5, 1e-5)
+            .unwrap_or_else(|e| panic!("output {i} against eager: {e}"));
+    }
+}
