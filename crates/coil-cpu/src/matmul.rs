@@ -1,6 +1,7 @@
-//! Library matmuls (`mm`, `bmm`) on backend memory: f32 and f64 through the `gemm` crate with
-//! the operands' own strides (a transposed view needs no copy), f16 and bf16 widened to f32
-//! for `gemm` and rounded once, integers by a plain loop; and
+//! Library matmuls (`mm`, `bmm`) on backend memory: f32, bf16 and f16 through oneDNN's matmul
+//! where it loads and has a kernel (the default, by measurement); otherwise f32 and f64 through
+//! the `gemm` crate with the operands' own strides (a transposed view needs no copy), f16 and
+//! bf16 widened to f32 for `gemm` and rounded once; integers by a plain loop; and
 //! library convolutions through oneDNN ([`crate::dnnl`]).
 
 use coil_codegen::{ExternCall, StridedOperand};
