@@ -638,7 +638,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
             .graph
             .outputs()
             .iter()
-            .any(|&o| matches!(loaded.graph.node(o).meta().dtype, DType::BF16 | DType::F16));
+            .any(|&o| loaded.graph.node(o).meta().dtype.is_16_bit_float());
         if sixteen && !comparison.ok && compiled_check.checked && compiled_check.ok {
             comparison.ok = true;
             comparison.atol_rule = crate::report::AtolRule::Float64Rule;

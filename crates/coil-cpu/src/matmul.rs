@@ -133,7 +133,7 @@ pub(crate) fn matmul(
     } else {
         Parallelism::None
     };
-    if matches!(a.dtype, DType::F16 | DType::BF16) {
+    if a.dtype.is_16_bit_float() {
         let bias = match call.matmul_bias() {
             Some(bias) if bias.dtype != a.dtype || bias.sizes != [m, n] || rank != 2 => {
                 return fail(format!(

@@ -92,6 +92,11 @@ impl DType {
         }
     }
 
+    /// True for the 16-bit floats (f16, bf16), which compute in f32 (see [`DType::opmath`]).
+    pub fn is_16_bit_float(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16)
+    }
+
     /// True for the floating-point types.
     pub fn is_float(self) -> bool {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)

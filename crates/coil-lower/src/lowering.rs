@@ -305,7 +305,7 @@ impl<'a> Lowerer<'a> {
     ) -> TensorId {
         let mut cx = cx;
         let mut root = cx.body.to_dtype(root, dtype);
-        if self.config.emulate_precision_casts && matches!(dtype, DType::F16 | DType::BF16) {
+        if self.config.emulate_precision_casts && dtype.is_16_bit_float() {
             // The value as eager holds it: rounded to the dtype here, not only at the store.
             let wide = cx.body.to_dtype(root, DType::F32);
             root = cx.body.round_to(wide, dtype);

@@ -215,13 +215,7 @@ pub const MEMORY_BOUND: &[&str] = &[
 /// memory-bound zoo function in bf16 and f16 gives PyTorch's outputs bit for bit on
 /// `backend`. Returns one line per failure.
 pub fn emulated_casts_match_pytorch(backend: &Arc<dyn Backend>) -> Vec<String> {
-    let mut lower = backend.lower_config();
-    lower.emulate_precision_casts = true;
-    let options = Options {
-        lower: Some(lower),
-        verify: true,
-        ..Options::default()
-    };
+    let options = emulating_casts(backend);
     let mut failures = Vec::new();
     for m in coil_models::TINY_16
         .iter()
@@ -242,6 +236,61 @@ pub fn emulated_casts_match_pytorch(backend: &Arc<dyn Backend>) -> Vec<String> {
         }
     }
     failures
+}
+
+/// The default options with `emulate_precision_casts` on `backend`'s lowering rules.
+fn emulating_casts(backend: &Arc<dyn Backend>) -> Options {
+    let mut lower = backend.lower_config();
+    lower.emulate_precision_casts = true;
+    Options {
+        lower: Some(lower),
+        verify: true,
+        ..Options::default()
+    }
+}
+
+/// `(x + 0.001) - x` (times 1000) in bf16 at x = 1 on `backend`: eager gives 0 (1.001 rounds to
+/// 1); by default a fused kernel keeps the 0.001 in f32 (Inductor's semantics) and gives about
+/// 1; with `emulate_precision_casts` every op's result is rounded as eager rounds it, and the
+/// result is eager's bit for bit. `Err` says which of the three failed.
+pub fn emulated_casts_round_where_eager_rounds(backend: &Arc<dyn Backend>) -> Result<(), String> {
+    use coil_graph::{DType, Data};
+    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"bf16[64]\"):\n        \
+                add: \"bf16[64]\" = torch.ops.aten.add.Tensor(x, 0.001)\n        \
+                sub: \"bf16[64]\" = torch.ops.aten.sub.Tensor(add, x)\n        \
+                mul: \"bf16[64]\" = torch.ops.aten.mul.Tensor(sub, 1000)\n        \
+                return (mul,)\n";
+    let g = coil_graph::parse(text).map_err(|e| e.to_string())?;
+    let x = Tensor::new(
+        Data::from_f64(DType::BF16, std::iter::repeat_n(1.0, 64)),
+        vec![64],
+    )
+    .map_err(|e| e.to_string())?;
+    let eager = coil_eager::run(&g, std::slice::from_ref(&x))
+        .map_err(|e| e.to_string())?
+        .outputs[0]
+        .to_f64_vec();
+    if eager != vec![0.0; 64] {
+        return Err(format!("eager gives {eager:?}, not 0"));
+    }
+    let run = |o: &Options| -> Result<Vec<f64>, String> {
+        let model = coil::compile(&g, backend.clone(), o).map_err(|e| e.to_string())?;
+        let out = model
+            .run(std::slice::from_ref(&x))
+            .map_err(|e| e.to_string())?;
+        Ok(out[0].to_f64_vec())
+    };
+    let fused = run(&Options::default())?[0];
+    if (fused - 1.0).abs() >= 0.01 {
+        return Err(format!("Inductor's semantics keep the 0.001: got {fused}"));
+    }
+    let exact = run(&emulating_casts(backend))?;
+    if exact != eager {
+        return Err(format!(
+            "with emulate_precision_casts: {exact:?}, eager {eager:?}"
+        ));
+    }
+    Ok(())
 }
 
 /// The float64 reference of the graph's outputs and eager's own float32 outputs; `None` when

@@ -25,9 +25,9 @@ pub use close::{check_close, check_outputs};
 #[cfg(feature = "zoo")]
 pub use conformance::{
     ARTICLE_KERNEL_COUNTS, MEMORY_BOUND, conformance, conformance_16, conformance_real_16,
-    emulated_casts_match_pytorch,
+    emulated_casts_match_pytorch, emulated_casts_round_where_eager_rounds,
 };
 pub use graphs::{BINARY, GraphConfig, OpFamily, RandomGraph, UNARY, inputs, random_graph};
-pub use random::{Rng, random_tensor};
+pub use random::{Rng, random_inputs, random_tensor};
 #[cfg(feature = "zoo")]
 pub use strategies::{AllInOne, runs_between_externs};

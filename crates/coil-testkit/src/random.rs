@@ -2,7 +2,7 @@
 //! tests instead of one per crate. xorshift64, seeded through a multiply by the golden ratio
 //! (so every seed, 0 included, gives a good stream); not for anything but test inputs.
 
-use coil_graph::{DType, Data, Tensor};
+use coil_graph::{DType, Data, Graph, Tensor};
 
 /// A deterministic stream of pseudo-random numbers.
 #[derive(Clone, Debug)]
@@ -57,6 +57,20 @@ pub fn random_tensor(dtype: DType, sizes: &[usize], seed: u64) -> Tensor {
         .collect();
     Tensor::new(Data::from_f64(dtype, vals.into_iter()), sizes.to_vec())
         .expect("the values fill the sizes")
+}
+
+/// One [`random_tensor`] per input of `graph`, of the input's dtype and sizes, the `i`-th
+/// drawn from seed `seed + i`.
+pub fn random_inputs(graph: &Graph, seed: u64) -> Vec<Tensor> {
+    graph
+        .inputs()
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| {
+            let m = graph.node(id).meta();
+            random_tensor(m.dtype, &m.sizes, seed + i as u64)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use coil_cuda::CudaBackend;
 use coil_models::Size;
 use coil_testkit::{
     ARTICLE_KERNEL_COUNTS, conformance, conformance_16, conformance_real_16,
-    emulated_casts_match_pytorch,
+    emulated_casts_match_pytorch, emulated_casts_round_where_eager_rounds,
 };
 
 #[test]
@@ -138,15 +138,7 @@ fn sixteen_bit_graphs_run_on_the_emulator() {
         );
         let g = coil_graph::parse(&text).unwrap();
         let dtype = DType::from_short_name(dt).unwrap();
-        let inputs: Vec<coil_graph::Tensor> = g
-            .inputs()
-            .iter()
-            .enumerate()
-            .map(|(i, &id)| {
-                let m = g.node(id).meta();
-                coil_testkit::random_tensor(dtype, &m.sizes, 7 + i as u64)
-            })
-            .collect();
+        let inputs = coil_testkit::random_inputs(&g, 7);
         let want = coil_eager::run(&g, &inputs).unwrap().outputs;
         let model = coil::compile(&g, backend.clone(), &Options::default()).expect("compiles");
         let got = model.run(&inputs).expect("runs");
@@ -235,15 +227,7 @@ fn every_tiny_zoo_model_in_16_bit_floats_assembles_and_runs() {
                 }
                 (Ok(_), None) => {}
             }
-            let inputs: Vec<coil_graph::Tensor> = g
-                .inputs()
-                .iter()
-                .enumerate()
-                .map(|(i, &id)| {
-                    let m = g.node(id).meta();
-                    coil_testkit::random_tensor(m.dtype, &m.sizes, 11 + i as u64)
-                })
-                .collect();
+            let inputs = coil_testkit::random_inputs(&g, 11);
             let run = coil::compile(&g, emulator.clone(), &Options::default())
                 .and_then(|m| m.run(&inputs));
             match run {
@@ -269,35 +253,6 @@ fn every_tiny_zoo_model_in_16_bit_floats_assembles_and_runs() {
 /// by default the fused kernel keeps the 0.001 (Inductor's semantics).
 #[test]
 fn emulate_precision_casts_rounds_where_eager_rounds_on_the_emulator() {
-    use coil_graph::{DType, Data, Tensor};
-    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"bf16[64]\"):\n        \
-                add: \"bf16[64]\" = torch.ops.aten.add.Tensor(x, 0.001)\n        \
-                sub: \"bf16[64]\" = torch.ops.aten.sub.Tensor(add, x)\n        \
-                mul: \"bf16[64]\" = torch.ops.aten.mul.Tensor(sub, 1000)\n        \
-                return (mul,)\n";
-    let g = coil_graph::parse(text).unwrap();
-    let x = Tensor::new(
-        Data::from_f64(DType::BF16, std::iter::repeat_n(1.0, 64)),
-        vec![64],
-    )
-    .unwrap();
-    let gpu = CudaBackend::emulated();
-    let emulate = Options {
-        lower: Some(coil_lower::LowerConfig {
-            emulate_precision_casts: true,
-            ..gpu.lower_config()
-        }),
-        ..Options::default()
-    };
-    let backend: Arc<dyn Backend> = Arc::new(gpu);
-    let run = |o: &Options| {
-        coil::compile(&g, backend.clone(), o)
-            .unwrap()
-            .run(std::slice::from_ref(&x))
-            .unwrap()[0]
-            .to_f64_vec()
-    };
-    let default = run(&Options::default())[0];
-    assert!((default - 1.0).abs() < 0.01, "{default}");
-    assert_eq!(run(&emulate), vec![0.0; 64]);
+    let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
+    emulated_casts_round_where_eager_rounds(&backend).unwrap_or_else(|e| panic!("emulator: {e}"));
 }

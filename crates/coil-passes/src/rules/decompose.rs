@@ -54,10 +54,6 @@ pub fn rules() -> Vec<Rewrite> {
     ]
 }
 
-fn is_16_bit(m: &coil_graph::TensorMeta) -> bool {
-    matches!(m.dtype, coil_graph::DType::F16 | coil_graph::DType::BF16)
-}
-
 /// `_to_copy(x, dtype=dtype)`.
 fn to_dtype(eg: &mut AtenGraph, x: Id, dtype: coil_graph::DType) -> Id {
     let dt = add_lit(eg, Lit::DType(dtype));
@@ -80,7 +76,7 @@ impl Applier<Aten, MetaAnalysis> for InF32 {
         _: Option<&PatternAst<Aten>>,
         _: Symbol,
     ) -> Vec<Id> {
-        if !meta_of(eg, s[var("?x")]).is_some_and(|m| is_16_bit(&m)) {
+        if !meta_of(eg, s[var("?x")]).is_some_and(|m| m.dtype.is_16_bit_float()) {
             return vec![];
         }
         let Some(op) = coil_graph::OpRef::lookup(self.0) else {
@@ -95,7 +91,7 @@ impl Applier<Aten, MetaAnalysis> for InF32 {
         let wide: Vec<Id> = children
             .iter()
             .map(|&c| match meta_of(eg, c) {
-                Some(m) if is_16_bit(&m) => to_dtype(eg, c, coil_graph::DType::F32),
+                Some(m) if m.dtype.is_16_bit_float() => to_dtype(eg, c, coil_graph::DType::F32),
                 _ => c,
             })
             .collect();

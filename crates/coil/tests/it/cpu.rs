@@ -7,7 +7,7 @@ use coil::Options;
 use coil_codegen::Backend;
 use coil_testkit::{
     ARTICLE_KERNEL_COUNTS, conformance, conformance_16, conformance_real_16,
-    emulated_casts_match_pytorch,
+    emulated_casts_match_pytorch, emulated_casts_round_where_eager_rounds,
 };
 
 #[test]
@@ -122,50 +122,42 @@ class GraphModule(torch.nn.Module):
 }
 
 /// 16-bit floats: by default a fused kernel keeps values in f32 and rounds at the store
-/// (Inductor's semantics), so `(x + 0.001) - x` at x = 1 keeps the 0.001 that eager loses
-/// (1.001 rounds to 1 in bf16); with `emulate_precision_casts` every op's result is rounded
-/// as eager rounds it, and the result is eager's bit for bit.
+/// (Inductor's semantics); with `emulate_precision_casts` every op's result is rounded as eager
+/// rounds it, and the result is eager's bit for bit.
 #[test]
 fn emulate_precision_casts_rounds_where_eager_rounds() {
-    use coil_graph::{DType, Data, Tensor};
-    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"bf16[64]\"):\n        \
-                add: \"bf16[64]\" = torch.ops.aten.add.Tensor(x, 0.001)\n        \
-                sub: \"bf16[64]\" = torch.ops.aten.sub.Tensor(add, x)\n        \
-                mul: \"bf16[64]\" = torch.ops.aten.mul.Tensor(sub, 1000)\n        \
-                return (mul,)\n";
-    let g = coil_graph::parse(text).unwrap();
-    let x = Tensor::new(
-        Data::from_f64(DType::BF16, std::iter::repeat_n(1.0, 64)),
-        vec![64],
-    )
-    .unwrap();
-    let eager = coil_eager::run(&g, std::slice::from_ref(&x))
-        .unwrap()
-        .outputs;
-    assert_eq!(eager[0].to_f64_vec(), vec![0.0; 64]);
-    let cpu = coil_cpu::CpuBackend::new().expect("host CPU");
-    let emulate = Options {
-        lower: Some(coil_lower::LowerConfig {
-            emulate_precision_casts: true,
-            ..cpu.lower_config()
-        }),
-        ..Options::default()
-    };
-    let backend: Arc<dyn Backend> = Arc::new(cpu);
-    let fused = coil::compile(&g, backend.clone(), &Options::default())
-        .unwrap()
-        .run(std::slice::from_ref(&x))
-        .unwrap();
-    let v = fused[0].to_f64_vec()[0];
-    assert!(
-        (v - 1.0).abs() < 0.01,
-        "Inductor's semantics keep the 0.001: {v}"
+    let backend: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
+    emulated_casts_round_where_eager_rounds(&backend).unwrap_or_else(|e| panic!("cpu: {e}"));
+}
+
+/// `mm`, `addmm` with a broadcast bias, and `bmm` of a transposed operand in `dt`, run with
+/// the default CPU backend (oneDNN's matmul where it loads) and with `fallback`'s options,
+/// on the same random inputs (`seed`): the default's, the fallback's and eager's outputs.
+fn matmuls_both_ways(
+    dt: &str,
+    fallback: coil_cpu::CpuOptions,
+    seed: u64,
+) -> [Vec<coil_graph::Tensor>; 3] {
+    let text = format!(
+        "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"{dt}[33, 40]\", w: \"{dt}[40, 17]\", b: \"{dt}[17]\", p: \"{dt}[3, 9, 40]\", q: \"{dt}[3, 17, 40]\"):\n        \
+         mm: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w)\n        \
+         addmm: \"{dt}[33, 17]\" = torch.ops.aten.addmm.default(b, x, w)\n        \
+         permute: \"{dt}[3, 40, 17]\" = torch.ops.aten.permute.default(q, [0, 2, 1])\n        \
+         bmm: \"{dt}[3, 9, 17]\" = torch.ops.aten.bmm.default(p, permute)\n        \
+         return (mm, addmm, bmm)\n"
     );
-    let exact = coil::compile(&g, backend, &emulate)
-        .unwrap()
-        .run(std::slice::from_ref(&x))
-        .unwrap();
-    assert_eq!(exact[0].to_f64_vec(), eager[0].to_f64_vec());
+    let g = coil_graph::parse(&text).unwrap();
+    let inputs = coil_testkit::random_inputs(&g, seed);
+    let run = |options: coil_cpu::CpuOptions| {
+        let backend: Arc<dyn Backend> =
+            Arc::new(coil_cpu::CpuBackend::with_options(options).unwrap());
+        coil::compile(&g, backend, &Options::default())
+            .unwrap()
+            .run(&inputs)
+            .unwrap()
+    };
+    let eager = coil_eager::run(&g, &inputs).unwrap().outputs;
+    [run(coil_cpu::CpuOptions::default()), run(fallback), eager]
 }
 
 /// 16-bit matmuls through oneDNN (where it has a kernel: AVX-512 BF16 or AMX hosts) and
@@ -173,37 +165,11 @@ fn emulate_precision_casts_rounds_where_eager_rounds() {
 /// and a transposed operand.
 #[test]
 fn sixteen_bit_matmuls_through_onednn_and_widened_agree() {
-    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"bf16[33, 40]\", w: \"bf16[40, 17]\", b: \"bf16[17]\", p: \"bf16[3, 9, 40]\", q: \"bf16[3, 17, 40]\"):\n        \
-                mm: \"bf16[33, 17]\" = torch.ops.aten.mm.default(x, w)\n        \
-                addmm: \"bf16[33, 17]\" = torch.ops.aten.addmm.default(b, x, w)\n        \
-                permute: \"bf16[3, 40, 17]\" = torch.ops.aten.permute.default(q, [0, 2, 1])\n        \
-                bmm: \"bf16[3, 9, 17]\" = torch.ops.aten.bmm.default(p, permute)\n        \
-                return (mm, addmm, bmm)\n";
-    let g = coil_graph::parse(text).unwrap();
-    let inputs: Vec<coil_graph::Tensor> = g
-        .inputs()
-        .iter()
-        .enumerate()
-        .map(|(i, &id)| {
-            let m = g.node(id).meta();
-            coil_testkit::random_tensor(m.dtype, &m.sizes, 50 + i as u64)
-        })
-        .collect();
-    let run = |widen: bool| {
-        let backend: Arc<dyn Backend> = Arc::new(
-            coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
-                widen_16bit_matmul: widen,
-                ..coil_cpu::CpuOptions::default()
-            })
-            .unwrap(),
-        );
-        coil::compile(&g, backend, &Options::default())
-            .unwrap()
-            .run(&inputs)
-            .unwrap()
+    let widen = coil_cpu::CpuOptions {
+        widen_16bit_matmul: true,
+        ..coil_cpu::CpuOptions::default()
     };
-    let (library, widened) = (run(false), run(true));
-    let eager = coil_eager::run(&g, &inputs).unwrap().outputs;
+    let [library, widened, eager] = matmuls_both_ways("bf16", widen, 50);
     for i in 0..3 {
         // One bf16 rounding apart at most (2^-8 relative), summation order aside.
         coil_testkit::check_close(&library[i], &widened[i], 1e-2, 8e-3)
@@ -253,37 +219,11 @@ fn bf16_convolutions_take_onednn_where_it_has_a_kernel() {
 /// mm, addmm with a broadcast bias, bmm with a transposed operand.
 #[test]
 fn f32_matmuls_through_onednn_and_gemm_agree() {
-    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[33, 40]\", w: \"f32[40, 17]\", b: \"f32[17]\", p: \"f32[3, 9, 40]\", q: \"f32[3, 17, 40]\"):\n        \
-                mm: \"f32[33, 17]\" = torch.ops.aten.mm.default(x, w)\n        \
-                addmm: \"f32[33, 17]\" = torch.ops.aten.addmm.default(b, x, w)\n        \
-                permute: \"f32[3, 40, 17]\" = torch.ops.aten.permute.default(q, [0, 2, 1])\n        \
-                bmm: \"f32[3, 9, 17]\" = torch.ops.aten.bmm.default(p, permute)\n        \
-                return (mm, addmm, bmm)\n";
-    let g = coil_graph::parse(text).unwrap();
-    let inputs: Vec<coil_graph::Tensor> = g
-        .inputs()
-        .iter()
-        .enumerate()
-        .map(|(i, &id)| {
-            let m = g.node(id).meta();
-            coil_testkit::random_tensor(m.dtype, &m.sizes, 70 + i as u64)
-        })
-        .collect();
-    let run = |gemm: bool| {
-        let backend: Arc<dyn Backend> = Arc::new(
-            coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
-                gemm_f32_matmul: gemm,
-                ..coil_cpu::CpuOptions::default()
-            })
-            .unwrap(),
-        );
-        coil::compile(&g, backend, &Options::default())
-            .unwrap()
-            .run(&inputs)
-            .unwrap()
+    let gemm = coil_cpu::CpuOptions {
+        gemm_f32_matmul: true,
+        ..coil_cpu::CpuOptions::default()
     };
-    let (library, gemm) = (run(false), run(true));
-    let eager = coil_eager::run(&g, &inputs).unwrap().outputs;
+    let [library, gemm, eager] = matmuls_both_ways("f32", gemm, 70);
     for i in 0..3 {
         coil_testkit::check_close(&library[i], &gemm[i], 1e-5, 1e-5)
             .unwrap_or_else(|e| panic!("output {i}: {e}"));
