@@ -217,6 +217,34 @@ fn install_python_package(python: Option<&String>) -> Result<(), String> {
 /// What the Python package's tests import (PyPI; torch's wheel brings CUDA libraries).
 const PYTHON_TEST_PACKAGES: &[&str] = &["torch", "torchvision", "timm", "transformers", "pytest"];
 
+/// About what the test packages take once installed (torch with its CUDA libraries, triton,
+/// transformers), in GiB.
+const PYTHON_TEST_PACKAGES_GIB: u64 = 6;
+
+/// Says how much room is left when `dir`'s disk has less than `need_gib` free (read with `df`),
+/// so that pip's `No space left on device` does not come unexplained. Silent when `df` fails.
+fn warn_if_disk_is_short(dir: &Path, need_gib: u64) {
+    let Ok(out) = Command::new("df").arg("-Pk").arg(dir).output() else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let free_kib = text
+        .lines()
+        .nth(1)
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Some(free_kib) = free_kib {
+        let free_gib = free_kib as f64 / (1024.0 * 1024.0);
+        if free_gib < need_gib as f64 {
+            eprintln!(
+                "xtask: warning: {free_gib:.1} GiB free on the disk of {}; the Python test \
+                 packages need about {need_gib} GiB",
+                dir.display()
+            );
+        }
+    }
+}
+
 /// The `torch.compile(backend="coil")` tests: the packages they need into `.venv` (once), the
 /// `coil` package built and installed there (`pip install ./python`, maturin), then pytest.
 fn python_tests() -> Result<(), String> {
@@ -231,6 +259,8 @@ fn python_tests() -> Result<(), String> {
         })
         .map_err(|e| format!("the Python tests need a virtualenv: {e}"))?;
     }
+    // No pip cache: torch's wheels (about 3.5 GB with its CUDA libraries) would otherwise be
+    // kept twice on disk, once downloaded and once installed.
     let pip = |args: &[&str]| {
         let mut c = Command::new(&python);
         c.args([
@@ -238,6 +268,7 @@ fn python_tests() -> Result<(), String> {
             "pip",
             "install",
             "--quiet",
+            "--no-cache-dir",
             "--disable-pip-version-check",
         ])
         .args(args)
@@ -254,9 +285,10 @@ fn python_tests() -> Result<(), String> {
         .is_ok_and(|o| o.status.success());
     if !have {
         eprintln!(
-            "xtask: installing {} into .venv for the Python tests (one time, a few GB)",
+            "xtask: installing {} into .venv for the Python tests (one time, about 6 GB)",
             PYTHON_TEST_PACKAGES.join(" ")
         );
+        warn_if_disk_is_short(&root, PYTHON_TEST_PACKAGES_GIB);
         run(pip(PYTHON_TEST_PACKAGES))?;
     }
     eprintln!("xtask: building and installing the coil Python package (pip install ./python)");
