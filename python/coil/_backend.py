@@ -384,6 +384,11 @@ class _Runner:
             if not a.is_contiguous():
                 a = a.contiguous()
                 copies.append(a)
+            elif on_cuda and a.is_cuda and a.data_ptr() % 16:
+                # coil's GPU kernels access memory 16 bytes at a time: a view starting off
+                # that alignment is copied to a fresh (aligned) tensor.
+                a = a.clone()
+                copies.append(a)
             placed = placed and a.is_cuda == on_cuda
             ptrs.append(a.data_ptr())
         return ptrs + self.const_ptrs, copies, placed
@@ -401,10 +406,11 @@ class _Runner:
                 bufs = [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
                 if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
                     return self._views(bufs) if self.any_view else bufs
-                return self._through_host(list(args))
-            bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
-            self.model.run(ptrs, [b.data_ptr() for b in bufs])
-            return self._views(bufs) if self.any_view else bufs
+                # Not borrowed (an input off 16-byte alignment): the checked path copies it.
+            else:
+                bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
+                self.model.run(ptrs, [b.data_ptr() for b in bufs])
+                return self._views(bufs) if self.any_view else bufs
         if self.cuda:
             ptrs, copies, placed = self._pointers(args, True)
             if placed:

@@ -361,7 +361,10 @@ impl Executor for Gpu {
     }
 
     unsafe fn borrow_device(&self, ptr: u64, bytes: usize) -> Option<BufferHandle> {
-        if ptr == 0 || bytes == 0 {
+        // Kernels read and write 16 bytes at a time where an index is contiguous, which
+        // needs every buffer 16-byte aligned: an address off that (a view into a tensor's
+        // storage) is not borrowed, and the caller copies.
+        if ptr == 0 || bytes == 0 || !ptr.is_multiple_of(16) {
             return None;
         }
         // SAFETY: the caller's promise (Backend::borrow_device).

@@ -2,13 +2,14 @@
 //! launch configuration they need, chosen by [`plan_kernel`] from the kernel's shape and the
 //! device's capability flags:
 //!
-//! - **pointwise**: a grid-stride loop over the flattened outer range, 4 elements per thread
-//!   and iteration when `numel % 4 == 0`; each access is one 128-bit `ld.global.nc.v4` /
-//!   `st.global.v4` when its index is contiguous and 16-byte aligned across the 4 lanes (proved
-//!   on the index expression), one load shared by the lanes when it does not move with them,
-//!   one per lane otherwise; values that do not depend on the loop are hoisted out of it.
+//! - **pointwise**: a grid-stride loop over the flattened outer range in chunks of 4 elements
+//!   per thread (8 when the kernel's buffers are 16-bit floats) when `numel` divides; each
+//!   access is one 128-bit `ld.global.nc.v4` / `st.global.v4` (two 16-bit floats to a `.b32`
+//!   word) when its index is contiguous and aligned across the chunk's lanes (proved on the
+//!   index expression), one load shared by the lanes when it does not move with them, one per
+//!   lane otherwise; values that do not depend on the loop are hoisted out of it.
 //! - **persistent reduction** (the row fits in registers): one warp (short rows) or one block
-//!   per row; each thread holds its slice of the row (4-wide chunks) in registers across every
+//!   per row; each thread holds its slice of the row (4- or 8-wide chunks) in registers across every
 //!   stage, so inputs are read from memory once; accumulators combine across slots, then warp
 //!   shuffles, then shared memory, and every thread gets the results for later stages.
 //! - **looped reduction**: one block per row, each stage a loop over the row with per-thread
@@ -55,6 +56,14 @@ use gather::IndirectAt;
 use index::{IndexEnv, address, flatten, lane_shape, outer_var, reduction_var};
 use reduce::{AccRegs, AccSpec};
 use values::Repr;
+
+/// Whether a chunk of `width` lanes moving as `shape` is one vector access of `mem` elements:
+/// consecutive and aligned to the chunk's bytes, 4 or 8 lanes of 4-byte or 16-bit elements.
+fn vector_access(shape: Option<index::LaneShape>, width: usize, mem: DType) -> bool {
+    shape.is_some_and(|s| s.is_vector(width as i64))
+        && matches!(width, 4 | 8)
+        && matches!(mem, DType::F32 | DType::I32 | DType::F16 | DType::BF16)
+}
 
 /// Threads per block of pointwise kernels.
 pub const POINTWISE_BLOCK: u32 = 256;
@@ -165,7 +174,7 @@ pub fn render_planned(
         )));
     }
     let extent = if pointwise { k.numel() } else { k.rnumel() };
-    if !(lanes == 1 || (lanes == 4 && extent.is_multiple_of(4))) {
+    if !(lanes == 1 || (matches!(lanes, 4 | 8) && extent.is_multiple_of(lanes as usize))) {
         return Err(bad(format!("{lanes} lanes for an extent of {extent}")));
     }
     if let Strategy::Persistent {
@@ -830,9 +839,7 @@ impl<'k> Emitter<'k> {
             Some(cx) if flat.contains_var(cx.var) || !mask_uniform => {
                 let w = cx.width as usize;
                 let shape = lane_shape(&flat, cx.var, w as i64);
-                let vector = shape.is_some_and(|s| s.is_vector(4))
-                    && w == 4
-                    && matches!(mem, DType::F32 | DType::I32);
+                let vector = vector_access(shape, w, mem);
                 let broadcast = shape.is_some_and(|s| s.stride == 0);
                 let mut out = Vec::with_capacity(cx.slots());
                 for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
@@ -843,7 +850,7 @@ impl<'k> Emitter<'k> {
                         let i = self.eval_in(&env, &flat);
                         let at = address(&mut self.b, &self.env, ptr, i, size);
                         if vector {
-                            out.extend(self.load_vec4(at, mem, nc, guard));
+                            out.extend(self.load_vector(at, mem, nc, guard, w as u32));
                         } else {
                             let v = self.load_scalar(at, mem, nc, guard);
                             out.extend(std::iter::repeat_n(v, w));
@@ -890,9 +897,7 @@ impl<'k> Emitter<'k> {
             Some(cx) if flat.contains_var(cx.var) || !lv.is_one() => {
                 let w = cx.width as usize;
                 let shape = lane_shape(&flat, cx.var, w as i64);
-                let vector = shape.is_some_and(|s| s.is_vector(4))
-                    && w == 4
-                    && matches!(mem, DType::F32 | DType::I32);
+                let vector = vector_access(shape, w, mem);
                 for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
                     let g = self.and_guard(guard, chunk.valid);
                     if vector {
@@ -900,7 +905,7 @@ impl<'k> Emitter<'k> {
                         let i = self.eval_in(&env, &flat);
                         let at = address(&mut self.b, &self.env, ptr, i, size);
                         let vs: Vec<Val> = (0..w).map(|l| lv.get(c * w + l)).collect();
-                        self.store_vec4(at, mem, &vs, g);
+                        self.store_vector(at, mem, &vs, g);
                         continue;
                     }
                     for lane in 0..w {

@@ -8,7 +8,7 @@ use super::*;
 /// How a kernel runs on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
-    /// A grid-stride loop over `numel` in chunks of `lanes` (4 or 1) elements, `unroll`
+    /// A grid-stride loop over `numel` in chunks of `lanes` (8, 4 or 1: [`chunk_lanes`]) elements, `unroll`
     /// chunks (a grid apart, so each load instruction stays coalesced) per thread and
     /// iteration.
     Pointwise {
@@ -244,7 +244,7 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<KernelPlan> {
     if rnumel <= WARP_ROW_LIMIT {
         return plans;
     }
-    let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
+    let lanes = chunk_lanes(k, rnumel);
     for unroll in [2, 4] {
         plans.push(KernelPlan {
             strategy: Strategy::Looped { lanes, unroll },
@@ -272,6 +272,21 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<KernelPlan> {
     dedup(plans)
 }
 
+/// Elements a thread takes per chunk along an extent of `extent`: eight where the kernel's
+/// buffers hold 16-bit floats and nothing wider (one 128-bit access holds eight), four
+/// otherwise (one 128-bit access of 4-byte elements), one where `extent` does not divide.
+pub(super) fn chunk_lanes(k: &Kernel, extent: usize) -> u32 {
+    let sixteen_bit = k.args.iter().any(|a| a.dtype.is_16_bit_float())
+        && k.args.iter().all(|a| a.dtype.itemsize() <= 2);
+    if sixteen_bit && extent.is_multiple_of(8) {
+        8
+    } else if extent.is_multiple_of(4) {
+        4
+    } else {
+        1
+    }
+}
+
 pub(super) fn dedup(plans: Vec<KernelPlan>) -> Vec<KernelPlan> {
     let mut unique: Vec<KernelPlan> = Vec::with_capacity(plans.len());
     for p in plans {
@@ -286,7 +301,7 @@ pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
     let numel = k.numel();
     let rnumel = k.rnumel();
     if k.reduction_ranges.is_empty() {
-        let lanes = if numel.is_multiple_of(4) { 4 } else { 1 };
+        let lanes = chunk_lanes(k, numel);
         return (
             Strategy::Pointwise {
                 lanes,
@@ -308,7 +323,7 @@ pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
             threads,
         );
     }
-    let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
+    let lanes = chunk_lanes(k, rnumel);
     let held = held_loads(k);
     let fits = |threads: usize, chunks: usize| {
         held * chunks * lanes as usize <= HELD_REGISTER_BUDGET
@@ -361,7 +376,7 @@ pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
 pub(super) fn split_strategy(k: &Kernel, caps: &GpuCaps, blocks_per_sm: usize) -> Option<Strategy> {
     let numel = k.numel();
     let rnumel = k.rnumel();
-    let lanes: u32 = if rnumel.is_multiple_of(4) { 4 } else { 1 };
+    let lanes = chunk_lanes(k, rnumel);
     let unroll = 2;
     let step = (LOOPED_BLOCK * lanes * unroll) as usize;
     let splittable = matches!(k.stages.first(), Some(s) if s.kind == StageKind::Reduction)

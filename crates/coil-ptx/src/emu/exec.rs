@@ -325,13 +325,13 @@ impl Block<'_> {
                 match (&ops[0], &ops[1]) {
                     (Src::Vec(parts), src) => {
                         let x = self.val(th, tid, src);
-                        let w = 64 / parts.len() as u32;
+                        let w = t.bits() / parts.len() as u32;
                         for (i, r) in parts.iter().enumerate() {
                             th.regs[*r as usize] = (x >> (w * i as u32)) & mask(w);
                         }
                     }
                     (_, Src::Vec(parts)) => {
-                        let w = 64 / parts.len() as u32;
+                        let w = t.bits() / parts.len() as u32;
                         let mut x = 0u64;
                         for (i, r) in parts.iter().enumerate() {
                             x |= (th.regs[*r as usize] & mask(w)) << (w * i as u32);
