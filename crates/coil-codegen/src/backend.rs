@@ -45,7 +45,8 @@ pub struct StridedOperand {
 /// [`MatmulOp::Mm`]) or batched 3-D (`[batch, m, k] @ [batch, k, n]`, [`MatmulOp::Bmm`]);
 /// [`MatmulOp::Addmm`] takes `[bias, a, b]` and writes `bias + a @ b` (f32; the bias an
 /// `[m, n]` view, a broadcast row with strides `[0, 1]`); for [`ExternKind::Convolution`]:
-/// `[input, weight, bias?]` in f32, `out` contiguous `[N, C_out, *spatial]`;
+/// `[input, weight, bias?]` (f32, or f16 / bf16 where the lower config allows), `out`
+/// contiguous `[N, C_out, *spatial]`;
 /// `out` is contiguous; every operand has the same dtype (f32, f64, f16 or bf16, accumulated
 /// in f32 or wider); `k` may be 0 (then `out` is zeros); operands never alias `out`.
 #[derive(Clone, Debug, PartialEq, Eq)]

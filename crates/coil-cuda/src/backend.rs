@@ -477,6 +477,9 @@ impl Backend for CudaBackend {
     fn lower_config(&self) -> LowerConfig {
         LowerConfig {
             conv_extern: self.uses_cudnn(),
+            // cuDNN has f16 and bf16 kernels on every GPU coil targets (sm_80 and later).
+            conv_extern_bf16: self.uses_cudnn(),
+            conv_extern_f16: self.uses_cudnn(),
             ..LowerConfig::gpu()
         }
     }

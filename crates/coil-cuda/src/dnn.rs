@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
 
+use coil_graph::DType;
 use coil_lower::ConvOp;
 use cudarc::cudnn::result as dnn;
 use cudarc::cudnn::sys;
@@ -25,6 +26,8 @@ pub fn cudnn_present() -> bool {
 pub struct ConvOperand<'a> {
     /// Where it lives.
     pub buffer: &'a DeviceBuffer,
+    /// Element type (every operand and the output share it).
+    pub dtype: DType,
     /// Offset of element 0, in elements.
     pub offset: usize,
     /// Sizes.
@@ -37,6 +40,7 @@ pub struct ConvOperand<'a> {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct ConvKey {
     conv: ConvOp,
+    dtype: DType,
     x: (Vec<usize>, Vec<usize>),
     w: (Vec<usize>, Vec<usize>),
     out: Vec<usize>,
@@ -99,7 +103,8 @@ fn as_2d(sizes: &[usize], strides: &[usize]) -> (Vec<usize>, Vec<usize>) {
 }
 
 impl GpuDevice {
-    /// `out = conv(x, w) + bias` (f32, `out` contiguous), asynchronous on the device's stream.
+    /// `out = conv(x, w) + bias` (`out` contiguous), asynchronous on the device's stream: f32
+    /// with f32 arithmetic (no TF32), or f16 / bf16 with f32 accumulation on the tensor cores.
     pub fn convolution(
         &self,
         conv: &ConvOp,
@@ -114,6 +119,21 @@ impl GpuDevice {
                 reason: "cuDNN (libcudnn.so.9) is not loadable".into(),
             });
         }
+        let dtype = x.dtype;
+        let size = dtype.itemsize();
+        if !matches!(dtype, DType::F32 | DType::F16 | DType::BF16)
+            || [Some(&w), bias.as_ref()]
+                .into_iter()
+                .flatten()
+                .any(|o| o.dtype != dtype)
+        {
+            return Err(CudaError::Size {
+                op: "convolution",
+                reason: format!(
+                    "cuDNN convolutions take f32, f16 or bf16 operands of one dtype, not {dtype:?}"
+                ),
+            });
+        }
         for (name, o) in [("input", &x), ("weight", &w)] {
             let last = o.offset
                 + o.sizes
@@ -121,7 +141,7 @@ impl GpuDevice {
                     .zip(o.strides)
                     .map(|(s, st)| s.saturating_sub(1) * st)
                     .sum::<usize>();
-            if o.sizes.iter().product::<usize>() > 0 && 4 * (last + 1) > o.buffer.len() {
+            if o.sizes.iter().product::<usize>() > 0 && size * (last + 1) > o.buffer.len() {
                 return Err(CudaError::Size {
                     op: "convolution",
                     reason: format!("the {name} reaches past its buffer"),
@@ -129,7 +149,7 @@ impl GpuDevice {
             }
         }
         let numel: usize = out.1.iter().product();
-        if 4 * numel > out.0.len() {
+        if size * numel > out.0.len() {
             return Err(CudaError::Size {
                 op: "convolution",
                 reason: "the output does not fit its buffer".into(),
@@ -137,6 +157,7 @@ impl GpuDevice {
         }
         let key = ConvKey {
             conv: conv.clone(),
+            dtype,
             x: (x.sizes.to_vec(), x.strides.to_vec()),
             w: (w.sizes.to_vec(), w.strides.to_vec()),
             out: out.1.to_vec(),
@@ -162,8 +183,8 @@ impl GpuDevice {
         let (px, _rx) = x.buffer.slice_ref().device_ptr(&stream);
         let (pw, _rw) = w.buffer.slice_ref().device_ptr(&stream);
         let (py, _ry) = out.0.slice_mut_ref().device_ptr_mut(&stream);
-        let px = px + 4 * x.offset as u64;
-        let pw = pw + 4 * w.offset as u64;
+        let px = px + (size * x.offset) as u64;
+        let pw = pw + (size * w.offset) as u64;
         let (ws, ws_len) = match &p.workspace {
             Some(b) => (b.slice_ref().device_ptr(&stream).0, b.len()),
             None => (0, 0),
@@ -191,8 +212,9 @@ impl GpuDevice {
         .map_err(failed("cudnnConvolutionForward"))?;
         if let (Some(bd), Some(b)) = (p.bias, bias) {
             let (pb, _rb) = b.buffer.slice_ref().device_ptr(&stream);
-            let pb = pb + 4 * b.offset as u64;
-            // SAFETY: the bias descriptor is [1, C, 1, 1] over a C-long f32 vector.
+            let pb = pb + (size * b.offset) as u64;
+            // SAFETY: the bias descriptor is [1, C, 1, 1] over a C-long vector of the dtype
+            // (scaling factors are f32 for every dtype but f64).
             unsafe {
                 sys::cudnnAddTensor(
                     d.handle,
@@ -213,6 +235,11 @@ impl GpuDevice {
     fn prepare(&self, handle: sys::cudnnHandle_t, key: &ConvKey) -> Result<Prepared, CudaError> {
         let c = &key.conv;
         let f32t = sys::cudnnDataType_t::CUDNN_DATA_FLOAT;
+        let data = match key.dtype {
+            DType::F16 => sys::cudnnDataType_t::CUDNN_DATA_HALF,
+            DType::BF16 => sys::cudnnDataType_t::CUDNN_DATA_BFLOAT16,
+            _ => f32t,
+        };
         let (xs, xst) = as_2d(&key.x.0, &key.x.1);
         let (ws, _) = as_2d(&key.w.0, &key.w.1);
         if !coil_graph::is_contiguous(&key.w.0, &key.w.1) {
@@ -245,7 +272,7 @@ impl GpuDevice {
             let (s, t) = (ints(sizes, "size")?, ints(strides, "stride")?);
             // SAFETY: a fresh descriptor; arrays of the given length.
             unsafe {
-                dnn::set_tensornd_descriptor(d, f32t, s.len() as c_int, s.as_ptr(), t.as_ptr())
+                dnn::set_tensornd_descriptor(d, data, s.len() as c_int, s.as_ptr(), t.as_ptr())
             }
             .map_err(failed("cudnnSetTensorNdDescriptor"))?;
             Ok(d)
@@ -263,7 +290,7 @@ impl GpuDevice {
         unsafe {
             dnn::set_filternd_descriptor(
                 w,
-                f32t,
+                data,
                 sys::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
                 wi.len() as c_int,
                 wi.as_ptr(),
@@ -291,8 +318,14 @@ impl GpuDevice {
             .map_err(failed("cudnnSetConvolutionNdDescriptor"))?;
             dnn::set_convolution_group_count(conv, c.groups as i32)
                 .map_err(failed("cudnnSetConvolutionGroupCount"))?;
-            // f32 results as PyTorch's default (no TF32 on the tensor cores).
-            dnn::set_convolution_math_type(conv, sys::cudnnMathType_t::CUDNN_FMA_MATH)
+            // f32 results as PyTorch's default (no TF32 on the tensor cores); 16-bit operands
+            // on the tensor cores, accumulating in f32 (the descriptor's compute type).
+            let math = if data == f32t {
+                sys::cudnnMathType_t::CUDNN_FMA_MATH
+            } else {
+                sys::cudnnMathType_t::CUDNN_TENSOR_OP_MATH
+            };
+            dnn::set_convolution_math_type(conv, math)
                 .map_err(failed("cudnnSetConvolutionMathType"))?;
         }
         let mut count: c_int = 0;

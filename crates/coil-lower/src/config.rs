@@ -26,13 +26,15 @@ pub struct LowerConfig {
     /// pointwise expressions (the taps unrolled), which inline into their readers and fuse as
     /// pointwise ops do (Inductor's `unroll_reductions_threshold`, 8). 0 or 1 turns it off.
     pub unroll_reductions_threshold: usize,
-    /// Convolutions (batched, not transposed, of `f32`) become one library call, bias included
+    /// Convolutions (batched, not transposed, of `f32`; 16-bit as the flags below say) become one library call, bias included
     /// ([`crate::ExternKind::Convolution`], Inductor's default) instead of im2col and a matmul:
     /// a backend with a convolution library says so.
     pub conv_extern: bool,
     /// With `conv_extern`, bf16 convolutions are library calls too (the backend's library has
     /// a bf16 kernel on this host); otherwise they take im2col and a matmul.
     pub conv_extern_bf16: bool,
+    /// The same for f16 convolutions.
+    pub conv_extern_f16: bool,
     /// Round every 16-bit float result to its dtype where eager would (after each op, even
     /// inside a fused kernel), so results match eager bit for bit where eager is
     /// deterministic (Inductor's `emulate_precision_casts`, off by default: then 16-bit values
@@ -52,6 +54,7 @@ impl LowerConfig {
             unroll_reductions_threshold: 8,
             conv_extern: false,
             conv_extern_bf16: false,
+            conv_extern_f16: false,
             emulate_precision_casts: false,
         }
     }

@@ -472,6 +472,7 @@ fn conv_operand<'a>(
     live.get(&o.buffer.0)
         .map(|buffer| crate::dnn::ConvOperand {
             buffer,
+            dtype: o.dtype,
             offset: o.offset,
             sizes: &o.sizes,
             strides: &o.strides,

@@ -37,8 +37,12 @@ impl Lowerer<'_> {
         if g.transposed || meta.sizes.contains(&0) || xs.contains(&0) {
             return self.lower_fallback(node, call);
         }
-        let library_dtype =
-            out == DType::F32 || (out == DType::BF16 && self.config.conv_extern_bf16);
+        let library_dtype = match out {
+            DType::F32 => true,
+            DType::BF16 => self.config.conv_extern_bf16,
+            DType::F16 => self.config.conv_extern_f16,
+            _ => false,
+        };
         if self.config.conv_extern && g.batched && library_dtype {
             let kind = ExternKind::Convolution(ConvOp {
                 stride: g.stride.clone(),
