@@ -45,6 +45,8 @@ struct Args {
     model: Option<String>,
     reps: usize,
     variants: bool,
+    /// The large models cast to this float dtype (f32: the zoo as it is, every size).
+    dtype: DType,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -54,6 +56,7 @@ fn parse_args() -> Result<Args, String> {
         model: None,
         reps: 30,
         variants: true,
+        dtype: DType::F32,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -64,6 +67,14 @@ fn parse_args() -> Result<Args, String> {
                 a.quick = true;
             }
             "--no-variants" => a.variants = false,
+            "--dtype" => {
+                a.dtype = match it.next().as_deref() {
+                    Some("f32") => DType::F32,
+                    Some("bf16") => DType::BF16,
+                    Some("f16") => DType::F16,
+                    _ => return Err("--dtype takes f32, bf16 or f16".into()),
+                }
+            }
             "--model" => a.model = Some(it.next().ok_or("--model needs a name")?),
             "--reps" => {
                 a.reps = it
@@ -74,7 +85,8 @@ fn parse_args() -> Result<Args, String> {
             }
             "-h" | "--help" => {
                 println!(
-                    "cuda_zoo [--quick] [--model NAME] [--reps N] [--no-variants] [--emulate]"
+                    "cuda_zoo [--quick] [--model NAME] [--reps N] [--no-variants] [--emulate] \
+                     [--dtype f32|bf16|f16]"
                 );
                 std::process::exit(0);
             }
@@ -131,10 +143,10 @@ fn inputs_for(g: &Graph, seed: u64) -> Vec<Tensor> {
         .collect()
 }
 
-/// Max absolute error, and whether every element is within `1e-4 * max(1, max |want|) +
-/// 1e-4 * |want|` (matmuls and long sums accumulate in different orders on each side, so the
+/// Max absolute error, and whether every element is within `rel * max(1, max |want|) +
+/// rel * |want|` (matmuls and long sums accumulate in different orders on each side, so the
 /// bound scales with the output's magnitude); NaNs and infinities must match exactly.
-fn close(got: &[Tensor], want: &[Tensor]) -> Result<f64, String> {
+fn close_within(got: &[Tensor], want: &[Tensor], rel: f64) -> Result<f64, String> {
     if got.len() != want.len() {
         return Err(format!("{} outputs, expected {}", got.len(), want.len()));
     }
@@ -163,7 +175,7 @@ fn close(got: &[Tensor], want: &[Tensor]) -> Result<f64, String> {
             }
             let d = (a - b).abs();
             worst = worst.max(d);
-            if d > 1e-4 * scale + 1e-4 * b.abs() {
+            if d > rel * scale + rel * b.abs() {
                 return Err(format!(
                     "output {i} element {k}: {a} vs {b} (scale {scale:.3e})"
                 ));
@@ -208,7 +220,7 @@ fn call_us(model: &CompiledModel, reps: usize) -> Result<f64, String> {
 // ---- strategies to compare ----------------------------------------------------------------
 
 fn lanes_of(k: &Kernel) -> u32 {
-    if k.rnumel().is_multiple_of(4) { 4 } else { 1 }
+    coil_cuda::render::chunk_lanes(k, k.rnumel())
 }
 
 /// Alternative plans: each changes one kind of kernel (reductions that are not split, or
@@ -275,6 +287,13 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
         ("looped-1024", looped(1024)),
         ("pointwise-unroll-1", pointwise(1)),
         ("pointwise-unroll-4", pointwise(4)),
+        (
+            "exact-exp",
+            Some(Arc::new(|k: &Kernel, caps: &GpuCaps| KernelPlan {
+                approx_exp: false,
+                ..plan_kernel(k, caps)
+            })),
+        ),
     ]
 }
 
@@ -352,6 +371,12 @@ fn main() -> ExitCode {
     println!();
     println!("| model | size | kernels | max abs err | call µs | status |");
     println!("| --- | --- | --- | --- | --- | --- |");
+    // Two ulps of the dtype (bf16: 8 bits, f16: 11 bits), or 1e-4 in f32.
+    let rel = match args.dtype {
+        DType::BF16 => 1.0 / 64.0,
+        DType::F16 => 1.0 / 512.0,
+        _ => 1e-4,
+    };
     let models: Vec<&coil_models::Model> = coil_models::MODELS
         .iter()
         .filter(|m| args.model.as_deref().is_none_or(|n| n == m.name))
@@ -362,6 +387,9 @@ fn main() -> ExitCode {
             if size == Size::Large && (args.quick || m.large.is_none()) {
                 continue;
             }
+            if args.dtype != DType::F32 && size != Size::Large {
+                continue;
+            }
             let label = format!("{size:?}").to_lowercase();
             let case = (|| -> Result<(Graph, Vec<Tensor>, Vec<Tensor>), String> {
                 if size == Size::Tiny {
@@ -369,6 +397,22 @@ fn main() -> ExitCode {
                     return Ok((c.graph, c.inputs, c.outputs));
                 }
                 let g = m.graph(size).map_err(|e| e.to_string())?;
+                if args.dtype != DType::F32 {
+                    // 16-bit inputs; the reference is eager in f32 on them, rounded to the
+                    // dtype (coil computes in f32 inside a kernel, rounding at stores).
+                    let g16 = g
+                        .cast_to(DType::F32, args.dtype)
+                        .map_err(|e| e.to_string())?;
+                    let inputs = inputs_for(&g16, 7);
+                    let wide: Vec<Tensor> = inputs.iter().map(|t| t.to_dtype(DType::F32)).collect();
+                    let want = coil_eager::run(&g, &wide)
+                        .map_err(|e| format!("eager: {e}"))?
+                        .outputs
+                        .iter()
+                        .map(|t| t.to_dtype(args.dtype))
+                        .collect();
+                    return Ok((g16, inputs, want));
+                }
                 let inputs = inputs_for(&g, 7);
                 let want = coil_eager::run(&g, &inputs)
                     .map_err(|e| format!("eager: {e}"))?
@@ -384,7 +428,7 @@ fn main() -> ExitCode {
             };
             let result = compile(&g, &backend).and_then(|model| {
                 let out = model.run(&inputs).map_err(|e| e.to_string())?;
-                let err = close(&out, &want)?;
+                let err = close_within(&out, &want, rel)?;
                 let call = if size == Size::Article && !args.emulate {
                     format!("{:.1}", call_us(&model, args.reps)?)
                 } else {
@@ -440,7 +484,7 @@ fn main() -> ExitCode {
                         return Ok(None);
                     }
                     let out = model.run(inputs).map_err(|e| e.to_string())?;
-                    close(&out, want)?;
+                    close_within(&out, want, rel)?;
                     let r = bench(&model, args.reps)?;
                     Ok(Some((model, r)))
                 });

@@ -538,14 +538,14 @@ impl Backend for CudaBackend {
 
     fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {
         if let ExternKind::Convolution(conv) = &call.kind {
-            let all_f32 = call
-                .inputs
-                .iter()
-                .chain([&call.out])
-                .all(|o| o.dtype == coil_graph::DType::F32);
-            if call.inputs.len() != 2 + usize::from(conv.bias) || !all_f32 {
+            use coil_graph::DType;
+            let dtype = call.out.dtype;
+            let one_float_dtype = matches!(dtype, DType::F32 | DType::F16 | DType::BF16)
+                && call.inputs.iter().all(|o| o.dtype == dtype);
+            if call.inputs.len() != 2 + usize::from(conv.bias) || !one_float_dtype {
                 return Err(BackendError::Runtime(format!(
-                    "a convolution of {} operands ({}), f32 expected",
+                    "a convolution of {} operands ({}), all f32, f16 or bf16 as its output \
+                     expected",
                     call.inputs.len(),
                     call.inputs
                         .iter()

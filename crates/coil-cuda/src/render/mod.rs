@@ -35,8 +35,8 @@ mod split;
 mod values;
 
 pub use plan::{
-    KernelPlan, Strategy, candidate_plans, needs_wide_indices, oriented, plan_kernel,
-    walk_backwards,
+    KernelPlan, Strategy, candidate_plans, chunk_lanes, needs_wide_indices, only_16_bit_results,
+    oriented, plan_kernel, walk_backwards,
 };
 
 use std::collections::HashMap;
@@ -139,6 +139,7 @@ pub fn render_planned(
         block,
         wide_indices: wide,
         min_blocks_per_sm,
+        approx_exp,
     } = plan;
     let bad = |reason: String| CudaError::Codegen {
         kernel: k.name.clone(),
@@ -223,6 +224,7 @@ pub fn render_planned(
             let unroll = unroll.max(1);
             let kernel = Emitter::new(k, &name, target, block, wide, 0)
                 .occupancy(min_blocks_per_sm)
+                .with_approx_exp(approx_exp)
                 .pointwise(lanes, unroll, reverse)?;
             let items = (k.numel() / lanes as usize) as u64;
             // With a residency target, the grid is what the SMs hold at once under it.
@@ -253,6 +255,7 @@ pub fn render_planned(
         } => {
             let kernel = Emitter::new(k, &name, target, block, wide, 0)
                 .occupancy(min_blocks_per_sm)
+                .with_approx_exp(approx_exp)
                 .persistent(lanes, row_threads, chunks)?;
             let rows_per_block = (block / row_threads).max(1) as usize;
             let blocks = k.numel().div_ceil(rows_per_block).clamp(1, (1 << 31) - 1);
@@ -265,6 +268,7 @@ pub fn render_planned(
         Strategy::Looped { lanes, unroll } => {
             let kernel = Emitter::new(k, &name, target, block, wide, 0)
                 .occupancy(min_blocks_per_sm)
+                .with_approx_exp(approx_exp)
                 .looped(lanes, unroll)?;
             launches.push(KernelLaunch {
                 kernel,
@@ -292,6 +296,7 @@ pub fn render_planned(
             args.extend((0..scratch_bytes.len()).map(LaunchArg::Scratch));
             let first = Emitter::new(k, &name, target, block, wide, scratch_bytes.len())
                 .occupancy(min_blocks_per_sm)
+                .with_approx_exp(approx_exp)
                 .split_partials(lanes, unroll, parts, fused)?;
             launches.push(KernelLaunch {
                 kernel: first,
@@ -308,6 +313,7 @@ pub fn render_planned(
                     wide,
                     components.len(),
                 )
+                .with_approx_exp(approx_exp)
                 .split_finish(parts)?;
                 launches.push(KernelLaunch {
                     kernel: second,
@@ -408,6 +414,8 @@ pub(crate) struct Emitter<'k> {
     /// this thread's element of the tile is inside the row.
     scan_carry: HashMap<ValueId, Reg>,
     scan_valid: Option<Reg>,
+    /// `exp` through `ex2.approx` ([`KernelPlan::approx_exp`]).
+    approx_exp: bool,
 }
 
 fn param_name(i: usize, name: &str) -> String {
@@ -463,7 +471,14 @@ impl<'k> Emitter<'k> {
             scan_carry: HashMap::new(),
             scan_valid: None,
             canon: HashMap::new(),
+            approx_exp: false,
         }
+    }
+
+    /// `exp` through `ex2.approx` when `on` ([`KernelPlan::approx_exp`]).
+    fn with_approx_exp(mut self, on: bool) -> Self {
+        self.approx_exp = on;
+        self
     }
 
     /// Asks ptxas to fit `blocks` blocks per SM (none when 0).

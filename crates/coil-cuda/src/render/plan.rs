@@ -80,6 +80,39 @@ pub struct KernelPlan {
     /// Blocks each SM should hold at once (`.minnctapersm`: ptxas limits registers to fit);
     /// 0 leaves ptxas free.
     pub min_blocks_per_sm: u32,
+    /// `exp` as `ex2.approx(x · log2 e)` (two instructions; relative error below 2^-17)
+    /// instead of the math library's correctly rounded-or-nearly routine (about twenty):
+    /// chosen where every result the kernel keeps is rounded to a 16-bit float at its store
+    /// ([`only_16_bit_results`]), so the error stays far below half a 16-bit ulp (2^-9 for
+    /// bf16, 2^-12 for f16) while the kernel, at half the bytes of f32, is often bound by
+    /// its arithmetic (softmax). Inductor's Triton kernels take the same fast `exp`.
+    pub approx_exp: bool,
+}
+
+/// Whether every value `k` writes is a 16-bit float rounded once at its store: each store is
+/// to a 16-bit float buffer, and no value is rounded to 16 bits elsewhere in the kernel (as
+/// `emulate_precision_casts` or an explicit cast between ops does: results eager's
+/// roundings must reproduce bit for bit).
+pub fn only_16_bit_results(k: &Kernel) -> bool {
+    let mut stores = k.stages.iter().flat_map(|s| &s.stores).peekable();
+    if stores.peek().is_none()
+        || !stores.all(|st| k.args[st.arg.0 as usize].dtype.is_16_bit_float())
+    {
+        return false;
+    }
+    let rounds =
+        |v: ValueId| matches!(k.values[v.0 as usize], (KExpr::Cast(_), d) if d.is_16_bit_float());
+    // A 16-bit rounding that anything but a store reads (an op, an accumulator).
+    let read_by_values = k
+        .values
+        .iter()
+        .any(|(e, _)| e.operands().into_iter().any(rounds));
+    let read_by_accumulators = k
+        .stages
+        .iter()
+        .flat_map(|s| &s.accumulators)
+        .any(|a| rounds(a.value));
+    !read_by_values && !read_by_accumulators
 }
 
 /// The plan for `k` on a device with `caps`.
@@ -95,6 +128,7 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> KernelPlan {
         block,
         wide_indices: needs_wide_indices(k),
         min_blocks_per_sm,
+        approx_exp: only_16_bit_results(k),
     }
 }
 
@@ -275,7 +309,7 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<KernelPlan> {
 /// Elements a thread takes per chunk along an extent of `extent`: eight where the kernel's
 /// buffers hold 16-bit floats and nothing wider (one 128-bit access holds eight), four
 /// otherwise (one 128-bit access of 4-byte elements), one where `extent` does not divide.
-pub(super) fn chunk_lanes(k: &Kernel, extent: usize) -> u32 {
+pub fn chunk_lanes(k: &Kernel, extent: usize) -> u32 {
     let sixteen_bit = k.args.iter().any(|a| a.dtype.is_16_bit_float())
         && k.args.iter().all(|a| a.dtype.itemsize() <= 2);
     if sixteen_bit && extent.is_multiple_of(8) {

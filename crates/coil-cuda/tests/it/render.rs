@@ -50,6 +50,7 @@ fn other_plan(k: &coil_codegen::Kernel) -> KernelPlan {
         },
         wide_indices: true,
         min_blocks_per_sm: 0,
+        approx_exp: p.approx_exp,
     }
 }
 
@@ -169,4 +170,51 @@ fn every_autotuning_candidate_of_the_large_zoo_assembles() {
     }
     assert!(candidates > 10, "only {candidates} candidates");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// softmax at article size in `dtype`, fused into one kernel, lowered with `config`.
+fn softmax_kernel(
+    dtype: coil_graph::DType,
+    config: &coil_lower::LowerConfig,
+) -> coil_codegen::Kernel {
+    let g = coil_models::find("softmax")
+        .unwrap()
+        .graph(Size::Article)
+        .unwrap()
+        .cast_to(coil_graph::DType::F32, dtype)
+        .unwrap();
+    let (g, _) = coil_passes::run_passes(&g, &coil_passes::PassConfig::default()).unwrap();
+    let l = coil_lower::lower(&g, config).unwrap();
+    crate::zoo::fused(&l, "softmax").expect("softmax fuses into one kernel")
+}
+
+/// `exp` takes `ex2.approx` only in kernels whose every result is rounded to 16 bits at its
+/// store (a bf16 softmax), not in f32 kernels nor where `emulate_precision_casts` rounds
+/// between ops; and a 16-bit kernel moves eight elements per 128-bit access.
+#[test]
+fn sixteen_bit_kernels_take_the_fast_exp_and_eight_wide_accesses() {
+    use coil_cuda::render::{chunk_lanes, only_16_bit_results};
+    use coil_graph::DType;
+    let gpu = coil_lower::LowerConfig::gpu();
+    let emulated = coil_lower::LowerConfig {
+        emulate_precision_casts: true,
+        ..coil_lower::LowerConfig::gpu()
+    };
+    let bf16 = softmax_kernel(DType::BF16, &gpu);
+    assert!(only_16_bit_results(&bf16));
+    assert_eq!(chunk_lanes(&bf16, bf16.rnumel()), 8);
+    let ptx = module_of(std::slice::from_ref(&bf16)).unwrap().to_string();
+    assert!(ptx.contains("ex2.approx"), "{ptx}");
+    assert!(ptx.contains("ld.global.nc.v4.b32"), "{ptx}");
+    for (what, k) in [
+        ("f32", softmax_kernel(DType::F32, &gpu)),
+        (
+            "bf16 emulating eager's casts",
+            softmax_kernel(DType::BF16, &emulated),
+        ),
+    ] {
+        assert!(!only_16_bit_results(&k), "{what}");
+        let ptx = module_of(std::slice::from_ref(&k)).unwrap().to_string();
+        assert!(!ptx.contains("ex2.approx"), "{what}: {ptx}");
+    }
 }

@@ -647,6 +647,16 @@ impl Block<'_> {
                     (if sqrt { x.sqrt() } else { 1.0 / x }).to_bits()
                 }
             }
+            Kind::Ex2Approx => {
+                let flush = |x: f32| {
+                    if x.is_subnormal() {
+                        0.0f32.copysign(x)
+                    } else {
+                        x
+                    }
+                };
+                fbits(flush(flush(f32v(v(1))).exp2()))
+            }
             Kind::Copysign(t) => {
                 let bits = t.bits();
                 let sign = 1u64 << (bits - 1);

@@ -202,6 +202,8 @@ pub(crate) enum Kind {
     Shr(T),
     Sqrt(T),
     Rcp(T),
+    /// `ex2.approx.ftz.f32`: modelled as the exact 2^x with subnormals flushed to zero.
+    Ex2Approx,
     Copysign(T),
     Setp(CmpOp, T),
     Selp(T),
@@ -490,6 +492,7 @@ fn decode(opcode: &str, line: usize) -> Result<Kind, EmuError> {
         "shr" => Kind::Shr(ty()?),
         "sqrt" if has("rn") => Kind::Sqrt(ty()?),
         "rcp" if has("rn") => Kind::Rcp(ty()?),
+        "ex2" if has("approx") && has("ftz") && ty()? == T::F32 => Kind::Ex2Approx,
         "copysign" => Kind::Copysign(ty()?),
         "setp" => Kind::Setp(
             parts
