@@ -28,6 +28,9 @@ options:
                               has a kernel) or widened to f32 for gemm
   --matmul32 library|gemm     f32 CPU matmuls through oneDNN's matmul (the default where it
                               loads) or the gemm crate
+  --epilogue library|kernel   a CPU matmul's pointwise consumers (bias, residual add, scale,
+                              relu, gelu, ...) as oneDNN post-ops inside the call (the
+                              default, f32 and bf16) or as kernels of their own
   --inputs FILE.safetensors   input.<arg> tensors (and, if present, output.<i> to check against);
                               without it, inputs are random from a fixed seed
   --seed N                    seed for random inputs (default 0)

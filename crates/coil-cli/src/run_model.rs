@@ -43,6 +43,9 @@ struct Options {
     widen_16bit_matmul: bool,
     /// `--matmul32 gemm`: f32 CPU matmuls through the gemm crate rather than oneDNN's matmul.
     gemm_f32_matmul: bool,
+    /// `--epilogue kernel`: a matmul's pointwise consumers as kernels of their own rather
+    /// than oneDNN post-ops.
+    unfused_epilogues: bool,
     bench: bool,
     /// The most bytes inputs, eager's ops and the compiled model's memory may each take.
     max_memory: usize,
@@ -175,6 +178,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         conv_library: None,
         widen_16bit_matmul: false,
         gemm_f32_matmul: false,
+        unfused_epilogues: false,
         bench: false,
         max_memory: default_memory_budget(),
     };
@@ -209,6 +213,13 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 }
             }
             "--json" => opts.json = true,
+            "--epilogue" => {
+                opts.unfused_epilogues = match value("--epilogue")?.as_str() {
+                    "library" => false,
+                    "kernel" => true,
+                    m => return Err(format!("unknown --epilogue '{m}' (library or kernel)")),
+                }
+            }
             "--matmul32" => {
                 opts.gemm_f32_matmul = match value("--matmul32")?.as_str() {
                     "library" => false,
@@ -511,6 +522,7 @@ fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backe
                 im2col_conv: opts.conv_library == Some(false),
                 widen_16bit_matmul: opts.widen_16bit_matmul,
                 gemm_f32_matmul: opts.gemm_f32_matmul,
+                unfused_matmul_epilogues: opts.unfused_epilogues,
                 ..coil_cpu::CpuOptions::default()
             })
             .map_err(|e| format!("cpu backend: {e}"))?,

@@ -63,7 +63,7 @@ impl ExternCall {
     /// A matmul's `(a, b)` (an `addmm`'s last two operands), or an error naming the call
     /// when it has not two operands (three with a bias).
     pub fn matmul_operands(&self) -> Result<(&StridedOperand, &StridedOperand), BackendError> {
-        match self.inputs.as_slice() {
+        match self.matmul_inputs() {
             [a, b] | [_, a, b] => Ok((a, b)),
             other => Err(BackendError::Runtime(format!(
                 "{} takes 2 operands, got {}",
@@ -78,10 +78,41 @@ impl ExternCall {
     /// An `addmm`'s bias: `[m, n]`, usually a row broadcast (strides `[0, 1]`), added to the
     /// product inside the call (`None` for `mm` and `bmm`).
     pub fn matmul_bias(&self) -> Option<&StridedOperand> {
-        match self.inputs.as_slice() {
+        match self.matmul_inputs() {
             [bias, _, _] => Some(bias),
             _ => None,
         }
+    }
+
+    /// The matmul's own operands (`[a, b]`, or `[bias, a, b]` for an `addmm`): the inputs
+    /// before a [`ExternKind::FusedMatmul`]'s post-op operands.
+    fn matmul_inputs(&self) -> &[StridedOperand] {
+        let own = match self.kind.matmul() {
+            Some((op, _)) => ExternKind::Matmul(op).arity(),
+            None => self.inputs.len(),
+        };
+        &self.inputs[..own.min(self.inputs.len())]
+    }
+
+    /// A [`ExternKind::FusedMatmul`]'s post-ops, each with its tensor operand (a view of the
+    /// output's sizes) where it takes one; empty for other kinds.
+    pub fn post_ops(&self) -> Vec<(coil_lower::PostOp, Option<&StridedOperand>)> {
+        let Some((_, post)) = self.kind.matmul() else {
+            return Vec::new();
+        };
+        let mut extra = self.inputs[self.matmul_inputs().len()..].iter();
+        post.iter()
+            .map(|p| {
+                (
+                    *p,
+                    if p.takes_operand() {
+                        extra.next()
+                    } else {
+                        None
+                    },
+                )
+            })
+            .collect()
     }
 }
 

@@ -47,6 +47,10 @@ pub struct CpuOptions {
     /// f32 matmuls through the `gemm` crate even where oneDNN loads (by default oneDNN's
     /// matmul runs them: measured faster here, see `docs/perf.md`).
     pub gemm_f32_matmul: bool,
+    /// Pointwise consumers of a matmul as kernels of their own, even where oneDNN's matmul
+    /// could apply them as post-ops (by default it does, for f32, and for bf16 where it has
+    /// a bf16 kernel: [`coil_lower::LowerConfig::matmul_post_ops`]).
+    pub unfused_matmul_epilogues: bool,
 }
 
 /// Host memory of one allocation (or memory a caller lent, `owned: false`, never freed here).
@@ -120,6 +124,8 @@ pub struct CpuBackend {
     onednn: bool,
     /// Which matmuls go to oneDNN's matmul where it has a kernel.
     onednn_matmul: crate::matmul::OneDnnMatmuls,
+    /// Matmul epilogues as oneDNN post-ops (see [`CpuOptions::unfused_matmul_epilogues`]).
+    post_ops: bool,
 }
 
 impl std::fmt::Debug for CpuBackend {
@@ -164,6 +170,7 @@ impl CpuBackend {
                 sixteen: !options.widen_16bit_matmul && crate::dnnl::onednn().is_some(),
                 f32: !options.gemm_f32_matmul && crate::dnnl::onednn().is_some(),
             },
+            post_ops: !options.unfused_matmul_epilogues,
         })
     }
 
@@ -176,6 +183,19 @@ impl CpuBackend {
     /// Threads a launch runs on.
     pub fn threads(&self) -> usize {
         self.rt.pool.threads()
+    }
+
+    /// The matmul dtypes whose pointwise epilogues go into oneDNN's matmul as post-ops: f32
+    /// where oneDNN runs f32 matmuls, bf16 where it has a bf16 matmul kernel on this host.
+    fn post_op_dtypes(&self) -> Vec<coil_graph::DType> {
+        let mut dtypes = Vec::new();
+        if self.post_ops && self.onednn_matmul.f32 {
+            dtypes.push(coil_graph::DType::F32);
+        }
+        if self.post_ops && self.onednn_matmul.sixteen && crate::dnnl::has_bf16_matmul() {
+            dtypes.push(coil_graph::DType::BF16);
+        }
+        dtypes
     }
 
     /// Lanes of the vectorized loops (f32 lanes of the host's vectors).
@@ -342,6 +362,7 @@ impl Backend for CpuBackend {
         LowerConfig {
             conv_extern: self.onednn,
             conv_extern_bf16: self.onednn && crate::dnnl::has_bf16_convolution(),
+            matmul_post_ops: self.post_op_dtypes(),
             ..LowerConfig::cpu()
         }
     }
@@ -434,7 +455,7 @@ impl Backend for CpuBackend {
 
     fn supports_extern(&self, kind: &ExternKind) -> bool {
         match kind {
-            ExternKind::Matmul(_) => true,
+            ExternKind::Matmul(_) | ExternKind::FusedMatmul(..) => true,
             ExternKind::Convolution(_) => self.onednn,
             _ => false,
         }
@@ -443,7 +464,7 @@ impl Backend for CpuBackend {
     fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {
         let mem = self.rt.memory();
         match call.kind {
-            ExternKind::Matmul(_) => {
+            ExternKind::Matmul(_) | ExternKind::FusedMatmul(..) => {
                 crate::matmul::matmul(&mem, call, self.threads(), self.onednn_matmul)
                     .map_err(backend_err)
             }

@@ -12,6 +12,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use coil_lower::ConvOp;
 
+mod post_ops;
+
 type Status = c_int;
 type Handle = *mut c_void;
 type Dims = [i64; 12];
@@ -76,6 +78,13 @@ struct Api {
     stream_wait: unsafe extern "C" fn(Handle) -> Status,
     memory_create: unsafe extern "C" fn(*mut Handle, *const u64, Handle, *mut c_void) -> Status,
     set_handle: unsafe extern "C" fn(Handle, *mut c_void) -> Status,
+    attr_create: unsafe extern "C" fn(*mut Handle) -> Status,
+    attr_destroy: unsafe extern "C" fn(Handle) -> Status,
+    attr_set_post_ops: unsafe extern "C" fn(Handle, Handle) -> Status,
+    post_ops_create: unsafe extern "C" fn(*mut Handle) -> Status,
+    post_ops_destroy: unsafe extern "C" fn(Handle) -> Status,
+    post_ops_append_eltwise: unsafe extern "C" fn(Handle, f32, c_int, f32, f32) -> Status,
+    post_ops_append_binary: unsafe extern "C" fn(Handle, c_int, *const u64) -> Status,
 }
 
 /// The loaded library with one engine and one stream.
@@ -128,6 +137,13 @@ fn load() -> &'static Result<OneDnn, String> {
             stream_wait: sym!(b"dnnl_stream_wait"),
             memory_create: sym!(b"dnnl_memory_create"),
             set_handle: sym!(b"dnnl_memory_set_data_handle"),
+            attr_create: sym!(b"dnnl_primitive_attr_create"),
+            attr_destroy: sym!(b"dnnl_primitive_attr_destroy"),
+            attr_set_post_ops: sym!(b"dnnl_primitive_attr_set_post_ops"),
+            post_ops_create: sym!(b"dnnl_post_ops_create"),
+            post_ops_destroy: sym!(b"dnnl_post_ops_destroy"),
+            post_ops_append_eltwise: sym!(b"dnnl_post_ops_append_eltwise"),
+            post_ops_append_binary: sym!(b"dnnl_post_ops_append_binary"),
         };
         let mut engine: Handle = std::ptr::null_mut();
         let mut stream: Handle = std::ptr::null_mut();
@@ -192,6 +208,25 @@ pub(crate) fn has_bf16_convolution() -> bool {
     })
 }
 
+/// Whether oneDNN has a bf16 matmul kernel on this host (AVX-512 BF16, AMX, or its
+/// emulation on AVX-512), probed once on a small matmul.
+pub(crate) fn has_bf16_matmul() -> bool {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| {
+        onednn().is_some_and(|d| {
+            let key = MatmulKey {
+                dtype: coil_graph::DType::BF16,
+                a: ([1, 16, 16], [256, 16, 1]),
+                b: ([1, 16, 16], [256, 16, 1]),
+                out: ([1, 16, 16], [256, 16, 1]),
+                bias_row: false,
+                post: Vec::new(),
+            };
+            d.prepare_matmul(&key).is_ok()
+        })
+    })
+}
+
 /// What a prepared convolution depends on.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct ConvKey {
@@ -241,7 +276,13 @@ pub(crate) struct MatmulKey {
     pub(crate) b: ([usize; 3], [usize; 3]),
     pub(crate) out: ([usize; 3], [usize; 3]),
     pub(crate) bias_row: bool,
+    /// Post-ops applied to the product in the call.
+    pub(crate) post: Vec<KeyedPostOp>,
 }
+
+/// A post-op with its tensor operand's `[batch, rows, cols]` sizes and strides where it takes
+/// one (0 strides: broadcast).
+pub(crate) type KeyedPostOp = (coil_lower::PostOp, Option<([usize; 3], [usize; 3])>);
 
 struct PreparedMatmul {
     matmul: Handle,
@@ -249,6 +290,8 @@ struct PreparedMatmul {
     weights: Handle,
     dst: Handle,
     bias: Option<Handle>,
+    /// The binary post-ops' operands: `(position in the post-op chain, memory)`.
+    binaries: Vec<(usize, Handle)>,
 }
 
 // SAFETY: only used under its mutex (see `OneDnn`).
@@ -578,6 +621,7 @@ impl OneDnn {
         let mut op = Box::new([0u64; OP_WORDS]);
         let mut pd: Handle = std::ptr::null_mut();
         let mut matmul: Handle = std::ptr::null_mut();
+        let (attr, binaries) = self.post_ops_attr(&key.post, dt)?;
         // SAFETY: descriptors live across the calls; out-pointers to handles.
         unsafe {
             check(
@@ -594,12 +638,13 @@ impl OneDnn {
                 (self.api.pd_create)(
                     &mut pd,
                     op.as_ptr(),
-                    std::ptr::null_mut(),
+                    attr.as_ref().map_or(std::ptr::null_mut(), |a| a.0),
                     self.engine,
                     std::ptr::null_mut(),
                 ),
                 "matmul primitive descriptor",
             )?;
+            drop(attr);
             check(
                 (self.api.primitive_create)(&mut matmul, pd),
                 "matmul primitive",
@@ -611,6 +656,10 @@ impl OneDnn {
             weights: self.memory(weights.as_ptr())?,
             dst: self.memory(dst.as_ptr())?,
             bias: bias.map(|b| self.memory(b.as_ptr())).transpose()?,
+            binaries: binaries
+                .iter()
+                .map(|(i, m)| Ok((*i, self.memory(m.as_ptr())?)))
+                .collect::<Result<_, String>>()?,
         })
     }
 
@@ -627,6 +676,7 @@ impl OneDnn {
         a: *const u8,
         b: *const u8,
         bias: Option<*const u8>,
+        post: &[*const u8],
         out: *mut u8,
     ) -> Result<bool, String> {
         let entry = {
@@ -681,6 +731,16 @@ impl OneDnn {
             }
             (None, None) => {}
             _ => return Err("oneDNN matmul: the bias does not match its key".into()),
+        }
+        if post.len() != p.binaries.len() {
+            return Err("oneDNN matmul: the post-op operands do not match its key".into());
+        }
+        for (&(at, m), &ptr) in p.binaries.iter().zip(post) {
+            set(m, ptr as *mut c_void)?;
+            args.push(ExecArg {
+                arg: post_ops::binary_arg(at),
+                memory: m,
+            });
         }
         self.run(p.matmul, &args)?;
         // SAFETY: a valid stream.

@@ -133,6 +133,64 @@ pub(crate) fn matmul(
     } else {
         Parallelism::None
     };
+    // A fused matmul's post-ops: each operand a view of the result's sizes and dtype.
+    let mut post = Vec::new();
+    for (op, operand) in call.post_ops() {
+        let operand = match operand {
+            Some(x) if x.dtype != out.dtype || x.sizes != out.sizes || x.buffer == out.buffer => {
+                return fail(format!(
+                    "a {op} post-op operand of {} {:?} for a {} {:?} product",
+                    x.dtype, x.sizes, out.dtype, out.sizes
+                ));
+            }
+            Some(x) => Some((x, resolve(mem, x, "post-op operand")?)),
+            None if op.takes_operand() => return fail(format!("the {op} post-op has no operand")),
+            None => None,
+        };
+        post.push((op, operand));
+    }
+    let result = product(
+        mem,
+        call,
+        (&ma, &mb, &mo),
+        (batch, m, k, n),
+        parallelism,
+        onednn,
+        &post,
+    )?;
+    if result == Ran::WithoutPostOps {
+        // SAFETY: every operand's extent was checked by `resolve`; the result shares no
+        // operand's buffer.
+        unsafe { apply_post_ops(out.dtype, (batch, m, n), &mo, &post) };
+    }
+    Ok(())
+}
+
+/// How [`product`] ran: in oneDNN with the post-ops, or without them (applied after).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ran {
+    WithPostOps,
+    WithoutPostOps,
+}
+
+type PostOperands<'a> = [(coil_lower::PostOp, Option<(&'a StridedOperand, Mat)>)];
+
+/// The product (with the bias of an `addmm`), through oneDNN where `onednn` says and it has a
+/// kernel (the post-ops included), else `gemm` (f32, f64; 16-bit widened) or a loop.
+fn product(
+    mem: &Memory,
+    call: &ExternCall,
+    (ma, mb, mo): (&Mat, &Mat, &Mat),
+    (batch, m, k, n): (usize, usize, usize, usize),
+    parallelism: Parallelism,
+    onednn: OneDnnMatmuls,
+    post: &PostOperands<'_>,
+) -> Result<Ran, CpuError> {
+    let (a, _) = call
+        .matmul_operands()
+        .map_err(|e| CpuError::Runtime(e.to_string()))?;
+    let out = &call.out;
+    let rank = a.sizes.len();
     if a.dtype.is_16_bit_float() {
         let bias = match call.matmul_bias() {
             Some(bias) if bias.dtype != a.dtype || bias.sizes != [m, n] || rank != 2 => {
@@ -144,8 +202,8 @@ pub(crate) fn matmul(
             Some(bias) => Some(resolve(mem, bias, "bias")?),
             None => None,
         };
-        if onednn.sixteen && through_onednn(call, (&ma, &mb, &mo), bias.as_ref(), k)? {
-            return Ok(());
+        if onednn.sixteen && through_onednn(call, (ma, mb, mo), bias.as_ref(), post, k)? {
+            return Ok(Ran::WithPostOps);
         }
         // SAFETY: as the f32 arms below (extents checked; the result shares no operand's
         // buffer); the bias was resolved the same way.
@@ -153,14 +211,14 @@ pub(crate) fn matmul(
             run_widened(
                 a.dtype,
                 (batch, m, k, n),
-                &ma,
-                &mb,
-                &mo,
+                ma,
+                mb,
+                mo,
                 bias.as_ref(),
                 parallelism,
             )
         };
-        return Ok(());
+        return Ok(Ran::WithoutPostOps);
     }
     if onednn.f32 && a.dtype == DType::F32 {
         let bias = match call.matmul_bias() {
@@ -171,8 +229,8 @@ pub(crate) fn matmul(
             None => None,
         };
         let bias_ok = call.matmul_bias().is_none() || bias.is_some();
-        if bias_ok && through_onednn(call, (&ma, &mb, &mo), bias.as_ref(), k)? {
-            return Ok(());
+        if bias_ok && through_onednn(call, (ma, mb, mo), bias.as_ref(), post, k)? {
+            return Ok(Ran::WithPostOps);
         }
     }
     // An addmm: the bias (an [m, n] view, usually a broadcast row) into the result first,
@@ -206,13 +264,64 @@ pub(crate) fn matmul(
         // SAFETY (all arms): every element the product reads or writes lies inside its buffer
         // (`resolve` checked each operand's extent), the result does not share a buffer with
         // an operand, and the memory table is locked by the caller.
-        DType::F32 => unsafe { run_gemm::<f32>(sizes, &ma, &mb, &mo, parallelism, accumulate) },
-        DType::F64 => unsafe { run_gemm::<f64>(sizes, &ma, &mb, &mo, parallelism, false) },
-        DType::I64 => unsafe { run_naive::<i64>((batch, m, k, n), &ma, &mb, &mo) },
-        DType::I32 => unsafe { run_naive::<i32>((batch, m, k, n), &ma, &mb, &mo) },
+        DType::F32 => unsafe { run_gemm::<f32>(sizes, ma, mb, mo, parallelism, accumulate) },
+        DType::F64 => unsafe { run_gemm::<f64>(sizes, ma, mb, mo, parallelism, false) },
+        DType::I64 => unsafe { run_naive::<i64>((batch, m, k, n), ma, mb, mo) },
+        DType::I32 => unsafe { run_naive::<i32>((batch, m, k, n), ma, mb, mo) },
         other => return fail(format!("{other} operands are not supported")),
     }
-    Ok(())
+    Ok(Ran::WithoutPostOps)
+}
+
+/// The post-ops applied in place to a product computed without them (f32 arithmetic on
+/// each element; a 16-bit result is widened and rounded again).
+///
+/// # Safety
+/// `out` and every operand address `[batch, m, n]` live elements by their strides.
+unsafe fn apply_post_ops(
+    dtype: DType,
+    (batch, m, n): (usize, usize, usize),
+    out: &Mat,
+    post: &PostOperands<'_>,
+) {
+    if post.is_empty() {
+        return;
+    }
+    let at = |x: &Mat, b: usize, i: usize, j: usize| {
+        b as isize * x.strides[0] + i as isize * x.strides[1] + j as isize * x.strides[2]
+    };
+    // SAFETY (the loads and stores): the caller's promise.
+    let load = |x: &Mat, o: isize| -> f64 {
+        unsafe {
+            match dtype {
+                DType::F32 => f64::from(*(x.ptr as *const f32).offset(o)),
+                DType::F64 => *(x.ptr as *const f64).offset(o),
+                _ => f64::from(load_16(dtype, x.ptr as *const u16, o)),
+            }
+        }
+    };
+    for b in 0..batch {
+        for i in 0..m {
+            for j in 0..n {
+                let o = at(out, b, i, j);
+                let mut y = load(out, o);
+                for (op, operand) in post {
+                    let x = operand
+                        .as_ref()
+                        .map_or(0.0, |(_, mx)| load(mx, at(mx, b, i, j)));
+                    y = f64::from(op.apply(y, x) as f32);
+                }
+                // SAFETY: the caller's promise.
+                unsafe {
+                    match dtype {
+                        DType::F32 => *(out.ptr as *mut f32).offset(o) = y as f32,
+                        DType::F64 => *(out.ptr as *mut f64).offset(o) = y,
+                        _ => *(out.ptr as *mut u16).offset(o) = round_16(dtype, y as f32),
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// # Safety
@@ -275,6 +384,7 @@ fn through_onednn(
     call: &ExternCall,
     (ma, mb, mo): (&Mat, &Mat, &Mat),
     bias: Option<&Mat>,
+    post: &PostOperands<'_>,
     k: usize,
 ) -> Result<bool, CpuError> {
     let Some(dnnl) = crate::dnnl::onednn() else {
@@ -305,7 +415,15 @@ fn through_onednn(
         b: dims3(b),
         out: dims3(&call.out),
         bias_row,
+        post: post
+            .iter()
+            .map(|(op, x)| (*op, x.as_ref().map(|(x, _)| dims3(x))))
+            .collect(),
     };
+    let post_ptrs: Vec<*const u8> = post
+        .iter()
+        .filter_map(|(_, x)| x.as_ref().map(|(_, m)| m.ptr as *const u8))
+        .collect();
     // SAFETY: `resolve` checked each operand's extent; the pointers are their first elements.
     unsafe {
         dnnl.matmul(
@@ -313,6 +431,7 @@ fn through_onednn(
             ma.ptr as *const u8,
             mb.ptr as *const u8,
             bias.map(|c| c.ptr as *const u8),
+            &post_ptrs,
             mo.ptr,
         )
     }

@@ -1,6 +1,7 @@
 //! The lowering's knobs: Inductor's realize thresholds and the per-backend reuse rule.
 
 use crate::body::Op;
+use coil_graph::DType;
 
 /// When a lazy value is realized (written to memory) instead of inlined into its readers.
 /// Backends supply their own: [`LowerConfig::gpu`] is Inductor's default, [`LowerConfig::cpu`]
@@ -35,6 +36,13 @@ pub struct LowerConfig {
     pub conv_extern_bf16: bool,
     /// The same for f16 convolutions.
     pub conv_extern_f16: bool,
+    /// For matmuls of these dtypes, pointwise ops applied to the result alone (bias and
+    /// residual adds, a scale, relu, gelu, sigmoid, tanh, silu) go into the library call as
+    /// post-ops ([`crate::ExternKind::FusedMatmul`]) instead of a kernel of their own: the
+    /// backend's matmul library applies them to each output tile while it is in cache
+    /// (Inductor's CPU `mkldnn._linear_pointwise` fusion). A backend whose library has
+    /// post-ops names the dtypes; empty turns it off.
+    pub matmul_post_ops: Vec<DType>,
     /// Round every 16-bit float result to its dtype where eager would (after each op, even
     /// inside a fused kernel), so results match eager bit for bit where eager is
     /// deterministic (Inductor's `emulate_precision_casts`, off by default: then 16-bit values
@@ -55,6 +63,7 @@ impl LowerConfig {
             conv_extern: false,
             conv_extern_bf16: false,
             conv_extern_f16: false,
+            matmul_post_ops: Vec::new(),
             emulate_precision_casts: false,
         }
     }

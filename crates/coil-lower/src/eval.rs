@@ -575,29 +575,38 @@ impl Memory<'_> {
         if let Some(out) = on_host {
             return Ok(tensor_values(&out.map_err(LowerError::Eval)?));
         }
-        let (bias, a, b) = match e.inputs.as_slice() {
+        let Some((op, post)) = e.kind.matmul() else {
+            return eval_err("not a matmul: it reached the matmul evaluator");
+        };
+        let base = ExternKind::Matmul(op).arity();
+        if e.inputs.len() < base {
+            return eval_err("a matmul takes two operands (three with a bias)");
+        }
+        let (inputs, extra) = e.inputs.split_at(base);
+        let (bias, a, b) = match inputs {
             [a, b] => (None, a, b),
             [bias, a, b] => (Some(bias), a, b),
             _ => return eval_err("a matmul takes two operands (three with a bias)"),
         };
+        let extra = extra
+            .iter()
+            .map(|x| self.strided(x.buffer, &x.layout))
+            .collect::<R<Vec<_>>>()?;
         let bias = bias
             .map(|x| self.strided(x.buffer, &x.layout))
             .transpose()?;
         let av = self.strided(a.buffer, &a.layout)?;
         let bv = self.strided(b.buffer, &b.layout)?;
-        let (batch, m, k, n) = match e.kind {
-            ExternKind::Matmul(MatmulOp::Mm | MatmulOp::Addmm) => {
+        let (batch, m, k, n) = match op {
+            MatmulOp::Mm | MatmulOp::Addmm => {
                 (1, a.layout.sizes[0], a.layout.sizes[1], b.layout.sizes[1])
             }
-            ExternKind::Matmul(MatmulOp::Bmm) => (
+            MatmulOp::Bmm => (
                 a.layout.sizes[0],
                 a.layout.sizes[1],
                 a.layout.sizes[2],
                 b.layout.sizes[2],
             ),
-            ExternKind::Fallback(_) | ExternKind::Convolution(_) => {
-                return eval_err("not a matmul: it reached the matmul evaluator");
-            }
         };
         debug_assert_eq!(sizes.iter().product::<usize>(), batch * m * n);
         let mut out = Vec::with_capacity(batch * m * n);
@@ -609,7 +618,23 @@ impl Memory<'_> {
                         acc += av[bi * m * k + i * k + kk].as_f64()
                             * bv[bi * k * n + kk * n + j].as_f64();
                     }
-                    out.push(Scalar::F(round_float(acc, dtype)));
+                    // Post-ops in f32 on the f32 product, one rounding at the end.
+                    let at = (bi * m + i) * n + j;
+                    let mut y = if post.is_empty() {
+                        acc
+                    } else {
+                        round_float(acc, DType::F32)
+                    };
+                    let mut operands = extra.iter();
+                    for p in post {
+                        let x = if p.takes_operand() {
+                            operands.next().map_or(0.0, |v| v[at].as_f64())
+                        } else {
+                            0.0
+                        };
+                        y = round_float(p.apply(y, x), DType::F32);
+                    }
+                    out.push(Scalar::F(round_float(y, dtype)));
                 }
             }
         }

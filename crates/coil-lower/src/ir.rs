@@ -290,6 +290,12 @@ pub enum MatmulOp {
 pub enum ExternKind {
     /// A library matmul; the operands are `inputs[0] @ inputs[1]`.
     Matmul(MatmulOp),
+    /// A library matmul with pointwise ops applied to each output tile in the library call
+    /// (oneDNN's post-ops; Inductor's `mkldnn._linear_pointwise` / a GEMM template's
+    /// epilogue), in order, in f32, the result rounded once to the output's dtype. The
+    /// operands are the matmul's, then one per [`PostOp::takes_operand`] post-op, in order,
+    /// each viewed as the output's sizes.
+    FusedMatmul(MatmulOp, Vec<PostOp>),
     /// A library convolution (cuDNN, oneDNN; Inductor's `extern_kernels.convolution`), bias
     /// included: the operands are `[input, weight]` or `[input, weight, bias]`, the input
     /// batched (`[N, C_in, *spatial]`), the output `[N, C_out, *out]` contiguous.
@@ -314,10 +320,121 @@ pub struct ConvOp {
     pub bias: bool,
 }
 
+/// One pointwise op a [`ExternKind::FusedMatmul`] applies to the product, `y = op(y)` or
+/// `y = op(y, operand)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PostOp {
+    /// `max(y, 0)`.
+    Relu,
+    /// `y Φ(y)` (erf form).
+    Gelu,
+    /// `gelu(y, approximate="tanh")`.
+    GeluTanh,
+    /// `1 / (1 + e^-y)`.
+    Sigmoid,
+    /// `tanh(y)`.
+    Tanh,
+    /// `y sigmoid(y)`.
+    Silu,
+    /// `alpha y + beta` (f32 bit patterns, so that the kind stays `Eq` and `Hash`).
+    Linear {
+        /// `alpha.to_bits()`.
+        alpha: u32,
+        /// `beta.to_bits()`.
+        beta: u32,
+    },
+    /// `y + operand`.
+    Add,
+    /// `y * operand`.
+    Mul,
+}
+
+impl PostOp {
+    /// `alpha y + beta`.
+    pub fn linear(alpha: f32, beta: f32) -> PostOp {
+        PostOp::Linear {
+            alpha: alpha.to_bits(),
+            beta: beta.to_bits(),
+        }
+    }
+
+    /// Whether it reads a tensor operand (the call's next one).
+    pub fn takes_operand(&self) -> bool {
+        matches!(self, PostOp::Add | PostOp::Mul)
+    }
+
+    /// The op on one value (f64 arithmetic; `operand` is the tensor operand's element, 0
+    /// for ops without one): the reference the evaluators and library fallbacks use.
+    pub fn apply(&self, y: f64, operand: f64) -> f64 {
+        let sigmoid = |v: f64| 1.0 / (1.0 + (-v).exp());
+        match *self {
+            PostOp::Relu => {
+                if y.is_nan() {
+                    y
+                } else {
+                    y.max(0.0)
+                }
+            }
+            PostOp::Gelu => 0.5 * y * (1.0 + libm::erf(y * std::f64::consts::FRAC_1_SQRT_2)),
+            PostOp::GeluTanh => {
+                let k = std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2;
+                0.5 * y * (1.0 + (k * (y + 0.044715 * y * y * y)).tanh())
+            }
+            PostOp::Sigmoid => sigmoid(y),
+            PostOp::Tanh => y.tanh(),
+            PostOp::Silu => y * sigmoid(y),
+            PostOp::Linear { alpha, beta } => {
+                f64::from(f32::from_bits(alpha)) * y + f64::from(f32::from_bits(beta))
+            }
+            PostOp::Add => y + operand,
+            PostOp::Mul => y * operand,
+        }
+    }
+}
+
+impl fmt::Display for PostOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            PostOp::Relu => f.write_str("relu"),
+            PostOp::Gelu => f.write_str("gelu"),
+            PostOp::GeluTanh => f.write_str("gelu_tanh"),
+            PostOp::Sigmoid => f.write_str("sigmoid"),
+            PostOp::Tanh => f.write_str("tanh"),
+            PostOp::Silu => f.write_str("silu"),
+            PostOp::Linear { alpha, beta } => write!(
+                f,
+                "linear({}, {})",
+                f32::from_bits(alpha),
+                f32::from_bits(beta)
+            ),
+            PostOp::Add => f.write_str("add"),
+            PostOp::Mul => f.write_str("mul"),
+        }
+    }
+}
+
 impl ExternKind {
+    /// The matmul a kind computes, with its post-ops (none for a plain matmul); `None` for
+    /// other kinds.
+    pub fn matmul(&self) -> Option<(MatmulOp, &[PostOp])> {
+        match self {
+            ExternKind::Matmul(op) => Some((*op, &[])),
+            ExternKind::FusedMatmul(op, post) => Some((*op, post)),
+            _ => None,
+        }
+    }
+
     /// The name Inductor's wrapper prints (`extern_kernels.mm`, `aten.cumprod.default`).
     pub fn kernel_name(&self) -> String {
         match self {
+            ExternKind::FusedMatmul(op, post) => format!(
+                "{} + {}",
+                ExternKind::Matmul(*op).kernel_name(),
+                post.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            ),
             ExternKind::Matmul(MatmulOp::Mm) => "extern_kernels.mm".into(),
             ExternKind::Matmul(MatmulOp::Bmm) => "extern_kernels.bmm".into(),
             ExternKind::Matmul(MatmulOp::Addmm) => "extern_kernels.addmm".into(),
@@ -331,6 +448,9 @@ impl ExternKind {
         match self {
             ExternKind::Matmul(MatmulOp::Addmm) => 3,
             ExternKind::Matmul(_) => 2,
+            ExternKind::FusedMatmul(op, post) => {
+                ExternKind::Matmul(*op).arity() + post.iter().filter(|p| p.takes_operand()).count()
+            }
             ExternKind::Convolution(c) => 2 + usize::from(c.bias),
             ExternKind::Fallback(h) => h.graph.inputs().len(),
         }

@@ -60,7 +60,7 @@ pub use index::{IndexExpr, Term, Var, VarPrefix, VarRanges};
 pub use ir::{
     BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ConvOp, ExternInput, ExternKernel,
     ExternKind, FixedLayout, HostOp, IndexCheck, InputBuffer, InputId, MatmulOp, Origin, OutputRef,
-    Pointwise, Reduction, StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
+    Pointwise, PostOp, Reduction, StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
 };
 pub use lowering::lower;
 pub use ops::has_lowering;

@@ -62,6 +62,9 @@ pub struct PassConfig {
     pub time_limit: Duration,
     /// Largest tensor (elements) that constant folding writes as a literal `full`.
     pub fold_max_numel: usize,
+    /// Rules not to apply, by name (`gelu-erf`, `silu`): decompositions of ops a backend runs
+    /// better whole (a matmul library applying gelu as a post-op).
+    pub skip_rules: Vec<&'static str>,
 }
 
 impl Default for PassConfig {
@@ -72,6 +75,7 @@ impl Default for PassConfig {
             iter_limit: 16,
             time_limit: Duration::from_millis(500),
             fold_max_numel: 1 << 16,
+            skip_rules: Vec::new(),
         }
     }
 }
@@ -226,7 +230,8 @@ fn rewrite(
 ) -> Result<Graph, PassError> {
     let fold = families.contains(&"fold").then_some(config.fold_max_numel);
     let loaded = convert::to_egraph(graph, fold)?;
-    let rules = rules::rules_for(families);
+    let mut rules = rules::rules_for(families);
+    rules.retain(|(_, r)| !config.skip_rules.contains(&r.name.as_str()));
     let decomposed = if families.contains(&"decompose") {
         DECOMPOSED.to_vec()
     } else {

@@ -198,7 +198,17 @@ pub fn prepare(
 
     let t = Instant::now();
     coil_graph::verify(graph)?;
-    let (transformed, pass_stats) = coil_passes::run_passes(graph, &options.passes)?;
+    let strategy = options.strategy.as_ref();
+    let base = options
+        .lower
+        .clone()
+        .unwrap_or_else(|| backend.lower_config());
+    // A matmul library that applies gelu and silu as post-ops takes them whole.
+    let mut passes = options.passes.clone();
+    if !base.matmul_post_ops.is_empty() {
+        passes.skip_rules.extend(["gelu-erf", "gelu-tanh", "silu"]);
+    }
+    let (transformed, pass_stats) = coil_passes::run_passes(graph, &passes)?;
     if options.verify {
         coil_graph::verify(&transformed).map_err(|e| CoilError::Verify {
             stage: "passes",
@@ -213,11 +223,6 @@ pub fn prepare(
     })?;
 
     let t = Instant::now();
-    let strategy = options.strategy.as_ref();
-    let base = options
-        .lower
-        .clone()
-        .unwrap_or_else(|| backend.lower_config());
     let lowered = coil_lower::lower(&transformed, &strategy.lower_config(&base))?;
     if options.verify {
         lowered.verify().map_err(|e| CoilError::Verify {
@@ -249,7 +254,11 @@ pub fn prepare(
     times.schedule_ms = ms(t);
     stage_done("scheduling", times.schedule_ms);
     debug.write("ir_post_fusion.txt", || sched.ir_post_fusion())?;
-    debug.write("fusion.log", || sched.fusion_log().join("\n") + "\n")?;
+    debug.write("fusion.log", || {
+        let mut log = epilogue_log(&lowered);
+        log.extend(sched.fusion_log().iter().cloned());
+        log.join("\n") + "\n"
+    })?;
     debug.write("graph.dot", || sched.graph_dot())?;
     debug.dot_to_svg();
 
@@ -396,4 +405,27 @@ impl Debug {
             .stderr(std::process::Stdio::null())
             .status();
     }
+}
+
+/// The fusion log's lines for matmul epilogues the lowering put into the library call (a
+/// bias, post-ops: Inductor's template epilogues): one per such matmul, naming its nodes.
+fn epilogue_log(lowered: &coil_lower::LoweredGraph) -> Vec<String> {
+    lowered
+        .buffers()
+        .iter()
+        .filter_map(|b| match &b.kind {
+            coil_lower::BufferKind::Extern(e)
+                if e.kind.matmul().is_some() && b.origins.len() > 1 =>
+            {
+                let nodes: Vec<&str> = b.origins.iter().map(|o| o.node.as_str()).collect();
+                Some(format!(
+                    "template epilogue: {} = {} (library post-ops; nodes {})",
+                    b.id,
+                    e.kind.kernel_name(),
+                    nodes.join(", ")
+                ))
+            }
+            _ => None,
+        })
+        .collect()
 }

@@ -10,7 +10,7 @@ use super::{Val, scalar_const};
 use crate::body::Op;
 use crate::deps::{Dep, StarDep};
 use crate::index::{IndexExpr, Var};
-use crate::ir::{BufferKind, ExternInput, ExternKind, MatmulOp, StorageData, TensorId};
+use crate::ir::{BufRef, BufferKind, ExternInput, ExternKind, MatmulOp, StorageData, TensorId};
 use crate::lowering::{Lowerer, Result};
 
 impl Lowerer<'_> {
@@ -177,6 +177,204 @@ impl Lowerer<'_> {
                 call,
                 format!("{other:?} is not a matmul"),
             )),
+        }
+    }
+}
+
+impl Lowerer<'_> {
+    /// A pointwise op whose only tensor input is a matmul's result read by nothing else
+    /// (relu, gelu, sigmoid, tanh, silu; add, sub or mul of a Python scalar; add or mul of a
+    /// tensor of the result's trailing sizes, broadcast over the rest): appended to the
+    /// matmul's library call as a post-op ([`ExternKind::FusedMatmul`]) when the backend
+    /// takes them ([`crate::LowerConfig::matmul_post_ops`]), so that it runs on each output
+    /// tile inside the library. The node's value is then the matmul's. `None` when the
+    /// pattern does not apply.
+    pub(super) fn try_matmul_post_op(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Option<TensorId>> {
+        use crate::ir::PostOp;
+        let dtype = node.meta().dtype;
+        if !self.config.matmul_post_ops.contains(&dtype) {
+            return Ok(None);
+        }
+        let node_arg = |name: &str| match b.get(name) {
+            Arg::Node(id) => Some(*id),
+            _ => None,
+        };
+        let scalar = |name: &str| match b.get(name) {
+            Arg::Node(_) => None,
+            _ => b.opt_scalar(name).map(|s| s.to_f64() as f32),
+        };
+        let alpha = b.opt_scalar("alpha").map_or(1.0, |a| a.to_f64() as f32);
+        // (the matmul's node, the post-op, its tensor operand)
+        let (mm, post, operand) = match call.op.kind() {
+            OpKind::Relu => (node_arg("self"), PostOp::Relu, None),
+            OpKind::Sigmoid => (node_arg("self"), PostOp::Sigmoid, None),
+            OpKind::Tanh => (node_arg("self"), PostOp::Tanh, None),
+            OpKind::Silu => (node_arg("self"), PostOp::Silu, None),
+            OpKind::Gelu => {
+                let post = if b.opt_str("approximate") == Some("tanh") {
+                    PostOp::GeluTanh
+                } else {
+                    PostOp::Gelu
+                };
+                (node_arg("self"), post, None)
+            }
+            k @ (OpKind::Add | OpKind::Sub | OpKind::Mul) => {
+                let sign = if k == OpKind::Sub { -1.0 } else { 1.0 };
+                let (Some(x), other) = (node_arg("self"), node_arg("other")) else {
+                    return Ok(None);
+                };
+                if let Some(c) = scalar("other") {
+                    let post = match k {
+                        OpKind::Mul => PostOp::linear(c, 0.0),
+                        _ => PostOp::linear(1.0, sign * alpha * c),
+                    };
+                    (Some(x), post, None)
+                } else if let Some(y) = other {
+                    if k == OpKind::Sub || alpha != 1.0 {
+                        return Ok(None);
+                    }
+                    let post = if k == OpKind::Add {
+                        PostOp::Add
+                    } else {
+                        PostOp::Mul
+                    };
+                    // Either operand may be the matmul (both commute).
+                    if self.fusable_matmul(x, node).is_some() {
+                        (Some(x), post, Some(y))
+                    } else {
+                        (Some(y), post, Some(x))
+                    }
+                } else {
+                    return Ok(None);
+                }
+            }
+            _ => return Ok(None),
+        };
+        let Some(mm) = mm else {
+            return Ok(None);
+        };
+        let Some((t, buf)) = self.fusable_matmul(mm, node) else {
+            return Ok(None);
+        };
+        let sizes = node.meta().sizes.clone();
+        let input = match operand {
+            None => None,
+            Some(o) => {
+                let meta = self.graph.node(o).meta();
+                let lead = sizes.len().saturating_sub(meta.sizes.len());
+                if meta.dtype != dtype || meta.sizes.is_empty() || meta.sizes[..] != sizes[lead..] {
+                    return Ok(None);
+                }
+                let ot = self.value(o, &node.name)?;
+                // The operand must exist before the matmul runs: an input or a buffer computed
+                // earlier (a lazy value realized now would come after the matmul's buffer).
+                match self.g.storages[self.g.tensors[ot].storage].buffer() {
+                    Some(BufRef::Input(_)) => {}
+                    Some(BufRef::Buffer(id)) if id < buf => {}
+                    _ => return Ok(None),
+                }
+                // Broadcast over the leading dims: a view of the result's sizes.
+                let map = (lead..sizes.len())
+                    .map(|d| IndexExpr::var(Var::p(d)))
+                    .collect();
+                let wide = self.make_view(node, ot, sizes.clone(), map);
+                Some(self.realize_strided(wide))
+            }
+        };
+        let origin = self.origin(node);
+        let eb = &mut self.g.buffers[buf];
+        let BufferKind::Extern(ext) = &mut eb.kind else {
+            return Ok(None);
+        };
+        let Some((op, done)) = ext.kind.matmul() else {
+            return Ok(None);
+        };
+        // A bias row added first to an `mm` is the library's own bias (an `addmm`), not a
+        // post-op.
+        let as_bias = post == PostOp::Add
+            && op == MatmulOp::Mm
+            && done.is_empty()
+            && operand.is_some_and(|o| self.graph.node(o).meta().sizes.len() == 1);
+        let before = ext.kind.kernel_name();
+        ext.kind = if as_bias {
+            ExternKind::Matmul(MatmulOp::Addmm)
+        } else {
+            let mut post_ops = done.to_vec();
+            match (post_ops.last_mut(), post) {
+                // Two scale-and-shifts in a row are one (oneDNN 2.6 computes a second linear
+                // post-op right after another wrongly); one f32 rounding less.
+                (
+                    Some(PostOp::Linear {
+                        alpha: a1,
+                        beta: b1,
+                    }),
+                    PostOp::Linear {
+                        alpha: a2,
+                        beta: b2,
+                    },
+                ) => {
+                    let (a1, b1) = (f32::from_bits(*a1), f32::from_bits(*b1));
+                    let (a2, b2) = (f32::from_bits(a2), f32::from_bits(b2));
+                    *post_ops.last_mut().expect("matched") = PostOp::linear(a2 * a1, a2 * b1 + b2);
+                }
+                _ => post_ops.push(post),
+            }
+            ExternKind::FusedMatmul(op, post_ops)
+        };
+        tracing::debug!(
+            target: "fusion",
+            "template epilogue: {} ({post}) fused into {before}: {}",
+            node.name,
+            ext.kind.kernel_name()
+        );
+        if let Some((buffer, layout)) = input {
+            let base = self.buf_layout(buffer).clone();
+            let eb = &mut self.g.buffers[buf];
+            let BufferKind::Extern(ext) = &mut eb.kind else {
+                return Ok(None);
+            };
+            let input = ExternInput { buffer, layout };
+            if as_bias {
+                ext.inputs.insert(0, input);
+            } else {
+                ext.inputs.push(input);
+            }
+            let dep = Dep::Star(StarDep {
+                buffer,
+                numel: base.numel(),
+                dtype: base.dtype,
+            });
+            if !eb.reads.contains(&dep) {
+                eb.reads.push(dep);
+            }
+        }
+        self.g.buffers[buf].origins.push(origin);
+        Ok(Some(t))
+    }
+
+    /// `mm`'s value and its extern buffer when it is a matmul's whole result (no view) of
+    /// `user`'s sizes and dtype, read by `user` alone and not a graph output.
+    fn fusable_matmul(&self, mm: NodeId, user: &Node) -> Option<(TensorId, crate::ir::BufferId)> {
+        let me = self.graph.find(&user.name)?;
+        if self.users[mm.index()] != [me] || self.graph.outputs().contains(&mm) {
+            return None;
+        }
+        let t = self.value(mm, &user.name).ok()?;
+        let tb = &self.g.tensors[t];
+        if tb.view.is_some() || tb.sizes != user.meta().sizes || tb.dtype != user.meta().dtype {
+            return None;
+        }
+        let StorageData::Extern(buf) = self.g.storages[tb.storage].data else {
+            return None;
+        };
+        match &self.g.buffers[buf].kind {
+            BufferKind::Extern(e) if e.kind.matmul().is_some() => Some((t, buf)),
+            _ => None,
         }
     }
 }

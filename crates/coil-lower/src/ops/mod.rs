@@ -123,6 +123,9 @@ impl Lowerer<'_> {
         if !has_lowering(call.op.kind()) {
             return self.lower_fallback(node, call);
         }
+        if let Some(t) = self.try_matmul_post_op(node, call, &b)? {
+            return Ok(vec![t]);
+        }
         if let Some(t) = self.try_addmm_extern(node, call, &b)? {
             return Ok(vec![t]);
         }

@@ -38,9 +38,28 @@ fn with_emulated_casts_16_bit_memory_bound_models_are_pytorch_bit_for_bit_on_the
     assert!(failures.is_empty(), "cpu:\n{}", failures.join("\n"));
 }
 
+/// The articles' counts hold with matmul epilogues as kernels of their own (as the
+/// articles' Inductor runs them); with oneDNN's post-ops (the default where it loads) the
+/// relu of mm_epilogue runs inside the matmul call instead, leaving the prologue's kernel.
 #[test]
 fn kernel_counts_of_the_articles_hold_on_the_cpu() {
-    let backend: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
+    let unfused = coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+        unfused_matmul_epilogues: true,
+        ..coil_cpu::CpuOptions::default()
+    });
+    let backend: Arc<dyn Backend> = Arc::new(unfused.expect("host CPU"));
+    if coil_cpu::onednn_status().is_ok() {
+        let fused: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
+        let g = coil_models::find("mm_epilogue")
+            .expect("zoo")
+            .graph(coil_models::Size::Article)
+            .expect("parses");
+        let model = coil::compile(&g, fused, &Options::default()).expect("compiles");
+        assert_eq!(
+            (model.report.num_kernels, model.report.num_extern_calls),
+            (1, 1)
+        );
+    }
     for &(name, kernels, externs) in ARTICLE_KERNEL_COUNTS {
         let g = coil_models::find(name)
             .expect("zoo")
@@ -229,5 +248,87 @@ fn f32_matmuls_through_onednn_and_gemm_agree() {
             .unwrap_or_else(|e| panic!("output {i}: {e}"));
         coil_testkit::check_close(&library[i], &eager[i], 1e-5, 1e-5)
             .unwrap_or_else(|e| panic!("output {i} against eager: {e}"));
+    }
+}
+
+/// A matmul's pointwise consumers as oneDNN post-ops (the default where oneDNN loads): a
+/// bias row then relu (an `addmm` + relu), gelu (erf and tanh), tanh, sigmoid, silu, a scale
+/// and shift, a residual add, a broadcast multiply, a bmm's relu, and an empty-`k` product
+/// (which oneDNN declines: the post-ops then run after the fallback product). Every one is
+/// folded into its library call (no kernels left), and each matches eager, in f32 and bf16.
+#[test]
+fn matmul_epilogues_run_as_library_post_ops_and_match_eager() {
+    for dt in ["f32", "bf16"] {
+        let text = format!(
+            "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"{dt}[33, 40]\", w: \"{dt}[40, 17]\", w1: \"{dt}[40, 17]\", w2: \"{dt}[40, 17]\", w3: \"{dt}[40, 17]\", w4: \"{dt}[40, 17]\", w5: \"{dt}[40, 17]\", w6: \"{dt}[40, 17]\", w7: \"{dt}[40, 17]\", w8: \"{dt}[40, 17]\", b: \"{dt}[17]\", r: \"{dt}[33, 17]\", p: \"{dt}[3, 9, 40]\", q: \"{dt}[3, 40, 17]\", e: \"{dt}[4, 0]\", f: \"{dt}[0, 5]\", c: \"{dt}[5]\"):\n        \
+             mm: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w)\n        \
+             add: \"{dt}[33, 17]\" = torch.ops.aten.add.Tensor(mm, b)\n        \
+             relu: \"{dt}[33, 17]\" = torch.ops.aten.relu.default(add)\n        \
+             mm_1: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w1)\n        \
+             gelu: \"{dt}[33, 17]\" = torch.ops.aten.gelu.default(mm_1)\n        \
+             mm_2: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w2)\n        \
+             gelu_1: \"{dt}[33, 17]\" = torch.ops.aten.gelu.default(mm_2, approximate = 'tanh')\n        \
+             mm_3: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w3)\n        \
+             tanh: \"{dt}[33, 17]\" = torch.ops.aten.tanh.default(mm_3)\n        \
+             mm_4: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w4)\n        \
+             sigmoid: \"{dt}[33, 17]\" = torch.ops.aten.sigmoid.default(mm_4)\n        \
+             mm_5: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w5)\n        \
+             silu: \"{dt}[33, 17]\" = torch.ops.aten.silu.default(mm_5)\n        \
+             mm_6: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w6)\n        \
+             mul: \"{dt}[33, 17]\" = torch.ops.aten.mul.Tensor(mm_6, 0.5)\n        \
+             sub: \"{dt}[33, 17]\" = torch.ops.aten.sub.Tensor(mul, 2)\n        \
+             mm_7: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w7)\n        \
+             add_1: \"{dt}[33, 17]\" = torch.ops.aten.add.Tensor(r, mm_7)\n        \
+             mm_8: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w8)\n        \
+             mul_1: \"{dt}[33, 17]\" = torch.ops.aten.mul.Tensor(mm_8, b)\n        \
+             bmm: \"{dt}[3, 9, 17]\" = torch.ops.aten.bmm.default(p, q)\n        \
+             relu_1: \"{dt}[3, 9, 17]\" = torch.ops.aten.relu.default(bmm)\n        \
+             mm_9: \"{dt}[4, 5]\" = torch.ops.aten.mm.default(e, f)\n        \
+             add_2: \"{dt}[4, 5]\" = torch.ops.aten.add.Tensor(mm_9, c)\n        \
+             sigmoid_1: \"{dt}[4, 5]\" = torch.ops.aten.sigmoid.default(add_2)\n        \
+             return (relu, gelu, gelu_1, tanh, sigmoid, silu, sub, add_1, mul_1, relu_1, sigmoid_1)\n"
+        );
+        let g = coil_graph::parse(&text).unwrap();
+        let inputs = coil_testkit::random_inputs(&g, 90);
+        let cpu = coil_cpu::CpuBackend::new().expect("host CPU");
+        let folds = cpu
+            .lower_config()
+            .matmul_post_ops
+            .contains(&g.node(g.inputs()[0]).meta().dtype);
+        let backend: Arc<dyn Backend> = Arc::new(cpu);
+        let model = coil::compile(&g, backend, &Options::default()).unwrap();
+        if folds {
+            let names: Vec<&str> = model
+                .report
+                .kernels
+                .iter()
+                .map(|k| k.name.as_str())
+                .collect();
+            assert_eq!(model.report.num_kernels, 0, "{dt}: {names:?}");
+            for want in [
+                "addmm + relu",
+                "mm + gelu",
+                "mm + gelu_tanh",
+                "mm + silu",
+                "bmm + relu",
+            ] {
+                assert!(
+                    names.iter().any(|n| n.contains(want)),
+                    "{dt}: no {want} in {names:?}"
+                );
+            }
+        }
+        let got = model.run(&inputs).unwrap();
+        let eager = coil_eager::run(&g, &inputs).unwrap().outputs;
+        // f32: summation order and oneDNN's activation approximations; bf16: one rounding.
+        let (rtol, atol) = if dt == "f32" {
+            (1e-4, 1e-4)
+        } else {
+            (2e-2, 2e-2)
+        };
+        for (i, (o, e)) in got.iter().zip(&eager).enumerate() {
+            coil_testkit::check_close(o, e, rtol, atol)
+                .unwrap_or_else(|err| panic!("{dt} output {i}: {err}"));
+        }
     }
 }
