@@ -11,17 +11,28 @@ use std::process::{Command, ExitCode};
 
 const LLVM_PREFIX: &str = "/usr/lib/llvm-19";
 const LLVM_PACKAGES: &[&str] = &["llvm-19-dev", "libpolly-19-dev", "libzstd-dev"];
-/// oneDNN, which the CPU backend loads at run time for convolutions (without it they run as
-/// im2col and a matmul).
-const ONEDNN_PACKAGE: &str = "libdnnl-dev";
-const ONEDNN_LIB: &str = "/usr/lib/x86_64-linux-gnu/libdnnl.so.2";
+/// Libraries the CPU backend loads at run time when present, installed best effort: Debian's
+/// package, the library it provides, and what runs without it.
+const OPTIONAL_LIBRARIES: &[(&str, &str, &str)] = &[
+    (
+        "libdnnl-dev",
+        "/usr/lib/x86_64-linux-gnu/libdnnl.so.2",
+        "CPU convolutions use im2col, matmuls the gemm crate",
+    ),
+    (
+        "libopenblas-dev",
+        "/usr/lib/x86_64-linux-gnu/libopenblas.so.0",
+        "run-model --matmul32 openblas is unavailable",
+    ),
+];
 
 const HELP: &str = "\
 cargo xtask <command>
 
 commands:
   setup                 install what coil needs when missing: LLVM 19 from Debian (to build),
-                        oneDNN (libdnnl-dev, loaded at run time for CPU convolutions)
+                        oneDNN and OpenBLAS (libdnnl-dev, libopenblas-dev: loaded at run time
+                        for CPU matmuls and convolutions; best effort)
   test [ARGS...]        set up, then run every test of the workspace (ARGS go to cargo test);
                         installs NVIDIA's ptxas (PyPI nvidia-cuda-nvcc) into .venv so the
                         CUDA backend's PTX is assembled (best effort; COIL_PTXAS overrides);
@@ -103,26 +114,28 @@ fn llvm_installed() -> bool {
         && Path::new(LLVM_PREFIX).join("lib/libPolly.a").exists()
 }
 
-fn onednn_wanted() -> bool {
-    // Debian's package is for x86-64 here; elsewhere the CPU backend runs without it.
-    cfg!(target_arch = "x86_64") && !Path::new(ONEDNN_LIB).exists()
+/// The optional libraries missing here (Debian's packages are for x86-64; elsewhere the CPU
+/// backend runs without them).
+fn optional_missing() -> Vec<&'static (&'static str, &'static str, &'static str)> {
+    OPTIONAL_LIBRARIES
+        .iter()
+        .filter(|(_, lib, _)| cfg!(target_arch = "x86_64") && !Path::new(lib).exists())
+        .collect()
 }
 
 /// Installs LLVM 19 (and the libraries llvm-sys links) from Debian when missing, and oneDNN
-/// (best effort: the CPU backend runs without it, slower on convolutions).
+/// and OpenBLAS (best effort: the CPU backend runs without them).
 fn setup() -> Result<(), String> {
     let llvm = llvm_installed();
-    let onednn = onednn_wanted();
-    if llvm && !onednn {
+    let optional = optional_missing();
+    if llvm && optional.is_empty() {
         return Ok(());
     }
     let mut packages: Vec<&str> = Vec::new();
     if !llvm {
         packages.extend_from_slice(LLVM_PACKAGES);
     }
-    if onednn {
-        packages.push(ONEDNN_PACKAGE);
-    }
+    packages.extend(optional.iter().map(|(p, _, _)| *p));
     eprintln!(
         "xtask: installing {} from Debian (one time, a few minutes)",
         packages.join(" ")
@@ -140,30 +153,31 @@ fn setup() -> Result<(), String> {
         cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
         cmd
     };
+    let install = |list: &[&str]| {
+        let mut args = vec!["install", "-y", "-q", "--no-install-recommends"];
+        args.extend_from_slice(list);
+        run(apt(&args))
+    };
     let updated = run(apt(&["update", "-q"]));
-    if llvm {
-        // Only oneDNN was missing: never fail the command for it.
-        let mut install = vec!["install", "-y", "-q", "--no-install-recommends"];
-        install.push(ONEDNN_PACKAGE);
-        if let Err(e) = updated.and_then(|()| run(apt(&install))) {
-            eprintln!("xtask: oneDNN not installed ({e}); CPU convolutions use im2col");
+    if !llvm {
+        updated?;
+        if install(&packages).is_err() {
+            // Retry with LLVM alone: it is what building needs.
+            install(LLVM_PACKAGES)?;
         }
-        return Ok(());
+        if !llvm_installed() {
+            return Err(format!(
+                "apt-get finished but {LLVM_PREFIX} still lacks llvm-config or libPolly"
+            ));
+        }
+    } else if let Err(e) = updated {
+        eprintln!("xtask: apt-get update failed ({e})");
     }
-    updated?;
-    let mut install = vec!["install", "-y", "-q", "--no-install-recommends"];
-    install.extend_from_slice(&packages);
-    if run(apt(&install)).is_err() && onednn {
-        // Retry without oneDNN: LLVM is what building needs.
-        let mut llvm_only = vec!["install", "-y", "-q", "--no-install-recommends"];
-        llvm_only.extend_from_slice(LLVM_PACKAGES);
-        run(apt(&llvm_only))?;
-        eprintln!("xtask: oneDNN not installed; CPU convolutions use im2col");
-    }
-    if !llvm_installed() {
-        return Err(format!(
-            "apt-get finished but {LLVM_PREFIX} still lacks llvm-config or libPolly"
-        ));
+    // The optional libraries never fail the command.
+    for (package, lib, without) in optional {
+        if !Path::new(lib).exists() && install(&[package]).is_err() {
+            eprintln!("xtask: {package} not installed; {without}");
+        }
     }
     Ok(())
 }

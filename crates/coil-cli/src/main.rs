@@ -26,8 +26,9 @@ options:
                               inside a kernel, one rounding per store, as Inductor)
   --matmul16 library|widen    16-bit CPU matmuls through oneDNN's matmul (the default where it
                               has a kernel) or widened to f32 for gemm
-  --matmul32 library|gemm     f32 CPU matmuls through oneDNN's matmul (the default where it
-                              loads) or the gemm crate
+  --matmul32 library|gemm|openblas
+                              f32 CPU matmuls through oneDNN's matmul (the default where it
+                              loads), the gemm crate, or OpenBLAS's sgemm (libopenblas.so.0)
   --epilogue library|kernel   a CPU matmul's pointwise consumers (bias, residual add, scale,
                               relu, gelu, ...) as oneDNN post-ops inside the call (the
                               default, f32 and bf16) or as kernels of their own

@@ -43,6 +43,8 @@ struct Options {
     widen_16bit_matmul: bool,
     /// `--matmul32 gemm`: f32 CPU matmuls through the gemm crate rather than oneDNN's matmul.
     gemm_f32_matmul: bool,
+    /// `--matmul32 openblas`: f32 CPU matmuls through OpenBLAS's sgemm.
+    openblas_f32_matmul: bool,
     /// `--epilogue kernel`: a matmul's pointwise consumers as kernels of their own rather
     /// than oneDNN post-ops.
     unfused_epilogues: bool,
@@ -178,6 +180,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         conv_library: None,
         widen_16bit_matmul: false,
         gemm_f32_matmul: false,
+        openblas_f32_matmul: false,
         unfused_epilogues: false,
         bench: false,
         max_memory: default_memory_budget(),
@@ -221,11 +224,20 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 }
             }
             "--matmul32" => {
-                opts.gemm_f32_matmul = match value("--matmul32")?.as_str() {
-                    "library" => false,
-                    "gemm" => true,
-                    m => return Err(format!("unknown --matmul32 '{m}' (library or gemm)")),
-                }
+                (opts.gemm_f32_matmul, opts.openblas_f32_matmul) =
+                    match value("--matmul32")?.as_str() {
+                        "library" => (false, false),
+                        "gemm" => (true, false),
+                        "openblas" => {
+                            coil_cpu::openblas_status()?;
+                            (false, true)
+                        }
+                        m => {
+                            return Err(format!(
+                                "unknown --matmul32 '{m}' (library, gemm or openblas)"
+                            ));
+                        }
+                    }
             }
             "--matmul16" => {
                 opts.widen_16bit_matmul = match value("--matmul16")?.as_str() {
@@ -522,6 +534,7 @@ fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backe
                 im2col_conv: opts.conv_library == Some(false),
                 widen_16bit_matmul: opts.widen_16bit_matmul,
                 gemm_f32_matmul: opts.gemm_f32_matmul,
+                openblas_f32_matmul: opts.openblas_f32_matmul,
                 unfused_matmul_epilogues: opts.unfused_epilogues,
                 ..coil_cpu::CpuOptions::default()
             })

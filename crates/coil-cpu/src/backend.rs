@@ -47,6 +47,10 @@ pub struct CpuOptions {
     /// f32 matmuls through the `gemm` crate even where oneDNN loads (by default oneDNN's
     /// matmul runs them: measured faster here, see `docs/perf.md`).
     pub gemm_f32_matmul: bool,
+    /// f32 matmuls through OpenBLAS's `cblas_sgemm` (`libopenblas.so.0`, loaded at run time;
+    /// the gemm crate where it is missing) instead of oneDNN: for measuring the libraries
+    /// against each other on the same graphs (oneDNN measured faster: see `docs/perf.md`).
+    pub openblas_f32_matmul: bool,
     /// Pointwise consumers of a matmul as kernels of their own, even where oneDNN's matmul
     /// could apply them as post-ops (by default it does, for f32, and for bf16 where it has
     /// a bf16 kernel: [`coil_lower::LowerConfig::matmul_post_ops`]).
@@ -168,7 +172,10 @@ impl CpuBackend {
             onednn: !options.im2col_conv && crate::dnnl::onednn().is_some(),
             onednn_matmul: crate::matmul::OneDnnMatmuls {
                 sixteen: !options.widen_16bit_matmul && crate::dnnl::onednn().is_some(),
-                f32: !options.gemm_f32_matmul && crate::dnnl::onednn().is_some(),
+                f32: !options.gemm_f32_matmul
+                    && !options.openblas_f32_matmul
+                    && crate::dnnl::onednn().is_some(),
+                openblas: options.openblas_f32_matmul,
             },
             post_ops: !options.unfused_matmul_epilogues,
         })

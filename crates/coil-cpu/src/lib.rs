@@ -46,6 +46,7 @@ mod dnnl;
 mod error;
 mod jit;
 mod matmul;
+mod openblas;
 mod parallel;
 pub mod vmath;
 
@@ -56,6 +57,7 @@ pub use codegen::{
 pub use dnnl::onednn_status;
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, link_ir, optimize};
+pub use openblas::openblas_status;
 pub use parallel::{ArgSpec, Element, JitKernel, KernelArgs, KernelFn, ThreadPool};
 pub use vmath::{FloatKind, MathFn, VMath, VMathFn, VMathOptions};
 

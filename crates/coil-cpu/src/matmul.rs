@@ -68,13 +68,16 @@ fn base(mem: &Memory, x: &StridedOperand, what: &str) -> Result<*mut u8, CpuErro
     Ok(unsafe { ptr.add(x.offset * x.dtype.itemsize()) })
 }
 
-/// Which matmuls go to oneDNN's matmul primitive (where it loaded and has a kernel).
+/// Which matmuls go to which library: oneDNN's matmul primitive (where it loaded and has a
+/// kernel), OpenBLAS's sgemm (where asked for and it loads).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct OneDnnMatmuls {
-    /// bf16 and f16.
+    /// bf16 and f16 through oneDNN.
     pub(crate) sixteen: bool,
-    /// f32.
+    /// f32 through oneDNN.
     pub(crate) f32: bool,
+    /// f32 through OpenBLAS (when not through oneDNN).
+    pub(crate) openblas: bool,
 }
 
 /// Runs the matmul `call` (`inputs[0] @ inputs[1]`) on `mem`'s buffers, on `threads` threads
@@ -260,6 +263,13 @@ fn product(
         None => false,
     };
     let sizes = (batch, m, k, n);
+    // SAFETY: as for the gemm arms below.
+    if onednn.openblas
+        && a.dtype == DType::F32
+        && unsafe { through_openblas(sizes, (ma, mb, mo), accumulate, parallelism) }
+    {
+        return Ok(Ran::WithoutPostOps);
+    }
     match a.dtype {
         // SAFETY (all arms): every element the product reads or writes lies inside its buffer
         // (`resolve` checked each operand's extent), the result does not share a buffer with
@@ -322,6 +332,54 @@ unsafe fn apply_post_ops(
             }
         }
     }
+}
+
+/// The f32 product through OpenBLAS (`accumulate`: onto the bias already in `out`), one call
+/// per batch; `false` when OpenBLAS is missing or a layout has no unit stride.
+///
+/// # Safety
+/// As [`run_gemm`].
+unsafe fn through_openblas(
+    (batch, m, k, n): (usize, usize, usize, usize),
+    (a, b, out): (&Mat, &Mat, &Mat),
+    accumulate: bool,
+    parallelism: Parallelism,
+) -> bool {
+    use crate::openblas::BlasMat;
+    let Some(blas) = crate::openblas::openblas() else {
+        return false;
+    };
+    if out.strides[2] != 1 && n > 1 {
+        return false;
+    }
+    let threads = match parallelism {
+        Parallelism::Rayon(t) => t,
+        _ => 1,
+    };
+    for bi in 0..batch as isize {
+        // SAFETY: batch offsets stay within the checked extents (the caller's promise).
+        let ran = unsafe {
+            let mat = |x: &Mat| BlasMat {
+                ptr: (x.ptr as *const f32).offset(bi * x.strides[0]),
+                rs: x.strides[1],
+                cs: x.strides[2],
+            };
+            let po = (out.ptr as *mut f32).offset(bi * out.strides[0]);
+            blas.sgemm(
+                (m, k, n),
+                &mat(a),
+                &mat(b),
+                (po, out.strides[1]),
+                if accumulate { 1.0 } else { 0.0 },
+                threads,
+            )
+        };
+        if !ran {
+            // Only the first batch can refuse (every batch has the same layout).
+            return false;
+        }
+    }
+    true
 }
 
 /// # Safety

@@ -332,3 +332,24 @@ fn matmul_epilogues_run_as_library_post_ops_and_match_eager() {
         }
     }
 }
+
+/// f32 matmuls through OpenBLAS's sgemm (where `libopenblas.so.0` loads; `cargo xtask setup`
+/// installs it) agree with oneDNN's and eager's: mm, addmm with a broadcast bias, bmm with a
+/// transposed operand.
+#[test]
+fn f32_matmuls_through_openblas_agree() {
+    if coil_cpu::openblas_status().is_err() {
+        return;
+    }
+    let openblas = coil_cpu::CpuOptions {
+        openblas_f32_matmul: true,
+        ..coil_cpu::CpuOptions::default()
+    };
+    let [library, blas, eager] = matmuls_both_ways("f32", openblas, 71);
+    for i in 0..3 {
+        coil_testkit::check_close(&blas[i], &library[i], 1e-5, 1e-5)
+            .unwrap_or_else(|e| panic!("output {i}: {e}"));
+        coil_testkit::check_close(&blas[i], &eager[i], 1e-5, 1e-5)
+            .unwrap_or_else(|e| panic!("output {i} against eager: {e}"));
+    }
+}
