@@ -35,6 +35,7 @@ options:
   --inputs FILE.safetensors   input.<arg> tensors (and, if present, output.<i> to check against);
                               without it, inputs are random from a fixed seed
   --seed N                    seed for random inputs (default 0)
+  --threads N                 CPU threads (default 0: every core)
   --backend cpu|cuda|eager    where to run (default cpu: LLVM kernels; cuda: PTX on an NVIDIA
                               GPU through the driver; eager is the reference interpreter)
   --bench                     time eager and compiled (median of repeated runs, inputs resident),

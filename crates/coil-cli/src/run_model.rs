@@ -17,6 +17,8 @@ struct Options {
     size: Size,
     inputs: Option<PathBuf>,
     seed: u64,
+    /// `--threads N`: the CPU backend's threads (0: every core).
+    threads: usize,
     backend: Backend,
     json: bool,
     rtol: f64,
@@ -165,6 +167,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         size: Size::Article,
         inputs: None,
         seed: 0,
+        threads: 0,
         backend: Backend::Cpu,
         json: false,
         rtol: 1e-4,
@@ -202,6 +205,11 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 }
             }
             "--inputs" => opts.inputs = Some(PathBuf::from(value("--inputs")?)),
+            "--threads" => {
+                opts.threads = value("--threads")?
+                    .parse()
+                    .map_err(|e| format!("--threads: {e}"))?
+            }
             "--seed" => {
                 opts.seed = value("--seed")?
                     .parse()
@@ -536,6 +544,7 @@ fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backe
                 gemm_f32_matmul: opts.gemm_f32_matmul,
                 openblas_f32_matmul: opts.openblas_f32_matmul,
                 unfused_matmul_epilogues: opts.unfused_epilogues,
+                threads: opts.threads,
                 ..coil_cpu::CpuOptions::default()
             })
             .map_err(|e| format!("cpu backend: {e}"))?,

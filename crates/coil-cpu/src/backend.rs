@@ -103,6 +103,22 @@ impl Drop for Memory {
 }
 
 /// What launches share: the threads and the memory table.
+/// Writes of at least this many bytes are copied by the whole pool ([`Backend::write`]).
+const PARALLEL_WRITE_BYTES: usize = 8 << 20;
+/// The piece of such a write one chunk copies.
+const WRITE_PIECE_BYTES: usize = 2 << 20;
+
+/// A destination pointer shared by the pieces of one parallel copy.
+struct SharedPtr(*mut u8);
+// SAFETY: each piece writes a disjoint range of the allocation.
+unsafe impl Sync for SharedPtr {}
+
+impl SharedPtr {
+    fn get(&self) -> *mut u8 {
+        self.0
+    }
+}
+
 pub(crate) struct Runtime {
     pool: ThreadPool,
     memory: Mutex<Memory>,
@@ -192,15 +208,19 @@ impl CpuBackend {
         self.rt.pool.threads()
     }
 
-    /// The matmul dtypes whose pointwise epilogues go into oneDNN's matmul as post-ops: f32
-    /// where oneDNN runs f32 matmuls, bf16 where it has a bf16 matmul kernel on this host.
-    fn post_op_dtypes(&self) -> Vec<coil_graph::DType> {
+    /// The matmuls whose pointwise epilogues go into oneDNN's matmul as post-ops: f32 where
+    /// oneDNN runs f32 matmuls (those above the small-product bound, which take OpenBLAS or
+    /// gemm), bf16 where it has a bf16 matmul kernel on this host.
+    fn post_op_dtypes(&self) -> Vec<(coil_graph::DType, usize)> {
         let mut dtypes = Vec::new();
         if self.post_ops && self.onednn_matmul.f32 {
-            dtypes.push(coil_graph::DType::F32);
+            dtypes.push((
+                coil_graph::DType::F32,
+                crate::matmul::SMALL_F32_MATMUL_FLOPS + 1,
+            ));
         }
         if self.post_ops && self.onednn_matmul.sixteen && crate::dnnl::has_bf16_matmul() {
-            dtypes.push(coil_graph::DType::BF16);
+            dtypes.push((coil_graph::DType::BF16, 0));
         }
         dtypes
     }
@@ -439,9 +459,36 @@ impl Backend for CpuBackend {
                 bytes.len()
             )));
         }
-        // SAFETY: `ptr` is live (the table is locked) with `size >= bytes.len()` bytes, and a
-        // caller's slice cannot overlap backend memory it has no reference to.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr, bytes.len()) };
+        // Large writes are spread over the pool in pieces: a fresh allocation's pages are
+        // placed on the memory node of the thread that first touches them, so a copy by one
+        // thread would put a whole input on one node of a multi-socket host, and the kernels'
+        // threads on the others would read it across the interconnect.
+        let pieces = if bytes.len() >= PARALLEL_WRITE_BYTES && self.threads() > 1 {
+            bytes.len().div_ceil(WRITE_PIECE_BYTES)
+        } else {
+            1
+        };
+        let dst = SharedPtr(ptr);
+        self.rt.pool.parallel_for(pieces, |i| {
+            let (start, end) = if pieces == 1 {
+                (0, bytes.len())
+            } else {
+                (
+                    i * WRITE_PIECE_BYTES,
+                    ((i + 1) * WRITE_PIECE_BYTES).min(bytes.len()),
+                )
+            };
+            // SAFETY: `ptr` is live (the table is locked) with `size >= bytes.len()` bytes, a
+            // caller's slice cannot overlap backend memory it has no reference to, and the
+            // pieces are disjoint.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr().add(start),
+                    dst.get().add(start),
+                    end - start,
+                )
+            };
+        });
         Ok(())
     }
 

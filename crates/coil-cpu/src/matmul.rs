@@ -169,6 +169,11 @@ pub(crate) fn matmul(
     Ok(())
 }
 
+/// f32 products of at most this many flops (`2 m n k` per batch, summed: 2 MFLOP) take OpenBLAS where
+/// it loads, else gemm, rather than oneDNN (measured on 64^3 and the real models' small
+/// layers: oneDNN's per-call cost dominates there).
+pub(crate) const SMALL_F32_MATMUL_FLOPS: usize = 1 << 21;
+
 /// How [`product`] ran: in oneDNN with the post-ops, or without them (applied after).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ran {
@@ -223,7 +228,10 @@ fn product(
         };
         return Ok(Ran::WithoutPostOps);
     }
-    if onednn.f32 && a.dtype == DType::F32 {
+    // Small f32 products skip oneDNN: its call costs about 5-10 µs more than OpenBLAS's or
+    // gemm's, more than it saves below two megaflops (`tools/matmul_sweep.py`, docs/perf.md).
+    let small = 2 * batch * m * n * k <= SMALL_F32_MATMUL_FLOPS;
+    if onednn.f32 && !small && a.dtype == DType::F32 {
         let bias = match call.matmul_bias() {
             Some(b) if b.dtype == DType::F32 && b.sizes == [m, n] && rank == 2 => {
                 Some(resolve(mem, b, "bias")?)
@@ -263,8 +271,15 @@ fn product(
         None => false,
     };
     let sizes = (batch, m, k, n);
+    // A small product on one thread: waking the others costs more than they would save, and
+    // OpenBLAS's own threads would spin beside the pool's.
+    let parallelism = if small {
+        Parallelism::None
+    } else {
+        parallelism
+    };
     // SAFETY: as for the gemm arms below.
-    if onednn.openblas
+    if (onednn.openblas || (onednn.f32 && small))
         && a.dtype == DType::F32
         && unsafe { through_openblas(sizes, (ma, mb, mo), accumulate, parallelism) }
     {

@@ -36,13 +36,14 @@ pub struct LowerConfig {
     pub conv_extern_bf16: bool,
     /// The same for f16 convolutions.
     pub conv_extern_f16: bool,
-    /// For matmuls of these dtypes, pointwise ops applied to the result alone (bias and
-    /// residual adds, a scale, relu, gelu, sigmoid, tanh, silu) go into the library call as
-    /// post-ops ([`crate::ExternKind::FusedMatmul`]) instead of a kernel of their own: the
-    /// backend's matmul library applies them to each output tile while it is in cache
-    /// (Inductor's CPU `mkldnn._linear_pointwise` fusion). A backend whose library has
-    /// post-ops names the dtypes; empty turns it off.
-    pub matmul_post_ops: Vec<DType>,
+    /// For matmuls of these dtypes and at least this many flops (`2 m n k`, batches summed),
+    /// pointwise ops applied to the result alone (bias and residual adds, a scale, relu,
+    /// gelu, sigmoid, tanh, silu) go into the library call as post-ops
+    /// ([`crate::ExternKind::FusedMatmul`]) instead of a kernel of their own: the backend's
+    /// matmul library applies them to each output tile while it is in cache (Inductor's CPU
+    /// `mkldnn._linear_pointwise` fusion). A backend whose library has post-ops names the
+    /// dtypes (and the sizes it runs through that library); empty turns it off.
+    pub matmul_post_ops: Vec<(DType, usize)>,
     /// Round every 16-bit float result to its dtype where eager would (after each op, even
     /// inside a fused kernel), so results match eager bit for bit where eager is
     /// deterministic (Inductor's `emulate_precision_casts`, off by default: then 16-bit values

@@ -197,9 +197,14 @@ impl Lowerer<'_> {
     ) -> Result<Option<TensorId>> {
         use crate::ir::PostOp;
         let dtype = node.meta().dtype;
-        if !self.config.matmul_post_ops.contains(&dtype) {
+        let Some(&(_, min_flops)) = self
+            .config
+            .matmul_post_ops
+            .iter()
+            .find(|(d, _)| *d == dtype)
+        else {
             return Ok(None);
-        }
+        };
         let node_arg = |name: &str| match b.get(name) {
             Arg::Node(id) => Some(*id),
             _ => None,
@@ -261,6 +266,9 @@ impl Lowerer<'_> {
         let Some((t, buf)) = self.fusable_matmul(mm, node) else {
             return Ok(None);
         };
+        if self.matmul_flops(buf) < min_flops {
+            return Ok(None);
+        }
         let sizes = node.meta().sizes.clone();
         let input = match operand {
             None => None,
@@ -355,6 +363,21 @@ impl Lowerer<'_> {
         }
         self.g.buffers[buf].origins.push(origin);
         Ok(Some(t))
+    }
+
+    /// `2 m n k` of the matmul extern `buf` (batches summed).
+    fn matmul_flops(&self, buf: crate::ir::BufferId) -> usize {
+        let b = &self.g.buffers[buf];
+        let BufferKind::Extern(e) = &b.kind else {
+            return 0;
+        };
+        let a = match e.kind.matmul() {
+            Some((MatmulOp::Addmm, _)) => e.inputs.get(1),
+            Some(_) => e.inputs.first(),
+            None => None,
+        };
+        let k = a.and_then(|a| a.layout.sizes.last().copied()).unwrap_or(0);
+        2 * b.layout.numel() * k
     }
 
     /// `mm`'s value and its extern buffer when it is a matmul's whole result (no view) of

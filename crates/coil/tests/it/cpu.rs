@@ -149,8 +149,9 @@ fn emulate_precision_casts_rounds_where_eager_rounds() {
     emulated_casts_round_where_eager_rounds(&backend).unwrap_or_else(|e| panic!("cpu: {e}"));
 }
 
-/// `mm`, `addmm` with a broadcast bias, and `bmm` of a transposed operand in `dt`, run with
-/// the default CPU backend (oneDNN's matmul where it loads) and with `fallback`'s options,
+/// `mm`, `addmm` with a broadcast bias, and `bmm` of a transposed operand in `dt` (each over
+/// the two megaflops below which f32 products skip oneDNN), run with the default CPU backend
+/// (oneDNN's matmul where it loads) and with `fallback`'s options,
 /// on the same random inputs (`seed`): the default's, the fallback's and eager's outputs.
 fn matmuls_both_ways(
     dt: &str,
@@ -158,11 +159,11 @@ fn matmuls_both_ways(
     seed: u64,
 ) -> [Vec<coil_graph::Tensor>; 3] {
     let text = format!(
-        "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"{dt}[33, 40]\", w: \"{dt}[40, 17]\", b: \"{dt}[17]\", p: \"{dt}[3, 9, 40]\", q: \"{dt}[3, 17, 40]\"):\n        \
-         mm: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w)\n        \
-         addmm: \"{dt}[33, 17]\" = torch.ops.aten.addmm.default(b, x, w)\n        \
-         permute: \"{dt}[3, 40, 17]\" = torch.ops.aten.permute.default(q, [0, 2, 1])\n        \
-         bmm: \"{dt}[3, 9, 17]\" = torch.ops.aten.bmm.default(p, permute)\n        \
+        "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"{dt}[96, 160]\", w: \"{dt}[160, 80]\", b: \"{dt}[80]\", p: \"{dt}[3, 40, 160]\", q: \"{dt}[3, 80, 160]\"):\n        \
+         mm: \"{dt}[96, 80]\" = torch.ops.aten.mm.default(x, w)\n        \
+         addmm: \"{dt}[96, 80]\" = torch.ops.aten.addmm.default(b, x, w)\n        \
+         permute: \"{dt}[3, 160, 80]\" = torch.ops.aten.permute.default(q, [0, 2, 1])\n        \
+         bmm: \"{dt}[3, 40, 80]\" = torch.ops.aten.bmm.default(p, permute)\n        \
          return (mm, addmm, bmm)\n"
     );
     let g = coil_graph::parse(&text).unwrap();
@@ -255,34 +256,34 @@ fn f32_matmuls_through_onednn_and_gemm_agree() {
 /// bias row then relu (an `addmm` + relu), gelu (erf and tanh), tanh, sigmoid, silu, a scale
 /// and shift, a residual add, a broadcast multiply, a bmm's relu, and an empty-`k` product
 /// (which oneDNN declines: the post-ops then run after the fallback product). Every one is
-/// folded into its library call (no kernels left), and each matches eager, in f32 and bf16.
+/// folded into its library call, and each matches eager, in f32 and bf16.
 #[test]
 fn matmul_epilogues_run_as_library_post_ops_and_match_eager() {
     for dt in ["f32", "bf16"] {
         let text = format!(
-            "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"{dt}[33, 40]\", w: \"{dt}[40, 17]\", w1: \"{dt}[40, 17]\", w2: \"{dt}[40, 17]\", w3: \"{dt}[40, 17]\", w4: \"{dt}[40, 17]\", w5: \"{dt}[40, 17]\", w6: \"{dt}[40, 17]\", w7: \"{dt}[40, 17]\", w8: \"{dt}[40, 17]\", b: \"{dt}[17]\", r: \"{dt}[33, 17]\", p: \"{dt}[3, 9, 40]\", q: \"{dt}[3, 40, 17]\", e: \"{dt}[4, 0]\", f: \"{dt}[0, 5]\", c: \"{dt}[5]\"):\n        \
-             mm: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w)\n        \
-             add: \"{dt}[33, 17]\" = torch.ops.aten.add.Tensor(mm, b)\n        \
-             relu: \"{dt}[33, 17]\" = torch.ops.aten.relu.default(add)\n        \
-             mm_1: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w1)\n        \
-             gelu: \"{dt}[33, 17]\" = torch.ops.aten.gelu.default(mm_1)\n        \
-             mm_2: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w2)\n        \
-             gelu_1: \"{dt}[33, 17]\" = torch.ops.aten.gelu.default(mm_2, approximate = 'tanh')\n        \
-             mm_3: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w3)\n        \
-             tanh: \"{dt}[33, 17]\" = torch.ops.aten.tanh.default(mm_3)\n        \
-             mm_4: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w4)\n        \
-             sigmoid: \"{dt}[33, 17]\" = torch.ops.aten.sigmoid.default(mm_4)\n        \
-             mm_5: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w5)\n        \
-             silu: \"{dt}[33, 17]\" = torch.ops.aten.silu.default(mm_5)\n        \
-             mm_6: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w6)\n        \
-             mul: \"{dt}[33, 17]\" = torch.ops.aten.mul.Tensor(mm_6, 0.5)\n        \
-             sub: \"{dt}[33, 17]\" = torch.ops.aten.sub.Tensor(mul, 2)\n        \
-             mm_7: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w7)\n        \
-             add_1: \"{dt}[33, 17]\" = torch.ops.aten.add.Tensor(r, mm_7)\n        \
-             mm_8: \"{dt}[33, 17]\" = torch.ops.aten.mm.default(x, w8)\n        \
-             mul_1: \"{dt}[33, 17]\" = torch.ops.aten.mul.Tensor(mm_8, b)\n        \
-             bmm: \"{dt}[3, 9, 17]\" = torch.ops.aten.bmm.default(p, q)\n        \
-             relu_1: \"{dt}[3, 9, 17]\" = torch.ops.aten.relu.default(bmm)\n        \
+            "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"{dt}[128, 256]\", w: \"{dt}[256, 64]\", w1: \"{dt}[256, 64]\", w2: \"{dt}[256, 64]\", w3: \"{dt}[256, 64]\", w4: \"{dt}[256, 64]\", w5: \"{dt}[256, 64]\", w6: \"{dt}[256, 64]\", w7: \"{dt}[256, 64]\", w8: \"{dt}[256, 64]\", b: \"{dt}[64]\", r: \"{dt}[128, 64]\", p: \"{dt}[3, 64, 256]\", q: \"{dt}[3, 256, 64]\", e: \"{dt}[4, 0]\", f: \"{dt}[0, 5]\", c: \"{dt}[5]\"):\n        \
+             mm: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w)\n        \
+             add: \"{dt}[128, 64]\" = torch.ops.aten.add.Tensor(mm, b)\n        \
+             relu: \"{dt}[128, 64]\" = torch.ops.aten.relu.default(add)\n        \
+             mm_1: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w1)\n        \
+             gelu: \"{dt}[128, 64]\" = torch.ops.aten.gelu.default(mm_1)\n        \
+             mm_2: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w2)\n        \
+             gelu_1: \"{dt}[128, 64]\" = torch.ops.aten.gelu.default(mm_2, approximate = 'tanh')\n        \
+             mm_3: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w3)\n        \
+             tanh: \"{dt}[128, 64]\" = torch.ops.aten.tanh.default(mm_3)\n        \
+             mm_4: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w4)\n        \
+             sigmoid: \"{dt}[128, 64]\" = torch.ops.aten.sigmoid.default(mm_4)\n        \
+             mm_5: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w5)\n        \
+             silu: \"{dt}[128, 64]\" = torch.ops.aten.silu.default(mm_5)\n        \
+             mm_6: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w6)\n        \
+             mul: \"{dt}[128, 64]\" = torch.ops.aten.mul.Tensor(mm_6, 0.5)\n        \
+             sub: \"{dt}[128, 64]\" = torch.ops.aten.sub.Tensor(mul, 2)\n        \
+             mm_7: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w7)\n        \
+             add_1: \"{dt}[128, 64]\" = torch.ops.aten.add.Tensor(r, mm_7)\n        \
+             mm_8: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w8)\n        \
+             mul_1: \"{dt}[128, 64]\" = torch.ops.aten.mul.Tensor(mm_8, b)\n        \
+             bmm: \"{dt}[3, 64, 64]\" = torch.ops.aten.bmm.default(p, q)\n        \
+             relu_1: \"{dt}[3, 64, 64]\" = torch.ops.aten.relu.default(bmm)\n        \
              mm_9: \"{dt}[4, 5]\" = torch.ops.aten.mm.default(e, f)\n        \
              add_2: \"{dt}[4, 5]\" = torch.ops.aten.add.Tensor(mm_9, c)\n        \
              sigmoid_1: \"{dt}[4, 5]\" = torch.ops.aten.sigmoid.default(add_2)\n        \
@@ -294,7 +295,8 @@ fn matmul_epilogues_run_as_library_post_ops_and_match_eager() {
         let folds = cpu
             .lower_config()
             .matmul_post_ops
-            .contains(&g.node(g.inputs()[0]).meta().dtype);
+            .iter()
+            .any(|(d, _)| *d == g.node(g.inputs()[0]).meta().dtype);
         let backend: Arc<dyn Backend> = Arc::new(cpu);
         let model = coil::compile(&g, backend, &Options::default()).unwrap();
         if folds {
@@ -304,7 +306,9 @@ fn matmul_epilogues_run_as_library_post_ops_and_match_eager() {
                 .iter()
                 .map(|k| k.name.as_str())
                 .collect();
-            assert_eq!(model.report.num_kernels, 0, "{dt}: {names:?}");
+            // Only the empty-`k` product's epilogue may stay a kernel (an f32 product that
+            // small takes OpenBLAS or gemm, not oneDNN).
+            assert!(model.report.num_kernels <= 1, "{dt}: {names:?}");
             for want in [
                 "addmm + relu",
                 "mm + gelu",
