@@ -26,6 +26,7 @@
 mod gather;
 mod index;
 mod looped;
+mod memory;
 mod persistent;
 mod plan;
 mod pointwise;
