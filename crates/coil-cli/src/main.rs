@@ -45,8 +45,8 @@ options:
                               realize rules; simd uses the GPU's)
   --conv library|im2col       convolutions as one library call each (oneDNN's libdnnl.so.2
                               on the CPU, cuDNN on the GPU) or as im2col and a matmul; by
-                              default what measured faster: oneDNN on the CPU, im2col on the
-                              GPU
+                              default what measured faster: on the CPU oneDNN, but im2col
+                              for small ungrouped f32 ones; im2col on the GPU
   --compile-only              compile, run nothing: report kernels, bytes and compile times
                               (with --backend cuda, renders the PTX with no GPU present)
   --passes SWITCHES           e.g. -decompose,-fold (passes: decompose fold algebra views noop dce)

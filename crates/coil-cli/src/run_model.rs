@@ -540,6 +540,7 @@ fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backe
         (Backend::Cpu | Backend::Eager, _) => std::sync::Arc::new(
             coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
                 im2col_conv: opts.conv_library == Some(false),
+                library_conv_always: opts.conv_library == Some(true),
                 widen_16bit_matmul: opts.widen_16bit_matmul,
                 gemm_f32_matmul: opts.gemm_f32_matmul,
                 openblas_f32_matmul: opts.openblas_f32_matmul,

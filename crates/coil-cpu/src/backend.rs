@@ -40,6 +40,9 @@ pub struct CpuOptions {
     /// Convolutions as im2col and a matmul even where oneDNN loads (by default they are one
     /// oneDNN call each when `libdnnl.so.2` is present: see `docs/perf.md`).
     pub im2col_conv: bool,
+    /// Every convolution one oneDNN call where it loads, the small ones too (by default small
+    /// ungrouped f32 convolutions take im2col: [`coil_lower::LowerConfig::conv_im2col_max_flops`]).
+    pub library_conv_always: bool,
     /// 16-bit (bf16, f16) matmuls widened to f32 for `gemm` even where oneDNN has a 16-bit
     /// kernel for them (by default oneDNN's matmul runs them, AMX / AVX-512 BF16 where the
     /// host has them: see `docs/perf.md`).
@@ -142,6 +145,8 @@ pub struct CpuBackend {
     vector_bytes: u32,
     /// Convolutions go to oneDNN.
     onednn: bool,
+    /// Small convolutions too (see [`CpuOptions::library_conv_always`]).
+    library_conv_always: bool,
     /// Which matmuls go to oneDNN's matmul where it has a kernel.
     onednn_matmul: crate::matmul::OneDnnMatmuls,
     /// Matmul epilogues as oneDNN post-ops (see [`CpuOptions::unfused_matmul_epilogues`]).
@@ -186,6 +191,7 @@ impl CpuBackend {
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),
             onednn: !options.im2col_conv && crate::dnnl::onednn().is_some(),
+            library_conv_always: options.library_conv_always,
             onednn_matmul: crate::matmul::OneDnnMatmuls {
                 sixteen: !options.widen_16bit_matmul && crate::dnnl::onednn().is_some(),
                 f32: !options.gemm_f32_matmul
@@ -389,6 +395,9 @@ impl Backend for CpuBackend {
         LowerConfig {
             conv_extern: self.onednn,
             conv_extern_bf16: self.onednn && crate::dnnl::has_bf16_convolution(),
+            // Small, ungrouped f32 convolutions are faster as im2col and a small matmul than
+            // as a oneDNN call (`tools/conv_sweep.py`: 60 of the real models' 85).
+            conv_im2col_max_flops: if self.library_conv_always { 0 } else { 1 << 21 },
             matmul_post_ops: self.post_op_dtypes(),
             ..LowerConfig::cpu()
         }

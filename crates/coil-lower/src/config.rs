@@ -36,6 +36,11 @@ pub struct LowerConfig {
     pub conv_extern_bf16: bool,
     /// The same for f16 convolutions.
     pub conv_extern_f16: bool,
+    /// With `conv_extern`, f32 convolutions of at most this many flops (`2 * output elements
+    /// * C_in/groups * kernel taps`) and fewer than 8 groups still take im2col and a matmul:
+    /// where the library's call costs more than it saves (measured per shape on the real
+    /// models' convolutions, `tools/conv_sweep.py`). 0 sends every one to the library.
+    pub conv_im2col_max_flops: usize,
     /// For matmuls of these dtypes and at least this many flops (`2 m n k`, batches summed),
     /// pointwise ops applied to the result alone (bias and residual adds, a scale, relu,
     /// gelu, sigmoid, tanh, silu) go into the library call as post-ops
@@ -64,6 +69,7 @@ impl LowerConfig {
             conv_extern: false,
             conv_extern_bf16: false,
             conv_extern_f16: false,
+            conv_im2col_max_flops: 0,
             matmul_post_ops: Vec::new(),
             emulate_precision_casts: false,
         }

@@ -43,7 +43,9 @@ impl Lowerer<'_> {
             DType::F16 => self.config.conv_extern_f16,
             _ => false,
         };
-        if self.config.conv_extern && g.batched && library_dtype {
+        let flops = 2 * meta.sizes.iter().product::<usize>() * ws[1..].iter().product::<usize>();
+        let small = out == DType::F32 && g.groups < 8 && flops <= self.config.conv_im2col_max_flops;
+        if self.config.conv_extern && g.batched && library_dtype && !small {
             let kind = ExternKind::Convolution(ConvOp {
                 stride: g.stride.clone(),
                 padding: g.padding.clone(),

@@ -357,3 +357,62 @@ fn f32_matmuls_through_openblas_agree() {
             .unwrap_or_else(|e| panic!("output {i} against eager: {e}"));
     }
 }
+
+/// Convolutions by measured shape: a small ungrouped f32 convolution takes im2col and a matmul,
+/// a depthwise one (many groups) and a large one stay one oneDNN call (where it loads), and
+/// `--conv library` (`CpuOptions::library_conv_always`) sends the small one to oneDNN too;
+/// every way matches eager.
+#[test]
+fn small_ungrouped_convolutions_take_im2col_and_the_rest_onednn() {
+    if coil_cpu::onednn_status().is_err() {
+        return;
+    }
+    let conv = |x: &str, w: &str, out: &str, groups: usize| {
+        format!(
+            "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[{x}]\", w: \"f32[{w}]\"):\n        \
+             r: \"f32[{out}]\" = torch.ops.aten.convolution.default(x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], {groups})\n        \
+             return (r,)\n"
+        )
+    };
+    let cases = [
+        (
+            "small",
+            conv("1, 8, 8, 8", "8, 8, 3, 3", "1, 8, 8, 8", 1),
+            false,
+        ),
+        (
+            "depthwise",
+            conv("1, 32, 8, 8", "32, 1, 3, 3", "1, 32, 8, 8", 32),
+            true,
+        ),
+        (
+            "large",
+            conv("2, 32, 32, 32", "64, 32, 3, 3", "2, 64, 32, 32", 1),
+            true,
+        ),
+    ];
+    for always in [false, true] {
+        let backend: Arc<dyn Backend> = Arc::new(
+            coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+                library_conv_always: always,
+                ..coil_cpu::CpuOptions::default()
+            })
+            .unwrap(),
+        );
+        for (what, text, library) in &cases {
+            let g = coil_graph::parse(text).unwrap();
+            let model = coil::compile(&g, backend.clone(), &Options::default()).unwrap();
+            let calls = model
+                .report
+                .kernels
+                .iter()
+                .any(|k| k.kind == "extern" && k.name.contains("convolution"));
+            assert_eq!(calls, *library || always, "{what}, always {always}");
+            let inputs = coil_testkit::random_inputs(&g, 5);
+            let got = model.run(&inputs).unwrap();
+            let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+            coil_testkit::check_close(&got[0], &want[0], 1e-4, 1e-4)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+    }
+}
