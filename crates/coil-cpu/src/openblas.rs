@@ -77,15 +77,16 @@ pub(crate) struct BlasMat {
 
 impl BlasMat {
     /// `(transpose, leading dimension)` of a `[rows, cols]` view for a row-major call: stored
-    /// by rows (unit column stride: as it is) or by columns (unit row stride: transposed);
-    /// `None` when neither stride is 1.
+    /// by rows (unit column stride, rows at least a row apart: as it is) or by columns (unit
+    /// row stride: transposed); `None` when neither holds (a broadcast dim's 0 stride among
+    /// them: BLAS cannot repeat a row).
     fn layout(&self, (rows, cols): (usize, usize)) -> Option<(c_int, c_int)> {
-        let ld =
-            |stride: isize, least: usize| c_int::try_from(stride.max(least as isize).max(1)).ok();
-        if self.cs == 1 || cols == 1 {
-            Some((NO_TRANS, ld(self.rs, cols)?))
-        } else if self.rs == 1 || rows == 1 {
-            Some((TRANS, ld(self.cs, rows)?))
+        let (r, c) = (rows as isize, cols as isize);
+        let int = |v: isize| c_int::try_from(v.max(1)).ok();
+        if (self.cs == 1 || cols == 1) && (rows == 1 || self.rs >= c) {
+            Some((NO_TRANS, int(if rows == 1 { c } else { self.rs })?))
+        } else if (self.rs == 1 || rows == 1) && (cols == 1 || self.cs >= r) {
+            Some((TRANS, int(if cols == 1 { r } else { self.cs })?))
         } else {
             None
         }

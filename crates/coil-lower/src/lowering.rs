@@ -34,6 +34,7 @@ pub fn lower(graph: &Graph, config: &LowerConfig) -> Result<LoweredGraph> {
             .collect(),
         g: LoweredGraph::default(),
         users: graph.users(),
+        folded_views: std::collections::HashMap::new(),
         values: vec![
             None;
             graph
@@ -87,6 +88,9 @@ pub(crate) struct Lowerer<'a> {
     original_ops: std::collections::HashMap<&'a str, coil_graph::OpKind>,
     /// Each node's users ([`Graph::users`]).
     pub(crate) users: Vec<Vec<NodeId>>,
+    /// Values that are a reshape of a matmul's result with post-ops folded in: the extern
+    /// buffer and the result's sizes (so that the next pointwise op folds too).
+    pub(crate) folded_views: std::collections::HashMap<TensorId, (crate::ir::BufferId, Vec<usize>)>,
 }
 
 /// A body under construction over a value's positional variables.

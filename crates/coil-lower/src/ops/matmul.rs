@@ -249,7 +249,7 @@ impl Lowerer<'_> {
                         PostOp::Mul
                     };
                     // Either operand may be the matmul (both commute).
-                    if self.fusable_matmul(x, node).is_some() {
+                    if self.fusable(x, node).is_some() {
                         (Some(x), post, Some(y))
                     } else {
                         (Some(y), post, Some(x))
@@ -263,19 +263,27 @@ impl Lowerer<'_> {
         let Some(mm) = mm else {
             return Ok(None);
         };
-        let Some((t, buf)) = self.fusable_matmul(mm, node) else {
+        let Some((t, buf, sizes)) = self.fusable(mm, node) else {
             return Ok(None);
         };
         if self.matmul_flops(buf) < min_flops {
             return Ok(None);
         }
-        let sizes = node.meta().sizes.clone();
+        let through_view = sizes != node.meta().sizes;
         let input = match operand {
             None => None,
             Some(o) => {
                 let meta = self.graph.node(o).meta();
                 let lead = sizes.len().saturating_sub(meta.sizes.len());
-                if meta.dtype != dtype || meta.sizes.is_empty() || meta.sizes[..] != sizes[lead..] {
+                // Through a reshape only a vector along the last dim (which the reshape keeps)
+                // broadcasts the same way over both shapes.
+                let keeps_last = !through_view
+                    || (meta.sizes.len() == 1 && node.meta().sizes.last() == sizes.last());
+                if meta.dtype != dtype
+                    || meta.sizes.is_empty()
+                    || meta.sizes[..] != sizes[lead..]
+                    || !keeps_last
+                {
                     return Ok(None);
                 }
                 let ot = self.value(o, &node.name)?;
@@ -362,7 +370,55 @@ impl Lowerer<'_> {
             }
         }
         self.g.buffers[buf].origins.push(origin);
+        if through_view {
+            self.folded_views.insert(t, (buf, sizes));
+        }
         Ok(Some(t))
+    }
+
+    /// What a post-op on node `mm` for `user` folds into: [`Self::fusable_matmul`]'s matmul,
+    /// or one seen through a reshape (`view`, `reshape`, `_unsafe_view`) that only `user`
+    /// reads, of a matmul only the reshape reads: then the user's value is the reshape's (a
+    /// view of the matmul's result, which the post-op changes in place). Gives the value, the
+    /// extern buffer and the matmul's result sizes.
+    fn fusable(
+        &self,
+        mm: NodeId,
+        user: &Node,
+    ) -> Option<(TensorId, crate::ir::BufferId, Vec<usize>)> {
+        if let Some((t, buf)) = self.fusable_matmul(mm, user) {
+            return Some((t, buf, user.meta().sizes.clone()));
+        }
+        let me = self.graph.find(&user.name)?;
+        // A reshape whose matmul took post-ops already: the next one folds the same way.
+        if self.users[mm.index()] == [me] && !self.graph.outputs().contains(&mm) {
+            let t = self.value(mm, &user.name).ok()?;
+            if let Some((buf, sizes)) = self.folded_views.get(&t)
+                && self.g.tensors[t].sizes == user.meta().sizes
+            {
+                return Some((t, *buf, sizes.clone()));
+            }
+        }
+        let view = self.graph.node(mm);
+        let NodeKind::Call(c) = &view.kind else {
+            return None;
+        };
+        if !matches!(
+            c.op.kind(),
+            OpKind::View | OpKind::Reshape | OpKind::UnsafeView
+        ) || self.users[mm.index()] != [me]
+            || self.graph.outputs().contains(&mm)
+            || view.meta().sizes != user.meta().sizes
+        {
+            return None;
+        }
+        let Some(Arg::Node(src)) = c.args.first() else {
+            return None;
+        };
+        let (_, buf) =
+            self.fusable_matmul_of_sizes(*src, view, &self.graph.node(*src).meta().sizes)?;
+        let t = self.value(mm, &user.name).ok()?;
+        Some((t, buf, self.graph.node(*src).meta().sizes.clone()))
     }
 
     /// `2 m n k` of the matmul extern `buf` (batches summed).
@@ -383,13 +439,23 @@ impl Lowerer<'_> {
     /// `mm`'s value and its extern buffer when it is a matmul's whole result (no view) of
     /// `user`'s sizes and dtype, read by `user` alone and not a graph output.
     fn fusable_matmul(&self, mm: NodeId, user: &Node) -> Option<(TensorId, crate::ir::BufferId)> {
+        self.fusable_matmul_of_sizes(mm, user, &user.meta().sizes)
+    }
+
+    /// [`Self::fusable_matmul`] with the result's `sizes` given (a reshape's input's).
+    fn fusable_matmul_of_sizes(
+        &self,
+        mm: NodeId,
+        user: &Node,
+        sizes: &[usize],
+    ) -> Option<(TensorId, crate::ir::BufferId)> {
         let me = self.graph.find(&user.name)?;
         if self.users[mm.index()] != [me] || self.graph.outputs().contains(&mm) {
             return None;
         }
         let t = self.value(mm, &user.name).ok()?;
         let tb = &self.g.tensors[t];
-        if tb.view.is_some() || tb.sizes != user.meta().sizes || tb.dtype != user.meta().dtype {
+        if tb.view.is_some() || tb.sizes != sizes || tb.dtype != user.meta().dtype {
             return None;
         }
         let StorageData::Extern(buf) = self.g.storages[tb.storage].data else {

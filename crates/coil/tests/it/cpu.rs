@@ -254,14 +254,15 @@ fn f32_matmuls_through_onednn_and_gemm_agree() {
 
 /// A matmul's pointwise consumers as oneDNN post-ops (the default where oneDNN loads): a
 /// bias row then relu (an `addmm` + relu), gelu (erf and tanh), tanh, sigmoid, silu, a scale
-/// and shift, a residual add, a broadcast multiply, a bmm's relu, and an empty-`k` product
+/// and shift, a residual add, a broadcast multiply, a bmm's relu, a bias and tanh through a
+/// reshape of the product, and an empty-`k` product
 /// (which oneDNN declines: the post-ops then run after the fallback product). Every one is
 /// folded into its library call, and each matches eager, in f32 and bf16.
 #[test]
 fn matmul_epilogues_run_as_library_post_ops_and_match_eager() {
     for dt in ["f32", "bf16"] {
         let text = format!(
-            "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"{dt}[128, 256]\", w: \"{dt}[256, 64]\", w1: \"{dt}[256, 64]\", w2: \"{dt}[256, 64]\", w3: \"{dt}[256, 64]\", w4: \"{dt}[256, 64]\", w5: \"{dt}[256, 64]\", w6: \"{dt}[256, 64]\", w7: \"{dt}[256, 64]\", w8: \"{dt}[256, 64]\", b: \"{dt}[64]\", r: \"{dt}[128, 64]\", p: \"{dt}[3, 64, 256]\", q: \"{dt}[3, 256, 64]\", e: \"{dt}[4, 0]\", f: \"{dt}[0, 5]\", c: \"{dt}[5]\"):\n        \
+            "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"{dt}[128, 256]\", w: \"{dt}[256, 64]\", w1: \"{dt}[256, 64]\", w2: \"{dt}[256, 64]\", w3: \"{dt}[256, 64]\", w4: \"{dt}[256, 64]\", w5: \"{dt}[256, 64]\", w6: \"{dt}[256, 64]\", w7: \"{dt}[256, 64]\", w8: \"{dt}[256, 64]\", w9: \"{dt}[256, 64]\", b: \"{dt}[64]\", r: \"{dt}[128, 64]\", p: \"{dt}[3, 64, 256]\", q: \"{dt}[3, 256, 64]\", e: \"{dt}[4, 0]\", f: \"{dt}[0, 5]\", c: \"{dt}[5]\"):\n        \
              mm: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w)\n        \
              add: \"{dt}[128, 64]\" = torch.ops.aten.add.Tensor(mm, b)\n        \
              relu: \"{dt}[128, 64]\" = torch.ops.aten.relu.default(add)\n        \
@@ -287,7 +288,11 @@ fn matmul_epilogues_run_as_library_post_ops_and_match_eager() {
              mm_9: \"{dt}[4, 5]\" = torch.ops.aten.mm.default(e, f)\n        \
              add_2: \"{dt}[4, 5]\" = torch.ops.aten.add.Tensor(mm_9, c)\n        \
              sigmoid_1: \"{dt}[4, 5]\" = torch.ops.aten.sigmoid.default(add_2)\n        \
-             return (relu, gelu, gelu_1, tanh, sigmoid, silu, sub, add_1, mul_1, relu_1, sigmoid_1)\n"
+             mm_10: \"{dt}[128, 64]\" = torch.ops.aten.mm.default(x, w9)\n        \
+             view: \"{dt}[2, 64, 64]\" = torch.ops.aten.view.default(mm_10, [2, 64, 64])\n        \
+             add_3: \"{dt}[2, 64, 64]\" = torch.ops.aten.add.Tensor(view, b)\n        \
+             tanh_1: \"{dt}[2, 64, 64]\" = torch.ops.aten.tanh.default(add_3)\n        \
+             return (relu, gelu, gelu_1, tanh, sigmoid, silu, sub, add_1, mul_1, relu_1, sigmoid_1, tanh_1)\n"
         );
         let g = coil_graph::parse(&text).unwrap();
         let inputs = coil_testkit::random_inputs(&g, 90);
@@ -315,6 +320,8 @@ fn matmul_epilogues_run_as_library_post_ops_and_match_eager() {
                 "mm + gelu_tanh",
                 "mm + silu",
                 "bmm + relu",
+                // Through a reshape: a bias then tanh on the view of the product.
+                "addmm + tanh",
             ] {
                 assert!(
                     names.iter().any(|n| n.contains(want)),
@@ -414,5 +421,29 @@ fn small_ungrouped_convolutions_take_im2col_and_the_rest_onednn() {
             coil_testkit::check_close(&got[0], &want[0], 1e-4, 1e-4)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
         }
+    }
+}
+
+/// A small f32 product (OpenBLAS's or gemm's) of broadcast operands (0 strides, which BLAS's
+/// leading dimensions cannot say: they take gemm) equals eager's; the fuzzer's find.
+#[test]
+fn small_matmuls_of_broadcast_operands_match_eager() {
+    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, a: \"f32[1, 1]\", b: \"f32[1, 3]\", c: \"f32[4, 5]\"):\n        \
+                expand: \"f32[2, 1]\" = torch.ops.aten.expand.default(a, [2, 1])\n        \
+                mm: \"f32[2, 1]\" = torch.ops.aten.mm.default(expand, a)\n        \
+                expand_1: \"f32[5, 3]\" = torch.ops.aten.expand.default(b, [5, 3])\n        \
+                mm_1: \"f32[4, 3]\" = torch.ops.aten.mm.default(c, expand_1)\n        \
+                return (mm, mm_1)\n";
+    let g = coil_graph::parse(text).unwrap();
+    let inputs = coil_testkit::random_inputs(&g, 13);
+    let backend: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
+    let got = coil::compile(&g, backend, &Options::default())
+        .unwrap()
+        .run(&inputs)
+        .unwrap();
+    let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+    for (i, (o, e)) in got.iter().zip(&want).enumerate() {
+        coil_testkit::check_close(o, e, 1e-5, 1e-6)
+            .unwrap_or_else(|err| panic!("output {i}: {err}"));
     }
 }
