@@ -398,6 +398,8 @@ impl Backend for CpuBackend {
             // Small, ungrouped f32 convolutions are faster as im2col and a small matmul than
             // as a oneDNN call (`tools/conv_sweep.py`: 60 of the real models' 85).
             conv_im2col_max_flops: if self.library_conv_always { 0 } else { 1 << 21 },
+            // Relu, gelu, ... after a oneDNN convolution run as its post-ops.
+            conv_post_ops: self.onednn && self.post_ops,
             matmul_post_ops: self.post_op_dtypes(),
             ..LowerConfig::cpu()
         }

@@ -198,6 +198,7 @@ pub(crate) fn has_bf16_convolution() -> bool {
                     dilation: vec![1, 1],
                     groups: 1,
                     bias: false,
+                    post: Vec::new(),
                 },
                 x: (vec![1, 16, 4, 4], vec![256, 16, 4, 1]),
                 w: (vec![16, 16, 1, 1], vec![16, 1, 1, 1]),
@@ -447,6 +448,8 @@ impl OneDnn {
         let mut pad_r_dims = [0i64; 12];
         pad_r_dims[..n].copy_from_slice(&pad_r);
         let mut pd: Handle = std::ptr::null_mut();
+        let post: Vec<KeyedPostOp> = c.post.iter().map(|p| (*p, None)).collect();
+        let (attr, _) = self.post_ops_attr(&post, dt)?;
         let mut conv: Handle = std::ptr::null_mut();
         // SAFETY: descriptors live across the calls; out-pointers to handles.
         unsafe {
@@ -470,7 +473,7 @@ impl OneDnn {
                 (self.api.pd_create)(
                     &mut pd,
                     op.as_ptr(),
-                    std::ptr::null_mut(),
+                    attr.as_ref().map_or(std::ptr::null_mut(), |a| a.0),
                     self.engine,
                     std::ptr::null_mut(),
                 ),

@@ -41,6 +41,10 @@ pub struct LowerConfig {
     /// where the library's call costs more than it saves (measured per shape on the real
     /// models' convolutions, `tools/conv_sweep.py`). 0 sends every one to the library.
     pub conv_im2col_max_flops: usize,
+    /// With `conv_extern`, operand-free pointwise ops applied to a library convolution's result
+    /// alone (relu, gelu, sigmoid, tanh, silu, scale and shift; f32) go into the call as
+    /// post-ops ([`crate::ConvOp::post`]), as [`Self::matmul_post_ops`] does for matmuls.
+    pub conv_post_ops: bool,
     /// For matmuls of these dtypes and at least this many flops (`2 m n k`, batches summed),
     /// pointwise ops applied to the result alone (bias and residual adds, a scale, relu,
     /// gelu, sigmoid, tanh, silu) go into the library call as post-ops
@@ -70,6 +74,7 @@ impl LowerConfig {
             conv_extern_bf16: false,
             conv_extern_f16: false,
             conv_im2col_max_flops: 0,
+            conv_post_ops: false,
             matmul_post_ops: Vec::new(),
             emulate_precision_casts: false,
         }

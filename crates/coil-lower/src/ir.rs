@@ -318,6 +318,10 @@ pub struct ConvOp {
     pub groups: usize,
     /// Whether a bias operand follows the weight.
     pub bias: bool,
+    /// Pointwise ops applied to the result inside the library call (operand-free ones:
+    /// relu, gelu, sigmoid, tanh, silu, scale and shift), in order, in f32
+    /// ([`crate::LowerConfig::conv_post_ops`]); empty for a plain convolution.
+    pub post: Vec<PostOp>,
 }
 
 /// One pointwise op a [`ExternKind::FusedMatmul`] applies to the product, `y = op(y)` or
@@ -438,7 +442,15 @@ impl ExternKind {
             ExternKind::Matmul(MatmulOp::Mm) => "extern_kernels.mm".into(),
             ExternKind::Matmul(MatmulOp::Bmm) => "extern_kernels.bmm".into(),
             ExternKind::Matmul(MatmulOp::Addmm) => "extern_kernels.addmm".into(),
-            ExternKind::Convolution(_) => "extern_kernels.convolution".into(),
+            ExternKind::Convolution(c) if c.post.is_empty() => "extern_kernels.convolution".into(),
+            ExternKind::Convolution(c) => format!(
+                "extern_kernels.convolution + {}",
+                c.post
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            ),
             ExternKind::Fallback(h) => format!("fallback {}", h.op),
         }
     }

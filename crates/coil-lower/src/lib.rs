@@ -223,9 +223,25 @@ pub fn run_conv_on_host(
     let out = b.push_call(call).map_err(|e| e.to_string())?;
     let graph = b.finish(&[out]).map_err(|e| e.to_string())?;
     let run = coil_eager::run(&graph, inputs).map_err(|e| format!("convolution: {e}"))?;
-    run.outputs
+    let out = run
+        .outputs
         .into_iter()
         .next()
         .map(|t| t.contiguous())
-        .ok_or_else(|| "convolution: no output".into())
+        .ok_or("convolution: no output")?;
+    if conv.post.is_empty() {
+        return Ok(out);
+    }
+    // The post-ops in f32 on each element, one rounding to the dtype.
+    let values = out.to_f64_vec().into_iter().map(|mut y| {
+        for p in &conv.post {
+            y = f64::from(p.apply(y, 0.0) as f32);
+        }
+        y
+    });
+    coil_graph::Tensor::new(
+        coil_graph::Data::from_f64(out.dtype(), values),
+        out.sizes().to_vec(),
+    )
+    .map_err(|e| e.to_string())
 }

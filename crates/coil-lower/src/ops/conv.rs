@@ -52,6 +52,7 @@ impl Lowerer<'_> {
                 dilation: g.dilation.clone(),
                 groups: g.groups,
                 bias: bias.is_some(),
+                post: Vec::new(),
             });
             let operands: Vec<TensorId> = [x, w].into_iter().chain(bias).collect();
             return Ok(vec![self.extern_kernel(

@@ -197,14 +197,9 @@ impl Lowerer<'_> {
     ) -> Result<Option<TensorId>> {
         use crate::ir::PostOp;
         let dtype = node.meta().dtype;
-        let Some(&(_, min_flops)) = self
-            .config
-            .matmul_post_ops
-            .iter()
-            .find(|(d, _)| *d == dtype)
-        else {
+        if self.config.matmul_post_ops.is_empty() && !self.config.conv_post_ops {
             return Ok(None);
-        };
+        }
         let node_arg = |name: &str| match b.get(name) {
             Arg::Node(id) => Some(*id),
             _ => None,
@@ -261,6 +256,21 @@ impl Lowerer<'_> {
             _ => return Ok(None),
         };
         let Some(mm) = mm else {
+            return Ok(None);
+        };
+        if operand.is_none()
+            && dtype == DType::F32
+            && self.config.conv_post_ops
+            && let Some(t) = self.try_conv_post_op(mm, node, post)
+        {
+            return Ok(Some(t));
+        }
+        let Some(&(_, min_flops)) = self
+            .config
+            .matmul_post_ops
+            .iter()
+            .find(|(d, _)| *d == dtype)
+        else {
             return Ok(None);
         };
         let Some((t, buf, sizes)) = self.fusable(mm, node) else {
@@ -419,6 +429,64 @@ impl Lowerer<'_> {
             self.fusable_matmul_of_sizes(*src, view, &self.graph.node(*src).meta().sizes)?;
         let t = self.value(mm, &user.name).ok()?;
         Some((t, buf, self.graph.node(*src).meta().sizes.clone()))
+    }
+
+    /// `post` appended to the library convolution that node `conv` is, when `user` alone reads
+    /// its whole result: the user's value is then the convolution's.
+    fn try_conv_post_op(
+        &mut self,
+        conv: NodeId,
+        user: &Node,
+        post: crate::ir::PostOp,
+    ) -> Option<TensorId> {
+        use crate::ir::PostOp;
+        let me = self.graph.find(&user.name)?;
+        if self.users[conv.index()] != [me] || self.graph.outputs().contains(&conv) {
+            return None;
+        }
+        let t = self.value(conv, &user.name).ok()?;
+        let tb = &self.g.tensors[t];
+        if tb.view.is_some() || tb.sizes != user.meta().sizes || tb.dtype != user.meta().dtype {
+            return None;
+        }
+        let StorageData::Extern(buf) = self.g.storages[tb.storage].data else {
+            return None;
+        };
+        let origin = self.origin(user);
+        let b = &mut self.g.buffers[buf];
+        let BufferKind::Extern(e) = &mut b.kind else {
+            return None;
+        };
+        let ExternKind::Convolution(c) = &mut e.kind else {
+            return None;
+        };
+        match (c.post.last().copied(), post) {
+            // One scale-and-shift for two in a row, as for matmuls.
+            (
+                Some(PostOp::Linear {
+                    alpha: a1,
+                    beta: b1,
+                }),
+                PostOp::Linear {
+                    alpha: a2,
+                    beta: b2,
+                },
+            ) => {
+                let (a1, b1) = (f32::from_bits(a1), f32::from_bits(b1));
+                let (a2, b2) = (f32::from_bits(a2), f32::from_bits(b2));
+                c.post.pop();
+                c.post.push(PostOp::linear(a2 * a1, a2 * b1 + b2));
+            }
+            _ => c.post.push(post),
+        }
+        tracing::debug!(
+            target: "fusion",
+            "template epilogue: {} ({post}) fused into {}",
+            user.name,
+            e.kind.kernel_name()
+        );
+        b.origins.push(origin);
+        Some(t)
     }
 
     /// `2 m n k` of the matmul extern `buf` (batches summed).

@@ -447,3 +447,35 @@ fn small_matmuls_of_broadcast_operands_match_eager() {
             .unwrap_or_else(|err| panic!("output {i}: {err}"));
     }
 }
+
+/// A library convolution's operand-free pointwise consumers (relu, a scale and shift,
+/// sigmoid) run as oneDNN post-ops in the call (where it loads), and match eager.
+#[test]
+fn convolution_epilogues_run_as_library_post_ops_and_match_eager() {
+    let text = "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[2, 32, 32, 32]\", w: \"f32[64, 32, 3, 3]\", b: \"f32[64]\"):\n        \
+                convolution: \"f32[2, 64, 32, 32]\" = torch.ops.aten.convolution.default(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)\n        \
+                relu: \"f32[2, 64, 32, 32]\" = torch.ops.aten.relu.default(convolution)\n        \
+                mul: \"f32[2, 64, 32, 32]\" = torch.ops.aten.mul.Tensor(relu, 0.5)\n        \
+                add: \"f32[2, 64, 32, 32]\" = torch.ops.aten.add.Tensor(mul, 1)\n        \
+                sigmoid: \"f32[2, 64, 32, 32]\" = torch.ops.aten.sigmoid.default(add)\n        \
+                return (sigmoid,)\n";
+    let g = coil_graph::parse(text).unwrap();
+    let inputs = coil_testkit::random_inputs(&g, 17);
+    let backend: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
+    let model = coil::compile(&g, backend, &Options::default()).unwrap();
+    if coil_cpu::onednn_status().is_ok() {
+        let names: Vec<&str> = model
+            .report
+            .kernels
+            .iter()
+            .map(|k| k.name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["extern_kernels.convolution + relu + linear(0.5, 1) + sigmoid"]
+        );
+    }
+    let got = model.run(&inputs).unwrap();
+    let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+    coil_testkit::check_close(&got[0], &want[0], 1e-4, 1e-5).unwrap();
+}
