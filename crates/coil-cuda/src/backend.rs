@@ -542,6 +542,13 @@ impl Backend for CudaBackend {
             let dtype = call.out.dtype;
             let one_float_dtype = matches!(dtype, DType::F32 | DType::F16 | DType::BF16)
                 && call.inputs.iter().all(|o| o.dtype == dtype);
+            if !conv.post.is_empty() {
+                // This backend's lower config never asks for convolution post-ops.
+                return Err(BackendError::Runtime(format!(
+                    "{}: cuDNN convolutions take no post-ops here",
+                    call.kind.kernel_name()
+                )));
+            }
             if call.inputs.len() != 2 + usize::from(conv.bias) || !one_float_dtype {
                 return Err(BackendError::Runtime(format!(
                     "a convolution of {} operands ({}), all f32, f16 or bf16 as its output \
