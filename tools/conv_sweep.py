@@ -14,12 +14,14 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from matmul_sweep import coil_ms  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 MODELS = os.path.join(ROOT, "crates", "coil-models", "models")
@@ -59,16 +61,6 @@ def graph(c):
     )
 
 
-def coil_ms(coil, path, conv):
-    p = subprocess.run([coil, "run-model", path, "--bench", "--json", "--conv", conv],
-                       capture_output=True, text=True, timeout=600)
-    try:
-        r = json.loads(p.stdout)
-        return r["bench"]["compiled_ms"] if r.get("ok") else None
-    except Exception:
-        return None
-
-
 def torch_ms(c, runs):
     x, w, bias, stride, pad, dil, groups, _ = c
     xt, wt = torch.randn(*x), torch.randn(*w)
@@ -104,7 +96,7 @@ def main():
         for c, where in cases.items():
             path = os.path.join(tmp, "conv.py")
             open(path, "w").write(graph(c))
-            row = {k: coil_ms(args.coil, path, k) for k in ("library", "im2col")}
+            row = {k: coil_ms(args.coil, path, ["--conv", k]) for k in ("library", "im2col")}
             row["torch"] = torch_ms(c, args.runs)
             best = min((v, k) for k, v in row.items() if v is not None)[1]
             cell = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731

@@ -148,7 +148,7 @@ pub struct CpuBackend {
     /// Small convolutions too (see [`CpuOptions::library_conv_always`]).
     library_conv_always: bool,
     /// Which matmuls go to oneDNN's matmul where it has a kernel.
-    onednn_matmul: crate::matmul::OneDnnMatmuls,
+    matmul_libs: crate::matmul::MatmulLibraries,
     /// Matmul epilogues as oneDNN post-ops (see [`CpuOptions::unfused_matmul_epilogues`]).
     post_ops: bool,
 }
@@ -192,7 +192,7 @@ impl CpuBackend {
             vector_bytes: target.vector_bytes(),
             onednn: !options.im2col_conv && crate::dnnl::onednn().is_some(),
             library_conv_always: options.library_conv_always,
-            onednn_matmul: crate::matmul::OneDnnMatmuls {
+            matmul_libs: crate::matmul::MatmulLibraries {
                 sixteen: !options.widen_16bit_matmul && crate::dnnl::onednn().is_some(),
                 f32: !options.gemm_f32_matmul
                     && !options.openblas_f32_matmul
@@ -219,13 +219,13 @@ impl CpuBackend {
     /// gemm), bf16 where it has a bf16 matmul kernel on this host.
     fn post_op_dtypes(&self) -> Vec<(coil_graph::DType, usize)> {
         let mut dtypes = Vec::new();
-        if self.post_ops && self.onednn_matmul.f32 {
+        if self.post_ops && self.matmul_libs.f32 {
             dtypes.push((
                 coil_graph::DType::F32,
                 crate::matmul::SMALL_F32_MATMUL_FLOPS + 1,
             ));
         }
-        if self.post_ops && self.onednn_matmul.sixteen && crate::dnnl::has_bf16_matmul() {
+        if self.post_ops && self.matmul_libs.sixteen && crate::dnnl::has_bf16_matmul() {
             dtypes.push((coil_graph::DType::BF16, 0));
         }
         dtypes
@@ -530,7 +530,7 @@ impl Backend for CpuBackend {
         let mem = self.rt.memory();
         match call.kind {
             ExternKind::Matmul(_) | ExternKind::FusedMatmul(..) => {
-                crate::matmul::matmul(&mem, call, self.threads(), self.onednn_matmul)
+                crate::matmul::matmul(&mem, call, self.threads(), self.matmul_libs)
                     .map_err(backend_err)
             }
             ExternKind::Convolution(_) if self.onednn => {

@@ -71,7 +71,7 @@ fn base(mem: &Memory, x: &StridedOperand, what: &str) -> Result<*mut u8, CpuErro
 /// Which matmuls go to which library: oneDNN's matmul primitive (where it loaded and has a
 /// kernel), OpenBLAS's sgemm (where asked for and it loads).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct OneDnnMatmuls {
+pub(crate) struct MatmulLibraries {
     /// bf16 and f16 through oneDNN.
     pub(crate) sixteen: bool,
     /// f32 through oneDNN.
@@ -81,12 +81,12 @@ pub(crate) struct OneDnnMatmuls {
 }
 
 /// Runs the matmul `call` (`inputs[0] @ inputs[1]`) on `mem`'s buffers, on `threads` threads
-/// (through oneDNN's matmul for the dtypes `onednn` names, where it has a kernel).
+/// (through the libraries `libs` names for its dtype and size, where they load).
 pub(crate) fn matmul(
     mem: &Memory,
     call: &ExternCall,
     threads: usize,
-    onednn: OneDnnMatmuls,
+    libs: MatmulLibraries,
 ) -> Result<(), CpuError> {
     let (a, b) = call
         .matmul_operands()
@@ -158,7 +158,7 @@ pub(crate) fn matmul(
         (&ma, &mb, &mo),
         (batch, m, k, n),
         parallelism,
-        onednn,
+        libs,
         &post,
     )?;
     if result == Ran::WithoutPostOps {
@@ -183,7 +183,7 @@ enum Ran {
 
 type PostOperands<'a> = [(coil_lower::PostOp, Option<(&'a StridedOperand, Mat)>)];
 
-/// The product (with the bias of an `addmm`), through oneDNN where `onednn` says and it has a
+/// The product (with the bias of an `addmm`), through oneDNN where `libs` says and it has a
 /// kernel (the post-ops included), else `gemm` (f32, f64; 16-bit widened) or a loop.
 fn product(
     mem: &Memory,
@@ -191,7 +191,7 @@ fn product(
     (ma, mb, mo): (&Mat, &Mat, &Mat),
     (batch, m, k, n): (usize, usize, usize, usize),
     parallelism: Parallelism,
-    onednn: OneDnnMatmuls,
+    libs: MatmulLibraries,
     post: &PostOperands<'_>,
 ) -> Result<Ran, CpuError> {
     let (a, _) = call
@@ -210,7 +210,7 @@ fn product(
             Some(bias) => Some(resolve(mem, bias, "bias")?),
             None => None,
         };
-        if onednn.sixteen && through_onednn(call, (ma, mb, mo), bias.as_ref(), post, k)? {
+        if libs.sixteen && through_onednn(call, (ma, mb, mo), bias.as_ref(), post, k)? {
             return Ok(Ran::WithPostOps);
         }
         // SAFETY: as the f32 arms below (extents checked; the result shares no operand's
@@ -231,7 +231,7 @@ fn product(
     // Small f32 products skip oneDNN: its call costs about 5-10 µs more than OpenBLAS's or
     // gemm's, more than it saves below two megaflops (`tools/matmul_sweep.py`, docs/perf.md).
     let small = 2 * batch * m * n * k <= SMALL_F32_MATMUL_FLOPS;
-    if onednn.f32 && !small && a.dtype == DType::F32 {
+    if libs.f32 && !small && a.dtype == DType::F32 {
         let bias = match call.matmul_bias() {
             Some(b) if b.dtype == DType::F32 && b.sizes == [m, n] && rank == 2 => {
                 Some(resolve(mem, b, "bias")?)
@@ -279,7 +279,7 @@ fn product(
         parallelism
     };
     // SAFETY: as for the gemm arms below.
-    if (onednn.openblas || (onednn.f32 && small))
+    if (libs.openblas || (libs.f32 && small))
         && a.dtype == DType::F32
         && unsafe { through_openblas(sizes, (ma, mb, mo), accumulate, parallelism) }
     {

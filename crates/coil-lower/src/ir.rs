@@ -362,6 +362,30 @@ impl PostOp {
         }
     }
 
+    /// Appends `self` to a post-op chain: two scale-and-shifts in a row become one (oneDNN
+    /// 2.6 computes a second linear post-op right after another wrongly; one f32 rounding
+    /// less).
+    pub fn append_to(self, chain: &mut Vec<PostOp>) {
+        if let (
+            Some(PostOp::Linear {
+                alpha: a1,
+                beta: b1,
+            }),
+            PostOp::Linear {
+                alpha: a2,
+                beta: b2,
+            },
+        ) = (chain.last().copied(), self)
+        {
+            let (a1, b1) = (f32::from_bits(a1), f32::from_bits(b1));
+            let (a2, b2) = (f32::from_bits(a2), f32::from_bits(b2));
+            chain.pop();
+            chain.push(PostOp::linear(a2 * a1, a2 * b1 + b2));
+        } else {
+            chain.push(self);
+        }
+    }
+
     /// Whether it reads a tensor operand (the call's next one).
     pub fn takes_operand(&self) -> bool {
         matches!(self, PostOp::Add | PostOp::Mul)

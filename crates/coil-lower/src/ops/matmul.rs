@@ -331,25 +331,7 @@ impl Lowerer<'_> {
             ExternKind::Matmul(MatmulOp::Addmm)
         } else {
             let mut post_ops = done.to_vec();
-            match (post_ops.last_mut(), post) {
-                // Two scale-and-shifts in a row are one (oneDNN 2.6 computes a second linear
-                // post-op right after another wrongly); one f32 rounding less.
-                (
-                    Some(PostOp::Linear {
-                        alpha: a1,
-                        beta: b1,
-                    }),
-                    PostOp::Linear {
-                        alpha: a2,
-                        beta: b2,
-                    },
-                ) => {
-                    let (a1, b1) = (f32::from_bits(*a1), f32::from_bits(*b1));
-                    let (a2, b2) = (f32::from_bits(a2), f32::from_bits(b2));
-                    *post_ops.last_mut().expect("matched") = PostOp::linear(a2 * a1, a2 * b1 + b2);
-                }
-                _ => post_ops.push(post),
-            }
+            post.append_to(&mut post_ops);
             ExternKind::FusedMatmul(op, post_ops)
         };
         tracing::debug!(
@@ -399,9 +381,8 @@ impl Lowerer<'_> {
         if let Some((t, buf)) = self.fusable_matmul(mm, user) {
             return Some((t, buf, user.meta().sizes.clone()));
         }
-        let me = self.graph.find(&user.name)?;
         // A reshape whose matmul took post-ops already: the next one folds the same way.
-        if self.users[mm.index()] == [me] && !self.graph.outputs().contains(&mm) {
+        if self.only_read_by(mm, user) {
             let t = self.value(mm, &user.name).ok()?;
             if let Some((buf, sizes)) = self.folded_views.get(&t)
                 && self.g.tensors[t].sizes == user.meta().sizes
@@ -416,8 +397,7 @@ impl Lowerer<'_> {
         if !matches!(
             c.op.kind(),
             OpKind::View | OpKind::Reshape | OpKind::UnsafeView
-        ) || self.users[mm.index()] != [me]
-            || self.graph.outputs().contains(&mm)
+        ) || !self.only_read_by(mm, user)
             || view.meta().sizes != user.meta().sizes
         {
             return None;
@@ -439,19 +419,7 @@ impl Lowerer<'_> {
         user: &Node,
         post: crate::ir::PostOp,
     ) -> Option<TensorId> {
-        use crate::ir::PostOp;
-        let me = self.graph.find(&user.name)?;
-        if self.users[conv.index()] != [me] || self.graph.outputs().contains(&conv) {
-            return None;
-        }
-        let t = self.value(conv, &user.name).ok()?;
-        let tb = &self.g.tensors[t];
-        if tb.view.is_some() || tb.sizes != user.meta().sizes || tb.dtype != user.meta().dtype {
-            return None;
-        }
-        let StorageData::Extern(buf) = self.g.storages[tb.storage].data else {
-            return None;
-        };
+        let (t, buf) = self.whole_extern(conv, user, &user.meta().sizes)?;
         let origin = self.origin(user);
         let b = &mut self.g.buffers[buf];
         let BufferKind::Extern(e) = &mut b.kind else {
@@ -460,25 +428,7 @@ impl Lowerer<'_> {
         let ExternKind::Convolution(c) = &mut e.kind else {
             return None;
         };
-        match (c.post.last().copied(), post) {
-            // One scale-and-shift for two in a row, as for matmuls.
-            (
-                Some(PostOp::Linear {
-                    alpha: a1,
-                    beta: b1,
-                }),
-                PostOp::Linear {
-                    alpha: a2,
-                    beta: b2,
-                },
-            ) => {
-                let (a1, b1) = (f32::from_bits(a1), f32::from_bits(b1));
-                let (a2, b2) = (f32::from_bits(a2), f32::from_bits(b2));
-                c.post.pop();
-                c.post.push(PostOp::linear(a2 * a1, a2 * b1 + b2));
-            }
-            _ => c.post.push(post),
-        }
+        post.append_to(&mut c.post);
         tracing::debug!(
             target: "fusion",
             "template epilogue: {} ({post}) fused into {}",
@@ -517,20 +467,39 @@ impl Lowerer<'_> {
         user: &Node,
         sizes: &[usize],
     ) -> Option<(TensorId, crate::ir::BufferId)> {
-        let me = self.graph.find(&user.name)?;
-        if self.users[mm.index()] != [me] || self.graph.outputs().contains(&mm) {
+        let (t, buf) = self.whole_extern(mm, user, sizes)?;
+        match &self.g.buffers[buf].kind {
+            BufferKind::Extern(e) if e.kind.matmul().is_some() => Some((t, buf)),
+            _ => None,
+        }
+    }
+
+    /// Whether `user` is the only reader of node `node` and `node` is not a graph output.
+    fn only_read_by(&self, node: NodeId, user: &Node) -> bool {
+        self.graph
+            .find(&user.name)
+            .is_some_and(|me| self.users[node.index()] == [me])
+            && !self.graph.outputs().contains(&node)
+    }
+
+    /// `node`'s value and its extern buffer when it is an extern call's whole result (no view)
+    /// of `sizes` and `user`'s dtype that only `user` reads ([`Self::only_read_by`]).
+    fn whole_extern(
+        &self,
+        node: NodeId,
+        user: &Node,
+        sizes: &[usize],
+    ) -> Option<(TensorId, crate::ir::BufferId)> {
+        if !self.only_read_by(node, user) {
             return None;
         }
-        let t = self.value(mm, &user.name).ok()?;
+        let t = self.value(node, &user.name).ok()?;
         let tb = &self.g.tensors[t];
         if tb.view.is_some() || tb.sizes != sizes || tb.dtype != user.meta().dtype {
             return None;
         }
-        let StorageData::Extern(buf) = self.g.storages[tb.storage].data else {
-            return None;
-        };
-        match &self.g.buffers[buf].kind {
-            BufferKind::Extern(e) if e.kind.matmul().is_some() => Some((t, buf)),
+        match self.g.storages[tb.storage].data {
+            StorageData::Extern(buf) => Some((t, buf)),
             _ => None,
         }
     }

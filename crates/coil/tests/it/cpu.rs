@@ -190,13 +190,10 @@ fn sixteen_bit_matmuls_through_onednn_and_widened_agree() {
         ..coil_cpu::CpuOptions::default()
     };
     let [library, widened, eager] = matmuls_both_ways("bf16", widen, 50);
-    for i in 0..3 {
-        // One bf16 rounding apart at most (2^-8 relative), summation order aside.
-        coil_testkit::check_close(&library[i], &widened[i], 1e-2, 8e-3)
-            .unwrap_or_else(|e| panic!("output {i}: {e}"));
-        coil_testkit::check_close(&widened[i], &eager[i], 1e-2, 8e-3)
-            .unwrap_or_else(|e| panic!("output {i} against eager: {e}"));
-    }
+    // One bf16 rounding apart at most (2^-8 relative), summation order aside.
+    coil_testkit::check_outputs(&library, &widened, 1e-2, 8e-3).unwrap_or_else(|e| panic!("{e}"));
+    coil_testkit::check_outputs(&widened, &eager, 1e-2, 8e-3)
+        .unwrap_or_else(|e| panic!("against eager: {e}"));
 }
 
 /// A bf16 convolution is one oneDNN call where oneDNN has a bf16 kernel on this host (the
@@ -244,12 +241,9 @@ fn f32_matmuls_through_onednn_and_gemm_agree() {
         ..coil_cpu::CpuOptions::default()
     };
     let [library, gemm, eager] = matmuls_both_ways("f32", gemm, 70);
-    for i in 0..3 {
-        coil_testkit::check_close(&library[i], &gemm[i], 1e-5, 1e-5)
-            .unwrap_or_else(|e| panic!("output {i}: {e}"));
-        coil_testkit::check_close(&library[i], &eager[i], 1e-5, 1e-5)
-            .unwrap_or_else(|e| panic!("output {i} against eager: {e}"));
-    }
+    coil_testkit::check_outputs(&library, &gemm, 1e-5, 1e-5).unwrap_or_else(|e| panic!("{e}"));
+    coil_testkit::check_outputs(&library, &eager, 1e-5, 1e-5)
+        .unwrap_or_else(|e| panic!("against eager: {e}"));
 }
 
 /// A matmul's pointwise consumers as oneDNN post-ops (the default where oneDNN loads): a
@@ -332,15 +326,8 @@ fn matmul_epilogues_run_as_library_post_ops_and_match_eager() {
         let got = model.run(&inputs).unwrap();
         let eager = coil_eager::run(&g, &inputs).unwrap().outputs;
         // f32: summation order and oneDNN's activation approximations; bf16: one rounding.
-        let (rtol, atol) = if dt == "f32" {
-            (1e-4, 1e-4)
-        } else {
-            (2e-2, 2e-2)
-        };
-        for (i, (o, e)) in got.iter().zip(&eager).enumerate() {
-            coil_testkit::check_close(o, e, rtol, atol)
-                .unwrap_or_else(|err| panic!("{dt} output {i}: {err}"));
-        }
+        let tol = if dt == "f32" { 1e-4 } else { 2e-2 };
+        coil_testkit::check_outputs(&got, &eager, tol, tol).unwrap_or_else(|e| panic!("{dt} {e}"));
     }
 }
 
@@ -357,12 +344,9 @@ fn f32_matmuls_through_openblas_agree() {
         ..coil_cpu::CpuOptions::default()
     };
     let [library, blas, eager] = matmuls_both_ways("f32", openblas, 71);
-    for i in 0..3 {
-        coil_testkit::check_close(&blas[i], &library[i], 1e-5, 1e-5)
-            .unwrap_or_else(|e| panic!("output {i}: {e}"));
-        coil_testkit::check_close(&blas[i], &eager[i], 1e-5, 1e-5)
-            .unwrap_or_else(|e| panic!("output {i} against eager: {e}"));
-    }
+    coil_testkit::check_outputs(&blas, &library, 1e-5, 1e-5).unwrap_or_else(|e| panic!("{e}"));
+    coil_testkit::check_outputs(&blas, &eager, 1e-5, 1e-5)
+        .unwrap_or_else(|e| panic!("against eager: {e}"));
 }
 
 /// Convolutions by measured shape: a small ungrouped f32 convolution takes im2col and a matmul,
@@ -442,10 +426,7 @@ fn small_matmuls_of_broadcast_operands_match_eager() {
         .run(&inputs)
         .unwrap();
     let want = coil_eager::run(&g, &inputs).unwrap().outputs;
-    for (i, (o, e)) in got.iter().zip(&want).enumerate() {
-        coil_testkit::check_close(o, e, 1e-5, 1e-6)
-            .unwrap_or_else(|err| panic!("output {i}: {err}"));
-    }
+    coil_testkit::check_outputs(&got, &want, 1e-5, 1e-6).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// A library convolution's operand-free pointwise consumers (relu, a scale and shift,
