@@ -261,7 +261,7 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
             ..default
         })
     };
-    let persistent = |threads: u32, min_blocks: u32| {
+    let persistent = |threads: u32, min_blocks: u32, prefetch: bool| {
         reductions(move |k, default| {
             let lanes = lanes_of(k);
             let chunks = k.rnumel().div_ceil((threads * lanes) as usize) as u32;
@@ -270,6 +270,7 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
                     lanes,
                     row_threads: threads,
                     chunks,
+                    prefetch,
                 },
                 block: threads,
                 min_blocks_per_sm: min_blocks,
@@ -279,18 +280,21 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
     };
     vec![
         ("default", None),
-        ("persistent-512x3", persistent(512, 3)),
-        ("persistent-256x4", persistent(256, 4)),
-        ("persistent-1024", persistent(1024, 1)),
-        ("persistent-512-free", persistent(512, 0)),
+        ("persistent-512x3", persistent(512, 3, false)),
+        ("persistent-256x4", persistent(256, 4, false)),
+        ("persistent-1024", persistent(1024, 1, false)),
+        ("persistent-512-free", persistent(512, 0, false)),
+        ("persistent-512x2-prefetch", persistent(512, 2, true)),
+        ("persistent-256x4-prefetch", persistent(256, 4, true)),
+        ("persistent-1024-prefetch", persistent(1024, 1, true)),
         ("looped-512", looped(512)),
         ("looped-1024", looped(1024)),
         ("pointwise-unroll-1", pointwise(1)),
         ("pointwise-unroll-4", pointwise(4)),
         (
-            "exact-exp",
+            "exact-math",
             Some(Arc::new(|k: &Kernel, caps: &GpuCaps| KernelPlan {
-                approx_exp: false,
+                fast_math: false,
                 ..plan_kernel(k, caps)
             })),
         ),

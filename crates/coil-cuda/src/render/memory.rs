@@ -80,24 +80,21 @@ impl Emitter<'_> {
     }
 
     /// Loads `lanes` consecutive elements at an address aligned to their total size, in
-    /// accesses of at most 16 bytes: 4-byte elements (`f32`, `i32`) four to a `.v4`, 16-bit
-    /// floats two to a 32-bit word (a `.v4.b32` holds eight), unpacked to f32. `lanes` is 4 or
-    /// 8; where `guard` is false no memory is touched and the values are 0.
-    pub(crate) fn load_vector(
+    /// accesses of at most 16 bytes, as packed words: 4-byte elements (`f32`, `i32`) one to a
+    /// register, four to a `.v4`; 16-bit floats two to a 32-bit word (a `.v4.b32` holds eight),
+    /// for [`Self::unpack_words`]. `lanes` is 4 or 8; where `guard` is false no memory is
+    /// touched and the words are 0.
+    pub(crate) fn load_words(
         &mut self,
         addr: Reg,
         dtype: DType,
         non_coherent: bool,
         guard: Option<Reg>,
         lanes: u32,
-    ) -> Vec<Val> {
-        let (class, ty, zero, per_word) = match dtype {
-            DType::F32 => (RegClass::F32, "f32", Imm::F32(0.0), 1),
-            DType::F16 | DType::BF16 => (RegClass::B32, "b32", Imm::Int(0), 2),
-            _ => (RegClass::B32, "s32", Imm::Int(0), 1),
-        };
-        let words = lanes / per_word;
-        let mut out = Vec::with_capacity(lanes as usize);
+    ) -> Vec<Reg> {
+        let (class, ty, zero) = Self::word_kind(dtype);
+        let words = lanes / if dtype.is_16_bit_float() { 2 } else { 1 };
+        let mut out = Vec::with_capacity(words as usize);
         for piece in 0..words.div_ceil(4) {
             let width = (words - piece * 4).min(4);
             let regs: Vec<Reg> = (0..width).map(|_| self.b.reg(class)).collect();
@@ -119,13 +116,31 @@ impl Emitter<'_> {
                 Operand::Vec(regs.clone())
             };
             self.guarded_emit(guard, op, vec![dst, Operand::Addr(at)]);
-            for r in regs {
-                if per_word == 1 {
-                    out.push(Val::Reg(r));
-                } else {
-                    let (lo, hi) = self.unpack_16bit(r, dtype);
-                    out.extend([lo, hi]);
-                }
+            out.extend(regs);
+        }
+        out
+    }
+
+    /// The register class, PTX type and zero of the words [`Self::load_words`] gives for
+    /// `dtype`.
+    pub(crate) fn word_kind(dtype: DType) -> (RegClass, &'static str, Imm) {
+        match dtype {
+            DType::F32 => (RegClass::F32, "f32", Imm::F32(0.0)),
+            DType::F16 | DType::BF16 => (RegClass::B32, "b32", Imm::Int(0)),
+            _ => (RegClass::B32, "s32", Imm::Int(0)),
+        }
+    }
+
+    /// The elements of `words` (from [`Self::load_words`]) as values: 16-bit floats unpacked
+    /// to f32, two a word; other words as they are.
+    pub(crate) fn unpack_words(&mut self, words: &[Reg], dtype: DType) -> Vec<Val> {
+        let mut out = Vec::with_capacity(words.len() * 2);
+        for &w in words {
+            if dtype.is_16_bit_float() {
+                let (lo, hi) = self.unpack_16bit(w, dtype);
+                out.extend([lo, hi]);
+            } else {
+                out.push(Val::Reg(w));
             }
         }
         out
@@ -176,7 +191,7 @@ impl Emitter<'_> {
 
     /// Stores `vs` (in `dtype`'s repr) as consecutive elements at an address aligned to their
     /// total size, in accesses of at most 16 bytes; 16-bit floats are rounded and packed two
-    /// to a 32-bit word. The counterpart of [`Self::load_vector`].
+    /// to a 32-bit word. The counterpart of [`Self::load_words`].
     pub(crate) fn store_vector(&mut self, addr: Reg, dtype: DType, vs: &[Val], guard: Option<Reg>) {
         let (words, ty): (Vec<Reg>, &str) = match dtype {
             DType::F16 | DType::BF16 => {

@@ -140,7 +140,7 @@ pub fn render_planned(
         block,
         wide_indices: wide,
         min_blocks_per_sm,
-        approx_exp,
+        fast_math,
     } = plan;
     let bad = |reason: String| CudaError::Codegen {
         kernel: k.name.clone(),
@@ -225,7 +225,7 @@ pub fn render_planned(
             let unroll = unroll.max(1);
             let kernel = Emitter::new(k, &name, target, block, wide, 0)
                 .occupancy(min_blocks_per_sm)
-                .with_approx_exp(approx_exp)
+                .with_fast_math(fast_math)
                 .pointwise(lanes, unroll, reverse)?;
             let items = (k.numel() / lanes as usize) as u64;
             // With a residency target, the grid is what the SMs hold at once under it.
@@ -253,11 +253,12 @@ pub fn render_planned(
             lanes,
             row_threads,
             chunks,
+            prefetch,
         } => {
             let kernel = Emitter::new(k, &name, target, block, wide, 0)
                 .occupancy(min_blocks_per_sm)
-                .with_approx_exp(approx_exp)
-                .persistent(lanes, row_threads, chunks)?;
+                .with_fast_math(fast_math)
+                .persistent(lanes, row_threads, chunks, prefetch)?;
             let rows_per_block = (block / row_threads).max(1) as usize;
             let blocks = k.numel().div_ceil(rows_per_block).clamp(1, (1 << 31) - 1);
             launches.push(KernelLaunch {
@@ -269,7 +270,7 @@ pub fn render_planned(
         Strategy::Looped { lanes, unroll } => {
             let kernel = Emitter::new(k, &name, target, block, wide, 0)
                 .occupancy(min_blocks_per_sm)
-                .with_approx_exp(approx_exp)
+                .with_fast_math(fast_math)
                 .looped(lanes, unroll)?;
             launches.push(KernelLaunch {
                 kernel,
@@ -297,7 +298,7 @@ pub fn render_planned(
             args.extend((0..scratch_bytes.len()).map(LaunchArg::Scratch));
             let first = Emitter::new(k, &name, target, block, wide, scratch_bytes.len())
                 .occupancy(min_blocks_per_sm)
-                .with_approx_exp(approx_exp)
+                .with_fast_math(fast_math)
                 .split_partials(lanes, unroll, parts, fused)?;
             launches.push(KernelLaunch {
                 kernel: first,
@@ -314,7 +315,7 @@ pub fn render_planned(
                     wide,
                     components.len(),
                 )
-                .with_approx_exp(approx_exp)
+                .with_fast_math(fast_math)
                 .split_finish(parts)?;
                 launches.push(KernelLaunch {
                     kernel: second,
@@ -411,12 +412,17 @@ pub(crate) struct Emitter<'k> {
     /// earlier ones instead of recomputing them.
     cse: Option<HashMap<(KExpr, DType), ValueId>>,
     canon: HashMap<ValueId, ValueId>,
+    /// The packed words (per chunk) of a persistent row's 16-bit vector loads, by buffer and
+    /// flat index: later stages unpack them again rather than hold the unpacked f32 values
+    /// across a reduction (half the registers), and a prefetching plan fills them with the
+    /// row loaded during the row before ([`Strategy::Persistent::prefetch`]).
+    words: HashMap<(ArgId, IndexExpr), Vec<Vec<Reg>>>,
     /// A scan stage's state ([`scan`]): each scan's carry from the tiles before, and whether
     /// this thread's element of the tile is inside the row.
     scan_carry: HashMap<ValueId, Reg>,
     scan_valid: Option<Reg>,
-    /// `exp` through `ex2.approx` ([`KernelPlan::approx_exp`]).
-    approx_exp: bool,
+    /// The relaxed math of 16-bit results ([`KernelPlan::fast_math`]).
+    fast_math: bool,
 }
 
 fn param_name(i: usize, name: &str) -> String {
@@ -472,13 +478,14 @@ impl<'k> Emitter<'k> {
             scan_carry: HashMap::new(),
             scan_valid: None,
             canon: HashMap::new(),
-            approx_exp: false,
+            words: HashMap::new(),
+            fast_math: false,
         }
     }
 
-    /// `exp` through `ex2.approx` when `on` ([`KernelPlan::approx_exp`]).
-    fn with_approx_exp(mut self, on: bool) -> Self {
-        self.approx_exp = on;
+    /// The relaxed math of 16-bit results when `on` ([`KernelPlan::fast_math`]).
+    fn with_fast_math(mut self, on: bool) -> Self {
+        self.fast_math = on;
         self
     }
 
@@ -638,7 +645,7 @@ impl<'k> Emitter<'k> {
                 self.canon.insert(v, earlier);
                 // Loads and costly results are held; cheap arithmetic is recomputed from
                 // them, which keeps fewer values alive across the reduction.
-                let lv = if self.worth_holding(v) {
+                let lv = if self.worth_holding(v) && !self.packed(v) {
                     lv
                 } else {
                     self.emit_value(v, cx)
@@ -661,6 +668,17 @@ impl<'k> Emitter<'k> {
             {
                 cse.insert(key, v);
             }
+        }
+    }
+
+    /// Whether `v` is a load whose packed words this row keeps ([`Emitter::words`]).
+    fn packed(&mut self, v: ValueId) -> bool {
+        match self.k.expr(v).clone() {
+            KExpr::Load { arg, index, .. } => {
+                let flat = self.flat(&index);
+                self.words.contains_key(&(arg, flat))
+            }
+            _ => false,
         }
     }
 
@@ -771,11 +789,26 @@ impl<'k> Emitter<'k> {
             KExpr::Unary(op, a) => {
                 let din = self.k.dtype(a);
                 let ops = [self.lv(a)];
+                if let Lv::Lanes(xs) = &ops[0]
+                    && matches!(op, coil_lower::Op::Sin | coil_lower::Op::Cos)
+                    && Repr::of(din) == Repr::F32
+                {
+                    return Lv::Lanes(self.trig_lanes(op, &xs.clone(), din, dtype));
+                }
                 self.map(&ops, |em, x| em.unary(op, x[0], din, dtype))
             }
             KExpr::Binary(op, a, c) => {
                 let (da, dc) = (self.k.dtype(a), self.k.dtype(c));
                 let ops = [self.lv(a), self.lv(c)];
+                if op == coil_lower::Op::TrueDiv
+                    && self.fast_math
+                    && Repr::of(da) == Repr::F32
+                    && !ops[0].is_one()
+                    && ops[1].is_one()
+                {
+                    let d = self.cast(ops[1].get(0), dc, da);
+                    return self.divide_by_one(&ops[0], d, da, dtype);
+                }
                 self.map(&ops, |em, x| {
                     let y = em.cast(x[1], dc, da);
                     em.binary(op, x[0], y, da, dtype)
@@ -858,7 +891,15 @@ impl<'k> Emitter<'k> {
                 let vector = vector_access(shape, w, mem);
                 let broadcast = shape.is_some_and(|s| s.stride == 0);
                 let mut out = Vec::with_capacity(cx.slots());
+                let key = (arg, flat.clone());
+                let keep = vector && mask.is_none() && self.cse.is_some() && mem.is_16_bit_float();
+                let mut kept = Vec::new();
                 for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
+                    if vector && let Some(words) = self.words.get(&key).and_then(|w| w.get(c)) {
+                        let words = words.clone();
+                        out.extend(self.unpack_words(&words, mem));
+                        continue;
+                    }
                     if (vector || broadcast) && mask_uniform {
                         let m = self.mask_guard(mask.as_ref(), 0);
                         let guard = self.and_guard(chunk.valid, m);
@@ -866,7 +907,9 @@ impl<'k> Emitter<'k> {
                         let i = self.eval_in(&env, &flat);
                         let at = address(&mut self.b, &self.env, ptr, i, size);
                         if vector {
-                            out.extend(self.load_vector(at, mem, nc, guard, w as u32));
+                            let words = self.load_words(at, mem, nc, guard, w as u32);
+                            out.extend(self.unpack_words(&words, mem));
+                            kept.push(words);
                         } else {
                             let v = self.load_scalar(at, mem, nc, guard);
                             out.extend(std::iter::repeat_n(v, w));
@@ -882,6 +925,9 @@ impl<'k> Emitter<'k> {
                         let at = address(&mut self.b, &self.env, ptr, i, size);
                         out.push(self.load_scalar(at, mem, nc, guard));
                     }
+                }
+                if keep && kept.len() == cx.chunks.len() {
+                    self.words.insert(key, kept);
                 }
                 Lv::Lanes(out)
             }
@@ -944,6 +990,7 @@ impl<'k> Emitter<'k> {
         if let Some(cse) = self.cse.as_mut() {
             cse.retain(|(e, _), _| !matches!(e, KExpr::Load { arg, .. } if *arg == st.arg));
         }
+        self.words.retain(|(arg, _), _| *arg != st.arg);
     }
 
     fn emit_stores(&mut self, stage: &Stage, cx: Option<&Lanes>, guard: Option<Reg>) {

@@ -2,6 +2,7 @@
 //! slice of the row in registers across every stage.
 
 use super::*;
+use crate::ptx::RegClass;
 
 impl<'k> Emitter<'k> {
     /// Chunk bases `(t + c * threads) * lanes` for `chunks` chunks, with validity against
@@ -39,6 +40,7 @@ impl<'k> Emitter<'k> {
         lanes: u32,
         row_threads: u32,
         chunks: u32,
+        prefetch: bool,
     ) -> Result<PtxKernel, CudaError> {
         let k = self.k;
         self.cse = Some(HashMap::new());
@@ -65,12 +67,28 @@ impl<'k> Emitter<'k> {
             width: lanes,
             chunks: self.chunks(t, row_threads, lanes, chunks, end),
         };
+        let ahead = if prefetch {
+            self.prefetched_loads(&cx)
+        } else {
+            Vec::new()
+        };
+        let numel = Self::imm(k.numel());
+        let current = self.load_row(&ahead, &cx, start, numel);
         self.counted_loop(
             Ty::U32,
             Val::Reg(start),
-            Self::imm(k.numel()),
+            numel,
             Val::Reg(step),
             |em, row| {
+                let coming = if ahead.is_empty() {
+                    Vec::new()
+                } else {
+                    let next = em.b.add(Ty::U32, row, step);
+                    em.load_row(&ahead, &cx, next, numel)
+                };
+                for (key, words) in ahead.iter().zip(&current) {
+                    em.words.insert(key.clone(), words.clone());
+                }
                 em.bind_row(row);
                 for stage in &k.stages {
                     match stage.kind {
@@ -92,8 +110,86 @@ impl<'k> Emitter<'k> {
                         }
                     }
                 }
+                // The next row's words become the current ones.
+                let now = current.iter().flatten().flatten();
+                for (&w, &c) in now.zip(coming.iter().flatten().flatten()) {
+                    let ty = if w.class() == RegClass::F32 {
+                        Ty::F32
+                    } else {
+                        Ty::B32
+                    };
+                    em.b.assign(ty, w, c);
+                }
             },
         );
         self.finish()
+    }
+
+    /// The loads a prefetching persistent reduction issues a row ahead: each distinct
+    /// unmasked vector load of a read-only buffer that moves along the row and differs
+    /// between rows (what the row holds), by buffer and flat index.
+    fn prefetched_loads(&mut self, cx: &Lanes) -> Vec<(ArgId, IndexExpr)> {
+        let k = self.k;
+        let mut keys: Vec<(ArgId, IndexExpr)> = Vec::new();
+        for stage in k.stages.iter().filter(|s| s.kind == StageKind::Reduction) {
+            for &v in &stage.values {
+                let KExpr::Load {
+                    arg,
+                    index,
+                    mask: None,
+                } = k.expr(v)
+                else {
+                    continue;
+                };
+                if !self.read_only[arg.0 as usize] || !index.indirect_nodes().is_empty() {
+                    continue;
+                }
+                let flat = self.flat(index);
+                let mem = k.args[arg.0 as usize].dtype;
+                let shape = lane_shape(&flat, cx.var, i64::from(cx.width));
+                let moves = flat.contains_var(cx.var) && flat.contains_var(outer_var());
+                let key = (*arg, flat);
+                if moves && vector_access(shape, cx.width as usize, mem) && !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+        }
+        keys
+    }
+
+    /// The packed words of `loads` (per load, per chunk) for row `row`, zero where the row is
+    /// at or past `numel` or a chunk is past the row's end. Leaves the row unbound.
+    fn load_row(
+        &mut self,
+        loads: &[(ArgId, IndexExpr)],
+        cx: &Lanes,
+        row: Reg,
+        numel: Val,
+    ) -> Vec<Vec<Vec<Reg>>> {
+        if loads.is_empty() {
+            return Vec::new();
+        }
+        let inside = self.b.setp(Cmp::Lt, Ty::U32, row, numel);
+        self.bind_row(row);
+        let w = cx.width as usize;
+        loads
+            .iter()
+            .map(|(arg, flat)| {
+                let a = arg.0 as usize;
+                let mem = self.k.args[a].dtype;
+                let (ptr, nc) = (self.ptrs[a], self.read_only[a]);
+                cx.chunks
+                    .iter()
+                    .enumerate()
+                    .map(|(c, chunk)| {
+                        let guard = self.and_guard(chunk.valid, Some(inside));
+                        let env = self.slot_env(cx, c * w);
+                        let i = self.eval_in(&env, flat);
+                        let at = address(&mut self.b, &self.env, ptr, i, mem.itemsize());
+                        self.load_words(at, mem, nc, guard, cx.width)
+                    })
+                    .collect()
+            })
+            .collect()
     }
 }

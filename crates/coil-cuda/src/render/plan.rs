@@ -32,6 +32,10 @@ pub enum Strategy {
         row_threads: u32,
         /// Chunks per thread.
         chunks: u32,
+        /// Load the next row's slices (of the inputs that move along rows) while this row
+        /// is reduced: one row's loads in flight across every barrier and reduction of the
+        /// row before, at the price of a second set of packed registers.
+        prefetch: bool,
     },
     /// One block per row, each stage a loop over the row.
     Looped {
@@ -80,13 +84,16 @@ pub struct KernelPlan {
     /// Blocks each SM should hold at once (`.minnctapersm`: ptxas limits registers to fit);
     /// 0 leaves ptxas free.
     pub min_blocks_per_sm: u32,
-    /// `exp` as `ex2.approx(x · log2 e)` (two instructions; relative error below 2^-17)
-    /// instead of the math library's correctly rounded-or-nearly routine (about twenty):
-    /// chosen where every result the kernel keeps is rounded to a 16-bit float at its store
-    /// ([`only_16_bit_results`]), so the error stays far below half a 16-bit ulp (2^-9 for
-    /// bf16, 2^-12 for f16) while the kernel, at half the bytes of f32, is often bound by
-    /// its arithmetic (softmax). Inductor's Triton kernels take the same fast `exp`.
-    pub approx_exp: bool,
+    /// The relaxed float math of kernels whose every kept result is rounded to a 16-bit float
+    /// at its store ([`only_16_bit_results`]), where each error below stays far under half a
+    /// 16-bit ulp (2^-9 relative for bf16, 2^-12 for f16) while the kernel, at half the bytes
+    /// of f32, is often bound by its arithmetic (softmax): `exp` as `ex2.approx(x · log2 e)`
+    /// (two instructions, relative error below 2^-17, instead of the math library's routine of
+    /// about twenty; Inductor's Triton kernels take the same fast `exp`), and a division of a
+    /// row's slots by one value of the row as a multiplication by its correctly rounded
+    /// reciprocal (at most 1.5 f32 ulps; Triton's own f32 division is `div.full`, 2 ulps), taken
+    /// once per row instead of a full division per element.
+    pub fast_math: bool,
 }
 
 /// Whether every value `k` writes is a 16-bit float rounded once at its store: each store is
@@ -128,7 +135,7 @@ pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> KernelPlan {
         block,
         wide_indices: needs_wide_indices(k),
         min_blocks_per_sm,
-        approx_exp: only_16_bit_results(k),
+        fast_math: only_16_bit_results(k),
     }
 }
 
@@ -275,6 +282,24 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<KernelPlan> {
         }
         return dedup(plans);
     }
+    // Any persistent plan, with the next row's loads in flight during this row's reduction.
+    if let Strategy::Persistent {
+        lanes,
+        row_threads,
+        chunks,
+        prefetch: false,
+    } = default.strategy
+    {
+        plans.push(KernelPlan {
+            strategy: Strategy::Persistent {
+                lanes,
+                row_threads,
+                chunks,
+                prefetch: true,
+            },
+            ..default
+        });
+    }
     if rnumel <= WARP_ROW_LIMIT {
         return plans;
     }
@@ -292,16 +317,19 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<KernelPlan> {
     if rnumel <= PERSISTENT_RNUMEL_LIMIT
         && held_loads(k) * chunks * lanes as usize <= HELD_REGISTER_BUDGET
     {
-        plans.push(KernelPlan {
-            strategy: Strategy::Persistent {
-                lanes,
-                row_threads: threads,
-                chunks: chunks as u32,
-            },
-            block: threads,
-            min_blocks_per_sm: (caps.max_threads_per_sm / 2 / threads).max(1),
-            ..default
-        });
+        for prefetch in [false, true] {
+            plans.push(KernelPlan {
+                strategy: Strategy::Persistent {
+                    lanes,
+                    row_threads: threads,
+                    chunks: chunks as u32,
+                    prefetch,
+                },
+                block: threads,
+                min_blocks_per_sm: (caps.max_threads_per_sm / 2 / threads).max(1),
+                ..default
+            });
+        }
     }
     dedup(plans)
 }
@@ -372,6 +400,7 @@ pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
                     lanes,
                     row_threads: 32,
                     chunks: chunks as u32,
+                    prefetch: false,
                 },
                 32 * rows_per_block,
             );
@@ -393,6 +422,7 @@ pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
                     lanes,
                     row_threads: threads as u32,
                     chunks: chunks as u32,
+                    prefetch: false,
                 },
                 threads as u32,
             );

@@ -125,6 +125,9 @@ fn cmp_of(op: Op) -> Option<Cmp> {
     })
 }
 
+/// Slots that share one slow-path branch of `sin`/`cos` ([`Emitter::trig_lanes`]).
+const TRIG_GROUP: usize = 8;
+
 impl Emitter<'_> {
     /// `v` in a register of `repr` (immediates get a `mov`).
     pub(crate) fn reg(&mut self, repr: Repr, v: Val) -> Reg {
@@ -284,7 +287,7 @@ impl Emitter<'_> {
                         let p = b.setp(Cmp::Eq, Ty::F32, a, 0.0f32);
                         return self.cast(Val::Reg(p), DType::Bool, dout);
                     }
-                    Op::Exp if self.approx_exp => {
+                    Op::Exp if self.fast_math => {
                         // 2^(x log2 e): below 2^-17 relative error for |x| < 88 (the
                         // product's rounding), subnormal results flushed to 0.
                         let t = b.mul(Ty::F32, a, std::f32::consts::LOG2_E);
@@ -385,6 +388,74 @@ impl Emitter<'_> {
         } else {
             self.cast(r, Repr::of(din).dtype(), dout)
         }
+    }
+
+    /// `sin` or `cos` (`op`) of every slot of a thread's lanes, as f32: the math library's
+    /// routine with one slow-path test and branch for all the slots instead of one each (the
+    /// same results, bit for bit; a pointwise `sin` at 16-bit bytes is bound by its
+    /// instructions).
+    pub(crate) fn trig_lanes(&mut self, op: Op, xs: &[Val], din: DType, dout: DType) -> Vec<Val> {
+        let mut out = Vec::with_capacity(xs.len());
+        for group in xs.chunks(TRIG_GROUP) {
+            let regs: Vec<Val> = group
+                .iter()
+                .map(|&x| Val::Reg(self.reg(Repr::F32, x)))
+                .collect();
+            let ys = if op == Op::Sin {
+                math::sin_lanes(&mut self.b, &regs)
+            } else {
+                math::cos_lanes(&mut self.b, &regs)
+            };
+            for y in ys {
+                out.push(self.float_result(y, din, dout));
+            }
+        }
+        out
+    }
+
+    /// `xs / d` in f32 for a divisor `d` the same in every slot (a row's sum, in softmax), with
+    /// [`KernelPlan::fast_math`](super::KernelPlan::fast_math): `x · rcp.rn(d)`, the reciprocal
+    /// taken once, where it is a normal float (`2^-126 <= |d| <= 2^126`); a zero, subnormal,
+    /// huge, infinite or NaN divisor takes the full divisions instead, in a branch all threads
+    /// sharing `d` take alike. `x / 0`, `x / inf` and NaNs therefore keep IEEE's results.
+    pub(crate) fn divide_by_one(
+        &mut self,
+        xs: &super::Lv,
+        d: Val,
+        din: DType,
+        dout: DType,
+    ) -> super::Lv {
+        let d = self.reg(Repr::F32, d);
+        let ad = self.b.abs(Ty::F32, d);
+        let tiny = self.b.setp(Cmp::Ltu, Ty::F32, ad, f32::MIN_POSITIVE);
+        let huge = self.b.setp(Cmp::Gt, Ty::F32, ad, 2f32.powi(126));
+        let full = self.b.or(Ty::Pred, tiny, huge);
+        let slots = match xs {
+            super::Lv::Lanes(v) => v.len(),
+            super::Lv::One(_) => 1,
+        };
+        let xs: Vec<Reg> = (0..slots).map(|s| self.reg(Repr::F32, xs.get(s))).collect();
+        let out: Vec<Reg> = (0..slots).map(|_| self.b.reg(RegClass::F32)).collect();
+        let divide = self.b.label("full_division");
+        let done = self.b.label("division_done");
+        self.b.bra_if(full, &divide);
+        let r = self.b.rcp(Ty::F32, d);
+        for (&x, &o) in xs.iter().zip(&out) {
+            let q = self.b.mul(Ty::F32, x, r);
+            self.b.assign(Ty::F32, o, q);
+        }
+        self.b.bra(&done);
+        self.b.place(&divide);
+        for (&x, &o) in xs.iter().zip(&out) {
+            let q = self.b.div(Ty::F32, x, d);
+            self.b.assign(Ty::F32, o, q);
+        }
+        self.b.place(&done);
+        super::Lv::Lanes(
+            out.into_iter()
+                .map(|o| self.float_result(Val::Reg(o), din, dout))
+                .collect(),
+        )
     }
 
     /// A two-operand op on values of `din`, giving `dout`.

@@ -172,7 +172,7 @@ fn looped_reduction_of_8192() {
         block: 512,
         wide_indices: false,
         min_blocks_per_sm: 0,
-        approx_exp: false,
+        fast_math: false,
     };
     let r = render_planned(&k, &caps, PtxTarget::SM90, looped).expect("renders");
     expect_file!["golden/rowsum_8192_looped.ptx"].assert_eq(&golden_text(&[r]));

@@ -50,7 +50,7 @@ fn other_plan(k: &coil_codegen::Kernel) -> KernelPlan {
         },
         wide_indices: true,
         min_blocks_per_sm: 0,
-        approx_exp: p.approx_exp,
+        fast_math: p.fast_math,
     }
 }
 

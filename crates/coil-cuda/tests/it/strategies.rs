@@ -291,12 +291,26 @@ class GraphModule(torch.nn.Module):
 /// runs once per candidate index, each kernel under its candidate of that index.
 #[test]
 fn every_autotuning_candidate_matches_eager() {
+    candidates_match_eager(DType::F32, 1e-5);
+}
+
+/// The same in bf16: eight lanes a 128-bit access, rows held as packed words and unpacked
+/// again by later stages, the next row prefetched, softmax's division by the row's sum as a
+/// multiplication by its reciprocal (the relaxed math of 16-bit results); within bf16's
+/// resolution of eager, which rounds between ops.
+#[test]
+fn every_autotuning_candidate_matches_eager_in_bf16() {
+    candidates_match_eager(DType::BF16, 1e-2);
+}
+
+fn candidates_match_eager(dtype: DType, tol: f64) {
     use coil_cuda::render::candidate_plans;
-    let g = coil_graph::parse(AUTOTUNE_CANDIDATES).expect("parses");
+    let text = AUTOTUNE_CANDIDATES.replace("f32[", &format!("{}[", dtype.short_name()));
+    let g = coil_graph::parse(&text).expect("parses");
     let inputs = [
-        input(DType::F32, &[6, 2048], 11, 0),
-        input(DType::F32, &[2048], 12, 0),
-        input(DType::F32, &[2, 40000], 13, 0),
+        input(dtype, &[6, 2048], 11, 0),
+        input(dtype, &[2048], 12, 0),
+        input(dtype, &[2, 40000], 13, 0),
     ];
     let want = coil_eager::run(&g, &inputs).expect("eager runs").outputs;
     let (g, _) = coil_passes::run_passes(&g, &coil_passes::PassConfig::default()).expect("passes");
@@ -321,7 +335,10 @@ fn every_autotuning_candidate_matches_eager() {
                 .any(|s| matches!(s, Strategy::Split { unroll: 4, .. }))
             && seen
                 .iter()
-                .any(|s| matches!(s, Strategy::Split { fused: true, .. })),
+                .any(|s| matches!(s, Strategy::Split { fused: true, .. }))
+            && seen
+                .iter()
+                .any(|s| matches!(s, Strategy::Persistent { prefetch: true, .. })),
         "{seen:?}"
     );
     let most = candidates.iter().map(Vec::len).max().unwrap_or(1);
@@ -332,7 +349,7 @@ fn every_autotuning_candidate_matches_eager() {
         });
         let backend = CudaBackend::emulated().with_planner(planner);
         let got = run(&backend, &g, &inputs, true).unwrap_or_else(|e| panic!("candidate {i}: {e}"));
-        assert_outputs_close(&got, &want, 1e-5, &format!("candidate {i}"));
+        assert_outputs_close(&got, &want, tol, &format!("{dtype} candidate {i}"));
     }
 }
 
@@ -473,4 +490,45 @@ fn a_kernel_rereading_a_big_input_walks_backwards() {
         program(&l, true, caps.sm_count).kernels
     };
     assert!(!walk_backwards(&chain, &caps).contains(&true));
+}
+
+/// `sin` and `cos` of a thread's vector lanes share one slow-path branch (Payne-Hanek for the
+/// lanes at or beyond 105615, taken when any lane needs it): every lane still equals the math
+/// library's scalar routine bit for bit, whatever mix of small, huge, infinite and NaN values
+/// shares a branch.
+#[test]
+fn sin_and_cos_of_lanes_match_the_scalar_routine_bit_for_bit() {
+    use coil_cuda::math::{Host, cos, sin};
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[4096]"):
+        sin: "f32[4096]" = torch.ops.aten.sin.default(x)
+        cos: "f32[4096]" = torch.ops.aten.cos.default(x)
+        return (sin, cos)
+"#;
+    let g = coil_graph::parse(text).expect("parses");
+    let xs: Vec<f32> = (0..4096u32)
+        .map(|i| match i % 23 {
+            3 => 105_615.0 + i as f32 * 7.5,
+            7 => f32::INFINITY,
+            11 => f32::NEG_INFINITY,
+            13 => f32::NAN,
+            17 => -3.0e38 / (1 + i) as f32,
+            19 => 1.0e-30,
+            _ => (i as f32 * 0.377).sin() * 300.0,
+        })
+        .collect();
+    let x = Tensor::new(Data::F32(xs.clone()), vec![4096]).expect("sizes match");
+    let (g, _) = coil_passes::run_passes(&g, &coil_passes::PassConfig::default()).expect("passes");
+    let got = run(&CudaBackend::emulated(), &g, &[x], true).expect("runs");
+    for (o, f) in [(0, sin as fn(&mut Host, f32) -> f32), (1, cos)] {
+        let ys: Vec<f32> = got[o].to_f64_vec().into_iter().map(|v| v as f32).collect();
+        for (i, (&x, &y)) in xs.iter().zip(&ys).enumerate() {
+            let want = f(&mut Host, x);
+            assert!(
+                y.to_bits() == want.to_bits() || (y.is_nan() && want.is_nan()),
+                "output {o}, element {i}: f({x:e}) = {y:e}, the scalar routine gives {want:e}"
+            );
+        }
+    }
 }

@@ -331,9 +331,42 @@ const COS_P: [f32; 3] = [2.443_315_7e-5, -1.388_731_6e-3, 4.166_664_6e-2];
 /// 1.5 · 2^23: added to a float below 2^22 in magnitude, rounds it to an integer.
 const ROUND_MAGIC: f32 = 12_582_912.0;
 
-/// Reduces `ax` (>= 0) to `r` in about [-π/4, π/4] and the quadrant `q` with
-/// `ax = q π/2 + r (mod 2π)`.
-fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> (M::F, M::I) {
+/// Reduces each `ax` (>= 0) to `r` in about [-π/4, π/4] and the quadrant `q` with
+/// `ax = q π/2 + r (mod 2π)`: the three-part reduction for all, then one branch, taken when
+/// any of them is at or beyond [`TRIG_FAST_LIMIT`], that redoes those with Payne-Hanek. A
+/// vector of eight lanes pays one comparison and one branch instead of eight.
+fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, axs: &[M::F]) -> Vec<(M::F, M::I)> {
+    let fast: Vec<(M::F, M::I)> = axs.iter().map(|&ax| trig_reduce_fast(m, ax)).collect();
+    // Infinities take the slow path too, which turns them into NaN; NaN compares false (and
+    // `max` passes over it) and stays on the fast path, which keeps it NaN.
+    let limit = m.f(TRIG_FAST_LIMIT);
+    let mut largest = axs[0];
+    for &ax in &axs[1..] {
+        largest = m.fmax(largest, ax);
+    }
+    let any_slow = m.fcmp(Cmp::Ge, largest, limit);
+    let axs = axs.to_vec();
+    m.branch(any_slow, fast.clone(), move |m| {
+        axs.iter()
+            .zip(fast)
+            .map(|(&ax, (r, q))| {
+                let limit = m.f(TRIG_FAST_LIMIT);
+                let slow = m.fcmp(Cmp::Ge, ax, limit);
+                // The lanes that keep their fast result reduce the limit instead: Payne-Hanek
+                // reads its table at an offset from the exponent, in bounds only from 2^16 up.
+                let big = m.fsel(slow, ax, limit);
+                let (rs, qs) = payne_hanek(m, big);
+                // big - big: 0 for finite values, NaN for infinity.
+                let nan_if_inf = m.fsub(big, big);
+                let rs = m.fadd(rs, nan_if_inf);
+                (m.fsel(slow, rs, r), m.isel(slow, qs, q))
+            })
+            .collect()
+    })
+}
+
+/// The three-part (Cody-Waite) reduction of `ax` (>= 0): exact below [`TRIG_FAST_LIMIT`].
+fn trig_reduce_fast<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> (M::F, M::I) {
     // j = round(ax · 2/π) by adding 1.5·2^23 in the fma (ulp 1 there), and the quadrant from
     // that sum's low mantissa bits (2^22 + j, so bits mod 4 = j mod 4): no conversions, which
     // issue at a quarter of the FMA rate. Exact for ax · 2/π < 2^22, far above the fast
@@ -348,16 +381,11 @@ fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> (M::F, M::I) {
     let r = m.ffma(j, c, r);
     let c = m.f(-PIO2_3);
     let r = m.ffma(j, c, r);
-    let q = m.fbits(t);
-    let limit = m.f(TRIG_FAST_LIMIT);
-    let large = m.fcmp(Cmp::Ge, ax, limit);
-    let inf = m.f(f32::INFINITY);
-    let finite = m.fcmp(Cmp::Lt, ax, inf);
-    let slow = m.pand(large, finite);
-    m.branch(slow, (r, q), |m| payne_hanek(m, ax))
+    (r, m.fbits(t))
 }
 
-/// Payne-Hanek reduction of a finite `ax >= 2^16`: `ax · 2/π mod 4` from a 128-bit window of
+/// Payne-Hanek reduction of `ax >= 2^16` (meaningful for finite `ax`; an infinity reads its
+/// table in bounds): `ax · 2/π mod 4` from a 128-bit window of
 /// the bits of 2/π times the 24-bit mantissa, in 64-bit integer arithmetic.
 fn payne_hanek<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> (M::F, M::I) {
     let bits = m.fbits(ax);
@@ -450,22 +478,42 @@ fn trig_finish<M: MathOps + ?Sized>(m: &mut M, r: M::F, q: M::I, sign_bits: M::I
 
 /// Sine, accurate over the whole f32 range (Payne-Hanek above 105615).
 pub fn sin<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
-    let ax = m.fabs(x);
-    let (r, q) = trig_reduce(m, ax);
-    let xb = m.fbits(x);
-    let sign_mask = m.i(i32::MIN);
-    let sign = m.iand(xb, sign_mask);
-    trig_finish(m, r, q, sign)
+    sin_lanes(m, &[x])[0]
 }
 
 /// Cosine, accurate over the whole f32 range (Payne-Hanek above 105615).
 pub fn cos<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
-    let ax = m.fabs(x);
-    let (r, q) = trig_reduce(m, ax);
-    let one = m.i(1);
-    let q = m.iadd(q, one);
-    let zero = m.i(0);
-    trig_finish(m, r, q, zero)
+    cos_lanes(m, &[x])[0]
+}
+
+/// [`sin`] of each of `xs` (a kernel's vector lanes), with one slow-path branch for them all;
+/// the same results, bit for bit.
+pub fn sin_lanes<M: MathOps + ?Sized>(m: &mut M, xs: &[M::F]) -> Vec<M::F> {
+    let axs: Vec<M::F> = xs.iter().map(|&x| m.fabs(x)).collect();
+    let reduced = trig_reduce(m, &axs);
+    xs.iter()
+        .zip(reduced)
+        .map(|(&x, (r, q))| {
+            let xb = m.fbits(x);
+            let sign_mask = m.i(i32::MIN);
+            let sign = m.iand(xb, sign_mask);
+            trig_finish(m, r, q, sign)
+        })
+        .collect()
+}
+
+/// [`cos`] of each of `xs`, with one slow-path branch for them all.
+pub fn cos_lanes<M: MathOps + ?Sized>(m: &mut M, xs: &[M::F]) -> Vec<M::F> {
+    let axs: Vec<M::F> = xs.iter().map(|&x| m.fabs(x)).collect();
+    trig_reduce(m, &axs)
+        .into_iter()
+        .map(|(r, q)| {
+            let one = m.i(1);
+            let q = m.iadd(q, one);
+            let zero = m.i(0);
+            trig_finish(m, r, q, zero)
+        })
+        .collect()
 }
 
 // ---- sqrt, rsqrt --------------------------------------------------------------------------

@@ -27,7 +27,9 @@
 mod funcs;
 mod ops;
 
-pub use funcs::{cos, erf, exp, log, log1p, pow, rsqrt, sigmoid, sin, sqrt, tanh};
+pub use funcs::{
+    cos, cos_lanes, erf, exp, log, log1p, pow, rsqrt, sigmoid, sin, sin_lanes, sqrt, tanh,
+};
 pub use ops::{Host, MathOps, Table};
 
 // ---- the function table -------------------------------------------------------------------
