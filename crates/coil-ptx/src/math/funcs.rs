@@ -335,8 +335,11 @@ const ROUND_MAGIC: f32 = 12_582_912.0;
 /// `ax = q π/2 + r (mod 2π)`: the three-part reduction for all, then one branch, taken when
 /// any of them is at or beyond [`TRIG_FAST_LIMIT`], that redoes those with Payne-Hanek. A
 /// vector of eight lanes pays one comparison and one branch instead of eight.
-fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, axs: &[M::F]) -> Vec<(M::F, M::I)> {
-    let fast: Vec<(M::F, M::I)> = axs.iter().map(|&ax| trig_reduce_fast(m, ax)).collect();
+fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, axs: &[M::F], relaxed: bool) -> Vec<(M::F, M::I)> {
+    let fast: Vec<(M::F, M::I)> = axs
+        .iter()
+        .map(|&ax| trig_reduce_fast(m, ax, relaxed))
+        .collect();
     // Infinities take the slow path too, which turns them into NaN; NaN compares false (and
     // `max` passes over it) and stays on the fast path, which keeps it NaN.
     let limit = m.f(TRIG_FAST_LIMIT);
@@ -366,7 +369,9 @@ fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, axs: &[M::F]) -> Vec<(M::F, M::I)
 }
 
 /// The three-part (Cody-Waite) reduction of `ax` (>= 0): exact below [`TRIG_FAST_LIMIT`].
-fn trig_reduce_fast<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> (M::F, M::I) {
+/// `relaxed` leaves out the third part: an absolute error below 67000 · 5.4e-15 < 4e-10 in
+/// the reduced argument, for results that are rounded to 16 bits.
+fn trig_reduce_fast<M: MathOps + ?Sized>(m: &mut M, ax: M::F, relaxed: bool) -> (M::F, M::I) {
     // j = round(ax · 2/π) by adding 1.5·2^23 in the fma (ulp 1 there), and the quadrant from
     // that sum's low mantissa bits (2^22 + j, so bits mod 4 = j mod 4): no conversions, which
     // issue at a quarter of the FMA rate. Exact for ax · 2/π < 2^22, far above the fast
@@ -379,8 +384,12 @@ fn trig_reduce_fast<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> (M::F, M::I) {
     let r = m.ffma(j, c, ax);
     let c = m.f(-PIO2_2);
     let r = m.ffma(j, c, r);
-    let c = m.f(-PIO2_3);
-    let r = m.ffma(j, c, r);
+    let r = if relaxed {
+        r
+    } else {
+        let c = m.f(-PIO2_3);
+        m.ffma(j, c, r)
+    };
     (r, m.fbits(t))
 }
 
@@ -478,19 +487,20 @@ fn trig_finish<M: MathOps + ?Sized>(m: &mut M, r: M::F, q: M::I, sign_bits: M::I
 
 /// Sine, accurate over the whole f32 range (Payne-Hanek above 105615).
 pub fn sin<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
-    sin_lanes(m, &[x])[0]
+    sin_lanes(m, &[x], false)[0]
 }
 
 /// Cosine, accurate over the whole f32 range (Payne-Hanek above 105615).
 pub fn cos<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
-    cos_lanes(m, &[x])[0]
+    cos_lanes(m, &[x], false)[0]
 }
 
 /// [`sin`] of each of `xs` (a kernel's vector lanes), with one slow-path branch for them all;
-/// the same results, bit for bit.
-pub fn sin_lanes<M: MathOps + ?Sized>(m: &mut M, xs: &[M::F]) -> Vec<M::F> {
+/// the same results, bit for bit, unless `relaxed` (a two-part fast reduction, for results
+/// rounded to 16 bits: [`trig_reduce_fast`]).
+pub fn sin_lanes<M: MathOps + ?Sized>(m: &mut M, xs: &[M::F], relaxed: bool) -> Vec<M::F> {
     let axs: Vec<M::F> = xs.iter().map(|&x| m.fabs(x)).collect();
-    let reduced = trig_reduce(m, &axs);
+    let reduced = trig_reduce(m, &axs, relaxed);
     xs.iter()
         .zip(reduced)
         .map(|(&x, (r, q))| {
@@ -502,10 +512,11 @@ pub fn sin_lanes<M: MathOps + ?Sized>(m: &mut M, xs: &[M::F]) -> Vec<M::F> {
         .collect()
 }
 
-/// [`cos`] of each of `xs`, with one slow-path branch for them all.
-pub fn cos_lanes<M: MathOps + ?Sized>(m: &mut M, xs: &[M::F]) -> Vec<M::F> {
+/// [`cos`] of each of `xs`, with one slow-path branch for them all (`relaxed` as for
+/// [`sin_lanes`]).
+pub fn cos_lanes<M: MathOps + ?Sized>(m: &mut M, xs: &[M::F], relaxed: bool) -> Vec<M::F> {
     let axs: Vec<M::F> = xs.iter().map(|&x| m.fabs(x)).collect();
-    trig_reduce(m, &axs)
+    trig_reduce(m, &axs, relaxed)
         .into_iter()
         .map(|(r, q)| {
             let one = m.i(1);
