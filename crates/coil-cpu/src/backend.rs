@@ -410,7 +410,15 @@ impl Backend for CpuBackend {
     }
 
     fn sched_config(&self) -> coil_sched::SchedConfig {
-        coil_sched::SchedConfig::cpu()
+        coil_sched::SchedConfig {
+            // A matmul's epilogue inside its oneDNN call saves a pass over the whole product
+            // (its write and read); the ordinary fusions that would otherwise go first share
+            // far less (a bias vector read by several consumers), and once they have merged
+            // the consumers, none can join its matmul. So template epilogues go first here
+            // (Inductor's `epilogue_fusion_first`, false by default).
+            epilogue_fusion_first: true,
+            ..coil_sched::SchedConfig::cpu()
+        }
     }
 
     fn build_options(&self) -> coil_codegen::BuildOptions {

@@ -62,6 +62,26 @@ pub struct SchedConfig {
     /// A reduction whose rows have at most this many elements is persistent (`per`: the whole
     /// row at once), otherwise looped (`red`). Inductor's GPU limit is 1024.
     pub persistent_reduction_max_rnumel: usize,
+    /// Library calls that take pointwise epilogues, and which ([`Template`]): Inductor's
+    /// template nodes. Empty: every extern node is a plain `ExternKernelSchedulerNode`.
+    pub templates: Vec<Template>,
+    /// Fuse templates with their epilogues at all (Inductor's `epilogue_fusion`, true).
+    pub epilogue_fusion: bool,
+    /// Score template epilogues above other fusions (Inductor's `epilogue_fusion_first`,
+    /// false: ordinary fusions with shared data go first, the template pairs after).
+    pub epilogue_fusion_first: bool,
+}
+
+/// A library call that applies pointwise epilogues to its output while it is in cache (a
+/// matmul or convolution with post-ops): Inductor's template node. The backend's lowering
+/// names the buffers it could take; the scheduler decides which do join (`can_fuse` and the
+/// fusion scores treat the pair as Inductor treats a template and its epilogue).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    /// The library call's buffer.
+    pub node: coil_lower::BufferId,
+    /// The pointwise buffers it can apply, in the order it would.
+    pub epilogue: Vec<coil_lower::BufferId>,
 }
 
 impl SchedConfig {
@@ -81,6 +101,9 @@ impl SchedConfig {
             cpp_max_horizontal_fusion_size: 16,
             min_overlap_ratio: 0.5,
             persistent_reduction_max_rnumel: 1024,
+            templates: Vec::new(),
+            epilogue_fusion: true,
+            epilogue_fusion_first: false,
         }
     }
 

@@ -165,6 +165,12 @@ impl Schedule<'_> {
         if a == b {
             return Err(WhyNoFuse::SameNode);
         }
+        if self.template_of(a).is_some() {
+            return self.can_fuse_template(a, b);
+        }
+        if self.template_of(b).is_some() {
+            return Err(WhyNoFuse::TemplatePrologue);
+        }
         let (na, nb) = (&self.nodes[a], &self.nodes[b]);
         if na.is_extern_or_nop() {
             return Err(WhyNoFuse::Node1ExternOrNop);
@@ -322,7 +328,7 @@ impl Schedule<'_> {
         let mut group_of: HashMap<BufRef, usize> = HashMap::new();
         for &n in &self.order {
             let node = &self.nodes[n];
-            if node.is_extern_or_nop() {
+            if node.is_extern_or_nop() && self.template_of(n).is_none() {
                 continue;
             }
             for &buf in &node.used_buffers {
@@ -400,7 +406,14 @@ impl Schedule<'_> {
                         self.log_refusal(a, b, &WhyNoFuse::WillCreateCycle);
                         continue;
                     }
-                    let line = format!("fusing {} with {}", self.nodes[a].name, self.nodes[b].name);
+                    let line = if self.template_of(a).is_some() {
+                        format!(
+                            "fusing template {} with epilogue {}",
+                            self.nodes[a].name, self.nodes[b].name
+                        )
+                    } else {
+                        format!("fusing {} with {}", self.nodes[a].name, self.nodes[b].name)
+                    };
                     self.log_line(line);
                     self.fuse_two(a, b, &plan);
                 }

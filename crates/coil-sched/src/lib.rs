@@ -59,11 +59,12 @@ mod schedule;
 mod score;
 mod strategy;
 mod summary;
+mod template;
 mod tvm;
 mod verify;
 mod why;
 
-pub use config::{Device, SchedConfig};
+pub use config::{Device, SchedConfig, Template};
 pub use deps::DepId;
 pub use error::SchedError;
 pub use ids::{NodeId, OpId, OpSet};
@@ -80,6 +81,7 @@ pub use strategy::{
     builtin_strategy_names,
 };
 pub use summary::ScheduleSummary;
+pub use template::{TemplateChoice, template_epilogues};
 pub use tvm::{OpPatternKind, TvmFuseOps, op_pattern};
 pub use why::WhyNoFuse;
 

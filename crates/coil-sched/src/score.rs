@@ -55,8 +55,8 @@ pub trait FusionScorer {
 /// are neither `<` nor `>` nor equal).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FusionScore {
-    /// 2 for ordinary pairs with shared data, 1 for epilogues or no shared data, 0 for
-    /// prologues (coil has no templates yet: 2 or 1).
+    /// 2 for ordinary pairs with shared data, 1 for template epilogues (unless
+    /// `epilogue_fusion_first`) or no shared data, 0 for prologues.
     pub template_score: i64,
     /// 1 when both or neither are reductions and they share data.
     pub node_type_score: i64,
@@ -142,7 +142,11 @@ impl FusionScorer for InductorScorer {
 
     fn score(&self, s: &Schedule<'_>, a: NodeId, b: NodeId) -> FusionScore {
         let (na, nb) = (s.node(a), s.node(b));
-        let memory = s.score_fusion_memory(a, b) as i64;
+        let memory = if s.template_of(a).is_some() {
+            s.template_shared_bytes(a, b) as i64
+        } else {
+            s.score_fusion_memory(a, b) as i64
+        };
         let overlap = if memory == 0 && !na.is_reduction() && !nb.is_reduction() {
             s.buffer_overlap_score(a, b) as i64
         } else {
@@ -151,8 +155,17 @@ impl FusionScorer for InductorScorer {
         let proximity = -(na.min_order() as i64 - nb.max_order() as i64)
             .abs()
             .max((nb.min_order() as i64 - na.max_order() as i64).abs());
+        // Inductor's `score_fusion`: a template as node2 (a prologue) 0; otherwise 1, plus 1
+        // with shared data when node1's being a template matches `epilogue_fusion_first`
+        // (so by default ordinary pairs with shared data come first, template epilogues after).
+        let template_score = if s.template_of(b).is_some() {
+            0
+        } else {
+            let template = s.template_of(a).is_some();
+            1 + i64::from(template == s.config().epilogue_fusion_first && memory > 0)
+        };
         FusionScore {
-            template_score: 1 + i64::from(memory > 0),
+            template_score,
             node_type_score: i64::from(na.is_reduction() == nb.is_reduction() && memory > 0),
             memory_score: memory,
             buffer_overlap_score: overlap,

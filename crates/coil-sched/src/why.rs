@@ -47,6 +47,12 @@ pub enum WhyNoFuse {
     },
     /// A scorer's own refusal (e.g. register pressure).
     Scorer(String),
+    /// A template with a node that is not one of the epilogues its library applies.
+    NotAnEpilogue,
+    /// A template with an epilogue while `epilogue_fusion` is off.
+    EpilogueFusionOff,
+    /// A template as the second node (a prologue: coil's libraries take none).
+    TemplatePrologue,
 }
 
 impl WhyNoFuse {
@@ -103,6 +109,13 @@ impl fmt::Display for WhyNoFuse {
             WhyNoFuse::WillCreateCycle => f.write_str("will create cycle"),
             WhyNoFuse::Backend { reason, .. } => f.write_str(reason),
             WhyNoFuse::Scorer(reason) => f.write_str(reason),
+            WhyNoFuse::NotAnEpilogue => f.write_str(
+                "template epilogue: node2 is not a pointwise op the template's library applies",
+            ),
+            WhyNoFuse::EpilogueFusionOff => {
+                f.write_str("template epilogue: epilogue_fusion is off")
+            }
+            WhyNoFuse::TemplatePrologue => f.write_str("template prologue: node2 is a template"),
         }
     }
 }

@@ -223,7 +223,32 @@ pub fn prepare(
     })?;
 
     let t = Instant::now();
-    let lowered = coil_lower::lower(&transformed, &strategy.lower_config(&base))?;
+    let mut sched_config = options
+        .sched
+        .clone()
+        .unwrap_or_else(|| backend.sched_config());
+    sched_config.backend_name = backend.name().to_string();
+    let loops: &dyn LoopCompat = match &options.loops {
+        Some(l) => l.as_ref(),
+        None => backend.loop_compat(),
+    };
+    let lower_config = strategy.lower_config(&base);
+    let mut lowered = coil_lower::lower(&transformed, &lower_config)?;
+    // Which consumers join their library call as template epilogues: the scheduler's choice.
+    let mut template_log = Vec::new();
+    if let Some(choice) = crate::epilogue::choose(
+        &transformed,
+        &lowered,
+        &lower_config,
+        &sched_config,
+        loops,
+        strategy,
+    )? {
+        template_log = choice.log;
+        if let Some(chosen) = choice.lowered {
+            lowered = chosen;
+        }
+    }
     if options.verify {
         lowered.verify().map_err(|e| CoilError::Verify {
             stage: "lowering",
@@ -235,15 +260,6 @@ pub fn prepare(
     debug.write("ir_pre_fusion.txt", || lowered.ir_pre_fusion())?;
 
     let t = Instant::now();
-    let mut sched_config = options
-        .sched
-        .clone()
-        .unwrap_or_else(|| backend.sched_config());
-    sched_config.backend_name = backend.name().to_string();
-    let loops: &dyn LoopCompat = match &options.loops {
-        Some(l) => l.as_ref(),
-        None => backend.loop_compat(),
-    };
     let sched = coil_sched::schedule(&lowered, sched_config, loops, strategy)?;
     if options.verify {
         sched.verify().map_err(|e| CoilError::Verify {
@@ -255,7 +271,8 @@ pub fn prepare(
     stage_done("scheduling", times.schedule_ms);
     debug.write("ir_post_fusion.txt", || sched.ir_post_fusion())?;
     debug.write("fusion.log", || {
-        let mut log = epilogue_log(&lowered);
+        let mut log = template_log.clone();
+        log.extend(epilogue_log(&lowered));
         log.extend(sched.fusion_log().iter().cloned());
         log.join("\n") + "\n"
     })?;

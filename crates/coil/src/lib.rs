@@ -18,6 +18,7 @@
 //! ```
 
 mod compile;
+mod epilogue;
 mod error;
 mod logs;
 mod model;

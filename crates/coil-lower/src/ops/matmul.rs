@@ -200,6 +200,11 @@ impl Lowerer<'_> {
         if self.config.matmul_post_ops.is_empty() && !self.config.conv_post_ops {
             return Ok(None);
         }
+        if let Some(chosen) = &self.config.epilogue_nodes
+            && !chosen.contains(&node.name)
+        {
+            return Ok(None);
+        }
         let node_arg = |name: &str| match b.get(name) {
             Arg::Node(id) => Some(*id),
             _ => None,

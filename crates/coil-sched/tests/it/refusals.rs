@@ -402,3 +402,70 @@ fn unique_io_buffer_limit() {
         "cannot fuse op0 with op1: fusion_prevent_too_many_reads_and_writes"
     ));
 }
+
+/// Template epilogues (Inductor's template nodes): a library call marked as a template fuses
+/// with the pointwise buffers its library applies, scored below ordinary fusions with shared
+/// data (`template_score` 1 against 2; above them with `epilogue_fusion_first`), logged as
+/// `fusing template`; a node the library does
+/// not apply, the template as node2 (a prologue), and `epilogue_fusion` off are refused.
+#[test]
+fn templates_take_their_epilogues_and_nothing_else() {
+    use coil_sched::{FusionScorer, LoopPlan, Template, template_epilogues};
+    // add (op0) -> mm (op1, extern) -> relu (op2)
+    let l = lower(&zoo("mm_epilogue"), &LowerConfig::cpu());
+    let [b0, b1, b2] = [0, 1, 2].map(|i| l.buffers()[i].id);
+    let with = |epilogue: Vec<coil_lower::BufferId>, on: bool| SchedConfig {
+        templates: vec![Template { node: b1, epilogue }],
+        epilogue_fusion: on,
+        ..SchedConfig::cpu()
+    };
+    let s = Schedule::new(&l, with(vec![b2], true)).unwrap();
+    let [op0, op1, op2] = [s.order()[0], s.order()[1], s.order()[2]];
+    assert!(s.template_of(op1).is_some() && s.template_of(op2).is_none());
+    assert_eq!(
+        s.can_fuse(op1, op2, &CppLoops, &InductorScorer),
+        Ok(LoopPlan::default())
+    );
+    let err = |s: &Schedule<'_>, a, b| s.can_fuse(a, b, &CppLoops, &InductorScorer).unwrap_err();
+    assert_eq!(err(&s, op0, op1), WhyNoFuse::TemplatePrologue);
+    assert_eq!(
+        err(&s, op0, op1).to_string(),
+        "template prologue: node2 is a template"
+    );
+    assert_eq!(InductorScorer.score(&s, op1, op2).template_score, 1);
+    assert_eq!(InductorScorer.score(&s, op0, op1).template_score, 0);
+    // The pair shares the product's bytes (what relu reads of the library call's output).
+    assert_eq!(
+        InductorScorer.score(&s, op1, op2).memory_score,
+        512 * 512 * 4
+    );
+    let first = SchedConfig {
+        epilogue_fusion_first: true,
+        ..with(vec![b2], true)
+    };
+    let first = Schedule::new(&l, first).unwrap();
+    assert_eq!(InductorScorer.score(&first, op1, op2).template_score, 2);
+    let not_listed = Schedule::new(&l, with(vec![b0], true)).unwrap();
+    assert_eq!(err(&not_listed, op1, op2), WhyNoFuse::NotAnEpilogue);
+    let off = Schedule::new(&l, with(vec![b2], false)).unwrap();
+    assert_eq!(
+        err(&off, op1, op2).to_string(),
+        "template epilogue: epilogue_fusion is off"
+    );
+    // The greedy rounds fuse the pair and say so; no fusion strategy fuses nothing.
+    let greedy = InductorGreedy::new(InductorScorer);
+    let choice = template_epilogues(&l, with(vec![b2], true), &CppLoops, &greedy).unwrap();
+    assert_eq!(choice.fused, vec![(b1, vec![b2])]);
+    assert!(
+        choice
+            .log
+            .iter()
+            .any(|line| line == "fusing template op1 with epilogue op2"),
+        "{:?}",
+        choice.log
+    );
+    let none = template_epilogues(&l, with(vec![b2], true), &CppLoops, &NoFusion).unwrap();
+    assert_eq!(none.fused, vec![(b1, vec![])]);
+    let refused = template_epilogues(&l, with(vec![b2], false), &CppLoops, &greedy).unwrap();
+    assert_eq!(refused.fused, vec![(b1, vec![])]);
+}
