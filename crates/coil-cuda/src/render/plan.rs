@@ -123,6 +123,9 @@ pub fn only_16_bit_results(k: &Kernel) -> bool {
     !read_by_values && !read_by_accumulators
 }
 
+/// Pointwise kernels reading more buffers than this take one chunk a thread, not two.
+pub const POINTWISE_UNROLL_MAX_INPUTS: usize = 8;
+
 /// The plan for `k` on a device with `caps`.
 pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> KernelPlan {
     let (strategy, block) = choose_strategy(k, caps);
@@ -365,10 +368,19 @@ pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
     let rnumel = k.rnumel();
     if k.reduction_ranges.is_empty() {
         let lanes = chunk_lanes(k, numel);
+        // Two chunks a thread, unless the kernel reads many buffers: ptxas spills two chunks
+        // of such a body (resnet18's bf16 batch norms of a residual pair read ten buffers and
+        // kept 64 registers, spilling 8 bytes).
+        let inputs = k.args.iter().filter(|a| a.role != ArgRole::Output).count();
+        let unroll = if inputs > POINTWISE_UNROLL_MAX_INPUTS {
+            1
+        } else {
+            2
+        };
         return (
             Strategy::Pointwise {
                 lanes,
-                unroll: 2,
+                unroll,
                 reverse: false,
                 one_pass: false,
             },

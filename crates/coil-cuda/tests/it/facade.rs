@@ -256,3 +256,42 @@ fn emulate_precision_casts_rounds_where_eager_rounds_on_the_emulator() {
     let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated());
     emulated_casts_round_where_eager_rounds(&backend).unwrap_or_else(|e| panic!("emulator: {e}"));
 }
+
+/// Every real model cast to bf16 compiles for the H200 and its PTX assembles with `ptxas
+/// -arch=sm_90` without spills (where ptxas is installed): the 16-bit paths of convolutions as
+/// im2col, attention, layer norms, gathers and the rest, at the real models' shapes.
+#[test]
+fn every_real_model_in_bf16_assembles_without_spills() {
+    let Some(ptxas) = crate::ptxas::find_ptxas() else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for real in coil_models::REAL_MODELS {
+        let g = coil_graph::parse(real.text)
+            .and_then(|g| g.cast_to(coil_graph::DType::F32, coil_graph::DType::BF16));
+        let model = g.map_err(|e| e.to_string()).and_then(|g| {
+            coil::compile(&g, Arc::new(CudaBackend::offline()), &Options::default())
+                .map_err(|e| e.to_string())
+        });
+        let model = match model {
+            Ok(m) => m,
+            Err(e) => {
+                failures.push(format!("{}: {e}", real.name));
+                continue;
+            }
+        };
+        let label = format!("{}_bf16", real.name);
+        match crate::ptxas::assemble(&ptxas, &label, &model.source(), "sm_90") {
+            Ok(report)
+                if report
+                    .lines()
+                    .any(|l| l.contains("spill") && !l.contains(" 0 bytes spill stores")) =>
+            {
+                failures.push(format!("{label} spills:\n{report}"));
+            }
+            Ok(_) => {}
+            Err(log) => failures.push(format!("{label} does not assemble:\n{log}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
