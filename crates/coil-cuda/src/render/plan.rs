@@ -124,7 +124,7 @@ pub fn only_16_bit_results(k: &Kernel) -> bool {
 }
 
 /// Pointwise kernels reading more buffers than this take one chunk a thread, not two.
-pub const POINTWISE_UNROLL_MAX_INPUTS: usize = 8;
+pub(crate) const POINTWISE_UNROLL_MAX_INPUTS: usize = 8;
 
 /// The plan for `k` on a device with `caps`.
 pub fn plan_kernel(k: &Kernel, caps: &GpuCaps) -> KernelPlan {
