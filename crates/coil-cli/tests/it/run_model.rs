@@ -370,3 +370,79 @@ fn dtype_runs_the_zoo_in_16_bit_floats() {
         "{err}"
     );
 }
+
+/// The check against given outputs (`--inputs` with `output.<i>`): a 512-deep f32 matmul that
+/// PyTorch summed in another order differs from coil's by more than the fixed tolerance near
+/// zero, yet both are within float32's rounding of the float64 reference, so the check passes
+/// by float64's rule; a real difference still fails.
+#[test]
+fn given_outputs_summed_in_another_order_pass_by_the_float64_rule() {
+    let dir = std::env::temp_dir().join(format!("coil-cli-order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let graph = dir.join("mm.py");
+    std::fs::write(
+        &graph,
+        "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[64, 512]\", w: \"f32[512, 64]\"):\n        mm: \"f32[64, 64]\" = torch.ops.aten.mm.default(x, w);  x = w = None\n        return (mm,)\n",
+    )
+    .unwrap();
+    let mut seed = 12345u64;
+    let mut uniform = |n: usize| -> Vec<f32> {
+        (0..n)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((seed >> 40) as f32 / (1u64 << 24) as f32) * 8.0 - 4.0
+            })
+            .collect()
+    };
+    let (x, w) = (uniform(64 * 512), uniform(512 * 64));
+    // Each dot product summed last term first, in f32 (another order than coil's libraries).
+    let dot = |i: usize, j: usize, forward: bool| -> f32 {
+        let mut acc = 0.0f32;
+        for t in 0..512 {
+            let k = if forward { t } else { 511 - t };
+            acc += x[i * 512 + k] * w[k * 64 + j];
+        }
+        acc
+    };
+    let reversed: Vec<f32> = (0..64 * 64).map(|e| dot(e / 64, e % 64, false)).collect();
+    // The case is one the fixed tolerance (rtol 1e-4, atol 1e-5) cannot hold: two orders differ.
+    let beyond = (0..64 * 64).any(|e| {
+        let (a, b) = (dot(e / 64, e % 64, true), reversed[e]);
+        (a - b).abs() > 1e-5 + 1e-4 * b.abs()
+    });
+    assert!(
+        beyond,
+        "the two summation orders agree within the fixed tolerance"
+    );
+    let write = |out: Vec<f32>| {
+        let file = dir.join("io.safetensors");
+        let t = |v: &[f32], s: Vec<usize>| coil_graph::Tensor::from_f32(v.to_vec(), s).unwrap();
+        coil_graph::Tensor::save_safetensors(
+            &file,
+            &[
+                ("input.x".into(), t(&x, vec![64, 512])),
+                ("input.w".into(), t(&w, vec![512, 64])),
+                ("output.0".into(), t(&out, vec![64, 64])),
+            ],
+        )
+        .unwrap();
+        file
+    };
+    let file = write(reversed.clone());
+    let r = report(&[graph.to_str().unwrap(), "--inputs", file.to_str().unwrap()]);
+    assert_eq!(r["ok"], true, "{r}");
+    let mut wrong = reversed;
+    wrong[100] += 1.0;
+    let file = write(wrong);
+    let (code, out, _) = coil(&[
+        graph.to_str().unwrap(),
+        "--inputs",
+        file.to_str().unwrap(),
+        "--json",
+    ]);
+    let r: Value = serde_json::from_str(&out).expect("one JSON object");
+    assert_eq!((code, &r["ok"]), (1, &Value::Bool(false)), "{r}");
+    let _ = std::fs::remove_dir_all(dir);
+}
