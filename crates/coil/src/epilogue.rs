@@ -70,6 +70,8 @@ pub(crate) fn choose(
             matches!(b.kind, BufferKind::Extern(_))
                 && b.origins.first().is_some_and(|o| o.node == *own)
         }) else {
+            // Not found unfolded: none of its consumers joins it undecided.
+            candidates.extend(folded_in.iter().cloned());
             continue;
         };
         // What the call takes without post-ops (an `addmm`'s bias) is not an epilogue.
