@@ -294,13 +294,14 @@ impl Kernel {
     }
 }
 
-/// Builds a kernel's value DAG with hash-consing: the same expression in the same stage is
-/// one value (CSE of identical loads and expressions).
+/// Builds a kernel's value DAG with hash-consing: the same expression of the same dtype in the
+/// same stage is one value (CSE of identical loads and expressions; a constant 0 of i64 and one
+/// of f32 stay two values).
 #[derive(Debug, Default)]
 pub struct KernelBuilder {
     values: Vec<(KExpr, DType)>,
-    /// Per stage: expression -> value, so CSE never reaches across a loop boundary.
-    dedup: HashMap<(usize, KExpr), ValueId>,
+    /// Per stage: (expression, dtype) -> value, so CSE never reaches across a loop boundary.
+    dedup: HashMap<(usize, KExpr, DType), ValueId>,
     stages: Vec<Stage>,
     accs: u32,
 }
@@ -330,12 +331,12 @@ impl KernelBuilder {
     /// Adds (or finds) a value in the current stage.
     pub fn value(&mut self, e: KExpr, dtype: DType) -> ValueId {
         let stage = self.current_stage();
-        if let Some(&v) = self.dedup.get(&(stage, e.clone())) {
+        if let Some(&v) = self.dedup.get(&(stage, e.clone(), dtype)) {
             return v;
         }
         let v = ValueId(self.values.len() as u32);
         self.values.push((e.clone(), dtype));
-        self.dedup.insert((stage, e), v);
+        self.dedup.insert((stage, e, dtype), v);
         if let Some(s) = self.stages.last_mut() {
             s.values.push(v);
         }
