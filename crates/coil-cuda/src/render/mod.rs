@@ -789,12 +789,6 @@ impl<'k> Emitter<'k> {
             KExpr::Unary(op, a) => {
                 let din = self.k.dtype(a);
                 let ops = [self.lv(a)];
-                if let Lv::Lanes(xs) = &ops[0]
-                    && matches!(op, coil_lower::Op::Sin | coil_lower::Op::Cos)
-                    && Repr::of(din) == Repr::F32
-                {
-                    return Lv::Lanes(self.trig_lanes(op, &xs.clone(), din, dtype));
-                }
                 self.map(&ops, |em, x| em.unary(op, x[0], din, dtype))
             }
             KExpr::Binary(op, a, c) => {

@@ -126,32 +126,25 @@ impl<'k> Emitter<'k> {
     }
 
     /// The loads a prefetching persistent reduction issues a row ahead: each distinct
-    /// unmasked vector load of a read-only buffer that moves along the row and differs
-    /// between rows (what the row holds), by buffer and flat index.
+    /// unmasked vector load of a read-only buffer among the row's loads ([`plan::row_loads`]),
+    /// by buffer and flat index.
     fn prefetched_loads(&mut self, cx: &Lanes) -> Vec<(ArgId, IndexExpr)> {
         let k = self.k;
         let mut keys: Vec<(ArgId, IndexExpr)> = Vec::new();
-        for stage in k.stages.iter().filter(|s| s.kind == StageKind::Reduction) {
-            for &v in &stage.values {
-                let KExpr::Load {
-                    arg,
-                    index,
-                    mask: None,
-                } = k.expr(v)
-                else {
-                    continue;
-                };
-                if !self.read_only[arg.0 as usize] || !index.indirect_nodes().is_empty() {
-                    continue;
-                }
-                let flat = self.flat(index);
-                let mem = k.args[arg.0 as usize].dtype;
-                let shape = lane_shape(&flat, cx.var, i64::from(cx.width));
-                let moves = flat.contains_var(cx.var) && flat.contains_var(outer_var());
-                let key = (*arg, flat);
-                if moves && vector_access(shape, cx.width as usize, mem) && !keys.contains(&key) {
-                    keys.push(key);
-                }
+        for (v, arg, flat) in plan::row_loads(k) {
+            let KExpr::Load { index, mask, .. } = k.expr(v) else {
+                continue;
+            };
+            let mem = k.args[arg.0 as usize].dtype;
+            let shape = lane_shape(&flat, cx.var, i64::from(cx.width));
+            let key = (arg, flat);
+            if mask.is_none()
+                && self.read_only[arg.0 as usize]
+                && index.indirect_nodes().is_empty()
+                && vector_access(shape, cx.width as usize, mem)
+                && !keys.contains(&key)
+            {
+                keys.push(key);
             }
         }
         keys

@@ -479,21 +479,31 @@ pub(crate) fn scans(k: &Kernel) -> bool {
     (0..k.stages.len()).any(|s| k.stage_scans(s))
 }
 
-/// Distinct loads (buffer, index) of reduction stages that move along the row and differ
-/// between rows: what a persistent reduction holds per element.
-pub(super) fn held_loads(k: &Kernel) -> usize {
-    let r = reduction_var();
-    let o = outer_var();
-    let mut seen: Vec<(ArgId, IndexExpr)> = Vec::new();
-    for s in k.stages.iter().filter(|s| s.kind == StageKind::Reduction) {
-        for &v in &s.values {
-            if let KExpr::Load { arg, index, .. } = k.expr(v) {
+/// The loads of `k`'s reduction stages that move along the row and differ between rows, each
+/// with its value and its flat index (repeats included): what a persistent reduction holds
+/// per element, and what a prefetching one loads a row ahead.
+pub(super) fn row_loads(k: &Kernel) -> impl Iterator<Item = (ValueId, ArgId, IndexExpr)> + '_ {
+    let (r, o) = (reduction_var(), outer_var());
+    k.stages
+        .iter()
+        .filter(|s| s.kind == StageKind::Reduction)
+        .flat_map(|s| s.values.iter().copied())
+        .filter_map(move |v| match k.expr(v) {
+            KExpr::Load { arg, index, .. } => {
                 let flat = flatten(k, index);
-                let moves = flat.contains_var(r) && flat.contains_var(o);
-                if moves && !seen.iter().any(|(a, e)| a == arg && *e == flat) {
-                    seen.push((*arg, flat));
-                }
+                (flat.contains_var(r) && flat.contains_var(o)).then_some((v, *arg, flat))
             }
+            _ => None,
+        })
+}
+
+/// Distinct loads (buffer, index) of [`row_loads`]: what a persistent reduction holds per
+/// element.
+pub(super) fn held_loads(k: &Kernel) -> usize {
+    let mut seen: Vec<(ArgId, IndexExpr)> = Vec::new();
+    for (_, arg, flat) in row_loads(k) {
+        if !seen.iter().any(|(a, e)| *a == arg && *e == flat) {
+            seen.push((arg, flat));
         }
     }
     seen.len().max(1)

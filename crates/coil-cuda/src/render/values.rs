@@ -125,13 +125,6 @@ fn cmp_of(op: Op) -> Option<Cmp> {
     })
 }
 
-/// Slots that share one slow-path test and branch of `sin`/`cos` ([`Emitter::trig_lanes`]).
-/// Fewer branches are fewer instructions, but every slot of a group stays live across the
-/// branch: on the H200, bf16 `chain` (pointwise `sin`, bound by its instructions at half the
-/// bytes of f32) with groups of eight held 70 registers a thread and ran in 79.8 µs, against
-/// 76.1 µs with a branch per slot (40 registers).
-const TRIG_GROUP: usize = 1;
-
 impl Emitter<'_> {
     /// `v` in a register of `repr` (immediates get a `mov`).
     pub(crate) fn reg(&mut self, repr: Repr, v: Val) -> Reg {
@@ -297,6 +290,10 @@ impl Emitter<'_> {
                         let t = b.mul(Ty::F32, a, std::f32::consts::LOG2_E);
                         b.ex2_approx(t).into()
                     }
+                    // The two-part reduction (below 4e-10 absolute): one FMA less an element
+                    // for a pointwise `sin`, bound by its instructions at 16-bit bytes.
+                    Op::Sin if self.fast_math => math::sin_relaxed(b, Val::Reg(a)),
+                    Op::Cos if self.fast_math => math::cos_relaxed(b, Val::Reg(a)),
                     _ => match math_fn(op) {
                         Some(f) => f.apply(b, Val::Reg(a), Val::Imm(Imm::F32(0.0))),
                         None => {
@@ -392,29 +389,6 @@ impl Emitter<'_> {
         } else {
             self.cast(r, Repr::of(din).dtype(), dout)
         }
-    }
-
-    /// `sin` or `cos` (`op`) of every slot of a thread's lanes, as f32: the math library's
-    /// routine with one slow-path test and branch per [`TRIG_GROUP`] slots (the same results,
-    /// bit for bit), and with [`KernelPlan::fast_math`](super::KernelPlan::fast_math) its
-    /// two-part fast reduction (an error far below a 16-bit ulp).
-    pub(crate) fn trig_lanes(&mut self, op: Op, xs: &[Val], din: DType, dout: DType) -> Vec<Val> {
-        let mut out = Vec::with_capacity(xs.len());
-        for group in xs.chunks(TRIG_GROUP) {
-            let regs: Vec<Val> = group
-                .iter()
-                .map(|&x| Val::Reg(self.reg(Repr::F32, x)))
-                .collect();
-            let ys = if op == Op::Sin {
-                math::sin_lanes(&mut self.b, &regs, self.fast_math)
-            } else {
-                math::cos_lanes(&mut self.b, &regs, self.fast_math)
-            };
-            for y in ys {
-                out.push(self.float_result(y, din, dout));
-            }
-        }
-        out
     }
 
     /// `xs / d` in f32 for a divisor `d` the same in every slot (a row's sum, in softmax), with

@@ -492,10 +492,9 @@ fn a_kernel_rereading_a_big_input_walks_backwards() {
     assert!(!walk_backwards(&chain, &caps).contains(&true));
 }
 
-/// `sin` and `cos` of a thread's vector lanes share one slow-path branch (Payne-Hanek for the
-/// lanes at or beyond 105615, taken when any lane needs it): every lane still equals the math
-/// library's scalar routine bit for bit, whatever mix of small, huge, infinite and NaN values
-/// shares a branch.
+/// `sin` and `cos` of a thread's vector lanes (one comparison for the slow path; infinities
+/// through Payne-Hanek to NaN): every lane equals the math library's scalar routine bit for
+/// bit, whatever mix of small, huge, infinite and NaN values a vector holds.
 #[test]
 fn sin_and_cos_of_lanes_match_the_scalar_routine_bit_for_bit() {
     use coil_cuda::math::{Host, cos, sin};

@@ -331,40 +331,22 @@ const COS_P: [f32; 3] = [2.443_315_7e-5, -1.388_731_6e-3, 4.166_664_6e-2];
 /// 1.5 · 2^23: added to a float below 2^22 in magnitude, rounds it to an integer.
 const ROUND_MAGIC: f32 = 12_582_912.0;
 
-/// Reduces each `ax` (>= 0) to `r` in about [-π/4, π/4] and the quadrant `q` with
-/// `ax = q π/2 + r (mod 2π)`: the three-part reduction for all, then one branch, taken when
-/// any of them is at or beyond [`TRIG_FAST_LIMIT`], that redoes those with Payne-Hanek. A
-/// vector of eight lanes pays one comparison and one branch instead of eight.
-fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, axs: &[M::F], relaxed: bool) -> Vec<(M::F, M::I)> {
-    let fast: Vec<(M::F, M::I)> = axs
-        .iter()
-        .map(|&ax| trig_reduce_fast(m, ax, relaxed))
-        .collect();
-    // Infinities take the slow path too, which turns them into NaN; NaN compares false (and
-    // `max` passes over it) and stays on the fast path, which keeps it NaN.
+/// Reduces `ax` (>= 0) to `r` in about [-π/4, π/4] and the quadrant `q` with
+/// `ax = q π/2 + r (mod 2π)`: the three-part reduction (two with `relaxed`), or Payne-Hanek
+/// in a branch at or beyond [`TRIG_FAST_LIMIT`]. (Sharing that branch among a thread's lanes
+/// was measured on the H200: fewer instructions, but every lane's reduced argument stays live
+/// across it, and bf16 `chain` ran slower.)
+fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, ax: M::F, relaxed: bool) -> (M::F, M::I) {
+    let fast = trig_reduce_fast(m, ax, relaxed);
+    // One comparison: infinities take the slow path too, which turns them into NaN (NaN
+    // compares false and stays on the fast path, which keeps it NaN).
     let limit = m.f(TRIG_FAST_LIMIT);
-    let mut largest = axs[0];
-    for &ax in &axs[1..] {
-        largest = m.fmax(largest, ax);
-    }
-    let any_slow = m.fcmp(Cmp::Ge, largest, limit);
-    let axs = axs.to_vec();
-    m.branch(any_slow, fast.clone(), move |m| {
-        axs.iter()
-            .zip(fast)
-            .map(|(&ax, (r, q))| {
-                let limit = m.f(TRIG_FAST_LIMIT);
-                let slow = m.fcmp(Cmp::Ge, ax, limit);
-                // The lanes that keep their fast result reduce the limit instead: Payne-Hanek
-                // reads its table at an offset from the exponent, in bounds only from 2^16 up.
-                let big = m.fsel(slow, ax, limit);
-                let (rs, qs) = payne_hanek(m, big);
-                // big - big: 0 for finite values, NaN for infinity.
-                let nan_if_inf = m.fsub(big, big);
-                let rs = m.fadd(rs, nan_if_inf);
-                (m.fsel(slow, rs, r), m.isel(slow, qs, q))
-            })
-            .collect()
+    let slow = m.fcmp(Cmp::Ge, ax, limit);
+    m.branch(slow, fast, |m| {
+        let (r, q) = payne_hanek(m, ax);
+        // ax - ax: 0 for finite ax, NaN for infinity.
+        let nan_if_inf = m.fsub(ax, ax);
+        (m.fadd(r, nan_if_inf), q)
     })
 }
 
@@ -487,44 +469,41 @@ fn trig_finish<M: MathOps + ?Sized>(m: &mut M, r: M::F, q: M::I, sign_bits: M::I
 
 /// Sine, accurate over the whole f32 range (Payne-Hanek above 105615).
 pub fn sin<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
-    sin_lanes(m, &[x], false)[0]
+    sin_reduced(m, x, false)
 }
 
 /// Cosine, accurate over the whole f32 range (Payne-Hanek above 105615).
 pub fn cos<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
-    cos_lanes(m, &[x], false)[0]
+    cos_reduced(m, x, false)
 }
 
-/// [`sin`] of each of `xs` (a kernel's vector lanes), with one slow-path branch for them all;
-/// the same results, bit for bit, unless `relaxed` (a two-part fast reduction, for results
-/// rounded to 16 bits: [`trig_reduce_fast`]).
-pub fn sin_lanes<M: MathOps + ?Sized>(m: &mut M, xs: &[M::F], relaxed: bool) -> Vec<M::F> {
-    let axs: Vec<M::F> = xs.iter().map(|&x| m.fabs(x)).collect();
-    let reduced = trig_reduce(m, &axs, relaxed);
-    xs.iter()
-        .zip(reduced)
-        .map(|(&x, (r, q))| {
-            let xb = m.fbits(x);
-            let sign_mask = m.i(i32::MIN);
-            let sign = m.iand(xb, sign_mask);
-            trig_finish(m, r, q, sign)
-        })
-        .collect()
+/// [`sin`] for results rounded to 16 bits: the fast reduction in two parts
+/// ([`trig_reduce_fast`]).
+pub fn sin_relaxed<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
+    sin_reduced(m, x, true)
 }
 
-/// [`cos`] of each of `xs`, with one slow-path branch for them all (`relaxed` as for
-/// [`sin_lanes`]).
-pub fn cos_lanes<M: MathOps + ?Sized>(m: &mut M, xs: &[M::F], relaxed: bool) -> Vec<M::F> {
-    let axs: Vec<M::F> = xs.iter().map(|&x| m.fabs(x)).collect();
-    trig_reduce(m, &axs, relaxed)
-        .into_iter()
-        .map(|(r, q)| {
-            let one = m.i(1);
-            let q = m.iadd(q, one);
-            let zero = m.i(0);
-            trig_finish(m, r, q, zero)
-        })
-        .collect()
+/// [`cos`] for results rounded to 16 bits, as [`sin_relaxed`].
+pub fn cos_relaxed<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
+    cos_reduced(m, x, true)
+}
+
+fn sin_reduced<M: MathOps + ?Sized>(m: &mut M, x: M::F, relaxed: bool) -> M::F {
+    let ax = m.fabs(x);
+    let (r, q) = trig_reduce(m, ax, relaxed);
+    let xb = m.fbits(x);
+    let sign_mask = m.i(i32::MIN);
+    let sign = m.iand(xb, sign_mask);
+    trig_finish(m, r, q, sign)
+}
+
+fn cos_reduced<M: MathOps + ?Sized>(m: &mut M, x: M::F, relaxed: bool) -> M::F {
+    let ax = m.fabs(x);
+    let (r, q) = trig_reduce(m, ax, relaxed);
+    let one = m.i(1);
+    let q = m.iadd(q, one);
+    let zero = m.i(0);
+    trig_finish(m, r, q, zero)
 }
 
 // ---- sqrt, rsqrt --------------------------------------------------------------------------

@@ -28,7 +28,7 @@ mod funcs;
 mod ops;
 
 pub use funcs::{
-    cos, cos_lanes, erf, exp, log, log1p, pow, rsqrt, sigmoid, sin, sin_lanes, sqrt, tanh,
+    cos, cos_relaxed, erf, exp, log, log1p, pow, rsqrt, sigmoid, sin, sin_relaxed, sqrt, tanh,
 };
 pub use ops::{Host, MathOps, Table};
 

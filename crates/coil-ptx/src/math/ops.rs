@@ -104,14 +104,13 @@ pub trait MathOps {
     fn pnot(&mut self, a: Self::P) -> Self::P;
 
     /// `if p { body() } else { default }`, with `body` really skipped when `p` is false (a
-    /// branch in PTX): for slow paths that are rarely taken. Carries any number of
-    /// (float, integer) pairs; `body` gives as many as `default` holds.
+    /// branch in PTX): for slow paths that are rarely taken.
     fn branch(
         &mut self,
         p: Self::P,
-        default: Vec<(Self::F, Self::I)>,
-        body: impl FnOnce(&mut Self) -> Vec<(Self::F, Self::I)>,
-    ) -> Vec<(Self::F, Self::I)>;
+        default: (Self::F, Self::I),
+        body: impl FnOnce(&mut Self) -> (Self::F, Self::I),
+    ) -> (Self::F, Self::I);
 }
 
 /// A module-scope table of 64-bit constants (the bits of 2/π).
@@ -341,9 +340,9 @@ impl MathOps for Host {
     fn branch(
         &mut self,
         p: bool,
-        default: Vec<(f32, u32)>,
-        body: impl FnOnce(&mut Self) -> Vec<(f32, u32)>,
-    ) -> Vec<(f32, u32)> {
+        default: (f32, u32),
+        body: impl FnOnce(&mut Self) -> (f32, u32),
+    ) -> (f32, u32) {
         if p { body(self) } else { default }
     }
 }
@@ -563,23 +562,17 @@ impl MathOps for KernelBuilder {
     fn branch(
         &mut self,
         p: Reg,
-        default: Vec<(Val, Val)>,
-        body: impl FnOnce(&mut Self) -> Vec<(Val, Val)>,
-    ) -> Vec<(Val, Val)> {
-        let regs: Vec<(Reg, Reg)> = default
-            .into_iter()
-            .map(|(f, i)| (self.mov(Ty::F32, f), self.mov(Ty::B32, i)))
-            .collect();
+        default: (Val, Val),
+        body: impl FnOnce(&mut Self) -> (Val, Val),
+    ) -> (Val, Val) {
+        let f = self.mov(Ty::F32, default.0);
+        let i = self.mov(Ty::B32, default.1);
         let skip = self.label("slow_path_done");
         self.bra_unless(p, &skip);
-        let taken = body(self);
-        for (&(f, i), (bf, bi)) in regs.iter().zip(taken) {
-            self.assign(Ty::F32, f, bf);
-            self.assign(Ty::B32, i, bi);
-        }
+        let (bf, bi) = body(self);
+        self.assign(Ty::F32, f, bf);
+        self.assign(Ty::B32, i, bi);
         self.place(&skip);
-        regs.into_iter()
-            .map(|(f, i)| (f.into(), i.into()))
-            .collect()
+        (f.into(), i.into())
     }
 }
