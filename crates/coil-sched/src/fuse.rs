@@ -215,11 +215,7 @@ impl Schedule<'_> {
                 names.push(d.buffer());
             }
         }
-        let produced_by_a = |buf: BufRef| match buf {
-            BufRef::Buffer(x) => na.op_set.contains(crate::OpId::of_buffer(x)),
-            BufRef::Input(_) | BufRef::IndexChecks => false,
-        };
-        if names.iter().any(|&n| produced_by_a(n)) {
+        if names.iter().any(|&n| na.produces(n)) {
             return Err(WhyNoFuse::MemoryDepsDidNotMatch);
         }
         for n in names {

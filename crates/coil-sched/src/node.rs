@@ -232,6 +232,14 @@ impl SchedNode {
         self.group
     }
 
+    /// Whether one of its operations computes `buf` (never a graph input).
+    pub fn produces(&self, buf: BufRef) -> bool {
+        match buf {
+            BufRef::Buffer(x) => self.op_set.contains(OpId::of_buffer(x)),
+            BufRef::Input(_) | BufRef::IndexChecks => false,
+        }
+    }
+
     /// True when it reduces (for a fused node: when any member does).
     pub fn is_reduction(&self) -> bool {
         self.is_reduction

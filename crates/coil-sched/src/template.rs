@@ -37,10 +37,7 @@ impl Schedule<'_> {
             .norm
             .reads
             .iter()
-            .filter(|&&d| match self.deps.buffer(d) {
-                coil_lower::BufRef::Buffer(x) => na.op_set.contains(crate::OpId::of_buffer(x)),
-                _ => false,
-            })
+            .filter(|&&d| na.produces(self.deps.buffer(d)))
             .map(|&d| self.deps.bytes(d))
             .sum()
     }
