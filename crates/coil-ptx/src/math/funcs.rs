@@ -327,33 +327,54 @@ static TWO_OVER_PI_BITS: Table = Table {
 const SIN_P: [f32; 3] = [-1.951_529_6e-4, 8.332_161e-3, -1.666_665_5e-1];
 /// cos(r) = 1 - r²/2 + r⁴ C(r²) on [-π/4, π/4] (Cephes cosf).
 const COS_P: [f32; 3] = [2.443_315_7e-5, -1.388_731_6e-3, 4.166_664_6e-2];
+/// π/2 in three parts, each truncated (so all positive: `0 · -part` is `-0`, which keeps a
+/// reduced `-0` negative): 18, 24 and 24 significant bits; 2e-21 left over.
+const HALF_PI_PARTS: [f32; 3] = [1.570_793_2, 3.174_939_4e-6, 6.223_372e-14];
+/// sin(r) = r (1 + z P(z)), z = r², on |r| <= 1.58: minimax for relative error (6.4e-9 before rounding
+/// the coefficients to f32), fitted by `tools/fit_sin_poly.py`.
+const SIN_HALF_P: [f32; 4] = [2.604_023_8e-6, -1.980_884_7e-4, 8.333_056e-3, -1.666_666e-1];
 
 /// 1.5 · 2^23: added to a float below 2^22 in magnitude, rounds it to an integer.
 const ROUND_MAGIC: f32 = 12_582_912.0;
 
 /// Reduces `ax` (>= 0) to `r` in about [-π/4, π/4] and the quadrant `q` with
-/// `ax = q π/2 + r (mod 2π)`: the three-part reduction (two with `relaxed`), or Payne-Hanek
-/// in a branch at or beyond [`TRIG_FAST_LIMIT`]. (Sharing that branch among a thread's lanes
-/// was measured on the H200: fewer instructions, but every lane's reduced argument stays live
-/// across it, and bf16 `chain` ran slower.)
-fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, ax: M::F, relaxed: bool) -> (M::F, M::I) {
-    let fast = trig_reduce_fast(m, ax, relaxed);
-    // One comparison: infinities take the slow path too, which turns them into NaN (NaN
-    // compares false and stays on the fast path, which keeps it NaN).
+/// `ax = q π/2 + r (mod 2π)`: the three-part reduction, or Payne-Hanek in a branch at or
+/// beyond [`TRIG_FAST_LIMIT`]. (Sharing that branch among a thread's lanes was measured on the
+/// H200: fewer instructions, but every lane's reduced argument stays live across it, and bf16
+/// `chain` ran slower.)
+fn trig_reduce<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> (M::F, M::I) {
+    let fast = trig_reduce_fast(m, ax);
+    let slow = trig_is_slow(m, ax);
+    m.branch(slow, fast, |m| trig_reduce_slow(m, ax))
+}
+
+/// Whether `ax` (>= 0) takes the slow path. One comparison: infinities take it too, which
+/// turns them into NaN (NaN compares false and stays on the fast path, which keeps it NaN).
+fn trig_is_slow<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> M::P {
     let limit = m.f(TRIG_FAST_LIMIT);
-    let slow = m.fcmp(Cmp::Ge, ax, limit);
-    m.branch(slow, fast, |m| {
-        let (r, q) = payne_hanek(m, ax);
-        // ax - ax: 0 for finite ax, NaN for infinity.
-        let nan_if_inf = m.fsub(ax, ax);
-        (m.fadd(r, nan_if_inf), q)
-    })
+    m.fcmp(Cmp::Ge, ax, limit)
+}
+
+/// Payne-Hanek's `(r, q)` for `ax` at or beyond [`TRIG_FAST_LIMIT`]; NaN for infinity.
+fn trig_reduce_slow<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> (M::F, M::I) {
+    let (r, q) = payne_hanek(m, ax);
+    // ax - ax: 0 for finite ax, NaN for infinity.
+    let nan_if_inf = m.fsub(ax, ax);
+    (m.fadd(r, nan_if_inf), q)
+}
+
+/// `ax - k PIO2` in three parts (Cody-Waite): exact for `k` from `|x| <` [`TRIG_FAST_LIMIT`].
+fn minus_pio2_times<M: MathOps + ?Sized>(m: &mut M, k: M::F, ax: M::F) -> M::F {
+    let c = m.f(-PIO2_1);
+    let r = m.ffma(k, c, ax);
+    let c = m.f(-PIO2_2);
+    let r = m.ffma(k, c, r);
+    let c = m.f(-PIO2_3);
+    m.ffma(k, c, r)
 }
 
 /// The three-part (Cody-Waite) reduction of `ax` (>= 0): exact below [`TRIG_FAST_LIMIT`].
-/// `relaxed` leaves out the third part: an absolute error below 67000 · 5.4e-15 < 4e-10 in
-/// the reduced argument, for results that are rounded to 16 bits.
-fn trig_reduce_fast<M: MathOps + ?Sized>(m: &mut M, ax: M::F, relaxed: bool) -> (M::F, M::I) {
+fn trig_reduce_fast<M: MathOps + ?Sized>(m: &mut M, ax: M::F) -> (M::F, M::I) {
     // j = round(ax · 2/π) by adding 1.5·2^23 in the fma (ulp 1 there), and the quadrant from
     // that sum's low mantissa bits (2^22 + j, so bits mod 4 = j mod 4): no conversions, which
     // issue at a quarter of the FMA rate. Exact for ax · 2/π < 2^22, far above the fast
@@ -362,16 +383,7 @@ fn trig_reduce_fast<M: MathOps + ?Sized>(m: &mut M, ax: M::F, relaxed: bool) -> 
     let magic = m.f(ROUND_MAGIC);
     let t = m.ffma(ax, c, magic);
     let j = m.fsub(t, magic);
-    let c = m.f(-PIO2_1);
-    let r = m.ffma(j, c, ax);
-    let c = m.f(-PIO2_2);
-    let r = m.ffma(j, c, r);
-    let r = if relaxed {
-        r
-    } else {
-        let c = m.f(-PIO2_3);
-        m.ffma(j, c, r)
-    };
+    let r = minus_pio2_times(m, j, ax);
     (r, m.fbits(t))
 }
 
@@ -469,37 +481,105 @@ fn trig_finish<M: MathOps + ?Sized>(m: &mut M, r: M::F, q: M::I, sign_bits: M::I
 
 /// Sine, accurate over the whole f32 range (Payne-Hanek above 105615).
 pub fn sin<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
-    sin_reduced(m, x, false)
+    sin_reduced(m, x)
 }
 
 /// Cosine, accurate over the whole f32 range (Payne-Hanek above 105615).
 pub fn cos<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
-    cos_reduced(m, x, false)
+    cos_reduced(m, x)
 }
 
-/// [`sin`] for results rounded to 16 bits: the fast reduction in two parts
-/// ([`trig_reduce_fast`]).
+/// Sine for results that are rounded to 16 bits ([`trig_half_period`]).
 pub fn sin_relaxed<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
-    sin_reduced(m, x, true)
+    trig_half_period(m, x, false)
 }
 
-/// [`cos`] for results rounded to 16 bits, as [`sin_relaxed`].
+/// Cosine for results that are rounded to 16 bits ([`trig_half_period`]).
 pub fn cos_relaxed<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
-    cos_reduced(m, x, true)
+    trig_half_period(m, x, true)
 }
 
-fn sin_reduced<M: MathOps + ?Sized>(m: &mut M, x: M::F, relaxed: bool) -> M::F {
+/// sin (or cos) with one reduction by π and one odd polynomial, [`SIN_HALF_P`], about 9
+/// instructions fewer than [`sin`]'s quadrant pair of polynomials and its select: for sin,
+/// `x = 2n · π/2 + r` with `n = round(x/π)` and `sin x = (-1)^n sin r`; for cos,
+/// `|x| = (2n + 1) · π/2 + r` with `n = round(|x|/π - 1/2)` and `cos x = (-1)^(n+1) sin r`
+/// (relative accuracy where cos is near zero, which an even polynomial would lose). `|r|`
+/// stays below 1.575 (π/2 and the rounding of 1/π at the fast path's limit). Under 3 ulp of
+/// f32 (`tests/it/math_accuracy.rs`), far below a 16-bit result's rounding. The slow path is
+/// [`sin`]'s. sin reduces the signed `x` (its sign needs no instructions of its own): the parts
+/// of π/2 are all positive and the polynomial is `r (1 + z P)`, so `x = -0` stays `-0`.
+fn trig_half_period<M: MathOps + ?Sized>(m: &mut M, x: M::F, is_cos: bool) -> M::F {
     let ax = m.fabs(x);
-    let (r, q) = trig_reduce(m, ax, relaxed);
+    let inv_pi = m.f(std::f32::consts::FRAC_1_PI);
+    let magic = m.f(ROUND_MAGIC);
+    // n = round(...) as in trig_reduce_fast; t's low mantissa bit is n's parity (n may be
+    // negative for sin: t = 1.5·2^23 + n keeps its exponent).
+    let (t, r) = if is_cos {
+        let half = m.f(-0.5);
+        let h = m.ffma(ax, inv_pi, half);
+        let t = m.fadd(h, magic);
+        let n = m.fsub(t, magic);
+        let two = m.f(2.0);
+        let one = m.f(1.0);
+        let k = m.ffma(n, two, one);
+        (t, minus_parts_times(m, k, ax, 1.0))
+    } else {
+        let t = m.ffma(x, inv_pi, magic);
+        let n = m.fsub(t, magic);
+        (t, minus_parts_times(m, n, x, 2.0))
+    };
+    let z = m.fmul(r, r);
+    let p = horner(m, z, &SIN_HALF_P);
+    let one = m.f(1.0);
+    let w = m.ffma(z, p, one);
+    let v = m.fmul(r, w);
+    // The sign: n's parity, flipped for cos.
+    let tb = m.fbits(t);
+    let c31 = m.i(31);
+    let odd = m.ishl(tb, c31);
+    let sign = if is_cos {
+        let sign_bit = m.i(i32::MIN);
+        m.ixor(odd, sign_bit)
+    } else {
+        odd
+    };
+    let vb = m.fbits(v);
+    let vb = m.ixor(vb, sign);
+    let fast = m.ffrombits(vb);
+    let slow = trig_is_slow(m, ax);
+    let unused = m.i(0);
+    let (y, _) = m.branch(slow, (fast, unused), |m| {
+        let y = if is_cos { cos(m, x) } else { sin(m, x) };
+        (y, unused)
+    });
+    y
+}
+
+/// `x - k · scale · π/2` in three positive parts of π/2 ([`HALF_PI_PARTS`]), `scale` 1 or 2
+/// (exact scalings of the parts): the first is exact for `|k| < 2^17` (18 significant bits
+/// against the fma's exact product), the error of the rest below 2^-70 for the fast path's
+/// `k`.
+fn minus_parts_times<M: MathOps + ?Sized>(m: &mut M, k: M::F, x: M::F, scale: f32) -> M::F {
+    let mut r = x;
+    for part in HALF_PI_PARTS {
+        let c = m.f(-part * scale);
+        r = m.ffma(k, c, r);
+    }
+    r
+}
+
+fn sin_reduced<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
+    let ax = m.fabs(x);
+    let (r, q) = trig_reduce(m, ax);
     let xb = m.fbits(x);
     let sign_mask = m.i(i32::MIN);
     let sign = m.iand(xb, sign_mask);
     trig_finish(m, r, q, sign)
 }
 
-fn cos_reduced<M: MathOps + ?Sized>(m: &mut M, x: M::F, relaxed: bool) -> M::F {
+fn cos_reduced<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
     let ax = m.fabs(x);
-    let (r, q) = trig_reduce(m, ax, relaxed);
+    let (r, q) = trig_reduce(m, ax);
     let one = m.i(1);
     let q = m.iadd(q, one);
     let zero = m.i(0);
