@@ -89,6 +89,24 @@ def main():
         stream = r.get_stream()
         out["native_run_device"] = per_call_us(lambda: r.model.run_device(ptrs, outs, stream))
         out["native_run_device_sync"] = per_call_us(lambda: r.model.run_device(ptrs, outs, None))
+        # coil's matmuls through classic cuBLAS and through cuBLASLt: both compiled, then their
+        # native calls timed in turn, five rounds (the medians; drift falls on both alike).
+        native = {}
+        for gemm in ("classic", "lt"):
+            torch._dynamo.reset()
+            runners.clear()
+            g = torch.compile(m, backend="coil", dynamic=False, options={"gemm": gemm})
+            g(*xs)
+            rg = runners[0]
+            ptrs_g = [a.data_ptr() for a in ins] + rg.const_ptrs
+            native[gemm] = (rg, ptrs_g)
+        rounds = {"classic": [], "lt": []}
+        for _ in range(5):
+            for gemm, (rg, ptrs_g) in native.items():
+                rounds[gemm].append(per_call_us(lambda: rg.model.run_device(ptrs_g, outs, stream)))
+        for gemm, v in rounds.items():
+            out[f"native_run_device_{gemm}"] = sorted(v)[len(v) // 2]
+            out[f"native_run_device_{gemm}_rounds"] = v
         out["empty"] = per_call_us(lambda: torch.empty((n, n), device="cuda", dtype=dtype))
         out["get_stream"] = per_call_us(r.get_stream)
         out["data_ptrs"] = per_call_us(lambda: [a.data_ptr() for a in ins])

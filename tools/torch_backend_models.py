@@ -10,7 +10,9 @@ Two figures per call, median of --calls after --warmup calls, no_grad, static sh
 `call_us`, each call timed from Python to its result being ready (torch.cuda.synchronize after
 each: what a loop that looks at every result sees), and `queued_us`, --calls calls issued back to
 back then one synchronize, divided by --calls (what a loop that does not wait sees: host
-overhead, or the device time when that is longer).
+overhead, or the device time when that is longer). With --rounds R > 1 the backends of a model
+are all compiled first and then timed in turn R times (A, B, A, B, ...): drift on the machine
+falls on each alike, and each figure is the median round (`queued_range` gives the spread).
 """
 
 import argparse
@@ -62,10 +64,30 @@ def models(sets):
                 yield name, make, lambda shape=shape: [torch.randint(0, 1000, shape)]
 
 
+def report(name, backend, rounds, first_s, err):
+    """One JSON line: the median over `rounds` of (call_us, queued_us)."""
+    us = statistics.median(r[0] for r in rounds)
+    queued = statistics.median(r[1] for r in rounds)
+    print(json.dumps({"model": name, "device": REPORT["dev"], "dtype": REPORT["dtype"],
+                      "backend": backend, "call_us": round(us, 1), "queued_us": round(queued, 1),
+                      "rounds": len(rounds),
+                      "queued_range": [round(min(r[1] for r in rounds), 1),
+                                       round(max(r[1] for r in rounds), 1)],
+                      "gb_s": round(REPORT["moved"] / queued / 1e3, 1),
+                      "copy_gb_s": round(REPORT["copy_gbs"], 1),
+                      "first_call_s": round(first_s, 2),
+                      "max_abs_err": err}), flush=True)
+
+
+REPORT = {}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--calls", type=int, default=50)
+    p.add_argument("--rounds", type=int, default=1, help="with more than 1: every backend "
+                   "compiled first, then timed in turn, round after round; the medians")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--backends", default="coil,inductor,eager")
     p.add_argument("--sets", default="article,large,real")
@@ -97,19 +119,31 @@ def main():
             dst = torch.empty_like(src)
             copy_us, copy_queued = call_us(lambda s: dst.copy_(s), [src], sync, a.warmup, a.calls)
             copy_gbs = 2 * src.numel() * src.element_size() / copy_queued / 1e3
+            REPORT.update(dev=dev, dtype=a.dtype, moved=moved, copy_gbs=copy_gbs)
+            compiled = []
+            # The zoo's functional models share one forward (`zoo_modules.Fn`): without a reset
+            # per model, Dynamo's cache of that code fills up and later models run eagerly.
+            torch._dynamo.reset()
             for backend in a.backends.split(","):
-                torch._dynamo.reset()
+                if a.rounds == 1:
+                    torch._dynamo.reset()
                 f = m if backend == "eager" else torch.compile(m, backend=backend, dynamic=False)
                 t0 = time.perf_counter()
                 got = tb.first_tensor(f(*args))
                 first_s = time.perf_counter() - t0
-                us, queued = call_us(f, args, sync, a.warmup, a.calls)
-                print(json.dumps({"model": name, "device": dev, "dtype": a.dtype, "backend": backend,
-                                  "call_us": round(us, 1), "queued_us": round(queued, 1),
-                                  "gb_s": round(moved / queued / 1e3, 1),
-                                  "copy_gb_s": round(copy_gbs, 1),
-                                  "first_call_s": round(first_s, 2),
-                                  "max_abs_err": (got - want).abs().max().item()}), flush=True)
+                compiled.append((backend, f, first_s, (got - want).abs().max().item()))
+                if a.rounds == 1:
+                    report(name, backend, [call_us(f, args, sync, a.warmup, a.calls)], first_s,
+                           compiled[-1][3])
+            if a.rounds > 1:
+                # Every backend compiled, then timed in turn, round after round: drift on the
+                # machine falls on all of them alike; the median round is reported.
+                times = {b: [] for b, *_ in compiled}
+                for _ in range(a.rounds):
+                    for backend, f, _, _ in compiled:
+                        times[backend].append(call_us(f, args, sync, a.warmup, a.calls))
+                for backend, _, first_s, err in compiled:
+                    report(name, backend, times[backend], first_s, err)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ log = logging.getLogger("coil")
 _STATS = {"graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0}
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
-_NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts")
+_NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts", "gemm")
 _KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs")
 
 
@@ -51,7 +51,8 @@ def backend(gm, example_inputs, options=None, **kwargs):
     as `COIL_LOGS` spells them: `"passes,fusion"`, `"+sched"` for trace level),
     `emulate_precision_casts` (16-bit floats rounded after every op as eager rounds them, for
     bit-for-bit agreement; by default they stay f32 inside a kernel and round once per store,
-    as Inductor's).
+    as Inductor's), `gemm` (on CUDA: `lt`, the default, matmuls through cuBLASLt with a plan
+    per problem and an addmm's bias in the same call; `classic`, cuBLAS's GEMM calls).
 
     An inference graph (grad disabled, or no input requiring it) is traced to core ATen here,
     once, and its compiled callable is what Dynamo calls: no AOTAutograd wrapper runs per call.

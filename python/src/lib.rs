@@ -62,7 +62,22 @@ fn compile(
     let graph = graph_of(source)?;
     let backend: Arc<dyn coil_codegen::Backend> = match device {
         "cpu" => Arc::new(coil_cpu::CpuBackend::new().map_err(err)?),
-        "cuda" => Arc::new(coil_cuda::CudaBackend::new().map_err(err)?),
+        "cuda" => {
+            let gemm = match options.map(|o| o.get_item("gemm")).transpose()?.flatten() {
+                Some(g) => g.extract::<String>()?,
+                None => "lt".into(),
+            };
+            if gemm != "lt" && gemm != "classic" {
+                return Err(PyValueError::new_err(format!(
+                    "the gemm option is lt (cuBLASLt, the default) or classic (cuBLAS), not {gemm}"
+                )));
+            }
+            Arc::new(
+                coil_cuda::CudaBackend::new()
+                    .map_err(err)?
+                    .with_cublaslt(gemm == "lt"),
+            )
+        }
         other => {
             return Err(PyValueError::new_err(format!(
                 "coil compiles for cpu or cuda, not {other}"

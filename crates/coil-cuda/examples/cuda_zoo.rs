@@ -12,6 +12,7 @@
 //! cargo build --release -p coil-cuda --example cuda_zoo      # here (needs no GPU)
 //! ./target/release/examples/cuda_zoo                         # on the GPU machine
 //! ./target/release/examples/cuda_zoo --quick                 # tiny + article checks only
+//! ./target/release/examples/cuda_zoo --gemm classic          # matmuls through classic cuBLAS
 //! compute-sanitizer ./target/release/examples/cuda_zoo --quick
 //! ```
 //!
@@ -47,6 +48,8 @@ struct Args {
     variants: bool,
     /// The large models cast to this float dtype (f32: the zoo as it is, every size).
     dtype: DType,
+    /// Matmuls through cuBLASLt (the default) or classic cuBLAS (`--gemm classic`).
+    lt: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -57,6 +60,7 @@ fn parse_args() -> Result<Args, String> {
         reps: 30,
         variants: true,
         dtype: DType::F32,
+        lt: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -75,6 +79,13 @@ fn parse_args() -> Result<Args, String> {
                     _ => return Err("--dtype takes f32, bf16 or f16".into()),
                 }
             }
+            "--gemm" => {
+                a.lt = match it.next().as_deref() {
+                    Some("lt") => true,
+                    Some("classic") => false,
+                    _ => return Err("--gemm takes lt or classic".into()),
+                }
+            }
             "--model" => a.model = Some(it.next().ok_or("--model needs a name")?),
             "--reps" => {
                 a.reps = it
@@ -86,7 +97,7 @@ fn parse_args() -> Result<Args, String> {
             "-h" | "--help" => {
                 println!(
                     "cuda_zoo [--quick] [--model NAME] [--reps N] [--no-variants] [--emulate] \
-                     [--dtype f32|bf16|f16]"
+                     [--dtype f32|bf16|f16] [--gemm lt|classic]"
                 );
                 std::process::exit(0);
             }
@@ -303,9 +314,11 @@ fn variants() -> Vec<(&'static str, Option<Planner>)> {
 
 // ---- the run ------------------------------------------------------------------------------
 
-fn open(planner: Option<Planner>) -> Result<Arc<CudaBackend>, String> {
+fn open(planner: Option<Planner>, lt: bool) -> Result<Arc<CudaBackend>, String> {
     let dev = GpuDevice::open(0).map_err(|e| e.to_string())?;
-    let b = CudaBackend::with_device(dev).map_err(|e| e.to_string())?;
+    let b = CudaBackend::with_device(dev)
+        .map_err(|e| e.to_string())?
+        .with_cublaslt(lt);
     Ok(Arc::new(match planner {
         Some(p) => b.with_planner(p),
         None => b,
@@ -341,7 +354,7 @@ fn main() -> ExitCode {
     let backend = if args.emulate {
         Arc::new(CudaBackend::emulated())
     } else {
-        match open(None) {
+        match open(None, args.lt) {
             Ok(b) => b,
             Err(e) => {
                 eprintln!("cuda_zoo: cannot open the GPU: {e}");
@@ -353,6 +366,14 @@ fn main() -> ExitCode {
     println!();
     println!("device: {}", backend.device());
     println!("cuBLAS: {cublas}");
+    println!(
+        "matmuls: {}",
+        match (args.lt, coil_cuda::lt_present()) {
+            (true, true) => "cuBLASLt, a plan per problem",
+            (true, false) => "classic cuBLAS (cuBLASLt does not load)",
+            (false, _) => "classic cuBLAS (--gemm classic)",
+        }
+    );
     let copy = match backend.clock().map(|c| c.copy_gbps(256 << 20, args.reps)) {
         Some(Ok(c)) => {
             println!(
@@ -477,7 +498,7 @@ fn main() -> ExitCode {
                 }
                 let b = match planner {
                     None => Ok(backend.clone()),
-                    Some(p) => open(Some(p)),
+                    Some(p) => open(Some(p), args.lt),
                 };
                 let run = b.and_then(|b| {
                     let model = compile(g, &b)?;

@@ -166,6 +166,16 @@ impl CudaBackend {
         self
     }
 
+    /// Matmuls through cuBLASLt (the default: a plan per problem, an `addmm`'s bias in the
+    /// same call) or, with `false`, classic cuBLAS only (to compare the two). No effect off a
+    /// GPU.
+    pub fn with_cublaslt(self, on: bool) -> CudaBackend {
+        if let Some(g) = self.exec.gpu() {
+            g.device().set_lt(on);
+        }
+        self
+    }
+
     /// Whether convolutions are one cuDNN call each.
     pub fn uses_cudnn(&self) -> bool {
         self.cudnn_conv && self.exec.has_convolution()
@@ -585,20 +595,31 @@ impl Backend for CudaBackend {
                 a.sizes, b.sizes, call.out.sizes
             )));
         }
-        let mut beta = 0.0;
-        if let Some(bias) = call.matmul_bias() {
-            self.broadcast_bias(bias, (call.out.buffer, lc), m, n)?;
-            beta = 1.0;
-        }
-        let gemm = Gemm {
+        let mut gemm = Gemm {
             dtype: a.dtype,
             batch: ba,
             m,
             n,
             k,
             alpha: 1.0,
-            beta,
+            beta: 0.0,
         };
+        if let Some(bias) = call.matmul_bias() {
+            let row = bias.sizes == [m, n] && bias.strides == [0, 1] && bias.dtype == a.dtype;
+            if row
+                && self.exec.sgemm_bias(
+                    gemm,
+                    (a.buffer, la),
+                    (b.buffer, lb),
+                    (call.out.buffer, lc),
+                    (bias.buffer, bias.offset),
+                )?
+            {
+                return Ok(());
+            }
+            self.broadcast_bias(bias, (call.out.buffer, lc), m, n)?;
+            gemm.beta = 1.0;
+        }
         self.exec
             .sgemm(gemm, (a.buffer, la), (b.buffer, lb), (call.out.buffer, lc))
     }

@@ -9,6 +9,7 @@ use cudarc::cublas::sys;
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 
+use crate::blas_lt::{LtProblem, alignment};
 use crate::error::CudaError;
 use crate::runtime::{DeviceBuffer, GpuDevice, cublas_present};
 
@@ -148,8 +149,10 @@ impl GpuDevice {
         self.with_blas(|_| Ok(()))
     }
 
-    /// `C = alpha op(A) op(B) + beta C` for row-major f32 matrices, batched when
-    /// `gemm.batch > 1` (strided-batched cuBLAS). Asynchronous, ordered with launches.
+    /// `C = alpha op(A) op(B) + beta C` for row-major matrices, batched when
+    /// `gemm.batch > 1`: cuBLASLt with a plan per problem where it loads and has an
+    /// algorithm ([`GpuDevice::set_lt`]), else classic (strided-batched) cuBLAS.
+    /// Asynchronous, ordered with launches.
     pub fn sgemm(
         &self,
         gemm: Gemm,
@@ -157,6 +160,41 @@ impl GpuDevice {
         b: (&DeviceBuffer, MatLayout),
         c: (&mut DeviceBuffer, MatLayout),
     ) -> Result<(), CudaError> {
+        self.gemm(gemm, a, b, c, None).map(|_| ())
+    }
+
+    /// [`GpuDevice::sgemm`] of one matrix (batch 1) plus a bias row of `n` values at element
+    /// `offset` of `bias` added to every row of C (an `addmm`), as cuBLASLt's bias epilogue
+    /// in the same call. `Ok(false)`, with nothing sent, where cuBLASLt cannot: the caller
+    /// writes the bias into C and multiplies with `beta = 1`.
+    pub fn sgemm_bias(
+        &self,
+        gemm: Gemm,
+        a: (&DeviceBuffer, MatLayout),
+        b: (&DeviceBuffer, MatLayout),
+        c: (&mut DeviceBuffer, MatLayout),
+        bias: (&DeviceBuffer, usize),
+    ) -> Result<bool, CudaError> {
+        if gemm.batch != 1 {
+            return Ok(false);
+        }
+        self.gemm(gemm, a, b, c, Some(bias))
+    }
+
+    /// Whether matmuls try cuBLASLt first (the default); `false` keeps to classic cuBLAS (to
+    /// compare the two).
+    pub fn set_lt(&self, on: bool) {
+        self.use_lt.store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn gemm(
+        &self,
+        gemm: Gemm,
+        a: (&DeviceBuffer, MatLayout),
+        b: (&DeviceBuffer, MatLayout),
+        c: (&mut DeviceBuffer, MatLayout),
+        bias: Option<(&DeviceBuffer, usize)>,
+    ) -> Result<bool, CudaError> {
         let Gemm {
             dtype,
             batch,
@@ -178,7 +216,7 @@ impl GpuDevice {
             }
         };
         if batch == 0 || m == 0 || n == 0 {
-            return Ok(());
+            return Ok(true);
         }
         if k == 0 {
             return Err(CudaError::Size {
@@ -198,16 +236,64 @@ impl GpuDevice {
         let (mi, ni, ki) = (to_int(m, "m")?, to_int(n, "n")?, to_int(k, "k")?);
         let bi = to_int(batch, "batch")?;
         let stream = self.stream();
+        let size = itemsize as u64;
+        let (pa, _ra) = a.0.slice_ref().device_ptr(&stream);
+        let (pb, _rb) = b.0.slice_ref().device_ptr(&stream);
+        let (pc, _rc) = c.0.slice_mut_ref().device_ptr_mut(&stream);
+        let (pa, pb, pc) = (
+            pa + size * a.1.offset as u64,
+            pb + size * b.1.offset as u64,
+            pc + size * c.1.offset as u64,
+        );
+        let bias_ptr = match bias {
+            Some((buf, offset)) => {
+                if (offset + n) * itemsize > buf.len() {
+                    return Err(CudaError::Size {
+                        op: "addmm",
+                        reason: format!(
+                            "a bias of {n} values at element {offset} overruns its buffer of {} bytes",
+                            buf.len()
+                        ),
+                    });
+                }
+                let (p, _r) = buf.slice_ref().device_ptr(&stream);
+                Some(p + size * offset as u64)
+            }
+            None => None,
+        };
+        if self.use_lt.load(std::sync::atomic::Ordering::Relaxed) {
+            // Column-major: C^T = op(B)^T op(A)^T, as below.
+            let problem = LtProblem {
+                dtype: match dtype {
+                    DType::F32 => 0,
+                    DType::F16 => 1,
+                    _ => 2,
+                },
+                trans_a: op_b == cublasOperation_t::CUBLAS_OP_T,
+                trans_b: op_a == cublasOperation_t::CUBLAS_OP_T,
+                m: n as u64,
+                n: m as u64,
+                k: k as u64,
+                lda: i64::from(ldb),
+                ldb: i64::from(lda),
+                ldc: i64::from(ldc),
+                batch: bi,
+                strides: [b.1.batch_stride, a.1.batch_stride, c.1.batch_stride].map(|s| s as i64),
+                align: [pb, pa, pc].map(alignment),
+                bias: bias_ptr.is_some(),
+            };
+            // SAFETY: every operand's extent (and the bias's) was checked against its buffer.
+            let done = unsafe {
+                self.lt_matmul(&problem, (alpha, beta), [pb, pa, pc], bias_ptr.unwrap_or(0))
+            }?;
+            if done {
+                return Ok(true);
+            }
+        }
+        if bias_ptr.is_some() {
+            return Ok(false);
+        }
         self.with_blas(|blas| {
-            let (pa, _ra) = a.0.slice_ref().device_ptr(&stream);
-            let (pb, _rb) = b.0.slice_ref().device_ptr(&stream);
-            let (pc, _rc) = c.0.slice_mut_ref().device_ptr_mut(&stream);
-            let size = itemsize as u64;
-            let (pa, pb, pc) = (
-                pa + size * a.1.offset as u64,
-                pb + size * b.1.offset as u64,
-                pc + size * c.1.offset as u64,
-            );
             if let Some(ty) = data_type {
                 // Column-major: C^T = op(B)^T op(A)^T, as below.
                 // SAFETY: every operand's extent was checked against its buffer above.
@@ -324,5 +410,6 @@ impl GpuDevice {
                 source,
             })
         })
+        .map(|()| true)
     }
 }

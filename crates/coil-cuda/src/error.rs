@@ -74,6 +74,14 @@ pub enum CudaError {
         #[source]
         source: cudarc::cublas::result::CublasError,
     },
+    /// A cuBLASLt call failed.
+    #[error("cuBLASLt call {call} failed: {status}")]
+    BlasLt {
+        /// The operation, e.g. `cublasLtMatmul`.
+        call: &'static str,
+        /// cuBLASLt's status code.
+        status: String,
+    },
     /// A launch whose arguments or configuration do not fit the kernel.
     #[error("cannot launch kernel '{kernel}': {reason}")]
     Launch {

@@ -37,6 +37,7 @@
 
 mod backend;
 mod blas;
+mod blas_lt;
 mod dnn;
 mod error;
 mod exec;
@@ -49,6 +50,7 @@ pub use coil_ptx::{GpuCaps, PtxError, PtxTarget, emu, kernels, math, ptx};
 
 pub use backend::{CudaBackend, CudaKernels, Planner, ProfiledLaunch};
 pub use blas::{Gemm, MatLayout};
+pub use blas_lt::lt_present;
 pub use dnn::{ConvOperand, cudnn_present};
 pub use error::CudaError;
 pub use launch::LaunchConfig;

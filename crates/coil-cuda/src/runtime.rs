@@ -320,6 +320,10 @@ pub struct GpuDevice {
     info: DeviceInfo,
     modules: Mutex<HashMap<u64, Vec<Arc<Module>>>>,
     pub(crate) blas: Mutex<Option<CudaBlas>>,
+    /// cuBLASLt's handle, plans and workspace, made on the first matmul that takes it.
+    pub(crate) lt: Mutex<Option<crate::blas_lt::Lt>>,
+    /// Matmuls through cuBLASLt where it loads (else classic cuBLAS only).
+    pub(crate) use_lt: std::sync::atomic::AtomicBool,
     /// cuDNN's handle and prepared convolutions, made on first use.
     pub(crate) dnn: Mutex<Option<crate::dnn::Dnn>>,
 }
@@ -415,6 +419,8 @@ impl GpuDevice {
             info,
             modules: Mutex::new(HashMap::new()),
             blas: Mutex::new(None),
+            lt: Mutex::new(None),
+            use_lt: std::sync::atomic::AtomicBool::new(true),
             dnn: Mutex::new(None),
         })
     }

@@ -414,6 +414,34 @@ impl Executor for Gpu {
         result
     }
 
+    fn sgemm_bias(
+        &self,
+        gemm: Gemm,
+        (a, la): (BufferHandle, MatLayout),
+        (b, lb): (BufferHandle, MatLayout),
+        (c, lc): (BufferHandle, MatLayout),
+        (bias, offset): (BufferHandle, usize),
+    ) -> Result<bool, BackendError> {
+        let mut mem = lock(&self.0.memory);
+        let mut out = mem.1.remove(&c.0).ok_or_else(|| dead(c))?;
+        let result = (|| {
+            let (Some(a), Some(b), Some(bias)) =
+                (mem.1.get(&a.0), mem.1.get(&b.0), mem.1.get(&bias.0))
+            else {
+                return Err(BackendError::Runtime(
+                    "a matmul operand or its bias is not a live buffer (or aliases the output)"
+                        .into(),
+                ));
+            };
+            self.0
+                .dev
+                .sgemm_bias(gemm, (a, la), (b, lb), (&mut out, lc), (bias, offset))
+                .map_err(err)
+        })();
+        mem.1.insert(c.0, out);
+        result
+    }
+
     fn has_convolution(&self) -> bool {
         crate::dnn::cudnn_present()
     }

@@ -58,6 +58,19 @@ pub(crate) trait Executor: Send + Sync {
         b: (BufferHandle, MatLayout),
         c: (BufferHandle, MatLayout),
     ) -> Result<(), BackendError>;
+    /// [`Executor::sgemm`] with batch 1 plus a bias row (`bias` and its element offset) added
+    /// to every row of `c` in the same call; `Ok(false)`, with nothing done, where the
+    /// executor cannot (the caller writes the bias into `c` and multiplies with `beta = 1`).
+    fn sgemm_bias(
+        &self,
+        _gemm: Gemm,
+        _a: (BufferHandle, MatLayout),
+        _b: (BufferHandle, MatLayout),
+        _c: (BufferHandle, MatLayout),
+        _bias: (BufferHandle, usize),
+    ) -> Result<bool, BackendError> {
+        Ok(false)
+    }
     /// Lends device memory the caller owns as a buffer (see `Backend::borrow_device`); `None`
     /// where there is no device (the emulator, offline).
     ///
