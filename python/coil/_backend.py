@@ -61,7 +61,6 @@ def backend(gm, example_inputs, options=None, **kwargs):
     options = dict(options or {})
     options.update(kwargs)
     _check_options(options)
-    from torch._decomp import core_aten_decompositions
     from torch._dynamo.backends.common import aot_autograd
 
     # Attention traced as its math (matmuls and a softmax, which coil fuses), not as one of
@@ -72,7 +71,7 @@ def backend(gm, example_inputs, options=None, **kwargs):
         # Dynamic shapes: one static graph per concrete shape, compiled at its first call.
         return _PerShape(gm, options)
     with sdpa_kernel([SDPBackend.MATH]):
-        traced = _inference_graph(gm, example_inputs, core_aten_decompositions())
+        traced = _inference_graph(gm, example_inputs, decompositions())
         if traced is not None:
             return _compile(traced, list(example_inputs), options, trusted=True)
 
@@ -86,9 +85,54 @@ def backend(gm, example_inputs, options=None, **kwargs):
         compiler = aot_autograd(
             fw_compiler=forward,
             bw_compiler=backward,
-            decompositions=core_aten_decompositions(),
+            decompositions=decompositions(),
         )
         return compiler(gm, example_inputs)
+
+
+_DECOMPOSITIONS = None
+
+# Overloads coil does not compile that PyTorch decomposes into ones it does (each checked by
+# tests/test_backend.py's decomposed-ops test), as Inductor adds its own table to core ATen's.
+# Not the whole of `torch._decomp`: some of its entries bottom out in prims, or (`lift_fresh`)
+# break the tracing of constants.
+_EXTRA_DECOMPOSITIONS = (
+    "native_group_norm.default",
+    "repeat.default",
+    "upsample_bilinear2d.vec",
+    "upsample_bilinear2d.default",
+    "upsample_nearest2d.vec",
+    "isinf.default",
+    "logical_xor.default",
+    "addmv.default",
+    "_addmm_activation.default",
+    "unfold.default",
+    "narrow_copy.default",
+    "diagonal.default",
+)
+
+
+def decompositions():
+    """The decomposition table graphs are traced with: core ATen's, plus PyTorch's own
+    decompositions of `_EXTRA_DECOMPOSITIONS`, so a model using one of those (group norm,
+    `repeat`, upsampling, ...) compiles as the ops it is made of instead of failing."""
+    global _DECOMPOSITIONS
+    if _DECOMPOSITIONS is None:
+        from torch._decomp import core_aten_decompositions, get_decompositions
+
+        table = dict(core_aten_decompositions())
+        aten = torch.ops.aten
+        ops = []
+        for name in _EXTRA_DECOMPOSITIONS:
+            packet, overload = name.rsplit(".", 1)
+            op = getattr(getattr(aten, packet, None), overload, None)
+            if op is not None:
+                ops.append(op)
+        table.update(get_decompositions(ops))
+        # PyTorch's isnan decomposes to a prim; NaN is the one value unequal to itself.
+        table[aten.isnan.default] = lambda x: aten.ne.Tensor(x, x)
+        _DECOMPOSITIONS = table
+    return _DECOMPOSITIONS
 
 
 def _symbolic(example_inputs):
@@ -133,7 +177,6 @@ class _PerShape:
         return run(*tensors) if run is not self.gm.forward else self.gm(*args)
 
     def _compile(self, args):
-        from torch._decomp import core_aten_decompositions
         from torch.nn.attention import SDPBackend, sdpa_kernel
 
         from torch.fx.experimental.proxy_tensor import make_fx
@@ -153,7 +196,7 @@ class _PerShape:
             with sdpa_kernel([SDPBackend.MATH]):
                 fn = torch.func.functionalize(with_sizes, remove="mutations")
                 traced = make_fx(
-                    fn, decomposition_table=core_aten_decompositions(), tracing_mode="fake"
+                    fn, decomposition_table=decompositions(), tracing_mode="fake"
                 )(*tensors)
             traced.graph.eliminate_dead_code()
             traced.recompile()

@@ -50,6 +50,15 @@ fn print_graph(source: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(coil_graph::print_graph(&graph_of(source)?))
 }
 
+/// Every ATen overload coil compiles, as PyTorch names them (`aten.add.Tensor`): the front end
+/// decomposes the others where PyTorch has a decomposition for them.
+#[pyfunction]
+fn op_names() -> Vec<String> {
+    coil_graph::OpRef::all()
+        .map(|o| format!("aten.{}", o.schema().qualified_name()))
+        .collect()
+}
+
 /// Compiles `source` (an ATen graph: `coil._fx`'s description, or readable-FX text) for
 /// `device` (`cpu` or `cuda`).
 #[pyfunction]
@@ -221,6 +230,7 @@ impl Model {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(print_graph, m)?)?;
+    m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add_function(wrap_pyfunction!(logs::set_logs, m)?)?;
     m.add_class::<Model>()?;
     Ok(())
