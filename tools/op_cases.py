@@ -826,6 +826,26 @@ def bitwise_bool_broadcast_int():
 # ---------------------------------------------------------------- activations
 
 
+def halves():
+    """f32 with exact halves (ties for round), signed zeros, NaN, the infinities, large values."""
+    special = torch.tensor([2.5, -2.5, 0.5, -0.5, 1.5, -1.5, 0.0, -0.0, float("nan"),
+                            float("inf"), -float("inf"), 8388609.0, -1e30, 0.49999997, 3.0, -7.0])
+    return torch.cat([special, torch.randn(32) * 6]).reshape(6, 8)
+
+
+@case
+def rounding_ops():
+    return (Fn(lambda x: (torch.floor(x), torch.ceil(x), torch.round(x), torch.trunc(x))),
+            (halves(),))
+
+
+@case
+def rounding_ops_int_and_bf16():
+    return (Fn(lambda i, h: (torch.floor(i), torch.round(i), torch.ceil(h), torch.trunc(h),
+                             torch.round(h) * 2)),
+            (torch.randint(-50, 50, (4, 5)), (torch.randn(4, 5) * 40).bfloat16()))
+
+
 @case(also_keep=(aten.hardswish.default, aten.hardsigmoid.default))
 def hardswish_hardsigmoid():
     return Fn(lambda x: (F.hardswish(x), F.hardsigmoid(x))), (edges(),)

@@ -417,6 +417,8 @@ pub(crate) trait Float: Num {
     fn cos(self) -> Self;
     fn tanh(self) -> Self;
     fn erf(self) -> Self;
+    /// The integral value `kind` (`Floor`, `Ceil`, `Round` half to even, `Trunc`) picks.
+    fn integral(self, kind: coil_graph::OpKind) -> Self;
 }
 
 impl Float for f32 {
@@ -455,6 +457,16 @@ impl Float for f32 {
     #[inline(always)]
     fn erf(self) -> Self {
         libm::erff(self)
+    }
+    #[inline(always)]
+    fn integral(self, kind: coil_graph::OpKind) -> Self {
+        use coil_graph::OpKind as K;
+        match kind {
+            K::Floor => f32::floor(self),
+            K::Ceil => f32::ceil(self),
+            K::Round => f32::round_ties_even(self),
+            _ => f32::trunc(self),
+        }
     }
 }
 
@@ -526,6 +538,16 @@ impl Float for f64 {
     #[inline(always)]
     fn erf(self) -> Self {
         libm::erf(self)
+    }
+    #[inline(always)]
+    fn integral(self, kind: coil_graph::OpKind) -> Self {
+        use coil_graph::OpKind as K;
+        match kind {
+            K::Floor => f64::floor(self),
+            K::Ceil => f64::ceil(self),
+            K::Round => f64::round_ties_even(self),
+            _ => f64::trunc(self),
+        }
     }
 }
 

@@ -201,6 +201,20 @@ pub(crate) fn eval(
                 finish(v, dtype, x.sizes().to_vec())
             })
         }
+        Floor | Ceil | Round | Trunc => {
+            let x = a.tensor("self")?;
+            if !dtype.is_float() {
+                // The identity on integers, as PyTorch's.
+                return with_compute!(dtype, T => {
+                    let s = Src::<T>::of(x)?;
+                    finish(map1(x.sizes(), &s, |p: T| p), dtype, x.sizes().to_vec())
+                });
+            }
+            with_float!(dtype, kind_name(kind), T => {
+                let s = Src::<T>::of(x)?;
+                finish(map1(x.sizes(), &s, |p: T| p.integral(kind)), dtype, x.sizes().to_vec())
+            })
+        }
         Exp | Log | Log1p | Sqrt | Rsqrt | Sin | Cos | Tanh | Erf | Sigmoid | Reciprocal | Silu
         | Gelu => {
             let x = a.tensor("self")?;

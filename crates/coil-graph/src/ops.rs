@@ -42,6 +42,12 @@ pub enum OpKind {
     // Pointwise unary.
     Neg,
     Abs,
+    /// `floor`, `ceil`, `round` (half to even) and `trunc`: integral values of a float,
+    /// the identity on integers.
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
     Exp,
     Log,
     Log1p,
@@ -280,6 +286,10 @@ const SCHEMAS: &[(OpKind, &str)] = {
         (BitwiseNot, "bitwise_not.default(Tensor self) -> Tensor"),
         (Neg, "neg.default(Tensor self) -> Tensor"),
         (Abs, "abs.default(Tensor self) -> Tensor"),
+        (Floor, "floor.default(Tensor self) -> Tensor"),
+        (Ceil, "ceil.default(Tensor self) -> Tensor"),
+        (Round, "round.default(Tensor self) -> Tensor"),
+        (Trunc, "trunc.default(Tensor self) -> Tensor"),
         (Exp, "exp.default(Tensor self) -> Tensor"),
         (Log, "log.default(Tensor self) -> Tensor"),
         (Log1p, "log1p.default(Tensor self) -> Tensor"),

@@ -26,6 +26,14 @@ pub enum Op {
     Neg,
     /// `|x|`.
     Abs,
+    /// The largest integral value not above `x` (floats only; integers take no op).
+    Floor,
+    /// The smallest integral value not below `x`.
+    Ceil,
+    /// The nearest integral value, ties to even.
+    Round,
+    /// The integral part of `x` (towards zero).
+    Trunc,
     /// `e^x`.
     Exp,
     /// Natural log.
@@ -121,8 +129,8 @@ impl Op {
     pub fn arity(self) -> usize {
         use Op::*;
         match self {
-            Neg | Abs | Exp | Log | Log1p | Sqrt | Rsqrt | Sin | Cos | Tanh | Erf | Sigmoid
-            | Relu | Reciprocal | LogicalNot | BitwiseNot => 1,
+            Neg | Abs | Floor | Ceil | Round | Trunc | Exp | Log | Log1p | Sqrt | Rsqrt | Sin
+            | Cos | Tanh | Erf | Sigmoid | Relu | Reciprocal | LogicalNot | BitwiseNot => 1,
             Where => 3,
             _ => 2,
         }
@@ -134,6 +142,10 @@ impl Op {
         match self {
             Neg => "neg",
             Abs => "abs",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Trunc => "trunc",
             Exp => "exp",
             Log => "log",
             Log1p => "log1p",

@@ -91,6 +91,10 @@ pub fn unary(op: Op, a: Scalar, dtype: DType) -> R<Scalar> {
             let y = match op {
                 Op::Neg => -x,
                 Op::Abs => x.abs(),
+                Op::Floor => x.floor(),
+                Op::Ceil => x.ceil(),
+                Op::Round => x.round_ties_even(),
+                Op::Trunc => x.trunc(),
                 Op::Exp => x.exp(),
                 Op::Log => x.ln(),
                 Op::Log1p => x.ln_1p(),
@@ -118,6 +122,7 @@ pub fn unary(op: Op, a: Scalar, dtype: DType) -> R<Scalar> {
             let y = match op {
                 Op::Neg => i.wrapping_neg(),
                 Op::Abs => i.wrapping_abs(),
+                Op::Floor | Op::Ceil | Op::Round | Op::Trunc => i,
                 Op::Relu => i.max(0),
                 Op::BitwiseNot => !i,
                 Op::LogicalNot => return Ok(Scalar::B(i == 0)),

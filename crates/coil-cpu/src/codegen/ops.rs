@@ -126,6 +126,16 @@ impl<'ctx> Ir<'_, 'ctx> {
                 let is_neg = self.icmp(I::SLT, a, self.zero(c))?;
                 (self.select(is_neg, neg, a)?, from)
             }
+            (Op::Floor | Op::Ceil | Op::Round | Op::Trunc, Class::F32 | Class::F64) => {
+                let name = match op {
+                    Op::Floor => "llvm.floor",
+                    Op::Ceil => "llvm.ceil",
+                    Op::Round => "llvm.roundeven",
+                    _ => "llvm.trunc",
+                };
+                (self.fintr(name, &[a])?, from)
+            }
+            (Op::Floor | Op::Ceil | Op::Round | Op::Trunc, _) => (a, from),
             (Op::Relu, Class::F32 | Class::F64) => {
                 // NaN stays NaN, -0 becomes 0 (the interpreter's `x > 0 || isnan(x)`).
                 let keep = self.fcmp(F::UGT, a, self.zero(c))?;

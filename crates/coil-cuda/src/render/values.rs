@@ -274,6 +274,9 @@ impl Emitter<'_> {
                 let r: Val = match op {
                     Op::Neg => b.neg(Ty::F32, a).into(),
                     Op::Abs => b.abs(Ty::F32, a).into(),
+                    Op::Floor | Op::Ceil | Op::Round | Op::Trunc => {
+                        b.cvt(Ty::F32, Ty::F32, Some(integral_round(op)), a).into()
+                    }
                     Op::Sqrt => b.sqrt(Ty::F32, a).into(),
                     Op::Reciprocal => b.rcp(Ty::F32, a).into(),
                     Op::Relu => {
@@ -310,6 +313,9 @@ impl Emitter<'_> {
                 let r: Val = match op {
                     Op::Neg => b.neg(Ty::F64, a).into(),
                     Op::Abs => b.abs(Ty::F64, a).into(),
+                    Op::Floor | Op::Ceil | Op::Round | Op::Trunc => {
+                        b.cvt(Ty::F64, Ty::F64, Some(integral_round(op)), a).into()
+                    }
                     Op::Sqrt => b.sqrt(Ty::F64, a).into(),
                     Op::Reciprocal => b.rcp(Ty::F64, a).into(),
                     Op::Rsqrt => {
@@ -340,6 +346,7 @@ impl Emitter<'_> {
                 let r: Val = match op {
                     Op::Neg => b.neg(ty, a).into(),
                     Op::Abs => b.abs(ty, a).into(),
+                    Op::Floor | Op::Ceil | Op::Round | Op::Trunc => Val::Reg(a),
                     Op::Relu => b.max(ty, a, 0i64).into(),
                     Op::BitwiseNot => {
                         let bits = if repr == Repr::I32 { Ty::B32 } else { Ty::B64 };
@@ -633,5 +640,16 @@ impl Emitter<'_> {
         }
         let x = self.reg_val(repr, x);
         Val::Reg(self.b.selp(repr.ty(), x, y, p))
+    }
+}
+
+/// The `cvt` rounding of a float to an integral float that `op` (`Floor`, `Ceil`, `Round`,
+/// `Trunc`) is.
+fn integral_round(op: Op) -> Round {
+    match op {
+        Op::Floor => Round::Rmi,
+        Op::Ceil => Round::Rpi,
+        Op::Round => Round::Rni,
+        _ => Round::Rzi,
     }
 }

@@ -531,3 +531,71 @@ class GraphModule(torch.nn.Module):
         }
     }
 }
+
+/// `floor`, `ceil`, `round` (ties to even) and `trunc` as `cvt.rmi/rpi/rni/rzi` on the
+/// emulator: halves, signed zeros, NaN, the infinities, in f32 and through bf16 loads and
+/// stores, equal to Rust's own roundings bit for bit; on integers the identity.
+#[test]
+fn rounding_ops_match_rusts_roundings_bit_for_bit() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[64]", h: "bf16[64]", i: "i64[64]"):
+        floor: "f32[64]" = torch.ops.aten.floor.default(x)
+        ceil: "f32[64]" = torch.ops.aten.ceil.default(x)
+        round_1: "f32[64]" = torch.ops.aten.round.default(x)
+        trunc: "f32[64]" = torch.ops.aten.trunc.default(x)
+        round_2: "bf16[64]" = torch.ops.aten.round.default(h)
+        floor_1: "i64[64]" = torch.ops.aten.floor.default(i)
+        return (floor, ceil, round_1, trunc, round_2, floor_1)
+"#;
+    let g = coil_graph::parse(text).expect("parses");
+    let special = [
+        2.5f32,
+        -2.5,
+        0.5,
+        -0.5,
+        1.5,
+        -0.0,
+        0.0,
+        f32::NAN,
+        f32::INFINITY,
+        -1e30,
+    ];
+    let xs: Vec<f32> = (0..64)
+        .map(|i| {
+            special
+                .get(i)
+                .copied()
+                .unwrap_or((i as f32 * 0.77).sin() * 9.0)
+        })
+        .collect();
+    let hs: Vec<half::bf16> = xs.iter().map(|&v| half::bf16::from_f32(v * 3.0)).collect();
+    let is: Vec<i64> = (0..64).map(|i| i * 7 - 200).collect();
+    let inputs = [
+        Tensor::new(Data::F32(xs.clone()), vec![64]).expect("sizes"),
+        Tensor::new(Data::BF16(hs.clone()), vec![64]).expect("sizes"),
+        Tensor::new(Data::I64(is.clone()), vec![64]).expect("sizes"),
+    ];
+    let got = run(&CudaBackend::emulated(), &g, &inputs, true).expect("runs");
+    let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    let wants: [fn(f32) -> f32; 4] = [f32::floor, f32::ceil, f32::round_ties_even, f32::trunc];
+    for (o, f) in wants.into_iter().enumerate() {
+        let ys: Vec<f32> = got[o].to_f64_vec().into_iter().map(|v| v as f32).collect();
+        for (&x, &y) in xs.iter().zip(&ys) {
+            assert!(
+                same(y, f(x)),
+                "output {o}: f({x:e}) = {y:e}, want {:e}",
+                f(x)
+            );
+        }
+    }
+    let rounded: Vec<f32> = got[4].to_f64_vec().into_iter().map(|v| v as f32).collect();
+    for (&h, &y) in hs.iter().zip(&rounded) {
+        let want = h.to_f32().round_ties_even();
+        assert!(same(y, want), "round(bf16 {h}) = {y:e}, want {want:e}");
+    }
+    assert_eq!(
+        got[5].to_f64_vec(),
+        is.iter().map(|&v| v as f64).collect::<Vec<_>>()
+    );
+}

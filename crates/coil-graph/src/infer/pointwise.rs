@@ -145,6 +145,16 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             let m = cx.meta("self")?;
             one(TensorMeta::contiguous(m.dtype, m.sizes))
         }
+        Floor | Ceil | Round | Trunc => {
+            let m = cx.meta("self")?;
+            if m.dtype == DType::Bool {
+                return dtype_err(format!(
+                    "{} is not implemented for bool tensors",
+                    schema.name
+                ));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
         Exp | Log | Log1p | Sqrt | Rsqrt | Sin | Cos | Tanh | Erf | Sigmoid | Reciprocal => {
             let m = cx.meta("self")?;
             let dtype = if m.dtype.is_float() {

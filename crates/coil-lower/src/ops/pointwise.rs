@@ -143,6 +143,20 @@ impl Lowerer<'_> {
                 };
                 one(self.elementwise(node, &[x], out, |cx, a| cx.body.unary(op, a[0])))
             }
+            K::Floor | K::Ceil | K::Round | K::Trunc => {
+                let x = self.operand(node, b, "self")?;
+                if !out.is_float() {
+                    // The identity on integers.
+                    return one(self.elementwise(node, &[x], out, |_, a| a[0]));
+                }
+                let op = match kind {
+                    K::Floor => Op::Floor,
+                    K::Ceil => Op::Ceil,
+                    K::Round => Op::Round,
+                    _ => Op::Trunc,
+                };
+                one(self.elementwise(node, &[x], out, |cx, a| cx.body.unary(op, a[0])))
+            }
             K::Exp
             | K::Log
             | K::Log1p
