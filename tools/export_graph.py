@@ -77,9 +77,22 @@ class InputAction(argparse.Action):
         ns.inputs = (ns.inputs or []) + [(self.dest, shape)]
 
 
+def decomposition_table():
+    """torch.export's default table (core ATen) plus coil's extra decompositions (group norm,
+    `repeat`, `max.dim`, ...: `python/coil/_decomp.py`) where the coil package is installed."""
+    table = torch.export.default_decompositions()
+    try:
+        from coil._decomp import extra_decompositions
+    except ImportError:
+        return table
+    for op, fn in extra_decompositions().items():
+        table[op] = fn
+    return table
+
+
 def export(model, args, out: pathlib.Path) -> None:
     model.eval()
-    ep = torch.export.export(model, args).run_decompositions()
+    ep = torch.export.export(model, args).run_decompositions(decomposition_table())
     text = ep.graph_module.print_readable(print_output=False)
     lines = [l for l in text.splitlines() if not l.strip().startswith("#") and l.strip()]
     out.with_suffix(".py").write_text("\n".join(lines) + "\n")

@@ -65,8 +65,8 @@ def case(fn=None, *, keep=(), also_keep=()):
 
 @contextlib.contextmanager
 def keeping(ops):
-    """While active, `ExportedProgram.run_decompositions()` (no table given) uses PyTorch's
-    default table without `ops`."""
+    """While active, `ExportedProgram.run_decompositions()` uses its table (PyTorch's default
+    when none is given) without `ops`."""
     if not ops:
         yield
         return
@@ -75,8 +75,8 @@ def keeping(ops):
     def run_decompositions(self, decomp_table=None, **kw):
         if decomp_table is None:
             decomp_table = torch.export.default_decompositions()
-            for op in ops:
-                decomp_table.pop(op, None)
+        for op in ops:
+            decomp_table.pop(op, None)
         return original(self, decomp_table, **kw)
 
     torch.export.ExportedProgram.run_decompositions = run_decompositions
@@ -831,6 +831,15 @@ def halves():
     special = torch.tensor([2.5, -2.5, 0.5, -0.5, 1.5, -1.5, 0.0, -0.0, float("nan"),
                             float("inf"), -float("inf"), 8388609.0, -1e30, 0.49999997, 3.0, -7.0])
     return torch.cat([special, torch.randn(32) * 6]).reshape(6, 8)
+
+
+@case
+def compare_scalars_16bit():
+    # A comparison rounds its Python number to the 16-bit dtype (bf16 0.3 is 0.30078125).
+    h = torch.tensor([0.30078125, 0.296875, 0.3, 2.0, -0.3, 0.0]).bfloat16().repeat(4)
+    f = torch.tensor([0.1, 0.0999755859375, 0.10003662109375, 1.0, -0.1, 0.5]).half().repeat(4)
+    return (Fn(lambda h, f: (h > 0.3, h == 0.3, h <= 0.3, f >= 0.1, f != 0.1, f < 0.1, h * 0.3)),
+            (h, f))
 
 
 @case

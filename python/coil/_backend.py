@@ -11,6 +11,7 @@ import warnings
 import torch
 
 from . import _native
+from ._decomp import decompositions
 from ._fx import TORCH_DTYPES, Unsupported, contiguous_strides, dense_order, describe
 
 log = logging.getLogger("coil")
@@ -88,51 +89,6 @@ def backend(gm, example_inputs, options=None, **kwargs):
             decompositions=decompositions(),
         )
         return compiler(gm, example_inputs)
-
-
-_DECOMPOSITIONS = None
-
-# Overloads coil does not compile that PyTorch decomposes into ones it does (each checked by
-# tests/test_backend.py's decomposed-ops test), as Inductor adds its own table to core ATen's.
-# Not the whole of `torch._decomp`: some of its entries bottom out in prims, or (`lift_fresh`)
-# break the tracing of constants.
-_EXTRA_DECOMPOSITIONS = (
-    "native_group_norm.default",
-    "repeat.default",
-    "upsample_bilinear2d.vec",
-    "upsample_bilinear2d.default",
-    "upsample_nearest2d.vec",
-    "isinf.default",
-    "logical_xor.default",
-    "addmv.default",
-    "_addmm_activation.default",
-    "unfold.default",
-    "narrow_copy.default",
-    "diagonal.default",
-)
-
-
-def decompositions():
-    """The decomposition table graphs are traced with: core ATen's, plus PyTorch's own
-    decompositions of `_EXTRA_DECOMPOSITIONS`, so a model using one of those (group norm,
-    `repeat`, upsampling, ...) compiles as the ops it is made of instead of failing."""
-    global _DECOMPOSITIONS
-    if _DECOMPOSITIONS is None:
-        from torch._decomp import core_aten_decompositions, get_decompositions
-
-        table = dict(core_aten_decompositions())
-        aten = torch.ops.aten
-        ops = []
-        for name in _EXTRA_DECOMPOSITIONS:
-            packet, overload = name.rsplit(".", 1)
-            op = getattr(getattr(aten, packet, None), overload, None)
-            if op is not None:
-                ops.append(op)
-        table.update(get_decompositions(ops))
-        # PyTorch's isnan decomposes to a prim; NaN is the one value unequal to itself.
-        table[aten.isnan.default] = lambda x: aten.ne.Tensor(x, x)
-        _DECOMPOSITIONS = table
-    return _DECOMPOSITIONS
 
 
 def _symbolic(example_inputs):

@@ -447,6 +447,9 @@ class DecomposedOps(torch.nn.Module):
             torch.logical_xor(x > 0, flags),
             torch.addmv(v, m, v),
             torch.diagonal(m, 1),
+            torch.sign(y.nan_to_num(nan=float("nan"), posinf=0.0) * (x > 0.3)),
+            *torch.max(torch.round(x), dim=2),
+            *torch.min(torch.round(y), dim=-1, keepdim=True),
         )
 
 

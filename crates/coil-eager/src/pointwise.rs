@@ -55,7 +55,10 @@ pub(crate) fn eval(
         Eq | Ne | Lt | Le | Gt | Ge => {
             let (x, y) = (a.value("self")?, a.value("other")?);
             let sizes = broadcast(&[x, y])?;
-            let v = with_compute!(common_dtype(&[x, y]), T => {
+            let common = common_dtype(&[x, y]);
+            // ATen compares in the 16-bit type itself: a Python number is rounded to it.
+            let (x, y) = (compared_as(x, common), compared_as(y, common));
+            let v = with_compute!(common, T => {
                 let (sx, sy) = (src::<T>(x, &sizes)?, src::<T>(y, &sizes)?);
                 compare::<T>(kind, &sx, &sy, &sizes)
             });
@@ -390,6 +393,20 @@ fn arith<E: Num>(
             v
         }
     })
+}
+
+/// A Python float compared in a 16-bit float type, rounded to it as ATen converts it (through
+/// f32); other values as they are.
+fn compared_as(v: Value<'_>, dtype: DType) -> Value<'_> {
+    let Value::Scalar(coil_graph::Scalar::Float(f)) = v else {
+        return v;
+    };
+    let rounded = match dtype {
+        DType::BF16 => half::bf16::from_f32(f as f32).to_f64(),
+        DType::F16 => half::f16::from_f32(f as f32).to_f64(),
+        _ => return v,
+    };
+    Value::Scalar(coil_graph::Scalar::Float(rounded))
 }
 
 fn compare<E: Num>(kind: OpKind, x: &Src<'_, E>, y: &Src<'_, E>, sizes: &[usize]) -> Vec<bool> {

@@ -103,6 +103,10 @@ impl Lowerer<'_> {
                 let x = self.operand(node, b, "self")?;
                 let y = self.operand(node, b, "other")?;
                 let compute = result_type(&[self.promotion_operand(x), self.promotion_operand(y)]);
+                // A comparison compares in its 16-bit dtype (ATen's kernels take the Python
+                // number as that type): the number is rounded to it first, where arithmetic
+                // keeps it at f32 (opmath). `x > 0.3` in bf16 is `x > 0.30078125`.
+                let (x, y) = (compared_as(x, compute), compared_as(y, compute));
                 let op = match kind {
                     K::Eq => Op::Eq,
                     K::Ne => Op::Ne,
@@ -470,4 +474,18 @@ fn activation(
             body.binary(Op::Mul, v, scale)
         }
     }
+}
+
+/// A Python float operand of a comparison computed in a 16-bit float type, rounded to that
+/// type as ATen converts it (through f32, then to nearest even); other operands as they are.
+fn compared_as(v: super::Val, compute: DType) -> super::Val {
+    let super::Val::Scalar(Scalar::Float(f)) = v else {
+        return v;
+    };
+    let rounded = match compute {
+        DType::BF16 => half::bf16::from_f32(f as f32).to_f64(),
+        DType::F16 => half::f16::from_f32(f as f32).to_f64(),
+        _ => return v,
+    };
+    super::Val::Scalar(Scalar::Float(rounded))
 }
