@@ -1,11 +1,13 @@
-"""Architectures beyond the tests' six, in bf16 through torch.compile(backend="coil") on the CPU
+"""Architectures beyond the tests' six, in bf16 through torch.compile(backend="coil") (CPU or GPU)
 (issue 19: "other bf16 models will be used to check this issue"): each built small from its
 config with random weights, cast to bf16, run eagerly and through coil (`strict`: a graph coil
 cannot compile is an error, not an eager fallback), and judged by the float64 rule: coil's
 largest error against the model run in float64 is at most twice eager bf16's (plus 1e-3 of the
 output's scale). One JSON line a model: ok, mismatch (with both errors) or error (the message).
 
-    python tools/bf16_breadth.py [--only NAME,NAME] [--dtype bfloat16|float16]
+    python tools/bf16_breadth.py [--only NAME,NAME] [--dtype bfloat16|float16] [--device cuda]
+
+A model whose library is not installed is reported as `skipped`.
 """
 import argparse
 import json
@@ -109,7 +111,7 @@ def first(out):
     return None
 
 
-def check(name, make, kind, shape, dtype):
+def check(name, make, kind, shape, dtype, device):
     torch.manual_seed(0)
     model = make().eval()
     if kind == "image":
@@ -117,8 +119,10 @@ def check(name, make, kind, shape, dtype):
     else:
         x = torch.randint(1, 500, shape)
     with torch.no_grad():
+        # The float64 reference on the CPU; the model and its input then go to the device.
         ref = first(model.double()(x.double() if x.is_floating_point() else x)).double()
-        model = model.to(dtype)
+        model = model.to(device).to(dtype)
+        x = x.to(device)
         xin = x.to(dtype) if x.is_floating_point() else x
         eager = first(model(xin)).double()
         torch._dynamo.reset()
@@ -126,6 +130,7 @@ def check(name, make, kind, shape, dtype):
         t0 = time.perf_counter()
         got = first(f(xin)).double()
         compile_s = time.perf_counter() - t0
+    ref, eager, got = ref.cpu(), eager.cpu(), got.cpu()
     scale = ref.abs().max().item()
     e_eager = (eager - ref).abs().max().item()
     e_coil = (got - ref).abs().max().item()
@@ -138,6 +143,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--only", default="")
     p.add_argument("--dtype", default="bfloat16")
+    p.add_argument("--device", default="cpu")
     a = p.parse_args()
     only = set(filter(None, a.only.split(",")))
     dtype = getattr(torch, a.dtype)
@@ -145,7 +151,9 @@ def main():
         if only and name not in only:
             continue
         try:
-            r = check(name, make, kind, shape, dtype)
+            r = check(name, make, kind, shape, dtype, a.device)
+        except ImportError as e:
+            r = {"model": name, "status": "skipped", "error": str(e)[:200]}
         except Exception as e:  # noqa: BLE001 - every failure is reported, the run goes on
             msg = "".join(traceback.format_exception_only(type(e), e)).strip()
             r = {"model": name, "status": "error", "error": msg[:700]}
