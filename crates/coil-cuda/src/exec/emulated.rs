@@ -183,9 +183,42 @@ impl Executor for Emulated {
     fn sgemm(
         &self,
         gemm: Gemm,
+        a: (BufferHandle, MatLayout),
+        b: (BufferHandle, MatLayout),
+        c: (BufferHandle, MatLayout),
+    ) -> Result<(), BackendError> {
+        self.gemm(gemm, a, b, c, None)
+    }
+
+    /// As cuBLASLt's bias epilogue: the bias row added to every row of the product.
+    fn sgemm_bias(
+        &self,
+        gemm: Gemm,
+        a: (BufferHandle, MatLayout),
+        b: (BufferHandle, MatLayout),
+        c: (BufferHandle, MatLayout),
+        bias: (BufferHandle, usize),
+    ) -> Result<bool, BackendError> {
+        if gemm.batch != 1 {
+            return Ok(false);
+        }
+        self.gemm(gemm, a, b, c, Some(bias)).map(|()| true)
+    }
+
+    fn synchronize(&self) -> Result<(), BackendError> {
+        Ok(())
+    }
+}
+
+impl Emulated {
+    /// `c = alpha a @ b + beta c (+ the bias row)` in f32, one rounding into 16-bit outputs.
+    fn gemm(
+        &self,
+        gemm: Gemm,
         (a, la): (BufferHandle, MatLayout),
         (b, lb): (BufferHandle, MatLayout),
         (c, lc): (BufferHandle, MatLayout),
+        bias: Option<(BufferHandle, usize)>,
     ) -> Result<(), BackendError> {
         let Gemm {
             dtype,
@@ -202,6 +235,19 @@ impl Executor for Emulated {
             mem.read_floats(b, dtype)?,
             mem.read_floats(c, dtype)?,
         );
+        let bias = match bias {
+            Some((h, offset)) => {
+                let v = mem.read_floats(h, dtype)?;
+                if v.len() < offset + n {
+                    return Err(BackendError::Runtime(format!(
+                        "a bias of {n} values at element {offset} overruns its {} elements",
+                        v.len()
+                    )));
+                }
+                Some(v[offset..offset + n].to_vec())
+            }
+            None => None,
+        };
         let at = |l: &MatLayout, v: &[f32], bi: usize, i: usize, j: usize| -> f32 {
             let (r, c) = if l.transposed { (j, i) } else { (i, j) };
             v.get(l.offset + bi * l.batch_stride + r * l.row_stride + c)
@@ -216,13 +262,17 @@ impl Executor for Emulated {
                 let row = &a[i * k..(i + 1) * k];
                 for j in 0..n {
                     let col = &bt[j * k..(j + 1) * k];
-                    let acc: f32 = row.iter().zip(col).map(|(x, y)| x * y).sum();
+                    let mut acc: f32 = row.iter().zip(col).map(|(x, y)| x * y).sum();
+                    acc *= alpha;
+                    if let Some(bias) = &bias {
+                        acc += bias[j];
+                    }
                     let o = lc.offset + bi * lc.batch_stride + i * lc.row_stride + j;
                     if let Some(slot) = cv.get_mut(o) {
                         *slot = if beta == 0.0 {
-                            alpha * acc
+                            acc
                         } else {
-                            alpha * acc + beta * *slot
+                            acc + beta * *slot
                         };
                     }
                 }
@@ -242,9 +292,5 @@ impl Executor for Emulated {
             _ => cv.iter().flat_map(|x| x.to_le_bytes()).collect(),
         };
         mem.emu.write(addr, &bytes).map_err(emu_err)
-    }
-
-    fn synchronize(&self) -> Result<(), BackendError> {
-        Ok(())
     }
 }
