@@ -269,11 +269,7 @@ impl Emulated {
                     }
                     let o = lc.offset + bi * lc.batch_stride + i * lc.row_stride + j;
                     if let Some(slot) = cv.get_mut(o) {
-                        *slot = if beta == 0.0 {
-                            acc
-                        } else {
-                            acc + beta * *slot
-                        };
+                        *slot = if beta == 0.0 { acc } else { acc + beta * *slot };
                     }
                 }
             }
