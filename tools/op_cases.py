@@ -843,6 +843,27 @@ def compare_scalars_16bit():
 
 
 @case
+def sort_and_topk():
+    # sort: ties (small integers), NaN, signed zeros, both directions, another dim, ints
+    # (stable: equal values keep their order, as ATen's). topk: distinct values (the order
+    # ATen's topk gives ties is its implementation's), NaN the largest; ints; bf16.
+    x = ties(5, 7)
+    x[1, 2] = float("nan")
+    x[3, 0] = -0.0
+    y = torch.randn(5, 7)
+    y[2, 3] = float("nan")
+    i = torch.randint(-5, 5, (4, 6))
+    j = torch.stack([torch.randperm(9) - 4 for _ in range(3)])
+    h = torch.randn(3, 8).bfloat16()
+    return (Fn(lambda x, y, i, j, h: (*torch.sort(x), *torch.sort(x, dim=0, descending=True),
+                                      *torch.sort(x, stable=True, descending=True),
+                                      *torch.sort(i), *torch.topk(y, 3),
+                                      *torch.topk(y, 2, dim=0, largest=False),
+                                      *torch.topk(j, 4), *torch.topk(h, 5))),
+            (x, y, i, j, h))
+
+
+@case
 def rounding_ops():
     return (Fn(lambda x: (torch.floor(x), torch.ceil(x), torch.round(x), torch.trunc(x))),
             (halves(),))

@@ -471,6 +471,35 @@ def test_ops_coil_takes_as_decompositions_match_eager(device, dtype):
     assert_all_compiled()
 
 
+class Router(torch.nn.Module):
+    """A mixture-of-experts router (Mixtral's): the top two experts per token and their
+    renormalized weights, then a sort of the chosen expert ids (host fallbacks: sort, topk)."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = torch.nn.Linear(16, 8, bias=False)
+
+    def forward(self, x):
+        probs = torch.softmax(self.gate(x).float(), dim=-1)
+        weights, experts = torch.topk(probs, 2, dim=-1)
+        weights = weights / weights.sum(dim=-1, keepdim=True)
+        order, where = torch.sort(experts.flatten(), stable=True)
+        return weights.to(x.dtype), experts, order, where
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_a_topk_router_matches_eager(device, dtype):
+    torch.manual_seed(0)
+    model = Router().to(device).to(dtype)
+    x = torch.randn(12, 16, device=device, dtype=dtype)
+    want, got = compiled(model, x)
+    torch.testing.assert_close(got[0], want[0])
+    for w, g in zip(want[1:], got[1:]):
+        assert torch.equal(g, w)
+    assert_all_compiled()
+
+
 def math_fns(x, p):
     return torch.log2(p), torch.log10(p), torch.expm1(x), torch.sinh(x), torch.cosh(x), torch.tan(x)
 

@@ -44,6 +44,7 @@ mod matmul;
 mod nn;
 mod pointwise;
 mod reduce;
+mod sort;
 mod stats;
 mod strided;
 mod views;

@@ -94,6 +94,10 @@ pub enum OpKind {
     BatchNormNoTraining,
     BatchNorm,
     // Scans along one dim.
+    /// `sort` (values and int64 indices along a dim; NaN above every number; stable).
+    Sort,
+    /// `topk` (the k largest or smallest along a dim, values and int64 indices).
+    Topk,
     Cumsum,
     Cumprod,
     // Sliding windows over the trailing (spatial) dims.
@@ -192,7 +196,7 @@ impl OpKind {
             Cumsum | Cumprod => OpClass::Scan,
             MaxPoolWithIndices | AvgPool | AdaptiveAvgPool => OpClass::Window,
             Embedding | EmbeddingBag | Index | IndexSelect | Gather | Scatter | ScatterAdd
-            | IndexPut => OpClass::Indexing,
+            | IndexPut | Sort | Topk => OpClass::Indexing,
             AssertTensorMetadata => OpClass::Check,
             _ => OpClass::Pointwise,
         }
@@ -503,6 +507,18 @@ const SCHEMAS: &[(OpKind, &str)] = {
             BatchNorm,
             "native_batch_norm.default(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, \
              Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+        ),
+        (
+            Sort,
+            "sort.default(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+        ),
+        (
+            Sort,
+            "sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+        ),
+        (
+            Topk,
+            "topk.default(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)",
         ),
         (
             Cumsum,

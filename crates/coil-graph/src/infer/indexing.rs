@@ -91,6 +91,31 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
     };
     use OpKind::*;
     match kind {
+        Sort | Topk => {
+            let m = cx.meta("self")?;
+            let d = if m.rank() == 0 {
+                0
+            } else {
+                normalize_dim(b.int("dim")?, m.rank())?
+            };
+            let len = m.sizes.get(d).copied().unwrap_or(1);
+            let mut sizes = m.sizes.clone();
+            if kind == Topk {
+                let k = b.int("k")?;
+                if k < 0 || k as usize > len {
+                    return shape_err(format!(
+                        "topk: selected index k = {k} out of range for a dim of size {len}"
+                    ));
+                }
+                if let Some(s) = sizes.get_mut(d) {
+                    *s = k as usize;
+                }
+            }
+            Ok(vec![
+                TensorMeta::contiguous(m.dtype, sizes.clone()),
+                TensorMeta::contiguous(DType::I64, sizes),
+            ])
+        }
         Cumsum | Cumprod => {
             let m = cx.meta("self")?;
             normalize_dim(b.int("dim")?, m.rank())?;
