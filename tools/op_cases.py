@@ -835,10 +835,12 @@ def halves():
 
 @case
 def compare_scalars_16bit():
-    # A comparison rounds its Python number to the 16-bit dtype (bf16 0.3 is 0.30078125).
-    h = torch.tensor([0.30078125, 0.296875, 0.3, 2.0, -0.3, 0.0]).bfloat16().repeat(4)
+    # A comparison rounds its Python number to the 16-bit dtype (bf16 0.3 is 0.30078125, 257
+    # is 256).
+    h = torch.tensor([0.30078125, 0.296875, 0.3, 2.0, -0.3, 256.0]).bfloat16().repeat(4)
     f = torch.tensor([0.1, 0.0999755859375, 0.10003662109375, 1.0, -0.1, 0.5]).half().repeat(4)
-    return (Fn(lambda h, f: (h > 0.3, h == 0.3, h <= 0.3, f >= 0.1, f != 0.1, f < 0.1, h * 0.3)),
+    return (Fn(lambda h, f: (h > 0.3, h == 0.3, h <= 0.3, f >= 0.1, f != 0.1, f < 0.1, h * 0.3,
+                             h == 257, h < 257)),
             (h, f))
 
 

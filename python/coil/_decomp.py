@@ -47,12 +47,17 @@ def _sign(x):
 
 def _max_dim(x, dim, keepdim=False):
     # amax and argmax agree with max.dim: NaN wins, the first of equal values is the index.
+    # (argmax takes no bool: a bool max.dim is left as it is.)
     aten = torch.ops.aten
+    if x.dtype == torch.bool:
+        return NotImplemented
     return aten.amax.default(x, [dim], keepdim), aten.argmax.default(x, dim, keepdim)
 
 
 def _min_dim(x, dim, keepdim=False):
     aten = torch.ops.aten
+    if x.dtype == torch.bool:
+        return NotImplemented
     return aten.amin.default(x, [dim], keepdim), aten.argmin.default(x, dim, keepdim)
 
 
@@ -71,9 +76,19 @@ def _in_f32(f):
     return wrapped
 
 
-def _log_base(scale):
-    # log(x) · (1 / ln b): within 1.5 ulp of f32 (log's 0.85 and one more rounding).
-    return _in_f32(lambda x: torch.ops.aten.mul.Tensor(torch.ops.aten.log.default(x), scale))
+def _log_base(base):
+    # log(x) · (1 / ln b): within 1.5 ulp of f32 (log's 0.85 and one more rounding); exact at
+    # the exact powers of b (where that product can miss the integer by an ulp): where b^r,
+    # r the nearest integer, equals x, the result is r.
+    aten = torch.ops.aten
+
+    def f(x):
+        y = aten.mul.Tensor(aten.log.default(x), 1.0 / math.log(base))
+        r = aten.round.default(y)
+        exact = aten.eq.Tensor(aten.pow.Scalar(float(base), r), x)
+        return aten.where.self(exact, r, y)
+
+    return _in_f32(f)
 
 
 def _expm1_f(x):
@@ -88,21 +103,38 @@ def _expm1_f(x):
     return aten.where.self(aten.gt.Scalar(aten.abs.default(x), 0.5), um1, r)
 
 
-def _sinh_f(x):
-    # From expm1 of |x| (no cancellation near 0): (s + s / (s + 1)) / 2, sign of x.
+def _half_exp_large(ax):
+    # e^|x| / 2 as (h / 2) h with h = e^(|x| / 2): finite up to where the result overflows
+    # (e^|x| alone overflows about ln 2 earlier).
     aten = torch.ops.aten
-    s = _expm1_f(aten.abs.default(x))
+    h = aten.exp.default(aten.mul.Tensor(ax, 0.5))
+    return aten.mul.Tensor(aten.mul.Tensor(h, 0.5), h)
+
+
+def _large(x):
+    # Beyond this |x|, e^-|x| is below half an ulp of e^|x| in the dtype.
+    return 40.0 if x.dtype == torch.float64 else 20.0
+
+
+def _sinh_f(x):
+    # From expm1 of |x| (no cancellation near 0): (s + s / (s + 1)) / 2; e^|x| / 2 for large
+    # |x|; the sign of x (and x itself at ±0 and NaN).
+    aten = torch.ops.aten
+    ax = aten.abs.default(x)
+    s = _expm1_f(ax)
     v = aten.mul.Tensor(aten.add.Tensor(s, aten.div.Tensor(s, aten.add.Tensor(s, 1))), 0.5)
-    # For large |x| s / (s + 1) is inf / inf: the value is s / 2 there.
-    v = aten.where.self(aten.eq.Scalar(s, float("inf")), s, v)
-    return aten.where.self(aten.lt.Scalar(x, 0), aten.neg.default(v), aten.where.self(aten.eq.Scalar(x, 0), x, v))
+    v = aten.where.self(aten.gt.Scalar(ax, _large(x)), _half_exp_large(ax), v)
+    v = aten.where.self(aten.lt.Scalar(x, 0), aten.neg.default(v), v)
+    return aten.where.self(aten.eq.Scalar(x, 0), x, v)
 
 
 def _cosh_f(x):
-    # (e^|x| + e^-|x|) / 2 = e^|x| / 2 + 1 / (2 e^|x|): no cancellation.
+    # e^|x| / 2 + 1 / (2 e^|x|): no cancellation; e^|x| / 2 alone for large |x|.
     aten = torch.ops.aten
-    e = aten.exp.default(aten.abs.default(x))
-    return aten.add.Tensor(aten.mul.Tensor(e, 0.5), aten.div.Tensor(aten.full_like.default(e, 0.5), e))
+    ax = aten.abs.default(x)
+    e = aten.exp.default(ax)
+    v = aten.add.Tensor(aten.mul.Tensor(e, 0.5), aten.div.Tensor(aten.full_like.default(e, 0.5), e))
+    return aten.where.self(aten.gt.Scalar(ax, _large(x)), _half_exp_large(ax), v)
 
 
 def _tan_f(x):
@@ -126,8 +158,8 @@ def extra_decompositions():
     table[aten.sign.default] = _sign
     table[aten.max.dim] = _max_dim
     table[aten.min.dim] = _min_dim
-    table[aten.log2.default] = _log_base(1.0 / math.log(2.0))
-    table[aten.log10.default] = _log_base(1.0 / math.log(10.0))
+    table[aten.log2.default] = _log_base(2)
+    table[aten.log10.default] = _log_base(10)
     table[aten.expm1.default] = _in_f32(_expm1_f)
     table[aten.sinh.default] = _in_f32(_sinh_f)
     table[aten.cosh.default] = _in_f32(_cosh_f)

@@ -261,7 +261,10 @@ impl GpuDevice {
             }
             None => None,
         };
-        if self.use_lt.load(std::sync::atomic::Ordering::Relaxed) {
+        // cuBLASLt's kernels may assume a 16-byte aligned bias (its preferences have no bias
+        // alignment): a bias at an odd element offset takes the classic path.
+        let lt_bias_ok = bias_ptr.is_none_or(|p| alignment(p) >= 16);
+        if lt_bias_ok && self.use_lt.load(std::sync::atomic::Ordering::Relaxed) {
             // Column-major: C^T = op(B)^T op(A)^T, as below.
             let problem = LtProblem {
                 dtype: match dtype {

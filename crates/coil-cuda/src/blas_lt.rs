@@ -245,13 +245,22 @@ impl GpuDevice {
             if !lt_present() {
                 return Ok(false);
             }
-            *guard = Some(Lt::new(self)?);
+            match Lt::new(self) {
+                Ok(lt) => *guard = Some(lt),
+                Err(e) => {
+                    tracing::debug!(target: "cuda", %e, "cuBLASLt unusable; classic cuBLAS");
+                    return Ok(false);
+                }
+            }
         }
         let Some(state) = guard.as_mut() else {
             return Ok(false);
         };
         if !state.plans.contains_key(p) {
-            let plan = state.plan(p)?;
+            let plan = state.plan(p).unwrap_or_else(|e| {
+                tracing::debug!(target: "cuda", %e, "cuBLASLt plan failed; classic cuBLAS");
+                None
+            });
             if plan.is_none() {
                 tracing::debug!(target: "cuda", problem = ?p, "cuBLASLt has no algorithm; classic cuBLAS");
             }
@@ -297,8 +306,14 @@ impl GpuDevice {
                 stream.cu_stream() as sys::cudaStream_t,
             )
         }
-        .map_err(lt_err("cublasLtMatmul"))?;
-        Ok(true)
+        .map_or_else(
+            |e| {
+                // A refused call launches nothing: the classic path runs the product.
+                tracing::debug!(target: "cuda", status = ?e.0, "cublasLtMatmul refused; classic cuBLAS");
+                Ok(false)
+            },
+            |()| Ok(true),
+        )
     }
 }
 

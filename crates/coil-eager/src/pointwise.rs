@@ -395,11 +395,13 @@ fn arith<E: Num>(
     })
 }
 
-/// A Python float compared in a 16-bit float type, rounded to it as ATen converts it (through
+/// A Python number compared in a 16-bit float type, rounded to it as ATen converts it (through
 /// f32); other values as they are.
 fn compared_as(v: Value<'_>, dtype: DType) -> Value<'_> {
-    let Value::Scalar(coil_graph::Scalar::Float(f)) = v else {
-        return v;
+    let f = match v {
+        Value::Scalar(coil_graph::Scalar::Float(f)) => f,
+        Value::Scalar(coil_graph::Scalar::Int(i)) => i as f64,
+        _ => return v,
     };
     let rounded = match dtype {
         DType::BF16 => half::bf16::from_f32(f as f32).to_f64(),

@@ -476,11 +476,13 @@ fn activation(
     }
 }
 
-/// A Python float operand of a comparison computed in a 16-bit float type, rounded to that
+/// A Python number operand of a comparison computed in a 16-bit float type, rounded to that
 /// type as ATen converts it (through f32, then to nearest even); other operands as they are.
 fn compared_as(v: super::Val, compute: DType) -> super::Val {
-    let super::Val::Scalar(Scalar::Float(f)) = v else {
-        return v;
+    let f = match v {
+        super::Val::Scalar(Scalar::Float(f)) => f,
+        super::Val::Scalar(Scalar::Int(i)) => i as f64,
+        _ => return v,
     };
     let rounded = match compute {
         DType::BF16 => half::bf16::from_f32(f as f32).to_f64(),

@@ -6,5 +6,7 @@ class GraphModule(torch.nn.Module):
         ge: "b8[24]" = torch.ops.aten.ge.Scalar(xs_1, 0.1)
         ne: "b8[24]" = torch.ops.aten.ne.Scalar(xs_1, 0.1)
         lt: "b8[24]" = torch.ops.aten.lt.Scalar(xs_1, 0.1);  xs_1 = None
-        mul: "bf16[24]" = torch.ops.aten.mul.Tensor(xs_0, 0.3);  xs_0 = None
-        return (gt, eq, le, ge, ne, lt, mul)
+        mul: "bf16[24]" = torch.ops.aten.mul.Tensor(xs_0, 0.3)
+        eq_1: "b8[24]" = torch.ops.aten.eq.Scalar(xs_0, 257)
+        lt_1: "b8[24]" = torch.ops.aten.lt.Scalar(xs_0, 257);  xs_0 = None
+        return (gt, eq, le, ge, ne, lt, mul, eq_1, lt_1)
