@@ -504,7 +504,8 @@ pub fn cos_relaxed<M: MathOps + ?Sized>(m: &mut M, x: M::F) -> M::F {
 /// `x = 2n · π/2 + r` with `n = round(x/π)` and `sin x = (-1)^n sin r`; for cos,
 /// `|x| = (2n + 1) · π/2 + r` with `n = round(|x|/π - 1/2)` and `cos x = (-1)^(n+1) sin r`
 /// (relative accuracy where cos is near zero, which an even polynomial would lose). `|r|`
-/// stays below 1.575 (π/2 and the rounding of 1/π at the fast path's limit). Under 3 ulp of
+/// stays below 1.582 (π/2 and the roundings of 1/π and, for cos, of the half at the fast
+/// path's limit; the fit covers 1.58, 3e-8 relative error at 1.5811). Under 3 ulp of
 /// f32 (`tests/it/math_accuracy.rs`), far below a 16-bit result's rounding. The slow path is
 /// [`sin`]'s. sin reduces the signed `x` (its sign needs no instructions of its own): the parts
 /// of π/2 are all positive and the polynomial is `r (1 + z P)`, so `x = -0` stays `-0`.
