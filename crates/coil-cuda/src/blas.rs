@@ -267,11 +267,7 @@ impl GpuDevice {
         if lt_bias_ok && self.use_lt.load(std::sync::atomic::Ordering::Relaxed) {
             // Column-major: C^T = op(B)^T op(A)^T, as below.
             let problem = LtProblem {
-                dtype: match dtype {
-                    DType::F32 => 0,
-                    DType::F16 => 1,
-                    _ => 2,
-                },
+                dtype,
                 trans_a: op_b == cublasOperation_t::CUBLAS_OP_T,
                 trans_b: op_a == cublasOperation_t::CUBLAS_OP_T,
                 m: n as u64,

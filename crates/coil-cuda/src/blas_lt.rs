@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::ffi::c_void;
 
+use coil_graph::DType;
 use cudarc::cublaslt::result as lt;
 use cudarc::cublaslt::sys;
 use cudarc::driver::DevicePtrMut;
@@ -23,8 +24,8 @@ const WORKSPACE_BYTES: usize = 32 << 20;
 /// A column-major problem `D = alpha op(A) op(B) + beta C` (D is C), batched with strides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct LtProblem {
-    /// 0: f32, 1: f16, 2: bf16 (operands and output; compute and scale in f32).
-    pub dtype: u8,
+    /// f32, f16 or bf16 (operands and output; compute and scale in f32).
+    pub dtype: DType,
     pub trans_a: bool,
     pub trans_b: bool,
     pub m: u64,
@@ -101,9 +102,9 @@ impl Lt {
 
     fn plan(&self, p: &LtProblem) -> Result<Option<LtPlan>, CudaError> {
         let ty = match p.dtype {
-            0 => sys::cudaDataType::CUDA_R_32F,
-            1 => sys::cudaDataType::CUDA_R_16F,
-            _ => sys::cudaDataType::CUDA_R_16BF,
+            DType::F16 => sys::cudaDataType::CUDA_R_16F,
+            DType::BF16 => sys::cudaDataType::CUDA_R_16BF,
+            _ => sys::cudaDataType::CUDA_R_32F,
         };
         let desc = lt::create_matmul_desc(
             sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
@@ -214,7 +215,7 @@ impl Lt {
             }
             // No algorithm (or a problem cuBLASLt refuses): the classic path runs it.
             Err(e) => {
-                tracing::debug!(target: "cuda", status = ?e.0, "cuBLASLt's heuristic found nothing");
+                tracing::debug!(target: "cuda", problem = ?p, status = ?e.0, "cuBLASLt has no algorithm; classic cuBLAS");
                 Ok(None)
             }
         }
@@ -258,12 +259,9 @@ impl GpuDevice {
         };
         if !state.plans.contains_key(p) {
             let plan = state.plan(p).unwrap_or_else(|e| {
-                tracing::debug!(target: "cuda", %e, "cuBLASLt plan failed; classic cuBLAS");
+                tracing::debug!(target: "cuda", problem = ?p, %e, "cuBLASLt plan failed; classic cuBLAS");
                 None
             });
-            if plan.is_none() {
-                tracing::debug!(target: "cuda", problem = ?p, "cuBLASLt has no algorithm; classic cuBLAS");
-            }
             state.plans.insert(*p, plan);
         }
         let Some(Some(plan)) = state.plans.get(p) else {

@@ -57,7 +57,11 @@ pub(crate) fn eval(
             let sizes = broadcast(&[x, y])?;
             let common = common_dtype(&[x, y]);
             // ATen compares in the 16-bit type itself: a Python number is rounded to it.
-            let (x, y) = (compared_as(x, common), compared_as(y, common));
+            let as_compared = |v| match v {
+                Value::Scalar(s) => Value::Scalar(s.compared_in(common)),
+                t => t,
+            };
+            let (x, y) = (as_compared(x), as_compared(y));
             let v = with_compute!(common, T => {
                 let (sx, sy) = (src::<T>(x, &sizes)?, src::<T>(y, &sizes)?);
                 compare::<T>(kind, &sx, &sy, &sizes)
@@ -393,22 +397,6 @@ fn arith<E: Num>(
             v
         }
     })
-}
-
-/// A Python number compared in a 16-bit float type, rounded to it as ATen converts it (through
-/// f32); other values as they are.
-fn compared_as(v: Value<'_>, dtype: DType) -> Value<'_> {
-    let f = match v {
-        Value::Scalar(coil_graph::Scalar::Float(f)) => f,
-        Value::Scalar(coil_graph::Scalar::Int(i)) => i as f64,
-        _ => return v,
-    };
-    let rounded = match dtype {
-        DType::BF16 => half::bf16::from_f32(f as f32).to_f64(),
-        DType::F16 => half::f16::from_f32(f as f32).to_f64(),
-        _ => return v,
-    };
-    Value::Scalar(coil_graph::Scalar::Float(rounded))
 }
 
 fn compare<E: Num>(kind: OpKind, x: &Src<'_, E>, y: &Src<'_, E>, sizes: &[usize]) -> Vec<bool> {

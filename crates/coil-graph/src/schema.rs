@@ -110,6 +110,23 @@ impl Scalar {
         }
     }
 
+    /// The number as a comparison computed in `dtype` sees it: ATen's comparison kernels take
+    /// it as that type, so in a 16-bit float type it is rounded (through f32, then to nearest
+    /// even: bf16 `x > 0.3` compares with 0.30078125); in any other type, and a bool, it is
+    /// itself (arithmetic, by contrast, keeps it at f32: opmath).
+    pub fn compared_in(self, dtype: crate::DType) -> Scalar {
+        let f = match self {
+            Scalar::Float(f) => f,
+            Scalar::Int(i) => i as f64,
+            Scalar::Bool(_) => return self,
+        };
+        match dtype {
+            crate::DType::BF16 => Scalar::Float(half::bf16::from_f32(f as f32).to_f64()),
+            crate::DType::F16 => Scalar::Float(half::f16::from_f32(f as f32).to_f64()),
+            _ => self,
+        }
+    }
+
     /// The promotion category of the number.
     pub fn category(self) -> crate::Category {
         match self {

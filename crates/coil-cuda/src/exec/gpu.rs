@@ -397,21 +397,17 @@ impl Executor for Gpu {
         (b, lb): (BufferHandle, MatLayout),
         (c, lc): (BufferHandle, MatLayout),
     ) -> Result<(), BackendError> {
-        let mut mem = lock(&self.0.memory);
-        let mut out = mem.1.remove(&c.0).ok_or_else(|| dead(c))?;
-        let result = (|| {
-            let (Some(a), Some(b)) = (mem.1.get(&a.0), mem.1.get(&b.0)) else {
+        self.with_output(c, |live, out| {
+            let (Some(a), Some(b)) = (live.get(&a.0), live.get(&b.0)) else {
                 return Err(BackendError::Runtime(
                     "a matmul operand is not a live buffer (or aliases the output)".into(),
                 ));
             };
             self.0
                 .dev
-                .sgemm(gemm, (a, la), (b, lb), (&mut out, lc))
+                .sgemm(gemm, (a, la), (b, lb), (out, lc))
                 .map_err(err)
-        })();
-        mem.1.insert(c.0, out);
-        result
+        })
     }
 
     fn sgemm_bias(
@@ -422,11 +418,9 @@ impl Executor for Gpu {
         (c, lc): (BufferHandle, MatLayout),
         (bias, offset): (BufferHandle, usize),
     ) -> Result<bool, BackendError> {
-        let mut mem = lock(&self.0.memory);
-        let mut out = mem.1.remove(&c.0).ok_or_else(|| dead(c))?;
-        let result = (|| {
+        self.with_output(c, |live, out| {
             let (Some(a), Some(b), Some(bias)) =
-                (mem.1.get(&a.0), mem.1.get(&b.0), mem.1.get(&bias.0))
+                (live.get(&a.0), live.get(&b.0), live.get(&bias.0))
             else {
                 return Err(BackendError::Runtime(
                     "a matmul operand or its bias is not a live buffer (or aliases the output)"
@@ -435,11 +429,9 @@ impl Executor for Gpu {
             };
             self.0
                 .dev
-                .sgemm_bias(gemm, (a, la), (b, lb), (&mut out, lc), (bias, offset))
+                .sgemm_bias(gemm, (a, la), (b, lb), (out, lc), (bias, offset))
                 .map_err(err)
-        })();
-        mem.1.insert(c.0, out);
-        result
+        })
     }
 
     fn has_convolution(&self) -> bool {
@@ -451,11 +443,7 @@ impl Executor for Gpu {
         conv: &coil_lower::ConvOp,
         call: &coil_codegen::ExternCall,
     ) -> Result<(), BackendError> {
-        let mut mem = lock(&self.0.memory);
-        let out_h = call.out.buffer;
-        let mut out = mem.1.remove(&out_h.0).ok_or_else(|| dead(out_h))?;
-        let result = (|| {
-            let live = &mem.1;
+        self.with_output(call.out.buffer, |live, out| {
             let x = conv_operand(live, &call.inputs[0])?;
             let w = conv_operand(live, &call.inputs[1])?;
             let bias = call
@@ -465,11 +453,9 @@ impl Executor for Gpu {
                 .transpose()?;
             self.0
                 .dev
-                .convolution(conv, x, w, bias, (&mut out, &call.out.sizes))
+                .convolution(conv, x, w, bias, (out, &call.out.sizes))
                 .map_err(err)
-        })();
-        mem.1.insert(out_h.0, out);
-        result
+        })
     }
 
     fn synchronize(&self) -> Result<(), BackendError> {
@@ -482,6 +468,24 @@ impl Executor for Gpu {
 }
 
 impl Gpu {
+    /// Runs `f` on the live buffers and `c`'s buffer, taken out of the table meanwhile (an
+    /// external call writes it while reading the others; an operand that aliases it is then
+    /// not live, and `f` says so).
+    fn with_output<T>(
+        &self,
+        c: BufferHandle,
+        f: impl FnOnce(
+            &std::collections::HashMap<u64, crate::runtime::DeviceBuffer>,
+            &mut crate::runtime::DeviceBuffer,
+        ) -> Result<T, BackendError>,
+    ) -> Result<T, BackendError> {
+        let mut mem = lock(&self.0.memory);
+        let mut out = mem.1.remove(&c.0).ok_or_else(|| dead(c))?;
+        let result = f(&mem.1, &mut out);
+        mem.1.insert(c.0, out);
+        result
+    }
+
     /// Adds a buffer to the memory table under a fresh handle.
     fn insert(&self, b: crate::runtime::DeviceBuffer) -> BufferHandle {
         let mut mem = lock(&self.0.memory);

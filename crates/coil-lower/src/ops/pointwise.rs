@@ -106,7 +106,11 @@ impl Lowerer<'_> {
                 // A comparison compares in its 16-bit dtype (ATen's kernels take the Python
                 // number as that type): the number is rounded to it first, where arithmetic
                 // keeps it at f32 (opmath). `x > 0.3` in bf16 is `x > 0.30078125`.
-                let (x, y) = (compared_as(x, compute), compared_as(y, compute));
+                let as_compared = |v| match v {
+                    super::Val::Scalar(s) => super::Val::Scalar(s.compared_in(compute)),
+                    t => t,
+                };
+                let (x, y) = (as_compared(x), as_compared(y));
                 let op = match kind {
                     K::Eq => Op::Eq,
                     K::Ne => Op::Ne,
@@ -474,20 +478,4 @@ fn activation(
             body.binary(Op::Mul, v, scale)
         }
     }
-}
-
-/// A Python number operand of a comparison computed in a 16-bit float type, rounded to that
-/// type as ATen converts it (through f32, then to nearest even); other operands as they are.
-fn compared_as(v: super::Val, compute: DType) -> super::Val {
-    let f = match v {
-        super::Val::Scalar(Scalar::Float(f)) => f,
-        super::Val::Scalar(Scalar::Int(i)) => i as f64,
-        _ => return v,
-    };
-    let rounded = match compute {
-        DType::BF16 => half::bf16::from_f32(f as f32).to_f64(),
-        DType::F16 => half::f16::from_f32(f as f32).to_f64(),
-        _ => return v,
-    };
-    super::Val::Scalar(Scalar::Float(rounded))
 }
