@@ -1443,6 +1443,39 @@ def int64_big_cumsum():
 # ---------------------------------------------------------------- export
 
 
+# ---------------------------------------------------------------- as_strided reads storage
+
+
+@case(keep=(aten.as_strided.default,))
+def as_strided_of_a_view_reads_the_base_storage():
+    # An as_strided of a view indexes the storage behind it (here a padded result), from the
+    # view's own offset when none is given, and may read past the view's own elements.
+    def f(x):
+        p = F.pad(x, (1, 2, 2, 1))                        # [2, 3, 7, 8], its own storage
+        v = aten.as_strided(p, (2, 3, 2, 6), (168, 56, 16, 1))
+        w = aten.as_strided(v, (2, 3, 2, 2, 3), (168, 56, 16, 9, 1))
+        s = p[:, 1:, 3:]                                   # offset 56 + 24
+        t = aten.as_strided(s, (4, 5), (7, 2))             # the slice's offset, past its end
+        u = aten.as_strided(s, (3, 3), (1, 9), 5)          # an explicit offset
+        return w.clone(), t + 1, u * 2
+    return Fn(f), (torch.randn(2, 3, 4, 5),)
+
+
+@case(keep=(aten.as_strided.default,))
+def as_strided_of_a_reshaped_copy_and_a_split():
+    # A reshape PyTorch copies (of a transpose) is a storage of its own; a split's pieces
+    # and a transpose are views of their input's.
+    def f(x):
+        r = x.t().reshape(24)
+        a = aten.as_strided(r, (3, 4), (1, 3), 2)
+        pieces = torch.split(x + 0, [2, 4], dim=1)
+        b = aten.as_strided(pieces[1], (2, 5), (6, 1))
+        c = aten.as_strided(x.t(), (6, 2), (1, 6))
+        return a.clone(), b.clone(), c.clone()
+    return Fn(f), (torch.randn(4, 6),)
+
+
+
 def supported_ops() -> set[str]:
     text = SCHEMAS.read_text()
     return set(re.findall(r'\(\s*\w+,\s*"(\w+\.\w+)\(', text))
@@ -1450,6 +1483,7 @@ def supported_ops() -> set[str]:
 
 def graph_ops(py: pathlib.Path) -> set[str]:
     return set(re.findall(r"torch\.ops\.aten\.(\w+\.\w+)\(", py.read_text()))
+
 
 
 def main() -> int:

@@ -13,6 +13,7 @@ import torch
 from . import _native
 from ._decomp import decompositions
 from ._fx import TORCH_DTYPES, Unsupported, contiguous_strides, dense_order, describe
+from ._storage import alias_plan, output_alias, storage_rewrite
 
 log = logging.getLogger("coil")
 
@@ -194,15 +195,16 @@ def _inference_graph(gm, example_inputs, decompositions):
         return None
     traced.graph.eliminate_dead_code()
     traced.recompile()
-    placeholders = {n for n in traced.graph.nodes if n.op == "placeholder"}
     for node in traced.graph.nodes:
         target = node.target
         if isinstance(target, torch._ops.OpOverload) and target._schema.is_mutable:
             return None  # an input written back (copy_): AOTAutograd's epilogue does it
-        if node.op == "output":
-            results = node.args[0] if isinstance(node.args[0], (list, tuple)) else [node.args[0]]
-            if any(r in placeholders for r in results):
-                return None
+    alias = output_alias(traced)
+    if alias is not None:
+        # A returned view must stay one (a later in-place write shows through it):
+        # AOTAutograd's runtime regenerates such outputs from their bases.
+        log.debug("coil: %s; using AOTAutograd", alias)
+        return None
     return traced
 
 
@@ -289,6 +291,8 @@ def _compile(gm, example_inputs, options, trusted):
         device = _device_of(example_inputs)
         lifted, consts = lift_constants(gm)
         inputs = list(example_inputs) + consts
+        storage_rewrite(lifted, inputs)
+        plan = alias_plan(lifted, eager_strides=options.get("frontend", "fx") == "fx")
         source, layouts = _source(lifted, inputs, options)
         native = {k: str(options[k]) for k in _NATIVE_OPTIONS if k in options}
         model = _native.compile(source, device.type, native)
@@ -310,7 +314,8 @@ def _compile(gm, example_inputs, options, trusted):
         report["extern_calls"],
         report["compile_s"],
     )
-    return _Runner(model, device, inputs, consts, layouts, trusted)
+    runner = _Runner(model, device, inputs, consts, layouts, trusted)
+    return runner if plan.trivial else lambda *args: plan.apply(runner(*args))
 
 
 class _Runner:

@@ -298,6 +298,43 @@ impl Graph {
             .find(|&id| self.arena[id].name == name)
     }
 
+    /// The node whose result holds `id`'s elements in eager's memory: `id` itself, or the
+    /// first node behind its chain of views (`view`, `permute`, `slice`, a split's outputs,
+    /// ...; a `reshape` only where PyTorch's would not copy). In coil's model every other
+    /// node's result is its own contiguous storage, so an `as_strided` of `id` reads this
+    /// node's elements in row-major order.
+    pub fn storage_base(&self, mut id: NodeId) -> NodeId {
+        loop {
+            let node = &self.arena[id];
+            let next = match &node.kind {
+                NodeKind::Call(call) if call.op.kind().class() == crate::OpClass::View => {
+                    let Ok(b) = call.op.schema().bind(&call.args, &call.kwargs) else {
+                        return id;
+                    };
+                    let Ok(src) = b.tensor("self") else {
+                        return id;
+                    };
+                    let from = self.arena[src].meta();
+                    if call.op.kind() == OpKind::Reshape
+                        && crate::view_strides(&from.sizes, &from.strides, &node.meta().sizes)
+                            .is_none()
+                    {
+                        return id; // a copy
+                    }
+                    src
+                }
+                NodeKind::GetItem { source, .. }
+                    if matches!(&self.arena[*source].kind,
+                        NodeKind::Call(c) if c.op.kind().class() == crate::OpClass::View) =>
+                {
+                    *source
+                }
+                _ => return id,
+            };
+            id = next;
+        }
+    }
+
     /// Position of each node in program order, indexed by `NodeId::index()`.
     pub fn positions(&self) -> Vec<usize> {
         let mut pos = vec![usize::MAX; self.arena.len()];

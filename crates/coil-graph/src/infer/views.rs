@@ -278,24 +278,22 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             if offset < 0 {
                 return shape_err(format!("as_strided: negative storage offset {offset}"));
             }
-            // The view must stay inside the input's own extent (its storage may be larger, but
-            // only the input's elements are known to exist).
+            // The view reads the storage behind the input's views (in coil's model the
+            // storage base's elements, row-major): it must stay inside them. An implicit
+            // offset (the input's own) is checked where it is known, in the lowering.
             let extent: usize = sizes
                 .iter()
                 .zip(&strides)
                 .map(|(&s, &st)| s.saturating_sub(1).saturating_mul(st))
                 .fold(offset as usize, usize::saturating_add);
-            let own: usize = m
-                .sizes
-                .iter()
-                .zip(&m.strides)
-                .map(|(&s, &st)| s.saturating_sub(1) * st)
-                .sum();
-            if sizes.iter().all(|&s| s > 0) && (m.numel() == 0 || extent > own) {
+            let base = graph.node(graph.storage_base(b.tensor("self")?)).meta();
+            if sizes.iter().all(|&s| s > 0) && extent >= base.numel() {
                 return shape_err(format!(
-                    "as_strided: size {} with stride {} at offset {offset} reads past the input {} (its                      last element is at {own})",
+                    "as_strided: size {} with stride {} at offset {offset} reads past the storage \
+                     of {} elements behind the input {} (its last element would be at {extent})",
                     Dims(&sizes),
                     Dims(&strides),
+                    base.numel(),
                     Dims(&m.sizes)
                 ));
             }

@@ -3,10 +3,11 @@
 
 use coil_graph::{Bound, Call, Node, OpKind, contiguous_strides, normalize_dim, slice_range};
 
+use super::Val;
 use crate::error::LowerError;
 use crate::index::{IndexExpr, Var};
 use crate::ir::TensorId;
-use crate::lowering::{Lowerer, Result, positional_index};
+use crate::lowering::{BodyCx, Lowerer, Result, positional_index};
 
 impl Lowerer<'_> {
     /// Lowers a call of a view.
@@ -206,34 +207,77 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `as_strided` of a value that is its own contiguous storage (a result, not a view of
-    /// another tensor's memory): element `p` reads flat position `offset + sum(p_i *
-    /// stride_i)` of it. Other inputs (views, whose storage coil's buffers need not share
-    /// with eager's) run as host fallbacks.
+    /// `as_strided`: element `p` reads flat position `offset + sum(p_i * stride_i)` of the
+    /// storage behind the input's views ([`coil_graph::Graph::storage_base`], whose elements
+    /// row-major are that storage in coil's model, as they are in eager's for a graph whose
+    /// non-view results are contiguous). The offset defaults to the input's own, as
+    /// PyTorch's does.
     pub(super) fn lower_as_strided(
         &mut self,
         node: &Node,
-        call: &Call,
+        _call: &Call,
         b: &Bound<'_>,
     ) -> Result<Vec<TensorId>> {
         let src = b.tensor("self").map_err(|e| Self::graph_err(node, e))?;
-        let src_meta = self.graph.node(src).meta().clone();
+        let base_node = self.graph.storage_base(src);
         let x = self.value(src, &node.name)?;
-        let own = self.g.tensors[x].view.is_none()
-            && src_meta.strides == contiguous_strides(&src_meta.sizes);
-        let offset = b.opt_int("storage_offset").unwrap_or(0);
-        if !own || offset != 0 {
-            return self.lower_fallback(node, call);
-        }
+        let mut base = self.value(base_node, &node.name)?;
         let meta = node.meta().clone();
+        let base_sizes = self.g.tensors[base].sizes.clone();
+        let offset = match b.opt_int("storage_offset") {
+            Some(o) => o,
+            None => self.storage_offset(node, x, base)?,
+        };
+        if self.g.tensors[base].view.is_some() {
+            // The base is itself a view in coil's lowering (a reshape PyTorch copies, lowered
+            // as an index map): its elements become a storage of their own first.
+            let dtype = self.g.tensors[base].dtype;
+            let mut cx = BodyCx::new(&base_sizes);
+            let e = self.operand_expr(&mut cx, Val::Tensor(base), dtype);
+            base = self.finish_pointwise(node, cx, e, dtype);
+        }
+        let numel: usize = base_sizes.iter().product();
+        let extent = meta
+            .sizes
+            .iter()
+            .zip(&meta.strides)
+            .fold(offset, |acc, (&s, &st)| {
+                acc + (s.saturating_sub(1) * st) as i64
+            });
+        if meta.sizes.iter().all(|&s| s > 0) && (offset < 0 || extent >= numel as i64) {
+            return Err(LowerError::Invalid(format!(
+                "{}: as_strided reads storage positions {offset}..={extent} of a storage of \
+                 {numel} elements",
+                node.name
+            )));
+        }
         let flat = positional_index(&meta.sizes)
             .iter()
             .zip(&meta.strides)
-            .fold(IndexExpr::zero(), |acc, (e, &st)| {
+            .fold(IndexExpr::constant(offset), |acc, (e, &st)| {
                 acc.add(&e.scale(st as i64))
             });
-        let map = coords_of(&flat, &src_meta.sizes);
-        Ok(vec![self.make_view(node, x, meta.sizes, map)])
+        let map = coords_of(&flat, &base_sizes);
+        Ok(vec![self.make_view(node, base, meta.sizes, map)])
+    }
+
+    /// Where `x`'s first element lies in the storage of `base` (which its views lead to):
+    /// PyTorch's `storage_offset()`.
+    fn storage_offset(&self, node: &Node, x: TensorId, base: TensorId) -> Result<i64> {
+        let (xb, bb) = (&self.g.tensors[x], &self.g.tensors[base]);
+        if x == base || xb.sizes.iter().product::<usize>() == 0 {
+            return Ok(0);
+        }
+        if xb.storage != bb.storage || bb.view.is_some() {
+            return Err(LowerError::Invalid(format!(
+                "{}: as_strided without a storage offset of a view whose storage coil does \
+                 not hold as eager does (give the offset)",
+                node.name
+            )));
+        }
+        let Some(v) = &xb.view else { return Ok(0) };
+        let storage_sizes = &self.g.storages[xb.storage].sizes;
+        Ok(flat_index(&v.reindex, storage_sizes).eval(&|_| 0))
     }
 }
 
