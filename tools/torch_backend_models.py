@@ -89,7 +89,8 @@ def main():
     p.add_argument("--rounds", type=int, default=1, help="with more than 1: every backend "
                    "compiled first, then timed in turn, round after round; the medians")
     p.add_argument("--warmup", type=int, default=5)
-    p.add_argument("--backends", default="coil,inductor,eager")
+    p.add_argument("--backends", default="coil,inductor,eager",
+                   help="comma-separated; options after a colon: coil:gemm=onednn;strategy=tvm")
     p.add_argument("--sets", default="article,large,real")
     p.add_argument("--only", default="", help="comma-separated model names")
     p.add_argument("--dtype", default="float32", help="float32, bfloat16 or float16: the "
@@ -127,7 +128,11 @@ def main():
             for backend in a.backends.split(","):
                 if a.rounds == 1:
                     torch._dynamo.reset()
-                f = m if backend == "eager" else torch.compile(m, backend=backend, dynamic=False)
+                # `coil:gemm=onednn;strategy=tvm`: a backend with options.
+                kind, _, opts = backend.partition(":")
+                options = dict(kv.split("=", 1) for kv in opts.split(";") if kv) or None
+                f = m if kind == "eager" else torch.compile(m, backend=kind, dynamic=False,
+                                                            options=options)
                 t0 = time.perf_counter()
                 got = tb.first_tensor(f(*args))
                 first_s = time.perf_counter() - t0

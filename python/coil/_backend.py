@@ -54,7 +54,10 @@ def backend(gm, example_inputs, options=None, **kwargs):
     `emulate_precision_casts` (16-bit floats rounded after every op as eager rounds them, for
     bit-for-bit agreement; by default they stay f32 inside a kernel and round once per store,
     as Inductor's), `gemm` (on CUDA: `lt`, the default, matmuls through cuBLASLt with a plan
-    per problem and an addmm's bias in the same call; `classic`, cuBLAS's GEMM calls).
+    per problem and an addmm's bias in the same call; `classic`, cuBLAS's GEMM calls. On the
+    CPU: `eager`, the default, f32 matmuls through PyTorch's own BLAS called as eager calls
+    it, so they equal eager's bit for bit as Inductor's extern mm does; `onednn`, `openblas`,
+    `gemm`: coil's own libraries, as the CLI runs them).
 
     An inference graph (grad disabled, or no input requiring it) is traced to core ATen here,
     once, and its compiled callable is what Dynamo calls: no AOTAutograd wrapper runs per call.

@@ -50,6 +50,13 @@ fn print_graph(source: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(coil_graph::print_graph(&graph_of(source)?))
 }
 
+/// Whether the CPU backend's f32 matmuls take the BLAS of the PyTorch loaded in this process
+/// (`libtorch_cpu.so`'s `sgemm_`), as eager's do.
+#[pyfunction]
+fn eager_blas_loaded() -> bool {
+    coil_cpu::eager_blas_loaded()
+}
+
 /// Every ATen overload coil compiles, as PyTorch names them (`aten.add.Tensor`): the front end
 /// decomposes the others where PyTorch has a decomposition for them.
 #[pyfunction]
@@ -69,13 +76,30 @@ fn compile(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Model> {
     let graph = graph_of(source)?;
+    let gemm = match options.map(|o| o.get_item("gemm")).transpose()?.flatten() {
+        Some(g) => Some(g.extract::<String>()?),
+        None => None,
+    };
     let backend: Arc<dyn coil_codegen::Backend> = match device {
-        "cpu" => Arc::new(coil_cpu::CpuBackend::new().map_err(err)?),
-        "cuda" => {
-            let gemm = match options.map(|o| o.get_item("gemm")).transpose()?.flatten() {
-                Some(g) => g.extract::<String>()?,
-                None => "lt".into(),
+        "cpu" => {
+            let gemm = gemm.unwrap_or_else(|| "eager".into());
+            let own = gemm != "eager";
+            let cpu = coil_cpu::CpuOptions {
+                own_f32_matmul_under_torch: own,
+                openblas_f32_matmul: gemm == "openblas",
+                gemm_f32_matmul: gemm == "gemm",
+                ..coil_cpu::CpuOptions::default()
             };
+            if !["eager", "onednn", "openblas", "gemm"].contains(&gemm.as_str()) {
+                return Err(PyValueError::new_err(format!(
+                    "on the CPU the gemm option is eager (PyTorch's BLAS as eager calls it, the \
+                     default), onednn, openblas or gemm (coil's own libraries), not {gemm}"
+                )));
+            }
+            Arc::new(coil_cpu::CpuBackend::with_options(cpu).map_err(err)?)
+        }
+        "cuda" => {
+            let gemm = gemm.unwrap_or_else(|| "lt".into());
             if gemm != "lt" && gemm != "classic" {
                 return Err(PyValueError::new_err(format!(
                     "the gemm option is lt (cuBLASLt, the default) or classic (cuBLAS), not {gemm}"
@@ -231,6 +255,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(print_graph, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
+    m.add_function(wrap_pyfunction!(eager_blas_loaded, m)?)?;
     m.add_function(wrap_pyfunction!(logs::set_logs, m)?)?;
     m.add_class::<Model>()?;
     Ok(())

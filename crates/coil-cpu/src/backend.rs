@@ -54,6 +54,10 @@ pub struct CpuOptions {
     /// the gemm crate where it is missing) instead of oneDNN: for measuring the libraries
     /// against each other on the same graphs (oneDNN measured faster: see `docs/perf.md`).
     pub openblas_f32_matmul: bool,
+    /// f32 matmuls through coil's own libraries even in a process where PyTorch is loaded
+    /// (by default they take PyTorch's BLAS there, called as eager calls it, so that they
+    /// equal eager's bit for bit: [`crate::eager_blas_loaded`]).
+    pub own_f32_matmul_under_torch: bool,
     /// Pointwise consumers of a matmul as kernels of their own, even where oneDNN's matmul
     /// could apply them as post-ops (by default it does, for f32, and for bf16 where it has
     /// a bf16 kernel: [`coil_lower::LowerConfig::matmul_post_ops`]).
@@ -198,6 +202,7 @@ impl CpuBackend {
                     && !options.openblas_f32_matmul
                     && crate::dnnl::onednn().is_some(),
                 openblas: options.openblas_f32_matmul,
+                eager: !options.own_f32_matmul_under_torch,
             },
             post_ops: !options.unfused_matmul_epilogues,
         })
@@ -216,10 +221,14 @@ impl CpuBackend {
 
     /// The matmuls whose pointwise epilogues go into oneDNN's matmul as post-ops: f32 where
     /// oneDNN runs f32 matmuls (those above the small-product bound, which take OpenBLAS or
-    /// gemm), bf16 where it has a bf16 matmul kernel on this host.
+    /// gemm; not where PyTorch's BLAS runs them), bf16 where it has a bf16 matmul kernel on
+    /// this host.
     fn post_op_dtypes(&self) -> Vec<(coil_graph::DType, usize)> {
         let mut dtypes = Vec::new();
-        if self.post_ops && self.matmul_libs.f32 {
+        // f32 products through the loaded PyTorch's BLAS take no post-ops: their epilogues
+        // are kernels of their own.
+        let eager = self.matmul_libs.eager && crate::eager_blas::eager_blas_loaded();
+        if self.post_ops && self.matmul_libs.f32 && !eager {
             dtypes.push((
                 coil_graph::DType::F32,
                 crate::matmul::SMALL_F32_MATMUL_FLOPS + 1,

@@ -43,6 +43,7 @@
 mod backend;
 mod codegen;
 mod dnnl;
+mod eager_blas;
 mod error;
 mod jit;
 mod matmul;
@@ -55,6 +56,7 @@ pub use codegen::{
     CodegenOptions, KernelPlan, LaunchShape, emit_kernel, emit_planned, plan_kernel,
 };
 pub use dnnl::onednn_status;
+pub use eager_blas::eager_blas_loaded;
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, link_ir, optimize};
 pub use openblas::openblas_status;

@@ -78,6 +78,9 @@ pub(crate) struct MatmulLibraries {
     pub(crate) f32: bool,
     /// f32 through OpenBLAS (when not through oneDNN).
     pub(crate) openblas: bool,
+    /// f32 through the loaded PyTorch's BLAS, as eager calls it, before any other
+    /// ([`crate::eager_blas`]; where PyTorch is loaded).
+    pub(crate) eager: bool,
 }
 
 /// Runs the matmul `call` (`inputs[0] @ inputs[1]`) on `mem`'s buffers, on `threads` threads
@@ -231,7 +234,13 @@ fn product(
     // Small f32 products skip oneDNN: its call costs about 5-10 µs more than OpenBLAS's or
     // gemm's, more than it saves below two megaflops (`tools/matmul_sweep.py`, docs/perf.md).
     let small = 2 * batch * m * n * k <= SMALL_F32_MATMUL_FLOPS;
-    if libs.f32 && !small && a.dtype == DType::F32 {
+    // 2-D only: eager's bmm takes other routines by size.
+    let eager = libs.eager
+        && a.dtype == DType::F32
+        && rank == 2
+        && k > 0
+        && crate::eager_blas::eager_blas_loaded();
+    if libs.f32 && !small && !eager && a.dtype == DType::F32 {
         let bias = match call.matmul_bias() {
             Some(b) if b.dtype == DType::F32 && b.sizes == [m, n] && rank == 2 => {
                 Some(resolve(mem, b, "bias")?)
@@ -278,6 +287,10 @@ fn product(
     } else {
         parallelism
     };
+    // SAFETY: as for the gemm arms below.
+    if eager && unsafe { through_eager_blas(sizes, (ma, mb, mo), accumulate) } {
+        return Ok(Ran::WithoutPostOps);
+    }
     // SAFETY: as for the gemm arms below.
     if (libs.openblas || (libs.f32 && small))
         && a.dtype == DType::F32
@@ -387,6 +400,45 @@ unsafe fn through_openblas(
                 (po, out.strides[1]),
                 if accumulate { 1.0 } else { 0.0 },
                 threads,
+            )
+        };
+        if !ran {
+            // Only the first batch can refuse (every batch has the same layout).
+            return false;
+        }
+    }
+    true
+}
+
+/// The f32 product through the loaded PyTorch's BLAS as eager calls it (`accumulate`: onto
+/// the bias already in `out`), one call per batch; `false` where eager would not call BLAS
+/// on these layouts.
+///
+/// # Safety
+/// As [`run_gemm`].
+unsafe fn through_eager_blas(
+    (batch, m, k, n): (usize, usize, usize, usize),
+    (a, b, out): (&Mat, &Mat, &Mat),
+    accumulate: bool,
+) -> bool {
+    use crate::eager_blas::Operand;
+    for bi in 0..batch as isize {
+        let op = |x: &Mat| Operand {
+            // SAFETY: batch offsets stay within the checked extents (the caller's promise).
+            ptr: unsafe { (x.ptr as *const f32).offset(bi * x.strides[0]) },
+            strides: [x.strides[1], x.strides[2]],
+        };
+        // SAFETY: as above; the result overlaps no operand.
+        let ran = unsafe {
+            crate::eager_blas::sgemm(
+                (m, k, n),
+                op(a),
+                op(b),
+                (
+                    (out.ptr as *mut f32).offset(bi * out.strides[0]),
+                    [out.strides[1], out.strides[2]],
+                ),
+                if accumulate { 1.0 } else { 0.0 },
             )
         };
         if !ran {
