@@ -1443,6 +1443,75 @@ def int64_big_cumsum():
 # ---------------------------------------------------------------- export
 
 
+# ---------------------------------------------------------------- the float-function table
+
+INF, NAN = float("inf"), float("nan")
+
+
+def wide():
+    """Special values (signed zeros, tiny, the breakpoints of the expansions, huge, infinities,
+    NaN) and a spread."""
+    special = torch.tensor([0.0, -0.0, 1e-30, -1e-8, 1e-4, 0.1, 0.2679, 0.3, 0.4999, 0.5, 0.53,
+                            0.75, 1.0, -1.0, 1.5, 2.0, 3.0, 5.0, 9.0, 10.0, 10.6, 30.0, 1e10,
+                            -1e10, 3e38, INF, -INF, NAN])
+    return torch.cat([special, -special, torch.randn(56) * 4]).reshape(8, 14)
+
+
+def unit():
+    """[-1, 1] with its ends, values near them, and a few beyond (NaN there)."""
+    special = torch.tensor([0.0, -0.0, 1e-30, 1e-6, 0.5, 0.53, 0.9, 0.999, 0.9999999, 1.0,
+                            -1.0, -0.9999999, 1.0000001, 2.0, INF, NAN])
+    return torch.cat([special, torch.rand(48) * 2 - 1]).reshape(8, 8)
+
+
+def unary_table(x, u):
+    return (torch.atan(x), torch.asin(u), torch.acos(u), torch.asinh(x), torch.acosh(x),
+            torch.atanh(u), torch.expm1(x), torch.erfc(x), torch.erfinv(u))
+
+
+def binary_table(y, x):
+    return torch.atan2(y, x), torch.hypot(y, x), torch.logaddexp(y, x)
+
+
+def grid():
+    """Every pair of special values (atan2's quadrants, zeros and infinities) and a spread."""
+    v = torch.tensor([0.0, -0.0, 1.0, -1.0, 2.5, -3e-3, 1e30, INF, -INF, NAN])
+    y, x = torch.meshgrid(v, v, indexing="ij")
+    return (torch.cat([y.reshape(-1), torch.randn(44) * 3]).reshape(8, 18),
+            torch.cat([x.reshape(-1), torch.randn(44) * 3]).reshape(8, 18))
+
+
+@case(keep=(aten.expm1.default, aten.erfc.default, aten.erfinv.default, aten.logaddexp.default,
+            aten.hypot.default, aten.atan2.default))
+def float_table_f32():
+    return Fn(lambda x, u, y, z: unary_table(x, u) + binary_table(y, z)), (wide(), unit(), *grid())
+
+
+@case(keep=(aten.expm1.default, aten.erfc.default, aten.erfinv.default, aten.logaddexp.default,
+            aten.hypot.default, aten.atan2.default))
+def float_table_f64():
+    return (Fn(lambda x, u, y, z: unary_table(x, u) + binary_table(y, z)),
+            tuple(t.double() for t in (wide(), unit(), *grid())))
+
+
+@case(keep=(aten.expm1.default, aten.erfc.default, aten.erfinv.default, aten.logaddexp.default,
+            aten.hypot.default, aten.atan2.default))
+def float_table_bf16_f16():
+    # 16-bit operands compute in f32 (opmath) and round once.
+    def f(x, u, y, z, xh, uh):
+        return unary_table(x, u) + binary_table(y, z) + unary_table(xh, uh)
+    y, z = grid()
+    return (Fn(f), (wide().bfloat16(), unit().bfloat16(), y.bfloat16(), z.bfloat16(),
+                    wide().half(), unit().half()))
+
+
+@case(keep=(aten.atan2.default,))
+def float_table_integers():
+    # Integer operands compute in the default float dtype.
+    return (Fn(lambda i, j: (torch.atan(i), torch.erfc(i), torch.atan2(i, j), torch.asinh(j))),
+            (torch.tensor([[-3, 0, 1, 7]]), torch.tensor([[2], [0], [-5]])))
+
+
 # ---------------------------------------------------------------- as_strided reads storage
 
 
@@ -1478,7 +1547,7 @@ def as_strided_of_a_reshaped_copy_and_a_split():
 
 def supported_ops() -> set[str]:
     text = SCHEMAS.read_text()
-    return set(re.findall(r'\(\s*\w+,\s*"(\w+\.\w+)\(', text))
+    return set(re.findall(r'\(\s*[\w:]+(?:\([\w:]+\))?,\s*"(\w+\.\w+)\(', text))
 
 
 def graph_ops(py: pathlib.Path) -> set[str]:

@@ -1,8 +1,8 @@
 """The decomposition table coil's graphs are traced (and `tools/export_graph.py`'s exported)
 with: core ATen's, plus PyTorch's own decompositions of the overloads in `EXTRA` and coil's of a
 few more (`isnan`, `sign`, `max.dim`, `min.dim`), so a model using one compiles as the ops it is
-made of instead of failing; `log2`, `log10`, `expm1`, `sinh`, `cosh` and `tan` are built from
-`log`, `exp`, `sin` and `cos` in f32 (within a few f32 ulp: Kahan's expm1, sinh through it). Not the whole of `torch._decomp`: some of its entries bottom out in
+made of instead of failing; `log2`, `log10`, `sinh`, `cosh` and `tan` are built from
+`log`, `exp`, `expm1`, `sin` and `cos` in f32 (within a few f32 ulp; sinh through expm1). Not the whole of `torch._decomp`: some of its entries bottom out in
 prims, or (`lift_fresh`) break the tracing of constants. Pure Python (no native code), so the
 export tool can use it on its own. Checked by tests/test_backend.py's decomposed-ops test.
 """
@@ -91,18 +91,6 @@ def _log_base(base):
     return _in_f32(f)
 
 
-def _expm1_f(x):
-    # Kahan's below |x| = 1/2: u = e^x, (u - 1) x / log(u), whose errors cancel (a few ulp),
-    # and x where u rounds to 1; above, u - 1 itself (no cancellation left to fear; -1 once u
-    # underflows, infinity once it overflows, NaN for NaN).
-    aten = torch.ops.aten
-    u = aten.exp.default(x)
-    um1 = aten.sub.Tensor(u, 1)
-    r = aten.div.Tensor(aten.mul.Tensor(um1, x), aten.log.default(u))
-    r = aten.where.self(aten.eq.Scalar(u, 1), x, r)
-    return aten.where.self(aten.gt.Scalar(aten.abs.default(x), 0.5), um1, r)
-
-
 def _half_exp_large(ax):
     # e^|x| / 2 as (h / 2) h with h = e^(|x| / 2): finite up to where the result overflows
     # (e^|x| alone overflows about ln 2 earlier).
@@ -121,7 +109,7 @@ def _sinh_f(x):
     # |x|; the sign of x (and x itself at ±0 and NaN).
     aten = torch.ops.aten
     ax = aten.abs.default(x)
-    s = _expm1_f(ax)
+    s = aten.expm1.default(ax)
     v = aten.mul.Tensor(aten.add.Tensor(s, aten.div.Tensor(s, aten.add.Tensor(s, 1))), 0.5)
     v = aten.where.self(aten.gt.Scalar(ax, _large(x)), _half_exp_large(ax), v)
     v = aten.where.self(aten.lt.Scalar(x, 0), aten.neg.default(v), v)
@@ -160,7 +148,6 @@ def extra_decompositions():
     table[aten.min.dim] = _min_dim
     table[aten.log2.default] = _log_base(2)
     table[aten.log10.default] = _log_base(10)
-    table[aten.expm1.default] = _in_f32(_expm1_f)
     table[aten.sinh.default] = _in_f32(_sinh_f)
     table[aten.cosh.default] = _in_f32(_cosh_f)
     table[aten.tan.default] = _in_f32(_tan_f)

@@ -30,6 +30,26 @@ pub(crate) fn eval(
                 finish(v, dtype, sizes)
             })
         }
+        Float(f) => {
+            // The table's reference meaning, in f64, rounded once to the result's dtype.
+            let names: &[&str] = if f.arity() == 2 {
+                &["self", "other"]
+            } else {
+                &["self"]
+            };
+            let values: Vec<Value<'_>> =
+                names.iter().map(|n| a.value(n)).collect::<Result<_, _>>()?;
+            let sizes = broadcast(&values)?;
+            let v = match values.as_slice() {
+                [x] => map1(&sizes, &src::<f64>(*x, &sizes)?, |p| f.reference(&[p])),
+                [x, y] => {
+                    let (sx, sy) = (src::<f64>(*x, &sizes)?, src::<f64>(*y, &sizes)?);
+                    map2(&sizes, &sx, &sy, |p, q| f.reference(&[p, q]))
+                }
+                _ => return fail(format!("{} takes one or two tensors", f.name())),
+            };
+            finish(v, dtype, sizes)
+        }
         CopyValues => {
             let sizes = out.sizes.clone();
             with_compute!(dtype, T => {

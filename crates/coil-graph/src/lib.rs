@@ -25,6 +25,7 @@
 mod builder;
 mod dtype;
 mod error;
+mod float_fn;
 mod graph;
 mod infer;
 mod math_fn;
@@ -39,6 +40,7 @@ mod verify;
 pub use builder::GraphBuilder;
 pub use dtype::{Category, DEFAULT_FLOAT, DType, Operand, promote_types, result_type};
 pub use error::GraphError;
+pub use float_fn::FloatFn;
 pub use graph::{Arg, Call, DeviceSpec, Graph, Layout, MemoryFormat, Node, NodeId, NodeKind};
 pub use infer::{
     AdvancedIndex, ConvGeometry, Window, advanced_index, any_all_dims, arange_len, arange_params,

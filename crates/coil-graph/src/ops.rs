@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
+use crate::FloatFn;
 use crate::schema::Schema;
 
 /// What an op does, independent of its overload. Closed: adding an op means adding a variant
@@ -68,6 +69,9 @@ pub enum OpKind {
     Softplus,
     LeakyRelu,
     Elu,
+    /// A float function of the table ([`FloatFn`]: `atan`, `asinh`, `erfc`, `logaddexp`, ...),
+    /// lowered from the pointwise ops every backend has.
+    Float(FloatFn),
     // Pointwise, other.
     Where,
     Clamp,
@@ -288,6 +292,42 @@ const SCHEMAS: &[(OpKind, &str)] = {
         ),
         (LogicalNot, "logical_not.default(Tensor self) -> Tensor"),
         (BitwiseNot, "bitwise_not.default(Tensor self) -> Tensor"),
+        (Float(FloatFn::Atan), "atan.default(Tensor self) -> Tensor"),
+        (Float(FloatFn::Asin), "asin.default(Tensor self) -> Tensor"),
+        (Float(FloatFn::Acos), "acos.default(Tensor self) -> Tensor"),
+        (
+            Float(FloatFn::Atan2),
+            "atan2.default(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Hypot),
+            "hypot.default(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Asinh),
+            "asinh.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Acosh),
+            "acosh.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Atanh),
+            "atanh.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Expm1),
+            "expm1.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Logaddexp),
+            "logaddexp.default(Tensor self, Tensor other) -> Tensor",
+        ),
+        (Float(FloatFn::Erfc), "erfc.default(Tensor self) -> Tensor"),
+        (
+            Float(FloatFn::Erfinv),
+            "erfinv.default(Tensor self) -> Tensor",
+        ),
         (Neg, "neg.default(Tensor self) -> Tensor"),
         (Abs, "abs.default(Tensor self) -> Tensor"),
         (Floor, "floor.default(Tensor self) -> Tensor"),

@@ -45,6 +45,7 @@ mod idx;
 mod index;
 mod ir;
 mod lowering;
+mod math;
 mod ops;
 mod verify;
 

@@ -164,6 +164,23 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             };
             one(TensorMeta::contiguous(dtype, m.sizes))
         }
+        Float(f) => {
+            let names: &[&str] = if f.arity() == 2 {
+                &["self", "other"]
+            } else {
+                &["self"]
+            };
+            let (sizes, dtype) = cx.pointwise(names)?;
+            if f.floats_only() && !dtype.is_float() {
+                return dtype_err(format!("\"{}\" not implemented for {dtype}", f.name()));
+            }
+            let dtype = if dtype.is_float() {
+                dtype
+            } else {
+                DEFAULT_FLOAT
+            };
+            one(TensorMeta::contiguous(dtype, sizes))
+        }
         Gelu | Silu => {
             let m = cx.meta("self")?;
             if !m.dtype.is_float() {

@@ -165,6 +165,21 @@ impl Lowerer<'_> {
                 };
                 one(self.elementwise(node, &[x], out, |cx, a| cx.body.unary(op, a[0])))
             }
+            K::Float(f) => {
+                let names: &[&str] = if f.arity() == 2 {
+                    &["self", "other"]
+                } else {
+                    &["self"]
+                };
+                let xs = names
+                    .iter()
+                    .map(|n| self.operand(node, b, n))
+                    .collect::<Result<Vec<_>>>()?;
+                let t = crate::math::compute_dtype(out);
+                one(self.elementwise(node, &xs, t, |cx, a| {
+                    crate::math::expand(f, &mut cx.body, a, t)
+                }))
+            }
             K::Exp
             | K::Log
             | K::Log1p
