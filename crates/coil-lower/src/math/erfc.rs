@@ -53,7 +53,7 @@ const P64: [f64; 23] = [
 ];
 
 /// `2 / sqrt(pi)`, the slope of `erf` at 0.
-const TWO_OVER_SQRT_PI: f64 = 1.128_379_167_095_512_6;
+const TWO_OVER_SQRT_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI;
 
 /// `exp(-x^2)` as `exp(-h^2) exp(-(x - h)(x + h))`, `h` = `x` cut to a few bits so `h^2` is
 /// exact (4 fraction bits in f32, 20 in f64) and the second factor's argument is small.
