@@ -113,3 +113,111 @@ fn long_source_files_are_listed_with_a_reason() {
         "source files over {LONG_FILE_LINES} lines missing from docs/architecture.md's list: {unlisted:#?}"
     );
 }
+
+/// `tools/README.md` gives every script (and folder) of `tools/` a line.
+#[test]
+fn every_tool_has_a_line_in_its_readme() {
+    let root = repo_root();
+    let readme = std::fs::read_to_string(root.join("tools/README.md")).expect("tools/README.md");
+    let mut missing = Vec::new();
+    for e in std::fs::read_dir(root.join("tools"))
+        .expect("tools/")
+        .flatten()
+    {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == "README.md" || name.starts_with('.') || name == "__pycache__" {
+            continue;
+        }
+        let shown = if e.path().is_dir() {
+            format!("`{name}/`")
+        } else {
+            format!("`{name}`")
+        };
+        if !readme.contains(&format!("- {shown}")) {
+            missing.push(name);
+        }
+    }
+    missing.sort();
+    assert!(
+        missing.is_empty(),
+        "tools without a line in tools/README.md: {missing:#?}"
+    );
+}
+
+/// The section of `docs/architecture.md` that names every source file with its opening doc
+/// line.
+const EVERY_FILE: &str = "## Every source file";
+
+/// `docs/architecture.md` names every source file (`src/` of the crates, the examples and the
+/// Python package's native module) with what its `//!` opening says, so a file that moves or
+/// appears cannot go unmentioned. `UPDATE_EXPECT=1` (`cargo xtask bless`) rewrites the list.
+#[test]
+fn architecture_names_every_source_file() {
+    let root = repo_root();
+    let path = root.join("docs/architecture.md");
+    let arch = std::fs::read_to_string(&path).expect("readable");
+    let mut want = String::from(
+        "Generated from each file's opening doc comment by the tidy test\n\
+         `architecture_names_every_source_file` (`cargo xtask bless` rewrites it).\n\n",
+    );
+    for dir in ["crates", "examples", "python/src"] {
+        for f in files_with_suffix(&root.join(dir), ".rs") {
+            let rel = f.strip_prefix(&root).unwrap_or(&f).display().to_string();
+            if !rel.contains("/src/") && !rel.starts_with("python/src/") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&f).expect("readable");
+            want.push_str(&format!("- `{rel}`: {}\n", opening(&text)));
+        }
+    }
+    let start = arch
+        .find(EVERY_FILE)
+        .map(|i| i + EVERY_FILE.len() + 2)
+        .unwrap_or(arch.len());
+    let end = arch[start.min(arch.len())..]
+        .find("\n## ")
+        .map_or(arch.len(), |i| start + i + 1);
+    let have = arch.get(start..end).unwrap_or("");
+    if have == want {
+        return;
+    }
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        let mut text = if arch.contains(EVERY_FILE) {
+            arch[..start].to_string()
+        } else {
+            format!("{}\n{EVERY_FILE}\n\n", arch.trim_end())
+        };
+        text.push_str(&want);
+        text.push_str(arch.get(end..).unwrap_or(""));
+        std::fs::write(&path, text).expect("writable");
+        return;
+    }
+    let have_lines: std::collections::BTreeSet<&str> = have.lines().collect();
+    let stale: Vec<&str> = want.lines().filter(|l| !have_lines.contains(l)).collect();
+    panic!(
+        "docs/architecture.md's '{EVERY_FILE}' is out of date (run `cargo xtask bless`); \
+         lines to add or change: {stale:#?}"
+    );
+}
+
+/// A file's opening doc comment up to its first sentence's end (or blank doc line).
+fn opening(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let Some(doc) = line.trim_start().strip_prefix("//!") else {
+            break;
+        };
+        let doc = doc.trim();
+        if doc.is_empty() {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(doc);
+        if doc.ends_with('.') || doc.ends_with(':') {
+            break;
+        }
+    }
+    out
+}

@@ -346,7 +346,11 @@ mod tests {
                 );
                 w64 = w64.max(rel);
             }
-            assert!(w32 <= limit && w64 <= 1e-12, "{}: {w32} ulp, {w64:e}", f.name());
+            assert!(
+                w32 <= limit && w64 <= 1e-12,
+                "{}: {w32} ulp, {w64:e}",
+                f.name()
+            );
         }
     }
 }
