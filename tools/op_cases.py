@@ -1545,6 +1545,18 @@ def as_strided_of_a_reshaped_copy_and_a_split():
 
 
 
+@case(keep=(aten.as_strided_scatter.default,))
+def as_strided_scatter_into_a_copy():
+    # src written over an as_strided view of a copy of self (offsets, a transposed view, a
+    # 0-d piece); self itself is unchanged.
+    def f(x, s, t, z):
+        a = torch.as_strided_scatter(x, s, (2, 3), (5, 1), 4)
+        b = torch.as_strided_scatter(x * 2, t, (3, 2), (1, 5))
+        c = torch.as_strided_scatter(x, z, (), (), 19)
+        return a, b, c, x + 0
+    return Fn(f), (torch.randn(4, 5), torch.randn(2, 3), torch.randn(3, 2), torch.tensor(7.0))
+
+
 def supported_ops() -> set[str]:
     text = SCHEMAS.read_text()
     return set(re.findall(r'\(\s*[\w:]+(?:\([\w:]+\))?,\s*"(\w+\.\w+)\(', text))

@@ -57,6 +57,13 @@ def _val(node, example):
     return val if isinstance(val, torch.Tensor) else None
 
 
+def _plain(t):
+    sizes, strides = list(t.shape), list(t.stride())
+    return t.storage_offset() == 0 and all(
+        s == c for s, c, n in zip(strides, contiguous_strides(sizes), sizes) if n != 1
+    )
+
+
 def storage_rewrite(gm, example_inputs):
     """Rewrites `gm` in place so that each `aten.as_strided` reads a storage laid out as coil's
     model has it: where eager's storage behind its input is not contiguous (a channels-last
@@ -70,6 +77,15 @@ def storage_rewrite(gm, example_inputs):
     changed = False
     copies = {}
     for node in list(gm.graph.nodes):
+        if node.op == "call_function" and node.target is torch.ops.aten.as_strided_scatter.default:
+            # It writes the storage of a copy of `self` laid out as `self` is: coil's copy is
+            # row-major, so only a row-major `self` means the same.
+            val = _val(node.args[0], example) if isinstance(node.args[0], torch.fx.Node) else None
+            if val is None or not _plain(val):
+                raise Unsupported(
+                    f"as_strided_scatter '{node.name}' of a tensor not laid out row-major"
+                )
+            continue
         if node.op != "call_function" or node.target is not torch.ops.aten.as_strided.default:
             continue
         src = node.args[0]

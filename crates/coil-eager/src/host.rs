@@ -212,6 +212,45 @@ pub(crate) fn slice_scatter(
     take(&both, &o, coil_graph::Scalar::Int(0), out.sizes.clone())
 }
 
+/// `as_strided_scatter`: `x`'s elements row-major (the storage of a contiguous copy of it),
+/// with `src`'s written at the positions `offset + sum(p_i * stride_i)` (a later element of
+/// `src` wins where positions repeat, as a sequential `copy_` would).
+pub(crate) fn as_strided_scatter(
+    a: &crate::interp::Args<'_>,
+    x: &Tensor,
+    src: &Tensor,
+    out: &coil_graph::TensorMeta,
+) -> Result<Tensor, OpError> {
+    let size = a.b.int_list("size")?;
+    let stride = a.b.int_list("stride")?;
+    let offset = a.b.opt_int("storage_offset").unwrap_or(0);
+    let n = x.numel();
+    let mut bytes = x.contiguous().to_bytes();
+    bytes.extend(src.contiguous().to_bytes());
+    let both = Tensor::from_bytes(x.dtype(), vec![n + src.numel()], &bytes)?;
+    let sizes: Vec<usize> = size.iter().map(|&v| v.max(0) as usize).collect();
+    let ss = strides(&sizes);
+    let mut o: Vec<Option<usize>> = (0..n).map(Some).collect();
+    let mut bad = None;
+    for_each_index(&sizes, |p| {
+        let q = p
+            .iter()
+            .zip(&stride)
+            .fold(offset, |acc, (&i, &st)| acc + i as i64 * st);
+        let from = n + p.iter().zip(&ss).map(|(i, s)| i * s).sum::<usize>();
+        match usize::try_from(q).ok().filter(|&q| q < n) {
+            Some(q) => o[q] = Some(from),
+            None => bad = Some(q),
+        }
+    });
+    if let Some(q) = bad {
+        return Err(OpError::new(format!(
+            "as_strided_scatter writes position {q} of a copy of {n} elements"
+        )));
+    }
+    take(&both, &o, coil_graph::Scalar::Int(0), out.sizes.clone())
+}
+
 /// A tensor of `sizes` whose element `i` is element `offs[i]` of `x` (in `x`'s logical
 /// order) or, for `None`, `fill`: data moved without converting it, so 64-bit integers keep
 /// every bit.

@@ -201,6 +201,10 @@ pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Vec<T
             let src = convert(a.tensor("src")?, x.dtype())?;
             Ok(vec![crate::host::slice_scatter(a, x, &src, out)?])
         }
+        AsStridedScatter => {
+            let src = convert(a.tensor("src")?, x.dtype())?;
+            Ok(vec![crate::host::as_strided_scatter(a, x, &src, out)?])
+        }
         other => fail(format!("{other:?} is not a view or copy op")),
     }
 }

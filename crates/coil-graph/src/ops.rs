@@ -138,6 +138,9 @@ pub enum OpKind {
     Roll,
     ConstantPadNd,
     SliceScatter,
+    /// `as_strided_scatter`: a copy of `self` with `src` written over the elements an
+    /// `as_strided` of that copy's (contiguous) storage views.
+    AsStridedScatter,
     // Factories (the `_like` and `new_` forms read only their tensor's meta).
     Full,
     Arange,
@@ -194,7 +197,9 @@ impl OpKind {
             }
             View | Reshape | UnsafeView | Permute | Transpose | T | Expand | Unsqueeze
             | Squeeze | Slice | Select | SplitWithSizes | Alias | AsStrided => OpClass::View,
-            Clone | Cat | Flip | Roll | ConstantPadNd | SliceScatter => OpClass::Copy,
+            Clone | Cat | Flip | Roll | ConstantPadNd | SliceScatter | AsStridedScatter => {
+                OpClass::Copy
+            }
             Full | Arange | ScalarTensor | FullLike | NewFull => OpClass::Factory,
             Mm | Bmm | Addmm | Convolution => OpClass::Extern,
             Cumsum | Cumprod => OpClass::Scan,
@@ -693,6 +698,10 @@ const SCHEMAS: &[(OpKind, &str)] = {
         (
             ConstantPadNd,
             "constant_pad_nd.default(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor",
+        ),
+        (
+            AsStridedScatter,
+            "as_strided_scatter.default(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor",
         ),
         (
             SliceScatter,

@@ -249,6 +249,42 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             }
             one(TensorMeta::contiguous(m.dtype, m.sizes))
         }
+        AsStridedScatter => {
+            let m = cx.meta("self")?;
+            let src = cx.meta("src")?;
+            let size = b.int_list("size")?;
+            let stride = b.int_list("stride")?;
+            let offset = b.opt_int("storage_offset").unwrap_or(0);
+            if size.len() != stride.len()
+                || size.iter().chain(&stride).any(|&v| v < 0)
+                || offset < 0
+            {
+                return shape_err(format!(
+                    "as_strided_scatter: size {size:?} and stride {stride:?} at offset {offset} \
+                     do not describe a view"
+                ));
+            }
+            let sizes: Vec<usize> = size.iter().map(|&v| v as usize).collect();
+            if src.sizes != sizes {
+                return shape_err(format!(
+                    "as_strided_scatter: expected src to have a size equal to the view, {}, got {}",
+                    Dims(&sizes),
+                    Dims(&src.sizes)
+                ));
+            }
+            let extent = sizes
+                .iter()
+                .zip(&stride)
+                .map(|(&s, &st)| s.saturating_sub(1).saturating_mul(st as usize))
+                .fold(offset as usize, usize::saturating_add);
+            if sizes.iter().all(|&s| s > 0) && extent >= m.numel() {
+                return shape_err(format!(
+                    "as_strided_scatter: the view reaches element {extent} of a copy of {} elements",
+                    m.numel()
+                ));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
         ConstantPadNd => {
             let m = cx.meta("self")?;
             let sizes = padded_sizes(&m.sizes, &b.int_list("pad")?)?;

@@ -163,6 +163,13 @@ pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
     use coil_graph::OpKind::*;
     !matches!(
         kind,
-        EmbeddingBag | Scatter | ScatterAdd | IndexPut | AssertTensorMetadata | Sort | Topk
+        EmbeddingBag
+            | Scatter
+            | ScatterAdd
+            | IndexPut
+            | AssertTensorMetadata
+            | Sort
+            | Topk
+            | AsStridedScatter
     )
 }
