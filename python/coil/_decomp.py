@@ -1,6 +1,6 @@
 """The decomposition table coil's graphs are traced (and `tools/export_graph.py`'s exported)
 with: core ATen's, plus PyTorch's own decompositions of the overloads in `EXTRA` and coil's of a
-few more (`isnan`, `sign`, `max.dim`, `min.dim`), so a model using one compiles as the ops it is
+few more (`isnan`, `sign`, `max.dim`, `min.dim`, whole-tensor `max` and `min`), so a model using one compiles as the ops it is
 made of instead of failing; `log2`, `log10`, `sinh`, `cosh` and `tan` are built from
 `log`, `exp`, `expm1`, `sin` and `cos` in f32 (within a few f32 ulp; sinh through expm1). Not the whole of `torch._decomp`: some of its entries bottom out in
 prims, or (`lift_fresh`) break the tracing of constants. Pure Python (no native code), so the
@@ -52,6 +52,15 @@ def _max_dim(x, dim, keepdim=False):
     if x.dtype == torch.bool:
         return NotImplemented
     return aten.amax.default(x, [dim], keepdim), aten.argmax.default(x, dim, keepdim)
+
+
+def _whole(reduce):
+    # max() / min() of a whole tensor: the reduction over every dim (NaN wins, as both do;
+    # an empty tensor is an error in both).
+    def f(x):
+        return reduce(x, list(range(x.dim())))
+
+    return f
 
 
 def _min_dim(x, dim, keepdim=False):
@@ -146,6 +155,8 @@ def extra_decompositions():
     table[aten.sign.default] = _sign
     table[aten.max.dim] = _max_dim
     table[aten.min.dim] = _min_dim
+    table[aten.max.default] = _whole(torch.ops.aten.amax.default)
+    table[aten.min.default] = _whole(torch.ops.aten.amin.default)
     table[aten.log2.default] = _log_base(2)
     table[aten.log10.default] = _log_base(10)
     table[aten.sinh.default] = _in_f32(_sinh_f)

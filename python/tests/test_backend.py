@@ -450,6 +450,9 @@ class DecomposedOps(torch.nn.Module):
             torch.sign(y.nan_to_num(nan=float("nan"), posinf=0.0) * (x > 0.3)),
             *torch.max(torch.round(x), dim=2),
             *torch.min(torch.round(y), dim=-1, keepdim=True),
+            torch.max(y),
+            torch.min(x[0, 0]),
+            torch.max(x > 0),
         )
 
 
