@@ -88,6 +88,11 @@ def contiguous_strides(sizes):
     return list(reversed(strides))
 
 
+def row_major(sizes, strides):
+    """Whether `strides` are the row-major strides of `sizes` (size-1 dims ignored)."""
+    return all(s == c for s, c, n in zip(strides, contiguous_strides(sizes), sizes) if n != 1)
+
+
 def dense_order(sizes, strides):
     """The dims of a dense non-overlapping layout from outermost to innermost, or `None`
     when the layout has holes or overlaps (a broadcast output)."""
@@ -159,8 +164,7 @@ def describe(gm, example_inputs, eager_strides=True):
             continue
         sizes = _static_sizes(val, f"output {i}")
         strides = list(val.stride())
-        contiguous = contiguous_strides(sizes)
-        plain = all(s == c for s, c, n in zip(strides, contiguous, sizes) if n != 1)
+        plain = row_major(sizes, strides)
         order = dense_order(sizes, strides) if eager_strides and not plain else None
         layout = OutputLayout(val.dtype, sizes, strides, order)
         if layout.permuted:

@@ -19,7 +19,7 @@ import operator
 
 import torch
 
-from ._fx import Unsupported, contiguous_strides, dense_order
+from ._fx import Unsupported, dense_order, row_major
 
 
 def is_view(node):
@@ -58,10 +58,8 @@ def _val(node, example):
 
 
 def _plain(t):
-    sizes, strides = list(t.shape), list(t.stride())
-    return t.storage_offset() == 0 and all(
-        s == c for s, c, n in zip(strides, contiguous_strides(sizes), sizes) if n != 1
-    )
+    """Whether `t` is laid out as coil's model has every result: row-major from offset 0."""
+    return t.storage_offset() == 0 and row_major(list(t.shape), list(t.stride()))
 
 
 def storage_rewrite(gm, example_inputs):
@@ -93,11 +91,10 @@ def storage_rewrite(gm, example_inputs):
         base_val, src_val = _val(base, example), _val(src, example)
         if base_val is None or src_val is None:
             raise Unsupported(f"as_strided '{node.name}': no layout known for '{base.name}'")
+        if _plain(base_val):
+            continue  # eager's storage is what coil's model says
         sizes, strides = list(base_val.shape), list(base_val.stride())
         base_offset = base_val.storage_offset()
-        plain = all(s == c for s, c, n in zip(strides, contiguous_strides(sizes), sizes) if n != 1)
-        if plain and base_offset == 0:
-            continue  # eager's storage is what coil's model says
         order = dense_order(sizes, strides)
         if order is None:
             raise Unsupported(
@@ -227,7 +224,7 @@ def _view_of(node, root, eager_strides):
     if not isinstance(val, torch.Tensor) or not isinstance(base, torch.Tensor):
         return None
     sizes, strides = list(base.shape), list(base.stride())
-    plain = all(s == c for s, c, n in zip(strides, contiguous_strides(sizes), sizes) if n != 1)
-    if base.storage_offset() != 0 or not (plain or eager_strides and dense_order(sizes, strides)):
+    dense = eager_strides and dense_order(sizes, strides) is not None
+    if base.storage_offset() != 0 or not (row_major(sizes, strides) or dense):
         return None
     return tuple(val.shape), tuple(val.stride()), val.storage_offset()

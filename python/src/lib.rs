@@ -83,19 +83,18 @@ fn compile(
     let backend: Arc<dyn coil_codegen::Backend> = match device {
         "cpu" => {
             let gemm = gemm.unwrap_or_else(|| "eager".into());
-            let own = gemm != "eager";
-            let cpu = coil_cpu::CpuOptions {
-                own_f32_matmul_under_torch: own,
-                openblas_f32_matmul: gemm == "openblas",
-                gemm_f32_matmul: gemm == "gemm",
-                ..coil_cpu::CpuOptions::default()
-            };
             if !["eager", "onednn", "openblas", "gemm"].contains(&gemm.as_str()) {
                 return Err(PyValueError::new_err(format!(
                     "on the CPU the gemm option is eager (PyTorch's BLAS as eager calls it, the \
                      default), onednn, openblas or gemm (coil's own libraries), not {gemm}"
                 )));
             }
+            let cpu = coil_cpu::CpuOptions {
+                own_f32_matmul_under_torch: gemm != "eager",
+                openblas_f32_matmul: gemm == "openblas",
+                gemm_f32_matmul: gemm == "gemm",
+                ..coil_cpu::CpuOptions::default()
+            };
             Arc::new(coil_cpu::CpuBackend::with_options(cpu).map_err(err)?)
         }
         "cuda" => {

@@ -67,9 +67,10 @@ pub(crate) struct Operand {
     pub(crate) strides: [isize; 2],
 }
 
-/// How eager's `addmm_impl_cpu_` casts an operand for a column-major call: `Some(transposed)`
-/// when it is used in place (its unit stride is `unit`, the other at least `min_ld`), `None`
-/// when eager would copy it (coil then takes its own libraries).
+/// How eager's `addmm_impl_cpu_` casts an operand of `(m_rows, m_cols)` (as the column-major
+/// call sees it): `Some(transposed)` when it is used in place (a unit stride along one dim,
+/// the other at least that dim's length), `None` when eager would copy it (coil then takes
+/// its own libraries).
 fn cast(strides: [isize; 2], flipped: bool, (m_rows, m_cols): (isize, isize)) -> Option<bool> {
     // `flipped`: the result was transposed (row-major), so the operand's dims swap roles.
     let (s0, s1) = if flipped {

@@ -288,7 +288,7 @@ fn product(
         parallelism
     };
     // SAFETY: as for the gemm arms below.
-    if eager && unsafe { through_eager_blas(sizes, (ma, mb, mo), accumulate) } {
+    if eager && unsafe { through_eager_blas((m, k, n), (ma, mb, mo), accumulate) } {
         return Ok(Ran::WithoutPostOps);
     }
     // SAFETY: as for the gemm arms below.
@@ -410,43 +410,31 @@ unsafe fn through_openblas(
     true
 }
 
-/// The f32 product through the loaded PyTorch's BLAS as eager calls it (`accumulate`: onto
-/// the bias already in `out`), one call per batch; `false` where eager would not call BLAS
-/// on these layouts.
+/// The 2-D f32 product through the loaded PyTorch's BLAS as eager calls it (`accumulate`:
+/// onto the bias already in `out`); `false` where eager would not call BLAS on these layouts.
 ///
 /// # Safety
 /// As [`run_gemm`].
 unsafe fn through_eager_blas(
-    (batch, m, k, n): (usize, usize, usize, usize),
+    (m, k, n): (usize, usize, usize),
     (a, b, out): (&Mat, &Mat, &Mat),
     accumulate: bool,
 ) -> bool {
     use crate::eager_blas::Operand;
-    for bi in 0..batch as isize {
-        let op = |x: &Mat| Operand {
-            // SAFETY: batch offsets stay within the checked extents (the caller's promise).
-            ptr: unsafe { (x.ptr as *const f32).offset(bi * x.strides[0]) },
-            strides: [x.strides[1], x.strides[2]],
-        };
-        // SAFETY: as above; the result overlaps no operand.
-        let ran = unsafe {
-            crate::eager_blas::sgemm(
-                (m, k, n),
-                op(a),
-                op(b),
-                (
-                    (out.ptr as *mut f32).offset(bi * out.strides[0]),
-                    [out.strides[1], out.strides[2]],
-                ),
-                if accumulate { 1.0 } else { 0.0 },
-            )
-        };
-        if !ran {
-            // Only the first batch can refuse (every batch has the same layout).
-            return false;
-        }
+    let op = |x: &Mat| Operand {
+        ptr: x.ptr as *const f32,
+        strides: [x.strides[1], x.strides[2]],
+    };
+    // SAFETY: the caller's promise; the result overlaps no operand.
+    unsafe {
+        crate::eager_blas::sgemm(
+            (m, k, n),
+            op(a),
+            op(b),
+            (out.ptr as *mut f32, [out.strides[1], out.strides[2]]),
+            if accumulate { 1.0 } else { 0.0 },
+        )
     }
-    true
 }
 
 /// # Safety

@@ -50,7 +50,7 @@ pub use infer::{
 pub use math_fn::MathFn;
 pub use meta::{
     Dims, TensorMeta, broadcast_shapes, contiguous_strides, expand_strides, infer_size,
-    is_contiguous, normalize_dim, normalize_dims, view_strides,
+    is_contiguous, last_position, normalize_dim, normalize_dims, view_strides,
 };
 pub use ops::{OpClass, OpDef, OpKind, OpRef};
 pub use parse::parse;

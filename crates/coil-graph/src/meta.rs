@@ -108,6 +108,22 @@ pub fn contiguous_strides(sizes: &[usize]) -> Vec<usize> {
     strides
 }
 
+/// The storage position of the last element of a strided view (`offset + sum((size - 1) *
+/// stride)`, saturating), or `None` when the view has no elements: what must lie inside the
+/// storage an `as_strided` reads or an `as_strided_scatter` writes.
+pub fn last_position(sizes: &[usize], strides: &[usize], offset: usize) -> Option<usize> {
+    if sizes.contains(&0) {
+        return None;
+    }
+    Some(
+        sizes
+            .iter()
+            .zip(strides)
+            .map(|(&s, &st)| (s - 1).saturating_mul(st))
+            .fold(offset, usize::saturating_add),
+    )
+}
+
 /// True when `strides` are row-major for `sizes`, ignoring dims of size 1 (PyTorch's rule).
 pub fn is_contiguous(sizes: &[usize], strides: &[usize]) -> bool {
     if sizes.contains(&0) {

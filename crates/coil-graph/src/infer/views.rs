@@ -4,7 +4,8 @@
 use super::slice_range;
 use super::{Cx, shape_err};
 use crate::meta::{
-    checked_numel, expand_strides, infer_size, normalize_dim, normalize_dims, view_strides,
+    checked_numel, expand_strides, infer_size, last_position, normalize_dim, normalize_dims,
+    view_strides,
 };
 use crate::{Dims, GraphError, OpKind, Operand, TensorMeta, result_type};
 
@@ -272,14 +273,11 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                     Dims(&src.sizes)
                 ));
             }
-            let extent = sizes
-                .iter()
-                .zip(&stride)
-                .map(|(&s, &st)| s.saturating_sub(1).saturating_mul(st as usize))
-                .fold(offset as usize, usize::saturating_add);
-            if sizes.iter().all(|&s| s > 0) && extent >= m.numel() {
+            let strides: Vec<usize> = stride.iter().map(|&v| v as usize).collect();
+            let last = last_position(&sizes, &strides, offset as usize);
+            if let Some(last) = last.filter(|&l| l >= m.numel()) {
                 return shape_err(format!(
-                    "as_strided_scatter: the view reaches element {extent} of a copy of {} elements",
+                    "as_strided_scatter: the view reaches element {last} of a copy of {} elements",
                     m.numel()
                 ));
             }
@@ -317,13 +315,9 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             // The view reads the storage behind the input's views (in coil's model the
             // storage base's elements, row-major): it must stay inside them. An implicit
             // offset (the input's own) is checked where it is known, in the lowering.
-            let extent: usize = sizes
-                .iter()
-                .zip(&strides)
-                .map(|(&s, &st)| s.saturating_sub(1).saturating_mul(st))
-                .fold(offset as usize, usize::saturating_add);
             let base = graph.node(graph.storage_base(b.tensor("self")?)).meta();
-            if sizes.iter().all(|&s| s > 0) && extent >= base.numel() {
+            let last = last_position(&sizes, &strides, offset as usize);
+            if let Some(extent) = last.filter(|&l| l >= base.numel()) {
                 return shape_err(format!(
                     "as_strided: size {} with stride {} at offset {offset} reads past the storage \
                      of {} elements behind the input {} (its last element would be at {extent})",

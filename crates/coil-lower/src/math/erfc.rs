@@ -73,8 +73,8 @@ fn exp_minus_square(m: &mut M<'_>, x: ExprId) -> ExprId {
     m.mul(e1, e2)
 }
 
-/// `erfc(x)` for `x >= 1/2` (any `x` computes, the caller selects).
-fn erfc_tail(m: &mut M<'_>, x: ExprId) -> ExprId {
+/// `erfc(x)` for `x >= 1/2` (any `x` computes, the caller selects), given `g = exp(-x^2)`.
+fn erfc_tail(m: &mut M<'_>, x: ExprId, g: ExprId) -> ExprId {
     let d = m.addc(x, 2.0);
     let two = m.c(2.0);
     let t = m.div(two, d);
@@ -84,7 +84,6 @@ fn erfc_tail(m: &mut M<'_>, x: ExprId) -> ExprId {
         m.poly(t, &P)
     };
     let ep = m.exp(p);
-    let g = exp_minus_square(m, x);
     let tg = m.mul(t, g);
     m.mul(tg, ep)
 }
@@ -93,7 +92,8 @@ fn erfc_tail(m: &mut M<'_>, x: ExprId) -> ExprId {
 pub(super) fn erfc(m: &mut M<'_>, x: ExprId) -> ExprId {
     let e = m.un(crate::body::Op::Erf, x);
     let head = m.rsubc(1.0, e);
-    let tail = erfc_tail(m, x);
+    let g = exp_minus_square(m, x);
+    let tail = erfc_tail(m, x, g);
     let low = m.ltc(x, 0.5);
     let r = m.sel(low, head, tail);
     // Where erfc is below the dtype's least denormal it is 0 (and the split square would
@@ -129,12 +129,11 @@ pub(super) fn erfinv(m: &mut M<'_>, x: ExprId) -> ExprId {
         // Newton on erf(y) = a: a - erf(y) (as erfc(y) - (1 - a) from 1/2 on) over the slope.
         let e = m.un(crate::body::Op::Erf, y);
         let head = m.sub(a, e);
-        let c = erfc_tail(m, y);
+        // exp(-y^2) once, for the tail form and the slope.
+        let g = exp_minus_square(m, y);
+        let c = erfc_tail(m, y, g);
         let tail = m.sub(c, target);
         let resid = m.sel(low, head, tail);
-        let y2 = m.mul(y, y);
-        let ny2 = m.neg(y2);
-        let g = m.exp(ny2);
         let slope = m.mulc(g, TWO_OVER_SQRT_PI);
         let step = m.div(resid, slope);
         let next = m.add(y, step);

@@ -9,6 +9,14 @@ use std::f64::consts::LN_2;
 /// finite in f32).
 const HUGE: f64 = 268_435_456.0; // 2^28
 
+/// `log(2x)` where `x` passes [`HUGE`] (the value of `asinh` and `acosh` there), else `small`.
+fn log_twice_when_huge(m: &mut M<'_>, x: ExprId, small: ExprId) -> ExprId {
+    let lx = m.log(x);
+    let large = m.addc(lx, LN_2);
+    let big = m.gtc(x, HUGE);
+    m.sel(big, large, small)
+}
+
 /// `e^x - 1` by Kahan's `(u - 1) x / log(u)`, `u = e^x`: the rounding of `u` cancels between
 /// numerator and denominator, so the result is accurate where `u - 1` alone is not.
 pub(super) fn expm1(m: &mut M<'_>, x: ExprId) -> ExprId {
@@ -35,10 +43,7 @@ pub(super) fn asinh(m: &mut M<'_>, x: ExprId) -> ExprId {
     let q = m.div(a2, d);
     let arg = m.add(a, q);
     let small = m.log1p(arg);
-    let la = m.log(a);
-    let large = m.addc(la, LN_2);
-    let big = m.gtc(a, HUGE);
-    let r = m.sel(big, large, small);
+    let r = log_twice_when_huge(m, a, small);
     m.with_sign_of(r, x)
 }
 
@@ -52,10 +57,7 @@ pub(super) fn acosh(m: &mut M<'_>, x: ExprId) -> ExprId {
     let s = m.sqrt(h);
     let arg = m.add(t, s);
     let small = m.log1p(arg);
-    let lx = m.log(x);
-    let large = m.addc(lx, LN_2);
-    let big = m.gtc(x, HUGE);
-    let r = m.sel(big, large, small);
+    let r = log_twice_when_huge(m, x, small);
     let below = m.ltc(x, 1.0);
     m.selc(below, f64::NAN, r)
 }

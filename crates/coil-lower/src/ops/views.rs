@@ -237,16 +237,10 @@ impl Lowerer<'_> {
             base = self.finish_pointwise(node, cx, e, dtype);
         }
         let numel: usize = base_sizes.iter().product();
-        let extent = meta
-            .sizes
-            .iter()
-            .zip(&meta.strides)
-            .fold(offset, |acc, (&s, &st)| {
-                acc + (s.saturating_sub(1) * st) as i64
-            });
-        if meta.sizes.iter().all(|&s| s > 0) && (offset < 0 || extent >= numel as i64) {
+        let last = coil_graph::last_position(&meta.sizes, &meta.strides, offset.max(0) as usize);
+        if let Some(last) = last.filter(|&l| offset < 0 || l >= numel) {
             return Err(LowerError::Invalid(format!(
-                "{}: as_strided reads storage positions {offset}..={extent} of a storage of \
+                "{}: as_strided reads storage positions {offset}..={last} of a storage of \
                  {numel} elements",
                 node.name
             )));
