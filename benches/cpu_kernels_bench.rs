@@ -19,6 +19,7 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items.
 #![allow(clippy::print_stderr)] // The summary table is the point of the bench.
 
+use coil_codegen::{Compiler as _, Runtime as _};
 use std::time::{Duration, Instant};
 
 use coil_codegen::{

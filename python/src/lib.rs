@@ -133,7 +133,7 @@ fn compile(
             let on: String = e.extract()?;
             opts.lower = Some(coil_lower::LowerConfig {
                 emulate_precision_casts: on == "True" || on == "true" || on == "1",
-                ..backend.lower_config()
+                ..coil_lower::LowerConfig::for_target(&backend.target())
             });
         }
     }

@@ -7,21 +7,33 @@ use coil_tests::{files_with_suffix, repo_root};
 
 /// Each library crate and the workspace crates its `[dependencies]` may name.
 const ALLOWED: &[(&str, &[&str])] = &[
-    ("coil-graph", &[]),
-    ("coil-eager", &["coil-graph"]),
-    ("coil-passes", &["coil-graph", "coil-eager"]),
+    // The backend boundary: below everything, so a backend needs nothing else.
+    ("coil-kernel", &[]),
+    ("coil-graph", &["coil-kernel"]),
+    ("coil-eager", &["coil-kernel", "coil-graph"]),
+    ("coil-passes", &["coil-kernel", "coil-graph", "coil-eager"]),
     // Host fallbacks run one op through the reference interpreter.
-    ("coil-lower", &["coil-graph", "coil-eager"]),
-    ("coil-sched", &["coil-graph", "coil-lower"]),
-    ("coil-codegen", &["coil-graph", "coil-lower", "coil-sched"]),
+    ("coil-lower", &["coil-kernel", "coil-graph", "coil-eager"]),
+    ("coil-sched", &["coil-kernel", "coil-graph", "coil-lower"]),
+    (
+        "coil-codegen",
+        &["coil-kernel", "coil-graph", "coil-lower", "coil-sched"],
+    ),
     (
         "coil-cpu",
-        &["coil-graph", "coil-lower", "coil-sched", "coil-codegen"],
+        &[
+            "coil-kernel",
+            "coil-graph",
+            "coil-lower",
+            "coil-sched",
+            "coil-codegen",
+        ],
     ),
-    ("coil-ptx", &["coil-graph"]),
+    ("coil-ptx", &["coil-kernel", "coil-graph"]),
     (
         "coil-cuda",
         &[
+            "coil-kernel",
             "coil-graph",
             "coil-lower",
             "coil-sched",
@@ -32,6 +44,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "coil",
         &[
+            "coil-kernel",
             "coil-graph",
             "coil-passes",
             "coil-lower",
@@ -39,10 +52,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "coil-codegen",
         ],
     ),
-    ("coil-models", &["coil-graph"]),
+    ("coil-models", &["coil-kernel", "coil-graph"]),
     (
         "coil-testkit",
         &[
+            "coil-kernel",
             "coil-graph",
             "coil",
             "coil-codegen",
@@ -51,7 +65,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "coil-models",
         ],
     ),
-    ("coil-backend-c", &["coil-codegen"]),
+    // Backends stand on the boundary alone.
+    ("coil-backend-c", &["coil-kernel"]),
+    ("coil-filetests", &["coil-kernel"]),
 ];
 
 /// The package name and the workspace crates (`coil*`) of a manifest's `[dependencies]`.

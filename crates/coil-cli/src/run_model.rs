@@ -567,7 +567,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
         let base = options
             .lower
             .take()
-            .unwrap_or_else(|| backend.lower_config());
+            .unwrap_or_else(|| coil_lower::LowerConfig::for_target(&backend.target()));
         options.lower = Some(coil_lower::LowerConfig {
             emulate_precision_casts: true,
             ..base

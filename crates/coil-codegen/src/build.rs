@@ -12,25 +12,11 @@ use coil_lower::{
     VarRanges,
 };
 
-use crate::kernel::{
+use coil_kernel::{
     AccId, ArgId, ArgRole, KExpr, Kernel, KernelArg, KernelBuilder, KernelKind, StageKind, ValueId,
 };
 
-/// Options of kernel building a backend chooses.
-#[derive(Clone, Debug)]
-pub struct BuildOptions {
-    /// Reductions with at most this many elements per row are `persistent` (`per`), longer
-    /// ones looped (`red`).
-    pub persistent_rnumel_limit: usize,
-}
-
-impl Default for BuildOptions {
-    fn default() -> BuildOptions {
-        BuildOptions {
-            persistent_rnumel_limit: 1024,
-        }
-    }
-}
+use coil_kernel::BuildOptions;
 
 /// Why a group could not become a kernel (a scheduler bug, or a shape the builder lacks).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -10,35 +10,24 @@
 //! [`InterpBackend`], the reference semantics a backend is tested against.
 //! **Must not know about**: LLVM, PTX, any device API; the environment; printing.
 //!
-//! A backend's signatures mention only what this crate re-exports: the kernel IR's types, the
-//! lowering's scalar vocabulary (`Op`, `Const`, `ReductionType`, `IndexExpr`, `Var`), dtypes,
-//! extern kinds and the scheduler's loop rules; `use coil_codegen::*` is enough to write one.
+//! The kernel IR, the `Backend` traits and the reference evaluator live in coil-kernel, which
+//! a backend depends on alone; this crate re-exports them for the facade.
 
-mod backend;
 mod build;
-mod interp;
-mod kernel;
 mod plan;
 mod program;
-mod verify;
 
-pub use backend::{
-    Backend, BackendError, BufferHandle, CompiledKernels, DeviceClock, DeviceTimes, ExternCall,
-    StridedOperand,
-};
-pub use build::{BuildError, BuildOptions, build_kernel};
-pub use interp::{InterpBackend, eval_kernel};
-pub use kernel::{
-    AccId, Accumulator, ArgId, ArgRole, KExpr, Kernel, KernelArg, KernelBuilder, KernelKind, Stage,
-    StageKind, Store, ValueId,
-};
+pub use build::{BuildError, build_kernel};
 pub use plan::{BufferRole, ExternStep, Plan, PlannedBuffer, SlotId, Step};
 pub use program::{Launch, Program, build_program};
-pub use verify::VerifyError;
 
-// What a backend's signatures and kernels mention, from the crates below.
-pub use coil_graph::DType;
-pub use coil_lower::{
-    Const, ExternKind, IndexExpr, LowerConfig, MatmulOp, Op, ReductionType, Term, Var, VarRanges,
+// The backend boundary, from coil-kernel (a backend depends on that crate alone).
+pub use coil_kernel::{
+    AccId, Accumulator, ArgId, ArgRole, Backend, BackendError, BufferHandle, BuildOptions,
+    Capabilities, CompiledKernels, Compiler, Const, DType, Device, DeviceClock, DeviceTimes,
+    ExternCall, ExternKind, IndexExpr, InterpBackend, KExpr, Kernel, KernelArg, KernelBuilder,
+    KernelKind, LoopStyle, MatmulOp, Op, ReductionType, Runtime, Stage, StageKind, Store,
+    StridedOperand, Target, Term, ValueId, Var, VarRanges, VerifyError, eval_kernel,
 };
-pub use coil_sched::{CppLoops, Device, LoopCompat, LoopPlan, SchedConfig, SimdLoops};
+pub use coil_lower::LowerConfig;
+pub use coil_sched::{CppLoops, LoopCompat, LoopPlan, SchedConfig, SimdLoops};

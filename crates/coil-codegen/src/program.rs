@@ -7,9 +7,11 @@ use std::collections::HashSet;
 use coil_lower::{BufRef, BufferId, BufferKind, ExternInput, LoweredGraph};
 use coil_sched::{LaunchKind, Schedule};
 
-use crate::build::{BuildError, BuildOptions, build_with_args};
-use crate::kernel::{ArgRole, Kernel};
+use coil_kernel::BuildOptions;
+
+use crate::build::{BuildError, build_with_args};
 use crate::plan::{BufferRole, ExternStep, Plan, PlannedBuffer, Step};
+use coil_kernel::{ArgRole, Kernel};
 
 /// One launch of the program, as reports show it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,11 +187,9 @@ pub fn build_program(
 /// The scheduler's kind of a built kernel (whose `short_name` reports print).
 fn launch_kind(k: &Kernel) -> LaunchKind {
     match k.kind {
-        crate::kernel::KernelKind::Pointwise => LaunchKind::Pointwise,
-        crate::kernel::KernelKind::Reduction { persistent: true } => {
-            LaunchKind::PersistentReduction
-        }
-        crate::kernel::KernelKind::Reduction { persistent: false } => LaunchKind::Reduction,
+        coil_kernel::KernelKind::Pointwise => LaunchKind::Pointwise,
+        coil_kernel::KernelKind::Reduction { persistent: true } => LaunchKind::PersistentReduction,
+        coil_kernel::KernelKind::Reduction { persistent: false } => LaunchKind::Reduction,
     }
 }
 

@@ -11,9 +11,9 @@ use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use coil_codegen::{
-    ArgRole, Backend, BackendError, BufferHandle, CompiledKernels, ExternCall, ExternKind, Kernel,
+    ArgRole, Backend, BackendError, BufferHandle, Capabilities, CompiledKernels, Compiler, DType,
+    Device, ExternCall, ExternKind, Kernel, Target,
 };
-use coil_lower::LowerConfig;
 
 use crate::codegen::{CodegenOptions, KernelPlan, LaunchShape, emit_planned, plan_kernel};
 use crate::jit::link_ir;
@@ -387,59 +387,51 @@ fn backend_err(e: CpuError) -> BackendError {
 }
 
 impl Backend for CpuBackend {
-    fn name(&self) -> &'static str {
-        "cpu"
-    }
-
-    fn device(&self) -> String {
-        format!(
+    fn target(&self) -> Target {
+        let description = format!(
             "cpu ({}, {} threads, {}-bit vectors)",
             self.cpu,
             self.threads(),
             self.vector_bytes * 8
-        )
-    }
-
-    fn lower_config(&self) -> LowerConfig {
-        LowerConfig {
-            conv_extern: self.onednn,
-            conv_extern_bf16: self.onednn && crate::dnnl::has_bf16_convolution(),
+        );
+        let mut t = Target::new("cpu", description, Device::Cpu);
+        t.caps = Capabilities {
+            matmul: true,
+            matmul_post_ops: self.post_op_dtypes(),
+            conv: if self.onednn {
+                let mut dtypes = vec![DType::F32];
+                if crate::dnnl::has_bf16_convolution() {
+                    dtypes.push(DType::BF16);
+                }
+                dtypes
+            } else {
+                Vec::new()
+            },
             // Small, ungrouped f32 convolutions are faster as im2col and a small matmul than
             // as a oneDNN call (`tools/conv_sweep.py`: 60 of the real models' 85).
             conv_im2col_max_flops: if self.library_conv_always { 0 } else { 1 << 21 },
             // Relu, gelu, ... after a oneDNN convolution run as its post-ops.
-            conv_post_ops: self.onednn && self.post_ops,
-            matmul_post_ops: self.post_op_dtypes(),
-            ..LowerConfig::cpu()
-        }
+            conv_post_ops: self.post_ops,
+        };
+        // A matmul's epilogue inside its oneDNN call saves a pass over the whole product
+        // (its write and read); the ordinary fusions that would otherwise go first share
+        // far less (a bias vector read by several consumers), and once they have merged
+        // the consumers, none can join its matmul. So template epilogues go first here
+        // (Inductor's `epilogue_fusion_first`, false by default).
+        t.epilogue_fusion_first = true;
+        t
     }
+}
 
-    fn loop_compat(&self) -> &dyn coil_sched::LoopCompat {
-        &coil_sched::CppLoops
-    }
-
-    fn sched_config(&self) -> coil_sched::SchedConfig {
-        coil_sched::SchedConfig {
-            // A matmul's epilogue inside its oneDNN call saves a pass over the whole product
-            // (its write and read); the ordinary fusions that would otherwise go first share
-            // far less (a bias vector read by several consumers), and once they have merged
-            // the consumers, none can join its matmul. So template epilogues go first here
-            // (Inductor's `epilogue_fusion_first`, false by default).
-            epilogue_fusion_first: true,
-            ..coil_sched::SchedConfig::cpu()
-        }
-    }
-
-    fn build_options(&self) -> coil_codegen::BuildOptions {
-        coil_codegen::BuildOptions::default()
-    }
-
+impl Compiler for CpuBackend {
     fn compile(&self, kernels: &[Kernel]) -> Result<Box<dyn CompiledKernels>, BackendError> {
         Ok(Box::new(
             self.compile_kernels(kernels).map_err(backend_err)?,
         ))
     }
+}
 
+impl coil_codegen::Runtime for CpuBackend {
     fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError> {
         let size = bytes.max(1).div_ceil(ALIGN) * ALIGN;
         let layout = Layout::from_size_align(size, ALIGN)
@@ -533,14 +525,6 @@ impl Backend for CpuBackend {
         // allocation).
         unsafe { std::ptr::copy_nonoverlapping(ptr, out.as_mut_ptr(), out.len()) };
         Ok(())
-    }
-
-    fn supports_extern(&self, kind: &ExternKind) -> bool {
-        match kind {
-            ExternKind::Matmul(_) | ExternKind::FusedMatmul(..) => true,
-            ExternKind::Convolution(_) => self.onednn,
-            _ => false,
-        }
     }
 
     fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {

@@ -26,6 +26,7 @@
 #[path = "support/find_cublas.rs"]
 mod find_cublas;
 
+use coil_codegen::Runtime as _;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -13,11 +13,10 @@
 use std::sync::Arc;
 
 use coil_codegen::{
-    Backend, BackendError, BufferHandle, CompiledKernels, DeviceClock, DeviceTimes, ExternCall,
-    ExternKind, Kernel, StridedOperand,
+    Backend, BackendError, BufferHandle, CompiledKernels, Compiler, Device, DeviceClock,
+    DeviceTimes, ExternCall, ExternKind, Kernel, Runtime, StridedOperand, Target,
 };
 use coil_graph::DType;
-use coil_lower::LowerConfig;
 
 use crate::blas::{Gemm, MatLayout};
 use crate::error::CudaError;
@@ -476,42 +475,27 @@ fn mat_layout(
 }
 
 impl Backend for CudaBackend {
-    fn name(&self) -> &'static str {
-        "cuda"
-    }
-
-    fn device(&self) -> String {
-        self.description.clone()
-    }
-
-    fn lower_config(&self) -> LowerConfig {
-        LowerConfig {
-            conv_extern: self.uses_cudnn(),
-            // cuDNN has f16 and bf16 kernels on every GPU coil targets (sm_80 and later).
-            conv_extern_bf16: self.uses_cudnn(),
-            conv_extern_f16: self.uses_cudnn(),
-            ..LowerConfig::gpu()
+    /// The GPU's rules; library matmuls (cuBLAS), and convolutions through cuDNN when it is
+    /// chosen (it has f16 and bf16 kernels on every GPU coil targets, sm_80 and later). Kernel
+    /// building keeps Inductor's naming limit (rows up to 1024 are `per`); the translator
+    /// still holds longer rows in registers when they fit (see [`crate::render::plan_kernel`]).
+    fn target(&self) -> Target {
+        let mut t = Target::new("cuda", self.description.clone(), Device::Cuda(0));
+        t.caps.matmul = true;
+        if self.uses_cudnn() {
+            t.caps.conv = vec![DType::F32, DType::BF16, DType::F16];
         }
+        t
     }
+}
 
-    fn loop_compat(&self) -> &dyn coil_sched::LoopCompat {
-        &coil_sched::SimdLoops
-    }
-
-    fn sched_config(&self) -> coil_sched::SchedConfig {
-        coil_sched::SchedConfig::gpu()
-    }
-
-    /// Inductor's naming limit (rows up to 1024 are `per`); the translator still holds
-    /// longer rows in registers when they fit (see [`crate::render::plan_kernel`]).
-    fn build_options(&self) -> coil_codegen::BuildOptions {
-        coil_codegen::BuildOptions::default()
-    }
-
+impl Compiler for CudaBackend {
     fn compile(&self, kernels: &[Kernel]) -> Result<Box<dyn CompiledKernels>, BackendError> {
         Ok(Box::new(self.compile_cuda(kernels).map_err(err)?))
     }
+}
 
+impl Runtime for CudaBackend {
     fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError> {
         self.exec.alloc(bytes)
     }
@@ -536,14 +520,6 @@ impl Backend for CudaBackend {
     unsafe fn use_stream(&self, stream: u64) -> Result<bool, BackendError> {
         // SAFETY: the caller's promise.
         unsafe { self.exec.use_stream(stream) }
-    }
-
-    fn supports_extern(&self, kind: &ExternKind) -> bool {
-        match kind {
-            ExternKind::Matmul(_) => true,
-            ExternKind::Convolution(_) => self.uses_cudnn(),
-            _ => false,
-        }
     }
 
     fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {

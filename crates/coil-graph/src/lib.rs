@@ -23,12 +23,10 @@
 //! ```
 
 mod builder;
-mod dtype;
 mod error;
 mod float_fn;
 mod graph;
 mod infer;
-mod math_fn;
 mod meta;
 mod ops;
 mod parse;
@@ -38,7 +36,9 @@ mod tensor;
 mod verify;
 
 pub use builder::GraphBuilder;
-pub use dtype::{Category, DEFAULT_FLOAT, DType, Operand, promote_types, result_type};
+pub use coil_kernel::MathFn;
+pub use coil_kernel::format_float;
+pub use coil_kernel::{Category, DEFAULT_FLOAT, DType, Operand, promote_types, result_type};
 pub use error::GraphError;
 pub use float_fn::FloatFn;
 pub use graph::{Arg, Call, DeviceSpec, Graph, Layout, MemoryFormat, Node, NodeId, NodeKind};
@@ -47,14 +47,13 @@ pub use infer::{
     conv_geometry, fill_value_of, infer_call, padded_sizes, pool_window, reduction_dims,
     slice_range, spatial_dims,
 };
-pub use math_fn::MathFn;
 pub use meta::{
     Dims, TensorMeta, broadcast_shapes, contiguous_strides, expand_strides, infer_size,
     is_contiguous, last_position, normalize_dim, normalize_dims, view_strides,
 };
 pub use ops::{OpClass, OpDef, OpKind, OpRef};
 pub use parse::parse;
-pub use print::{format_float, print_graph};
+pub use print::print_graph;
 pub use schema::{Bound, Param, ParamType, Returns, Scalar, Schema, ValueArg};
 pub use tensor::{Data, Tensor, strided_offsets};
 pub use verify::verify;

@@ -96,6 +96,31 @@ impl LowerConfig {
     }
 }
 
+impl LowerConfig {
+    /// The realize rules of a target's device (`cpu()` or `gpu()`), with what its libraries
+    /// run: convolutions by dtype, their post-ops, matmul post-ops.
+    pub fn for_target(target: &coil_kernel::Target) -> LowerConfig {
+        let base = match target.device {
+            coil_kernel::Device::Cpu => LowerConfig::cpu(),
+            coil_kernel::Device::Cuda(_) => LowerConfig::gpu(),
+        };
+        let caps = &target.caps;
+        LowerConfig {
+            conv_extern: target.conv_of(DType::F32),
+            conv_extern_bf16: target.conv_of(DType::BF16),
+            conv_extern_f16: target.conv_of(DType::F16),
+            conv_im2col_max_flops: caps.conv_im2col_max_flops,
+            conv_post_ops: caps.conv_post_ops && !caps.conv.is_empty(),
+            matmul_post_ops: if caps.matmul {
+                caps.matmul_post_ops.clone()
+            } else {
+                Vec::new()
+            },
+            ..base
+        }
+    }
+}
+
 impl Default for LowerConfig {
     fn default() -> LowerConfig {
         LowerConfig::gpu()

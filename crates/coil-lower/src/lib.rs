@@ -36,32 +36,38 @@
 //! ```
 
 mod body;
+/// The index expressions, from coil-kernel (their home: kernels use them too).
+mod index {
+    pub(crate) use coil_kernel::{IndexExpr, Var, VarRanges};
+}
+/// The typed ids, from coil-kernel.
+mod idx {
+    pub(crate) use coil_kernel::{Idx, IndexVec};
+}
 mod config;
 mod deps;
 mod dump;
 mod error;
 mod eval;
-mod idx;
-mod index;
 mod ir;
 mod lowering;
 mod math;
 mod ops;
 mod verify;
 
-pub use body::{
-    BodyStats, Const, Expr, ExprGraph, ExprId, LoopBody, Op, ReductionType, resolve_indirect,
+pub use body::{BodyStats, Expr, ExprGraph, ExprId, LoopBody};
+pub use coil_kernel::scalar::{Acc, Scalar, binary as eval_binary, unary as eval_unary};
+pub use coil_kernel::{
+    Const, ConvOp, ExternKind, HostOp, Idx, IndexExpr, IndexVec, MatmulOp, Op, PostOp,
+    ReductionType, Term, Var, VarPrefix, VarRanges, resolve_indirect, typed_id,
 };
 pub use config::LowerConfig;
 pub use deps::{Dep, MemoryDep, StarDep, WeakDep};
 pub use error::LowerError;
-pub use eval::{Acc, Scalar, binary as eval_binary, unary as eval_unary};
-pub use idx::{Idx, IndexVec};
-pub use index::{IndexExpr, Term, Var, VarPrefix, VarRanges};
 pub use ir::{
-    BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ConvOp, ExternInput, ExternKernel,
-    ExternKind, FixedLayout, HostOp, IndexCheck, InputBuffer, InputId, MatmulOp, Origin, OutputRef,
-    Pointwise, PostOp, Reduction, StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
+    BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ExternInput, ExternKernel, FixedLayout,
+    IndexCheck, InputBuffer, InputId, Origin, OutputRef, Pointwise, Reduction, StorageBox,
+    StorageData, StorageId, TensorBox, TensorId, View,
 };
 pub use lowering::lower;
 pub use ops::has_lowering;
@@ -173,7 +179,10 @@ pub fn run_host_op(
     op: &HostOp,
     inputs: &[coil_graph::Tensor],
 ) -> Result<coil_graph::Tensor, String> {
-    let run = coil_eager::run(&op.graph, inputs)
+    let graph = op
+        .program::<coil_graph::Graph>()
+        .ok_or_else(|| format!("host fallback {}: not a graph of coil-lower's", op.op))?;
+    let run = coil_eager::run(graph, inputs)
         .map_err(|e| format!("node '{}' ({}, a host fallback): {e}", op.node, op.op))?;
     run.outputs
         .into_iter()

@@ -134,7 +134,7 @@ pub(crate) fn positional_index(sizes: &[usize]) -> Vec<IndexExpr> {
 /// Substitution of positional variables `p<i>` by `idx[i]`.
 fn positional_subst(idx: &[IndexExpr]) -> impl FnMut(Var) -> Option<IndexExpr> + '_ {
     move |v| {
-        (v.prefix == crate::index::VarPrefix::P)
+        (v.prefix == coil_kernel::VarPrefix::P)
             .then(|| idx.get(v.n as usize).cloned())
             .flatten()
     }

@@ -2,26 +2,7 @@
 //! `score_fusion_memory_threshold`, the pairing window, proximity, peak memory), the device,
 //! and the kernel-naming settings.
 
-use std::fmt;
-
-/// Where the kernels run. Part of every node's group; nodes on different devices never fuse.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Device {
-    /// The host CPU.
-    Cpu,
-    /// A CUDA device, by ordinal.
-    Cuda(u32),
-}
-
-/// `cpu`, `cuda:0`.
-impl fmt::Display for Device {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Device::Cpu => f.write_str("cpu"),
-            Device::Cuda(i) => write!(f, "cuda:{i}"),
-        }
-    }
-}
+pub use coil_kernel::Device;
 
 /// Everything the scheduler's fusion decisions depend on besides the graph, the loop rules
 /// ([`crate::LoopCompat`]) and the scorer ([`crate::FusionScorer`]). Defaults are Inductor's.
@@ -113,6 +94,23 @@ impl SchedConfig {
             device: Device::Cuda(0),
             backend_name: "cuda".into(),
             ..SchedConfig::cpu()
+        }
+    }
+}
+
+impl SchedConfig {
+    /// The knobs for a backend's target: the device's defaults, its name as the kernel prefix,
+    /// its choice of `epilogue_fusion_first`.
+    pub fn for_target(target: &coil_kernel::Target) -> SchedConfig {
+        let base = match target.device {
+            Device::Cpu => SchedConfig::cpu(),
+            Device::Cuda(_) => SchedConfig::gpu(),
+        };
+        SchedConfig {
+            device: target.device,
+            backend_name: target.name.to_string(),
+            epilogue_fusion_first: target.epilogue_fusion_first,
+            ..base
         }
     }
 }

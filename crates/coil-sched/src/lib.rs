@@ -69,7 +69,7 @@ pub use deps::DepId;
 pub use error::SchedError;
 pub use ids::{NodeId, OpId, OpSet};
 pub use kernel::{KernelInfo, LaunchKind};
-pub use loops::{CppLoops, LoopCompat, LoopPlan, SimdLoops, is_compatible};
+pub use loops::{CppLoops, LoopCompat, LoopPlan, SimdLoops, is_compatible, loops_for};
 pub use node::{Group, LoopSizes, NodeKind, OuterLoop, ReadWrites, SchedNode};
 pub use schedule::Schedule;
 pub use score::{

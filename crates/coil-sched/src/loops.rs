@@ -348,6 +348,14 @@ impl LoopCompat for CppLoops {
     }
 }
 
+/// The reference rules a target's loops follow.
+pub fn loops_for(style: coil_kernel::LoopStyle) -> &'static dyn LoopCompat {
+    match style {
+        coil_kernel::LoopStyle::Cpp => &CppLoops,
+        coil_kernel::LoopStyle::Simd => &SimdLoops,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,3 +371,4 @@ mod tests {
         assert!(is_compatible(&[1024, 1024], &[&[1024], &[1024]]));
     }
 }
+

@@ -240,7 +240,7 @@ pub fn emulated_casts_match_pytorch(backend: &Arc<dyn Backend>) -> Vec<String> {
 
 /// The default options with `emulate_precision_casts` on `backend`'s lowering rules.
 fn emulating_casts(backend: &Arc<dyn Backend>) -> Options {
-    let mut lower = backend.lower_config();
+    let mut lower = coil_codegen::LowerConfig::for_target(&backend.target());
     lower.emulate_precision_casts = true;
     Options {
         lower: Some(lower),

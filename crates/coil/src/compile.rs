@@ -199,10 +199,11 @@ pub fn prepare(
     let t = Instant::now();
     coil_graph::verify(graph)?;
     let strategy = options.strategy.as_ref();
+    let target = backend.target();
     let base = options
         .lower
         .clone()
-        .unwrap_or_else(|| backend.lower_config());
+        .unwrap_or_else(|| coil_lower::LowerConfig::for_target(&target));
     // A matmul library that applies gelu and silu as post-ops takes them whole.
     let mut passes = options.passes.clone();
     if !base.matmul_post_ops.is_empty() {
@@ -226,11 +227,11 @@ pub fn prepare(
     let mut sched_config = options
         .sched
         .clone()
-        .unwrap_or_else(|| backend.sched_config());
-    sched_config.backend_name = backend.name().to_string();
+        .unwrap_or_else(|| coil_sched::SchedConfig::for_target(&target));
+    sched_config.backend_name = target.name.to_string();
     let loops: &dyn LoopCompat = match &options.loops {
         Some(l) => l.as_ref(),
-        None => backend.loop_compat(),
+        None => coil_sched::loops_for(target.loops),
     };
     let lower_config = strategy.lower_config(&base);
     let mut lowered = coil_lower::lower(&transformed, &lower_config)?;
@@ -280,7 +281,7 @@ pub fn prepare(
     debug.dot_to_svg();
 
     let t = Instant::now();
-    let program = coil_codegen::build_program(&lowered, &sched, &backend.build_options())?;
+    let program = coil_codegen::build_program(&lowered, &sched, &target.build)?;
     if options.verify {
         for k in &program.kernels {
             k.verify().map_err(|e| CoilError::Verify {
@@ -291,12 +292,11 @@ pub fn prepare(
     }
     for step in &program.plan.steps {
         if let Step::Extern(e) = step
-            && !e.kind.is_host_fallback()
-            && !backend.supports_extern(&e.kind)
+            && !target.supports_extern(&e.kind)
         {
             return Err(CoilError::Unsupported(format!(
                 "the {} backend does not run {}",
-                backend.name(),
+                target.name,
                 e.kind.kernel_name()
             )));
         }
@@ -325,7 +325,7 @@ pub fn prepare(
         passes: pass_stats,
         strategy: strategy.name(),
         loops: loops.name(),
-        backend: backend.name(),
+        backend: target.name,
         lowered_buffers: lowered.buffers().len(),
         kernels: program
             .launches

@@ -4,10 +4,11 @@
 //! turns it into a shared library, which is loaded with `dlopen` (libloading). Memory is host
 //! memory behind handles; extern matmuls are plain loops.
 //!
-//! **Takes**: coil's kernels ([`coil_codegen::Kernel`]) and extern calls.
-//! **Gives**: [`CBackend`], a [`coil_codegen::Backend`]; its generated C is the model's
+//! **Takes**: coil's kernels ([`coil_kernel::Kernel`]) and extern calls.
+//! **Gives**: [`CBackend`], a [`coil_kernel::Backend`]; its generated C is the model's
 //! `output_code.c`.
-//! **Must not know about**: anything of coil but `coil-codegen`'s public API.
+//! **Must not know about**: anything of coil but `coil-kernel`, the backend boundary
+//! (`cargo tree -p coil-backend-c` shows no other coil crate).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -26,9 +27,9 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use coil_codegen::{
-    Backend, BackendError, BufferHandle, BuildOptions, CompiledKernels, CppLoops, ExternCall,
-    ExternKind, Kernel, LoopCompat, LowerConfig, SchedConfig,
+use coil_kernel::{
+    Backend, BackendError, BufferHandle, CompiledKernels, Compiler, Device, ExternCall, ExternKind,
+    Kernel, Runtime, Target,
 };
 
 use crate::memory::Memory;
@@ -127,30 +128,16 @@ fn scratch_dir() -> Result<PathBuf, BackendError> {
 }
 
 impl Backend for CBackend {
-    fn name(&self) -> &'static str {
-        "c"
+    /// The CPU's rules; its one library call is a plain-loop matmul.
+    fn target(&self) -> Target {
+        let description = format!("host CPU, C compiled by {}", self.compiler.display());
+        let mut t = Target::new("c", description, Device::Cpu);
+        t.caps.matmul = true;
+        t
     }
+}
 
-    fn device(&self) -> String {
-        format!("host CPU, C compiled by {}", self.compiler.display())
-    }
-
-    fn lower_config(&self) -> LowerConfig {
-        LowerConfig::cpu()
-    }
-
-    fn loop_compat(&self) -> &dyn LoopCompat {
-        &CppLoops
-    }
-
-    fn sched_config(&self) -> SchedConfig {
-        SchedConfig::cpu()
-    }
-
-    fn build_options(&self) -> BuildOptions {
-        BuildOptions::default()
-    }
-
+impl Compiler for CBackend {
     fn compile(&self, kernels: &[Kernel]) -> Result<Box<dyn CompiledKernels>, BackendError> {
         let source = render::module(kernels)?;
         let dir = scratch_dir()?;
@@ -203,7 +190,9 @@ impl Backend for CBackend {
             _library: library,
         }))
     }
+}
 
+impl Runtime for CBackend {
     fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError> {
         self.memory.alloc(bytes)
     }
@@ -218,10 +207,6 @@ impl Backend for CBackend {
 
     fn read(&self, buffer: BufferHandle, out: &mut [u8]) -> Result<(), BackendError> {
         self.memory.read(buffer, out)
-    }
-
-    fn supports_extern(&self, kind: &ExternKind) -> bool {
-        matches!(kind, ExternKind::Matmul(_))
     }
 
     fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError> {

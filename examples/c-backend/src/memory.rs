@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use coil_codegen::{BackendError, BufferHandle, DType, ExternCall, StridedOperand};
+use coil_kernel::{BackendError, BufferHandle, DType, ExternCall, StridedOperand};
 
 #[derive(Default)]
 struct Inner {

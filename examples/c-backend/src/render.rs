@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use coil_codegen::{
+use coil_kernel::{
     AccId, ArgId, BackendError, Const, DType, IndexExpr, KExpr, Kernel, Op, ReductionType,
     StageKind, Term, ValueId,
 };

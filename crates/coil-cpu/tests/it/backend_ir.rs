@@ -2,7 +2,7 @@
 //! vector accumulators in the fused seed_model kernel, vector math (no scalar libm calls) in
 //! softmax, and errors as values for bad launches.
 
-use coil_codegen::{Backend, BackendError, CompiledKernels};
+use coil_codegen::{BackendError, CompiledKernels, Compiler as _, Runtime as _};
 
 use crate::driver::{all_in_one, backend, lower, run};
 

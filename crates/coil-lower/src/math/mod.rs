@@ -178,7 +178,7 @@ impl M<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::{Scalar, binary, unary};
+    use coil_kernel::scalar::{Scalar, binary, unary};
 
     /// Evaluates `f`'s expansion on scalars through the scalar evaluator's op meanings.
     fn eval(f: FloatFn, args: &[f64], t: DType) -> f64 {

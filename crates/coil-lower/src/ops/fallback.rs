@@ -64,9 +64,10 @@ impl Lowerer<'_> {
             let text: Arc<str> = coil_graph::print_graph(&graph).into();
             let host = HostOp {
                 node: node.name.as_str().into(),
-                op: call.op,
+                op: call.op.to_string().into(),
                 output: k,
-                graph: Arc::new(graph),
+                inputs: graph.inputs().len(),
+                program: Arc::new(graph),
                 text,
             };
             result.push(self.extern_kernel(

@@ -251,7 +251,7 @@ impl Lowerer<'_> {
                 .iter()
                 .map(|e| {
                     e.subst(&mut |v| {
-                        (v.prefix == crate::index::VarPrefix::P).then(|| {
+                        (v.prefix == coil_kernel::VarPrefix::P).then(|| {
                             let n = v.n as usize;
                             if n >= k {
                                 IndexExpr::constant(tap[n - k] as i64)

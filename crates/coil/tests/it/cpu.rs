@@ -202,7 +202,7 @@ fn sixteen_bit_matmuls_through_onednn_and_widened_agree() {
 #[test]
 fn bf16_convolutions_take_onednn_where_it_has_a_kernel() {
     let cpu = coil_cpu::CpuBackend::new().expect("host CPU");
-    let library = cpu.lower_config().conv_extern_bf16;
+    let library = cpu.target().conv_of(coil_graph::DType::BF16);
     let case = coil_models::find_real_16("tv_resnet18_w16")
         .unwrap()
         .case()
@@ -292,7 +292,8 @@ fn matmul_epilogues_run_as_library_post_ops_and_match_eager() {
         let inputs = coil_testkit::random_inputs(&g, 90);
         let cpu = coil_cpu::CpuBackend::new().expect("host CPU");
         let folds = cpu
-            .lower_config()
+            .target()
+            .caps
             .matmul_post_ops
             .iter()
             .any(|(d, _)| *d == g.node(g.inputs()[0]).meta().dtype);

@@ -109,34 +109,23 @@ fn unknown_strategy_names_list_the_known_ones() {
 }
 
 #[test]
-fn the_kernel_prefix_is_the_backends_name_whatever_its_sched_config_says() {
-    // A backend whose scheduler config still says `cpu`: kernels are named after `name()`.
+fn the_kernel_prefix_is_the_targets_name_and_a_new_target_claims_no_library() {
+    // A backend whose target is named `c` and, as `Target::new` makes it, claims no library.
     struct Renamed(InterpBackend);
     impl Backend for Renamed {
-        fn name(&self) -> &'static str {
-            "c"
+        fn target(&self) -> coil_codegen::Target {
+            coil_codegen::Target::new("c", self.0.device(), coil_codegen::Device::Cpu)
         }
-        fn device(&self) -> String {
-            self.0.device()
-        }
-        fn lower_config(&self) -> LowerConfig {
-            self.0.lower_config()
-        }
-        fn loop_compat(&self) -> &dyn LoopCompat {
-            self.0.loop_compat()
-        }
-        fn sched_config(&self) -> coil_sched::SchedConfig {
-            coil_sched::SchedConfig::cpu()
-        }
-        fn build_options(&self) -> coil_codegen::BuildOptions {
-            self.0.build_options()
-        }
+    }
+    impl coil_codegen::Compiler for Renamed {
         fn compile(
             &self,
             kernels: &[coil_codegen::Kernel],
         ) -> Result<Box<dyn coil_codegen::CompiledKernels>, coil_codegen::BackendError> {
             self.0.compile(kernels)
         }
+    }
+    impl coil_codegen::Runtime for Renamed {
         fn alloc(
             &self,
             bytes: usize,
@@ -159,9 +148,6 @@ fn the_kernel_prefix_is_the_backends_name_whatever_its_sched_config_says() {
             out: &mut [u8],
         ) -> Result<(), coil_codegen::BackendError> {
             self.0.read(buffer, out)
-        }
-        fn supports_extern(&self, _: &coil_codegen::ExternKind) -> bool {
-            false
         }
         fn extern_call(
             &self,

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use coil_backend_c::CBackend;
-use coil_codegen::Backend;
+use coil_kernel::Backend;
 
 /// The backend, or `None` (and a message) where there is no C compiler.
 fn backend() -> Option<Arc<dyn Backend>> {

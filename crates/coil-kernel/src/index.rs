@@ -15,7 +15,7 @@ pub enum VarPrefix {
     D,
     /// An indirect index (Inductor's `indirect_indexing` symbol): `ind<n>` is the value of the
     /// expression node `n` of the body (or kernel) the index belongs to, an
-    /// [`crate::Expr::IndirectIndex`] (a `IndirectIndex` value in kernels),
+    /// `Expr::IndirectIndex` of a body ([`crate::KExpr::IndirectIndex`] in kernels),
     /// already checked to lie in `0..size`. Its range is not known to the simplifier.
     Ind,
 }

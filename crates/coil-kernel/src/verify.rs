@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use coil_lower::{IndexExpr, ReductionType, Var, VarRanges};
+use crate::{IndexExpr, ReductionType, Var, VarRanges};
 
 use crate::kernel::{AccId, ArgId, ArgRole, KExpr, Kernel, StageKind, ValueId};
 
@@ -210,8 +210,7 @@ impl Kernel {
 
 #[cfg(test)]
 mod tests {
-    use coil_graph::DType;
-    use coil_lower::{Const, IndexExpr, Op, ReductionType, Var};
+    use crate::{Const, DType, IndexExpr, Op, ReductionType, Var};
 
     use crate::kernel::{
         ArgId, ArgRole, KExpr, Kernel, KernelArg, KernelBuilder, KernelKind, StageKind,

@@ -17,12 +17,12 @@ pub trait Idx: Copy + Eq {
 /// coil-codegen's ids are all made by it).
 ///
 /// ```
-/// coil_lower::typed_id!(
+/// coil_kernel::typed_id!(
 ///     /// A thing.
 ///     ThingId,
 ///     "thing"
 /// );
-/// use coil_lower::Idx;
+/// use coil_kernel::Idx;
 /// assert_eq!(ThingId::new(3).to_string(), "thing3");
 /// ```
 #[macro_export]

@@ -1,17 +1,16 @@
-//! The `Backend` trait: what a code generator and runtime must provide. Object-safe, used as
-//! `dyn Backend` by the facade; a third party adds a backend by implementing it, touching no
-//! other crate.
+//! A backend in three roles: its [`Target`] (what earlier stages read), a [`Compiler`]
+//! (kernels to runnable code) and a [`Runtime`] (memory, launches, externs, the clock).
+//! [`Backend`] is the three together, object-safe, used as `dyn Backend` by the facade; a third
+//! party adds a backend by implementing them, touching no other crate.
 
 use std::fmt;
 
-use coil_graph::DType;
-#[cfg(doc)]
-use coil_lower::MatmulOp;
-use coil_lower::{ExternKind, LowerConfig};
 use thiserror::Error;
 
-use crate::build::BuildOptions;
+#[cfg(doc)]
+use crate::MatmulOp;
 use crate::kernel::Kernel;
+use crate::{DType, ExternKind, PostOp, Target};
 
 /// An opaque handle to memory a backend allocated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -96,7 +95,7 @@ impl ExternCall {
 
     /// A [`ExternKind::FusedMatmul`]'s post-ops, each with its tensor operand (a view of the
     /// output's sizes) where it takes one; empty for other kinds.
-    pub fn post_ops(&self) -> Vec<(coil_lower::PostOp, Option<&StridedOperand>)> {
+    pub fn post_ops(&self) -> Vec<(PostOp, Option<&StridedOperand>)> {
         let Some((_, post)) = self.kind.matmul() else {
             return Vec::new();
         };
@@ -137,7 +136,7 @@ pub enum BackendError {
 
 /// Kernels compiled together (LLVM modules compiled side by side, one PTX module).
 pub trait CompiledKernels: Send + Sync {
-    /// Runs kernel `index` (in the order given to [`Backend::compile`]) on buffers given in the
+    /// Runs kernel `index` (in the order given to [`Compiler::compile`]) on buffers given in the
     /// kernel's argument order. See `docs/codegen.md` for what a launch may assume.
     fn launch(&self, index: usize, args: &[BufferHandle]) -> Result<(), BackendError>;
     /// The generated code as text (optimized LLVM IR, PTX).
@@ -170,27 +169,17 @@ pub trait DeviceClock: Send + Sync {
     fn copy_gbps(&self, bytes: usize, reps: usize) -> Result<f64, BackendError>;
 }
 
-/// A code generator plus the runtime it needs.
-pub trait Backend: Send + Sync {
-    /// Short name: the kernel-name prefix (`cpu`, `cuda`). The facade names kernels with this,
-    /// whatever [`Backend::sched_config`]'s `backend_name` says.
-    fn name(&self) -> &'static str;
-    /// The device, in words.
-    fn device(&self) -> String;
-    /// The lowering's realize rules this backend wants.
-    fn lower_config(&self) -> LowerConfig;
-    /// The loop rules the scheduler asks about fusions (`SimdLoops`, `CppLoops`, or the
-    /// backend's own).
-    fn loop_compat(&self) -> &dyn coil_sched::LoopCompat;
-    /// The scheduler's knobs (device, kernel-name prefix, fusion brakes).
-    fn sched_config(&self) -> coil_sched::SchedConfig;
-    /// How kernels are built (the persistent-reduction limit).
-    fn build_options(&self) -> BuildOptions;
+/// Turns kernels into runnable code.
+pub trait Compiler: Send + Sync {
     /// Compiles every kernel of a model at once.
     fn compile(&self, kernels: &[Kernel]) -> Result<Box<dyn CompiledKernels>, BackendError>;
+}
+
+/// Memory, extern calls and synchronization: what running a plan needs.
+pub trait Runtime: Send + Sync {
     /// Allocates `bytes` of device memory.
     fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError>;
-    /// Frees memory from [`Backend::alloc`].
+    /// Frees memory from [`Runtime::alloc`].
     fn free(&self, buffer: BufferHandle);
     /// Copies host bytes into a buffer (from its start).
     fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError>;
@@ -198,7 +187,7 @@ pub trait Backend: Send + Sync {
     fn read(&self, buffer: BufferHandle, out: &mut [u8]) -> Result<(), BackendError>;
     /// Lends the backend `bytes` of host memory the caller owns, at `ptr`, as a buffer (a call
     /// that reads and writes the caller's tensors in place); `None` when it cannot (its memory
-    /// is not host memory, or `ptr` is not aligned as its kernels assume). [`Backend::free`]
+    /// is not host memory, or `ptr` is not aligned as its kernels assume). [`Runtime::free`]
     /// gives the handle back without freeing the memory. Default: `None`.
     ///
     /// # Safety
@@ -209,7 +198,7 @@ pub trait Backend: Send + Sync {
     }
     /// Lends the backend `bytes` of device memory the caller owns (a torch CUDA tensor's), at
     /// device address `ptr` in the device's primary context, as a buffer; `None` when it
-    /// cannot. [`Backend::free`] gives it back without freeing it. Default: `None`.
+    /// cannot. [`Runtime::free`] gives it back without freeing it. Default: `None`.
     ///
     /// # Safety
     /// The memory must stay valid, and not be accessed by others, until the handle is freed.
@@ -228,19 +217,29 @@ pub trait Backend: Send + Sync {
         let _ = stream;
         Ok(false)
     }
-    /// Whether this backend runs extern calls of `kind` (the facade refuses a model needing
-    /// one it does not, naming the kind). Default: every kind.
-    fn supports_extern(&self, kind: &ExternKind) -> bool {
-        let _ = kind;
-        true
-    }
     /// Runs an extern call (a library matmul; convolution and host fallbacks are further
-    /// kinds). Only called for kinds [`Backend::supports_extern`] accepts.
+    /// kinds). Only called for kinds [`Target::supports_extern`] accepts.
     fn extern_call(&self, call: &ExternCall) -> Result<(), BackendError>;
     /// Waits for everything launched so far.
     fn synchronize(&self) -> Result<(), BackendError>;
     /// The device's own clock, when work runs asynchronously on a device (default: none).
     fn clock(&self) -> Option<&dyn DeviceClock> {
         None
+    }
+}
+
+/// A whole backend: its target, compiler and runtime.
+pub trait Backend: Compiler + Runtime {
+    /// What the stages before code generation read about it. The facade asks once per compile.
+    fn target(&self) -> Target;
+
+    /// The kernel-name prefix ([`Target::name`]).
+    fn name(&self) -> &'static str {
+        self.target().name
+    }
+
+    /// The device, in words ([`Target::description`]).
+    fn device(&self) -> String {
+        self.target().description
     }
 }

@@ -1,5 +1,5 @@
 //! The reference evaluator of the kernel IR: every kernel run element by element with the
-//! lowering's scalar semantics (`coil_lower::eval_unary` / `eval_binary`, PyTorch's casts,
+//! lowering's scalar semantics (`scalar::unary` / `scalar::binary`, PyTorch's casts,
 //! accumulators in f64 for floats), and [`InterpBackend`], a whole backend built on it (host
 //! memory behind handles, naive extern matmuls). It is the oracle a new backend compares
 //! against and the smallest complete example of the [`Backend`] contract (`docs/codegen.md`).
@@ -8,17 +8,15 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use coil_graph::DType;
-use coil_lower::{
-    Acc, Const, ExternKind, LowerConfig, MatmulOp, Scalar, Var, eval_binary, eval_unary,
-};
 use half::{bf16, f16};
 
 use crate::backend::{
-    Backend, BackendError, BufferHandle, CompiledKernels, ExternCall, StridedOperand,
+    Backend, BackendError, BufferHandle, CompiledKernels, Compiler, ExternCall, Runtime,
+    StridedOperand,
 };
-use crate::build::BuildOptions;
 use crate::kernel::{KExpr, Kernel, StageKind, ValueId};
+use crate::scalar::{Acc, Scalar, binary as eval_binary, unary as eval_unary};
+use crate::{Const, DType, Device, ExternKind, MatmulOp, Target, Var};
 
 fn runtime(msg: impl Into<String>) -> BackendError {
     BackendError::Runtime(msg.into())
@@ -210,7 +208,7 @@ pub fn eval_kernel(kernel: &Kernel, args: &mut [Vec<u8>]) -> Result<(), BackendE
                             check,
                         } => {
                             let raw = get(*value).as_i64();
-                            match coil_lower::resolve_indirect(raw, *size, *wrap_negative) {
+                            match crate::resolve_indirect(raw, *size, *wrap_negative) {
                                 Some(i) => Scalar::I(i),
                                 None => {
                                     let f = &mut args[flags.0 as usize];
@@ -256,8 +254,8 @@ type Memory = Arc<Mutex<HashMap<u64, Vec<u8>>>>;
 /// Runs an extern call on `memory` (the reference semantics of each [`ExternKind`]).
 fn eval_extern(memory: &mut HashMap<u64, Vec<u8>>, call: &ExternCall) -> Result<(), BackendError> {
     match &call.kind {
-        ExternKind::Matmul(op) => eval_matmul(memory, call, *op),
-        _ => Err(runtime(format!(
+        ExternKind::Matmul(op) | ExternKind::FusedMatmul(op, _) => eval_matmul(memory, call, *op),
+        ExternKind::Convolution(_) | ExternKind::Fallback(_) => Err(runtime(format!(
             "{} is not run by this backend (host fallbacks are the facade's)",
             call.kind.kernel_name()
         ))),
@@ -280,9 +278,15 @@ fn eval_matmul(
         .matmul_bias()
         .map(|x| get(memory, x).map(|bytes| (x, bytes)))
         .transpose()?;
+    let post = call
+        .post_ops()
+        .into_iter()
+        .map(|(p, o)| o.map(|o| get(memory, o).map(|bytes| (o, bytes))).transpose().map(|o| (p, o)))
+        .collect::<Result<Vec<_>, _>>()?;
     let batched = op == MatmulOp::Bmm;
     let rank = if batched { 3 } else { 2 };
-    for o in [a, b, &call.out] {
+    let post_operands = post.iter().filter_map(|(_, o)| o.as_ref().map(|(o, _)| *o));
+    for o in [a, b, &call.out].into_iter().chain(post_operands) {
         if o.sizes.len() != rank || o.strides.len() != rank {
             return Err(runtime(format!(
                 "{}: operand of rank {} (sizes {:?})",
@@ -321,6 +325,17 @@ fn eval_matmul(
                     acc += read(&abytes, a.dtype, at(a, bb, i, p), &what)?.as_f64()
                         * read(&bbytes, b.dtype, at(b, bb, p, j), &what)?.as_f64();
                 }
+                // A fused matmul's post-ops, in f32 as the libraries apply them.
+                if !post.is_empty() {
+                    acc = acc as f32 as f64;
+                }
+                for (p, operand) in &post {
+                    let x = match operand {
+                        Some((o, bytes)) => read(bytes, o.dtype, at(o, bb, i, j), &what)?.as_f64(),
+                        None => 0.0,
+                    };
+                    acc = p.apply(acc, x) as f32 as f64;
+                }
                 write(
                     out,
                     call.out.dtype,
@@ -335,7 +350,8 @@ fn eval_matmul(
 }
 
 /// A complete backend that interprets the kernel IR ([`eval_kernel`]) on host memory: the
-/// CPU's realize and loop rules, kernels named `interp_...`. New memory is filled with `0xff`
+/// CPU's realize and loop rules, kernels named `interp_...`, library matmuls with or without
+/// post-ops (the reference for fused matmuls). New memory is filled with `0xff`
 /// bytes (NaN for floats, -1 for integers), not zeroed: the contract promises no zeroing, and
 /// a plan that read memory before writing it would show here.
 #[derive(Default)]
@@ -396,37 +412,24 @@ impl CompiledKernels for Interpreted {
 }
 
 impl Backend for InterpBackend {
-    fn name(&self) -> &'static str {
-        "interp"
+    /// The CPU's rules; library matmuls (naive, in f64).
+    fn target(&self) -> Target {
+        let mut t = Target::new("interp", "host (kernel IR interpreter)", Device::Cpu);
+        t.caps.matmul = true;
+        t
     }
+}
 
-    fn device(&self) -> String {
-        "host (kernel IR interpreter)".into()
-    }
-
-    fn lower_config(&self) -> LowerConfig {
-        LowerConfig::cpu()
-    }
-
-    fn loop_compat(&self) -> &dyn coil_sched::LoopCompat {
-        &coil_sched::CppLoops
-    }
-
-    fn sched_config(&self) -> coil_sched::SchedConfig {
-        coil_sched::SchedConfig::cpu()
-    }
-
-    fn build_options(&self) -> BuildOptions {
-        BuildOptions::default()
-    }
-
+impl Compiler for InterpBackend {
     fn compile(&self, kernels: &[Kernel]) -> Result<Box<dyn CompiledKernels>, BackendError> {
         Ok(Box::new(Interpreted {
             kernels: kernels.to_vec(),
             memory: Arc::clone(&self.memory),
         }))
     }
+}
 
+impl Runtime for InterpBackend {
     fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError> {
         let mut next = self.next.lock().map_err(poisoned)?;
         *next += 1;

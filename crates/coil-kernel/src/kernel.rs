@@ -16,22 +16,21 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use coil_graph::DType;
-use coil_lower::{Const, IndexExpr, Op, ReductionType, Var};
+use crate::{Const, DType, IndexExpr, Op, ReductionType, Var};
 
-coil_lower::typed_id!(
+crate::typed_id!(
     /// A kernel argument's position in [`Kernel::args`] (`arg2`).
     ArgId(pub),
     "arg"
 );
 
-coil_lower::typed_id!(
+crate::typed_id!(
     /// A value of a kernel's expression DAG (`v12`), its position in [`Kernel::values`].
     ValueId(pub),
     "v"
 );
 
-coil_lower::typed_id!(
+crate::typed_id!(
     /// An accumulator of a reduction stage (`acc0`).
     AccId(pub),
     "acc"

@@ -1,0 +1,338 @@
+//! The reference scalar meaning of every op: one element at a time, floats as f64 rounded
+//! to their dtype after every op, integers wrapped to theirs; the reductions' accumulators.
+//! The lowering's interpreter and the kernel evaluator both compute with these.
+
+use half::{bf16, f16};
+
+use crate::{DType, Op, ReductionType};
+
+/// One element: floats as f64 (rounded to their dtype after every op), integers as i64.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    /// A float, rounded to its dtype.
+    F(f64),
+    /// An integer.
+    I(i64),
+    /// A bool.
+    B(bool),
+}
+
+/// An op its operands do not admit (a float op of integers, integer division by zero), in
+/// words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ScalarError(pub String);
+
+type R<T> = Result<T, ScalarError>;
+
+fn eval_err<T>(msg: impl Into<String>) -> R<T> {
+    Err(ScalarError(msg.into()))
+}
+
+/// `x` rounded to `dtype` (floats; other dtypes unchanged).
+pub fn round_float(x: f64, dtype: DType) -> f64 {
+    match dtype {
+        DType::F32 => x as f32 as f64,
+        DType::F16 => f16::from_f64(x).to_f64(),
+        DType::BF16 => bf16::from_f64(x).to_f64(),
+        _ => x,
+    }
+}
+
+/// `i` wrapped to `dtype`'s width (`i32`; `i64` unchanged).
+pub fn wrap_int(i: i64, dtype: DType) -> i64 {
+    match dtype {
+        DType::I32 => i as i32 as i64,
+        _ => i,
+    }
+}
+
+impl Scalar {
+    /// Zero of `dtype`.
+    pub fn zero(dtype: DType) -> Scalar {
+        match dtype {
+            DType::Bool => Scalar::B(false),
+            d if d.is_float() => Scalar::F(0.0),
+            _ => Scalar::I(0),
+        }
+    }
+
+    /// The value as f64.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Scalar::F(x) => x,
+            Scalar::I(i) => i as f64,
+            Scalar::B(b) => b as u8 as f64,
+        }
+    }
+
+    /// The value as a condition (nonzero is true).
+    pub fn truthy(self) -> bool {
+        match self {
+            Scalar::F(x) => x != 0.0,
+            Scalar::I(i) => i != 0,
+            Scalar::B(b) => b,
+        }
+    }
+
+    /// PyTorch's conversions: floats to ints truncate, nonzero is true.
+    pub fn cast(self, to: DType) -> Scalar {
+        match (self, to) {
+            (v, DType::Bool) => Scalar::B(v.truthy()),
+            (v, d) if d.is_float() => Scalar::F(round_float(v.as_f64(), d)),
+            (Scalar::F(x), d) => Scalar::I(wrap_int(x as i64, d)),
+            (Scalar::I(i), d) => Scalar::I(wrap_int(i, d)),
+            (Scalar::B(b), d) => Scalar::I(wrap_int(b as i64, d)),
+        }
+    }
+}
+
+/// The reference semantics of a one-operand op on one element (PyTorch's), producing `dtype`.
+pub fn unary(op: Op, a: Scalar, dtype: DType) -> R<Scalar> {
+    Ok(match a {
+        Scalar::F(x) => {
+            let y = match op {
+                Op::Neg => -x,
+                Op::Abs => x.abs(),
+                Op::Floor => x.floor(),
+                Op::Ceil => x.ceil(),
+                Op::Round => x.round_ties_even(),
+                Op::Trunc => x.trunc(),
+                Op::Exp => x.exp(),
+                Op::Log => x.ln(),
+                Op::Log1p => x.ln_1p(),
+                Op::Sqrt => x.sqrt(),
+                Op::Rsqrt => 1.0 / x.sqrt(),
+                Op::Sin => x.sin(),
+                Op::Cos => x.cos(),
+                Op::Tanh => x.tanh(),
+                Op::Erf => libm::erf(x),
+                Op::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+                Op::Relu => {
+                    if x.is_nan() || x > 0.0 {
+                        x
+                    } else {
+                        0.0
+                    }
+                }
+                Op::Reciprocal => 1.0 / x,
+                Op::LogicalNot => return Ok(Scalar::B(x == 0.0)),
+                _ => return eval_err(format!("{op} of a float")),
+            };
+            Scalar::F(round_float(y, dtype))
+        }
+        Scalar::I(i) => {
+            let y = match op {
+                Op::Neg => i.wrapping_neg(),
+                Op::Abs => i.wrapping_abs(),
+                Op::Floor | Op::Ceil | Op::Round | Op::Trunc => i,
+                Op::Relu => i.max(0),
+                Op::BitwiseNot => !i,
+                Op::LogicalNot => return Ok(Scalar::B(i == 0)),
+                _ => return unary(op, Scalar::F(i as f64), DType::F64).map(|v| v.cast(dtype)),
+            };
+            Scalar::I(wrap_int(y, dtype))
+        }
+        Scalar::B(b) => match op {
+            Op::LogicalNot | Op::BitwiseNot => Scalar::B(!b),
+            Op::Abs | Op::Relu => Scalar::B(b),
+            _ => return unary(op, Scalar::I(b as i64), DType::I64).map(|v| v.cast(dtype)),
+        },
+    })
+}
+
+fn nan_max(a: f64, b: f64, max: bool) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if max {
+        a.max(b)
+    } else {
+        a.min(b)
+    }
+}
+
+/// The reference semantics of a two-operand op on one element, producing `dtype`.
+pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
+    use Op::*;
+    if matches!(op, LogicalAnd | LogicalOr) {
+        let (x, y) = (a.truthy(), b.truthy());
+        return Ok(Scalar::B(if op == LogicalAnd { x && y } else { x || y }));
+    }
+    Ok(match (a, b) {
+        (Scalar::F(x), Scalar::F(y)) => {
+            let z = match op {
+                Add => x + y,
+                Sub => x - y,
+                Mul => x * y,
+                TrueDiv => x / y,
+                FloorDiv => (x / y).floor(),
+                TruncDiv => (x / y).trunc(),
+                Pow => x.powf(y),
+                Maximum => nan_max(x, y, true),
+                Minimum => nan_max(x, y, false),
+                Eq => return Ok(Scalar::B(x == y)),
+                Ne => return Ok(Scalar::B(x != y)),
+                Lt => return Ok(Scalar::B(x < y)),
+                Le => return Ok(Scalar::B(x <= y)),
+                Gt => return Ok(Scalar::B(x > y)),
+                Ge => return Ok(Scalar::B(x >= y)),
+                _ => return eval_err(format!("{op} of two floats")),
+            };
+            Scalar::F(round_float(z, dtype))
+        }
+        (Scalar::I(x), Scalar::I(y)) => {
+            let z = match op {
+                Add => x.wrapping_add(y),
+                Sub => x.wrapping_sub(y),
+                Mul => x.wrapping_mul(y),
+                FloorDiv | TruncDiv | TrueDiv if y == 0 => {
+                    return eval_err("integer division by zero");
+                }
+                FloorDiv => {
+                    let q = x.wrapping_div(y);
+                    if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
+                        q - 1
+                    } else {
+                        q
+                    }
+                }
+                TruncDiv | TrueDiv => x.wrapping_div(y),
+                Pow => {
+                    if y < 0 {
+                        return eval_err("integers to negative integer powers are not allowed");
+                    }
+                    x.wrapping_pow(y.min(u32::MAX as i64) as u32)
+                }
+                Maximum => x.max(y),
+                Minimum => x.min(y),
+                Eq => return Ok(Scalar::B(x == y)),
+                Ne => return Ok(Scalar::B(x != y)),
+                Lt => return Ok(Scalar::B(x < y)),
+                Le => return Ok(Scalar::B(x <= y)),
+                Gt => return Ok(Scalar::B(x > y)),
+                Ge => return Ok(Scalar::B(x >= y)),
+                _ => return eval_err(format!("{op} of two integers")),
+            };
+            Scalar::I(wrap_int(z, dtype))
+        }
+        (Scalar::B(x), Scalar::B(y)) => match op {
+            Add | Maximum => Scalar::B(x || y),
+            Mul | Minimum => Scalar::B(x && y),
+            Eq => Scalar::B(x == y),
+            Ne => Scalar::B(x != y),
+            Lt => Scalar::B(!x & y),
+            Le => Scalar::B(x <= y),
+            Gt => Scalar::B(x & !y),
+            Ge => Scalar::B(x >= y),
+            _ => {
+                return binary(op, Scalar::I(x as i64), Scalar::I(y as i64), DType::I64)
+                    .map(|v| v.cast(dtype));
+            }
+        },
+        (a, b) => return eval_err(format!("{op} of mixed values {a:?} and {b:?}")),
+    })
+}
+
+/// A reduction in progress, with PyTorch's rules (NaN-propagating max/min, first index for
+/// argmax/argmin with NaN winning).
+#[allow(missing_docs)]
+#[derive(Clone, Debug)]
+pub enum Acc {
+    Sum(f64, i64),
+    Prod(f64, i64),
+    Extreme(Option<Scalar>),
+    Arg(Option<(Scalar, i64)>),
+}
+
+/// True when `a` beats `b` for max (or min): NaN wins, ties keep the first.
+fn beats(a: Scalar, b: Scalar, max: bool) -> bool {
+    match (a, b) {
+        (Scalar::I(x), Scalar::I(y)) => {
+            if max {
+                x > y
+            } else {
+                x < y
+            }
+        }
+        _ => {
+            let (x, y) = (a.as_f64(), b.as_f64());
+            if y.is_nan() {
+                false
+            } else if x.is_nan() {
+                true
+            } else if max {
+                x > y
+            } else {
+                x < y
+            }
+        }
+    }
+}
+
+impl Acc {
+    /// The identity of `rt`.
+    pub fn new(rt: ReductionType) -> Acc {
+        match rt {
+            ReductionType::Sum => Acc::Sum(0.0, 0),
+            ReductionType::Prod => Acc::Prod(1.0, 1),
+            ReductionType::Max | ReductionType::Min => Acc::Extreme(None),
+            ReductionType::Argmax | ReductionType::Argmin => Acc::Arg(None),
+        }
+    }
+
+    /// Folds in the element at flat reduction position `pos`.
+    pub fn combine(&mut self, rt: ReductionType, v: Scalar, pos: i64) {
+        let max = matches!(rt, ReductionType::Max | ReductionType::Argmax);
+        match self {
+            Acc::Sum(f, i) => match v {
+                Scalar::F(x) => *f += x,
+                other => *i = i.wrapping_add(other.cast(DType::I64).as_i64()),
+            },
+            Acc::Prod(f, i) => match v {
+                Scalar::F(x) => *f *= x,
+                other => *i = i.wrapping_mul(other.cast(DType::I64).as_i64()),
+            },
+            Acc::Extreme(best) => {
+                if best.is_none_or(|b| beats(v, b, max)) {
+                    *best = Some(v);
+                }
+            }
+            Acc::Arg(best) => {
+                if best.is_none_or(|(b, _)| beats(v, b, max)) {
+                    *best = Some((v, pos));
+                }
+            }
+        }
+    }
+
+    /// The result, as `dtype`.
+    pub fn finish(self, dtype: DType) -> Scalar {
+        match self {
+            Acc::Sum(f, i) | Acc::Prod(f, i) => {
+                if dtype.is_float() {
+                    Scalar::F(round_float(f, dtype))
+                } else {
+                    Scalar::I(i).cast(dtype)
+                }
+            }
+            Acc::Extreme(best) => match best {
+                Some(v) => v.cast(dtype),
+                // Max of nothing: PyTorch raises; the identity is what a kernel would leave.
+                None if dtype.is_float() => Scalar::F(f64::NAN),
+                None => Scalar::zero(dtype),
+            },
+            Acc::Arg(best) => Scalar::I(best.map_or(0, |(_, p)| p)),
+        }
+    }
+}
+
+impl Scalar {
+    /// The value as an integer (floats truncate, bools are 0 or 1).
+    pub fn as_i64(self) -> i64 {
+        match self {
+            Scalar::I(i) => i,
+            Scalar::F(x) => x as i64,
+            Scalar::B(b) => b as i64,
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! coil-kernel's integration tests: one binary.
+
+mod reader;
