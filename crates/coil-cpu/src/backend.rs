@@ -396,7 +396,7 @@ impl Backend for CpuBackend {
         );
         let mut t = Target::new("cpu", description, Device::Cpu);
         t.caps = Capabilities {
-            matmul: true,
+            matmul: vec![DType::F32, DType::F64, DType::F16, DType::BF16],
             matmul_post_ops: self.post_op_dtypes(),
             conv: if self.onednn {
                 let mut dtypes = vec![DType::F32];

@@ -330,6 +330,9 @@ impl CudaKernels {
                 self.rendered.len()
             ))
         })?;
+        if r.launches.is_empty() {
+            return Ok(()); // a kernel of no points
+        }
         let ir_args = r.launches.first().map_or(0, |l| {
             l.args
                 .iter()
@@ -481,7 +484,8 @@ impl Backend for CudaBackend {
     /// still holds longer rows in registers when they fit (see [`crate::render::plan_kernel`]).
     fn target(&self) -> Target {
         let mut t = Target::new("cuda", self.description.clone(), Device::Cuda(0));
-        t.caps.matmul = true;
+        // cuBLAS: f32, and f16 / bf16 with f32 compute.
+        t.caps.matmul = vec![DType::F32, DType::F16, DType::BF16];
         if self.uses_cudnn() {
             t.caps.conv = vec![DType::F32, DType::BF16, DType::F16];
         }

@@ -54,9 +54,9 @@ pub(crate) struct Rng(u64);
 
 impl Rng {
     pub(crate) fn new(seed: &str) -> Rng {
-        Rng(seed
-            .bytes()
-            .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)))
+        Rng(seed.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        }))
     }
 
     fn next(&mut self) -> u64 {
@@ -87,13 +87,21 @@ const SPECIALS: [f64; 10] = [
 
 impl Buffer {
     /// `len` elements of `dtype` filled as `fill` says.
-    pub(crate) fn filled(name: &str, dtype: DType, len: usize, fill: Fill, rng: &mut Rng) -> Buffer {
+    pub(crate) fn filled(
+        name: &str,
+        dtype: DType,
+        len: usize,
+        fill: Fill,
+        rng: &mut Rng,
+    ) -> Buffer {
         let mut bytes = Vec::with_capacity(len * dtype.itemsize());
         for i in 0..len {
             let x = match fill {
                 Fill::Zeros => 0.0,
                 Fill::Ints(lo, hi) => (lo + (rng.next() % (hi - lo).max(1) as u64) as i64) as f64,
-                Fill::Floats(lo, hi) if dtype == DType::Bool => f64::from(rng.unit() * (hi - lo) + lo > 0.0),
+                Fill::Floats(lo, hi) if dtype == DType::Bool => {
+                    f64::from(rng.unit() * (hi - lo) + lo > 0.0)
+                }
                 Fill::Floats(lo, hi) => lo + rng.unit() * (hi - lo),
                 Fill::Specials => match SPECIALS.get(i) {
                     Some(&s) => s,
@@ -153,15 +161,14 @@ pub fn expect_lines(outputs: &[(String, Buffer)]) -> Vec<String> {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
-            if vals.len() <= WHOLE {
+            if vals.is_empty() {
+                format!("{arg}: {}[0] (empty)", b.dtype)
+            } else if vals.len() <= WHOLE {
                 format!("{arg}: {}[{}] = {}", b.dtype, vals.len(), list(&vals))
             } else {
-                let hash = b
-                    .bytes
-                    .iter()
-                    .fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
-                        (h ^ u64::from(x)).wrapping_mul(0x100_0000_01b3)
-                    });
+                let hash = b.bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+                    (h ^ u64::from(x)).wrapping_mul(0x100_0000_01b3)
+                });
                 let sum: f64 = vals.iter().sum();
                 format!(
                     "{arg}: {}[{}] hash={hash:016x} sum={} first={}",

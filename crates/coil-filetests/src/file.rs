@@ -113,7 +113,8 @@ impl FileTest {
             }
         }
         if test.extern_spec.is_none() {
-            test.kernels = parse_kernels(&test.body).map_err(|e| Failure(format!("{name}.kir: {e}")))?;
+            test.kernels =
+                parse_kernels(&test.body).map_err(|e| Failure(format!("{name}.kir: {e}")))?;
             if test.kernels.is_empty() {
                 return fail(name, 1, "no kernel and no '# extern:'");
             }

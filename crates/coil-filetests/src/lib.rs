@@ -53,5 +53,5 @@ pub fn runs_on(test: &FileTest, backend: &dyn Backend) -> bool {
     let target = backend.target();
     test.extern_spec
         .as_ref()
-        .is_none_or(|e| target.supports_extern(&e.kind()))
+        .is_none_or(|e| target.supports_extern(&e.kind(), e.dtype))
 }

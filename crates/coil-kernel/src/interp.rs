@@ -281,7 +281,11 @@ fn eval_matmul(
     let post = call
         .post_ops()
         .into_iter()
-        .map(|(p, o)| o.map(|o| get(memory, o).map(|bytes| (o, bytes))).transpose().map(|o| (p, o)))
+        .map(|(p, o)| {
+            o.map(|o| get(memory, o).map(|bytes| (o, bytes)))
+                .transpose()
+                .map(|o| (p, o))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let batched = op == MatmulOp::Bmm;
     let rank = if batched { 3 } else { 2 };
@@ -415,7 +419,7 @@ impl Backend for InterpBackend {
     /// The CPU's rules; library matmuls (naive, in f64).
     fn target(&self) -> Target {
         let mut t = Target::new("interp", "host (kernel IR interpreter)", Device::Cpu);
-        t.caps.matmul = true;
+        t.caps.matmul = vec![DType::F32, DType::F64, DType::F16, DType::BF16];
         t
     }
 }

@@ -91,7 +91,11 @@ pub fn parse_kernels(text: &str) -> std::result::Result<Vec<crate::Kernel>, Read
         if body.is_empty() || body.starts_with('#') {
             continue;
         }
-        let mut c = Cur { s: line, pos: 0, line: i + 1 };
+        let mut c = Cur {
+            s: line,
+            pos: 0,
+            line: i + 1,
+        };
         if c.peek_word() == "kernel" {
             if let Some(d) = draft.take() {
                 kernels.push(d.finish()?);
@@ -264,7 +268,8 @@ impl<'a> Cur<'a> {
 
     fn dtype(&mut self) -> Result<DType> {
         let (name, at) = self.word();
-        DType::from_short_name(name).ok_or_else(|| self.err_at(at, format!("unknown dtype `{name}`")))
+        DType::from_short_name(name)
+            .ok_or_else(|| self.err_at(at, format!("unknown dtype `{name}`")))
     }
 
     /// `key=[a, b, ..]`, whose product must fit a `usize`.
@@ -284,7 +289,11 @@ impl<'a> Cur<'a> {
                 self.expect(",")?;
             }
         }
-        if out.iter().try_fold(1usize, |p, &s| p.checked_mul(s)).is_none() {
+        if out
+            .iter()
+            .try_fold(1usize, |p, &s| p.checked_mul(s))
+            .is_none()
+        {
             return Err(self.err_at(at, format!("{key} overflow: their product is too large")));
         }
         Ok(out)
@@ -432,7 +441,10 @@ impl Draft {
     /// An error unless a stage has begun.
     fn need_stage(&self, c: &Cur<'_>, at: usize) -> Result<()> {
         if self.stages.is_empty() {
-            return Err(c.err_at(at, "expected a stage header (`outer:` or `reduction loop:`) first"));
+            return Err(c.err_at(
+                at,
+                "expected a stage header (`outer:` or `reduction loop:`) first",
+            ));
         }
         Ok(())
     }
@@ -614,10 +626,7 @@ impl Draft {
             (1, &[a]) => Ok(KExpr::Unary(op, a)),
             (2, &[a, b]) => Ok(KExpr::Binary(op, a, b)),
             (3, &[x, a, b]) => Ok(KExpr::Where(x, a, b)),
-            (n, found) => Err(c.err_at(
-                at,
-                format!("{w} takes {n} operands, not {}", found.len()),
-            )),
+            (n, found) => Err(c.err_at(at, format!("{w} takes {n} operands, not {}", found.len()))),
         }
     }
 

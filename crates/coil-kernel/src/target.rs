@@ -54,8 +54,8 @@ impl Default for BuildOptions {
 /// backend claims nothing it has not written.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Capabilities {
-    /// Library matmuls ([`ExternKind::Matmul`]: `mm`, `bmm`, `addmm`).
-    pub matmul: bool,
+    /// Library matmuls ([`ExternKind::Matmul`]: `mm`, `bmm`, `addmm`), by dtype.
+    pub matmul: Vec<DType>,
     /// Matmuls with pointwise post-ops inside the library call ([`ExternKind::FusedMatmul`]):
     /// the dtypes it has them for, each with the smallest product (FLOPs) worth a library call.
     pub matmul_post_ops: Vec<(DType, usize)>,
@@ -106,16 +106,18 @@ impl Target {
         }
     }
 
-    /// Whether the backend runs extern calls of `kind`. Host fallbacks are the facade's, so
-    /// every target takes them.
-    pub fn supports_extern(&self, kind: &ExternKind) -> bool {
+    /// Whether the backend runs extern calls of `kind` on operands of `dtype`. Host
+    /// fallbacks are the facade's, so every target takes them.
+    pub fn supports_extern(&self, kind: &ExternKind, dtype: DType) -> bool {
+        let caps = &self.caps;
         match kind {
-            ExternKind::Matmul(_) => self.caps.matmul,
+            ExternKind::Matmul(_) => caps.matmul.contains(&dtype),
             ExternKind::FusedMatmul(..) => {
-                self.caps.matmul && !self.caps.matmul_post_ops.is_empty()
+                caps.matmul.contains(&dtype)
+                    && caps.matmul_post_ops.iter().any(|(d, _)| *d == dtype)
             }
             ExternKind::Convolution(c) => {
-                !self.caps.conv.is_empty() && (c.post.is_empty() || self.caps.conv_post_ops)
+                caps.conv.contains(&dtype) && (c.post.is_empty() || caps.conv_post_ops)
             }
             ExternKind::Fallback(_) => true,
         }
@@ -135,7 +137,13 @@ mod tests {
     #[test]
     fn a_new_target_claims_no_library() {
         let t = Target::new("mine", "a test", Device::Cpu);
-        assert!(!t.supports_extern(&ExternKind::Matmul(MatmulOp::Mm)));
+        assert!(!t.supports_extern(&ExternKind::Matmul(MatmulOp::Mm), DType::F32));
+        let mut f32_only = t.clone();
+        f32_only.caps.matmul = vec![DType::F32];
+        assert!(f32_only.supports_extern(&ExternKind::Matmul(MatmulOp::Mm), DType::F32));
+        assert!(!f32_only.supports_extern(&ExternKind::Matmul(MatmulOp::Mm), DType::BF16));
+        let fused = ExternKind::FusedMatmul(MatmulOp::Mm, vec![crate::PostOp::Relu]);
+        assert!(!f32_only.supports_extern(&fused, DType::F32));
         assert_eq!(t.loops, LoopStyle::Cpp);
         assert_eq!(Target::new("g", "", Device::Cuda(0)).loops, LoopStyle::Simd);
     }

@@ -111,11 +111,12 @@ impl LowerConfig {
             conv_extern_f16: target.conv_of(DType::F16),
             conv_im2col_max_flops: caps.conv_im2col_max_flops,
             conv_post_ops: caps.conv_post_ops && !caps.conv.is_empty(),
-            matmul_post_ops: if caps.matmul {
-                caps.matmul_post_ops.clone()
-            } else {
-                Vec::new()
-            },
+            matmul_post_ops: caps
+                .matmul_post_ops
+                .iter()
+                .filter(|(d, _)| caps.matmul.contains(d))
+                .copied()
+                .collect(),
             ..base
         }
     }

@@ -371,4 +371,3 @@ mod tests {
         assert!(is_compatible(&[1024, 1024], &[&[1024], &[1024]]));
     }
 }
-

@@ -292,12 +292,13 @@ pub fn prepare(
     }
     for step in &program.plan.steps {
         if let Step::Extern(e) = step
-            && !target.supports_extern(&e.kind)
+            && !target.supports_extern(&e.kind, e.out.layout.dtype)
         {
             return Err(CoilError::Unsupported(format!(
-                "the {} backend does not run {}",
+                "the {} backend does not run {} on {}",
                 target.name,
-                e.kind.kernel_name()
+                e.kind.kernel_name(),
+                e.out.layout.dtype
             )));
         }
     }

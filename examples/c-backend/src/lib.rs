@@ -28,8 +28,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use coil_kernel::{
-    Backend, BackendError, BufferHandle, CompiledKernels, Compiler, Device, ExternCall, ExternKind,
-    Kernel, Runtime, Target,
+    Backend, BackendError, BufferHandle, CompiledKernels, Compiler, DType, Device, ExternCall,
+    ExternKind, Kernel, Runtime, Target,
 };
 
 use crate::memory::Memory;
@@ -132,7 +132,7 @@ impl Backend for CBackend {
     fn target(&self) -> Target {
         let description = format!("host CPU, C compiled by {}", self.compiler.display());
         let mut t = Target::new("c", description, Device::Cpu);
-        t.caps.matmul = true;
+        t.caps.matmul = vec![DType::F32, DType::F64];
         t
     }
 }

@@ -255,6 +255,11 @@ fn unary(k: &Kernel, op: Op, a: &str, from: DType, to: DType) -> Result<String, 
             Op::Relu => float("(($ != $ || $ > 0.0) ? $ : 0.0)"),
             Op::Reciprocal => float("(1.0 / $)"),
             Op::LogicalNot => format!("({a} == 0.0)"),
+            Op::Floor => float("floor($)"),
+            Op::Ceil => float("ceil($)"),
+            // Ties to even: the default rounding mode, which nothing here changes.
+            Op::Round => float("nearbyint($)"),
+            Op::Trunc => float("trunc($)"),
             other => return Err(unsupported(k, format!("{other} of a float"))),
         },
         Class::Int => match op {

@@ -21,15 +21,19 @@ impl<'k> Emitter<'k> {
     ) -> Vec<AccRegs> {
         let ty = self.index_ty();
         let x = reduction_var();
-        self.emit_values(
-            stage,
-            Some(&Lanes {
-                var: x,
-                width: lanes,
-                chunks: vec![],
-            }),
-            true,
-        );
+        // Values uniform along the row are computed once, before the loop; not for rows of no
+        // elements, where the loop never runs and their loads would read past the buffer.
+        if self.k.rnumel() > 0 {
+            self.emit_values(
+                stage,
+                Some(&Lanes {
+                    var: x,
+                    width: lanes,
+                    chunks: vec![],
+                }),
+                true,
+            );
+        }
         let regs = self.acc_regs(stage);
         let t = self.as_index(t);
         let offset = if lanes == 1 {

@@ -328,7 +328,8 @@ pub fn render_planned(
     Ok(RenderedKernel {
         name,
         plan,
-        launches,
+        // No point to compute: nothing to launch (a grid of no blocks is not a launch).
+        launches: if k.numel() == 0 { Vec::new() } else { launches },
         scratch_bytes,
         arg_bytes: k.args.iter().map(|a| a.len * a.dtype.itemsize()).collect(),
     })

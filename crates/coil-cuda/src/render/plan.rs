@@ -387,8 +387,9 @@ pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
             POINTWISE_BLOCK,
         );
     }
-    if scans(k) {
-        // A block per row, one element per thread and tile, the tiles in order.
+    if scans(k) || rnumel == 0 {
+        // A block per row, one element per thread and tile, the tiles in order (and rows of
+        // no elements, whose loop runs no tile: the accumulators keep their identities).
         let threads = rnumel.next_multiple_of(32).clamp(32, LOOPED_BLOCK as usize) as u32;
         return (
             Strategy::Looped {

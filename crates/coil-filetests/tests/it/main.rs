@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use coil_filetests::{FileTest, Outputs, compare, expect_lines, run, runs_on};
-use coil_kernel::{Backend, InterpBackend};
+use coil_kernel::{Backend, Compiler, InterpBackend};
 
 fn kir_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("kir")
@@ -93,8 +93,9 @@ fn check(path: &Path, backends: &[(&'static str, Arc<dyn Backend>)]) -> Vec<Stri
         }
     }
     if test.golden_ptx {
+        // Offline, the backend renders PTX and runs nothing: compile only.
         let offline = coil_cuda::CudaBackend::offline();
-        match run(&test, &offline).map(|o| o.source) {
+        match offline.compile(&test.kernels).map(|c| c.source()) {
             Ok(ptx) => {
                 let golden = path.with_extension("ptx");
                 if blessing() {
@@ -117,7 +118,11 @@ fn check(path: &Path, backends: &[(&'static str, Arc<dyn Backend>)]) -> Vec<Stri
 #[test]
 fn every_kir_file_gives_the_evaluators_results_on_every_backend() {
     let files = files();
-    assert!(files.len() >= 40, "{} filetests, expected at least 40", files.len());
+    assert!(
+        files.len() >= 40,
+        "{} filetests, expected at least 40",
+        files.len()
+    );
     let backends = backends();
     let failures: Vec<String> = files.iter().flat_map(|f| check(f, &backends)).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -128,8 +133,12 @@ fn malformed_files_are_errors_with_their_line() {
     let bad = "# input arg0: floats x 2\nkernel k (pointwise) ranges=[1] reduction_ranges=[]\n";
     let e = FileTest::parse("bad", bad).unwrap_err().to_string();
     assert!(e.starts_with("bad.kir:1:"), "{e}");
-    let e = FileTest::parse("bad", "# extern: mm m=2 q=3\n").unwrap_err().to_string();
+    let e = FileTest::parse("bad", "# extern: mm m=2 q=3\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("unknown extern field 'q=3'"), "{e}");
-    let e = FileTest::parse("bad", "# nothing here\n").unwrap_err().to_string();
+    let e = FileTest::parse("bad", "# nothing here\n")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no kernel"), "{e}");
 }

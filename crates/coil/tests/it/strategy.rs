@@ -176,6 +176,6 @@ fn the_kernel_prefix_is_the_targets_name_and_a_new_target_claims_no_library() {
         .map(|e| e.to_string());
     assert_eq!(
         err.as_deref(),
-        Some("unsupported: the c backend does not run extern_kernels.mm")
+        Some("unsupported: the c backend does not run extern_kernels.mm on f32")
     );
 }
