@@ -9,10 +9,17 @@
 //! **Must not know about**: what the stages do inside; it only asks them for errors, which
 //! are the expected answer to bad input, never panics.
 //!
+//! The kernel IR's reader is fuzzed too (`kernels.rs`): mutants of the filetests' kernel
+//! texts must read or be rejected with an error, and those that read are evaluated.
+//!
 //! Mutations: lines deleted, duplicated or swapped; op names swapped for other ops; dtypes
 //! swapped; numbers replaced by 0, 1, -1, 2, large, huge and negative values; the text
 //! truncated. `cargo xtask fuzz --minutes N` runs it; a bounded, deterministic run is part of
 //! `cargo xtask test`; minimized finds become files of `regressions/`, which a test runs.
+
+mod kernels;
+
+pub use kernels::{check_kernel_text, kernel_seeds, mutate_kernel, run_kernels};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Once};
@@ -244,16 +251,19 @@ pub fn check(text: &str, cpu: Option<&Arc<dyn Backend>>) -> Outcome {
     match result {
         Ok(true) => Outcome::Ok,
         Ok(false) => Outcome::Rejected,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic".into());
-            let at = LAST_PANIC.with(|l| l.borrow().clone());
-            Outcome::Panic(format!("{msg} at {at}"))
-        }
+        Err(payload) => Outcome::Panic(panic_message(&*payload)),
     }
+}
+
+/// A caught panic's message and where it happened.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let msg = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic".into());
+    let at = LAST_PANIC.with(|l| l.borrow().clone());
+    format!("{msg} at {at}")
 }
 
 /// `true` when every stage accepted the text.

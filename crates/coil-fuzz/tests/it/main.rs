@@ -79,3 +79,12 @@ fn random_graph_mutants_never_panic() {
     assert_no_finds(&report);
     assert!(report.accepted > 0, "{report:?}");
 }
+
+/// Mutants of the filetests' kernel texts: the reader and the evaluator answer every one with
+/// a value or an error, never a panic (a bounded, deterministic run).
+#[test]
+fn kernel_text_mutants_never_panic() {
+    let report = coil_fuzz::run_kernels(7, 30_000, Duration::from_secs(30));
+    assert_no_finds(&report);
+    assert!(report.accepted > 0 && report.rejected > 0, "{report:?}");
+}
