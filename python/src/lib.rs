@@ -52,6 +52,24 @@ fn print_graph(source: &Bound<'_, PyAny>) -> PyResult<String> {
 
 /// Whether the CPU backend's f32 matmuls take the BLAS of the PyTorch loaded in this process
 /// (`libtorch_cpu.so`'s `sgemm_`), as eager's do.
+/// The workspace's one oracle (`coil_eager::oracle::judge`) on flat values: whether `got` is
+/// as accurate as `eager` against the float64 result `exact`, for outputs of `dtype` (coil's
+/// short name: `f32`, `bf16`, ...). Returns `(ok, rule, detail)`.
+#[pyfunction]
+#[pyo3(signature = (got, eager, exact, dtype, floor=0.0))]
+fn judge(
+    got: Vec<f64>,
+    eager: Vec<f64>,
+    exact: Vec<f64>,
+    dtype: &str,
+    floor: f64,
+) -> PyResult<(bool, String, String)> {
+    let d = coil_graph::DType::from_short_name(dtype)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown dtype '{dtype}'")))?;
+    let v = coil_eager::oracle::judge(&got, &eager, &exact, d, floor);
+    Ok((v.ok, format!("{:?}", v.rule), v.detail))
+}
+
 #[pyfunction]
 fn eager_blas_loaded() -> bool {
     coil_cpu::eager_blas_loaded()
@@ -255,6 +273,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(print_graph, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add_function(wrap_pyfunction!(eager_blas_loaded, m)?)?;
+    m.add_function(wrap_pyfunction!(judge, m)?)?;
     m.add_function(wrap_pyfunction!(logs::set_logs, m)?)?;
     m.add_class::<Model>()?;
     Ok(())

@@ -43,7 +43,7 @@ pub(crate) enum AtolRule {
     /// [`eager_check_atol`] of the model's longest reduction, for every output: the
     /// compiled-vs-eager check when no float64 reference could run.
     ReductionLength,
-    /// Per output, [`EXACT_ATOL`] plus [`EAGER_ERROR_MARGIN`] times eager float32's own largest
+    /// Per output, `EXACT_ATOL` plus `EAGER_ERROR_MARGIN` (`coil_eager::oracle`) times eager float32's own largest
     /// error against the float64 reference ([`compare_to_exact`]).
     EagerError,
     /// 16-bit outputs beyond the fixed tolerance of PyTorch's outputs that are within the
@@ -78,12 +78,10 @@ impl AtolRule {
     }
 }
 
-/// The absolute floor of the check against the float64 reference.
-pub(crate) const EXACT_ATOL: f64 = 1e-6;
-/// How many times eager float32's own error the compiled model may be off the float64
-/// reference: the two sum in different orders (pairwise against blocked), and the largest
-/// difference over many outputs is a few of the typical one.
-pub(crate) const EAGER_ERROR_MARGIN: f64 = 8.0;
+// The float64 rule's constants are the oracle's (`coil_eager::oracle`), which every check of
+// the workspace shares.
+#[cfg(test)]
+use coil_eager::oracle::FEW_ELEMENTS;
 
 /// The relative tolerance of the compiled-vs-eager check (PyTorch's `allclose` scale).
 pub(crate) const EAGER_RTOL: f64 = 1e-4;
@@ -200,22 +198,20 @@ impl Comparison {
     }
 }
 
-/// Outputs with fewer elements than this give too few samples of eager's error to set a
-/// tolerance from: they may also use the length-scaled one ([`compare_to_exact`]).
-pub(crate) const FEW_ELEMENTS: usize = 256;
-
 /// Compares the compiled model's outputs with `exact`, eager's outputs computed in float64
-/// ([`coil_graph::Graph::with_dtype_replaced`]), allowing each output
-/// `EXACT_ATOL + EAGER_ERROR_MARGIN * e`, where `e` is the largest distance of eager's own
-/// float32 output from `exact`: the compiled model has to be about as accurate as eager, and a
-/// global mean's tiny error is held to its own scale instead of that of a long sum.
+/// ([`coil_graph::Graph::with_dtype_replaced`]), by the workspace's one oracle
+/// ([`coil_eager::oracle::judge`]): each f32 output within `1e-6 + 8 e`, where `e` is the
+/// largest distance of eager's own float32 output from `exact` (the compiled model has to be
+/// about as accurate as eager, and a global mean's tiny error is held to its own scale instead
+/// of that of a long sum); 16-bit outputs by the 16-bit rule (RMS error at most twice
+/// eager's).
 ///
 /// Where the float64 reference cannot judge, eager's float32 outputs do, as in [`compare`]:
 /// - elements where eager's or the exact value is not finite (an overflow to inf, a NaN of f32
 ///   that f64 avoids) compare with eager's value (inf equal to inf, NaN to NaN);
 /// - outputs that are not floats (bool, integer: an argmax's near-tie may go either way in
 ///   f64) compare with eager's under `length_atol` ([`eager_check_atol`]);
-/// - outputs of fewer than [`FEW_ELEMENTS`] elements allow the larger of the two tolerances:
+/// - outputs of fewer than `oracle::FEW_ELEMENTS` elements allow the larger of the two tolerances:
 ///   one sample of eager's error may happen to be tiny.
 pub(crate) fn compare_to_exact(
     actual: &[Tensor],
@@ -239,31 +235,19 @@ pub(crate) fn compare_to_exact(
                 "output {i}: the float64 reference has another shape"
             ));
         }
-        let eager_values = e.to_f64_vec();
-        if !e.dtype().is_float() {
-            c.atol = c.atol.max(length_atol);
-            c.add(&a.to_f64_vec(), &eager_values, length_atol);
-            continue;
-        }
-        let mut eager_error = 0.0f64;
-        let reference: Vec<f64> = eager_values
-            .iter()
-            .zip(x.to_f64_vec())
-            .map(|(&y, z)| {
-                if y.is_finite() && z.is_finite() {
-                    eager_error = eager_error.max((y - z).abs());
-                    z
-                } else {
-                    y
-                }
-            })
-            .collect();
-        let mut atol = EXACT_ATOL + EAGER_ERROR_MARGIN * eager_error;
-        if e.numel() < FEW_ELEMENTS {
-            atol = atol.max(length_atol);
-        }
-        c.atol = c.atol.max(atol);
-        c.add(&a.to_f64_vec(), &reference, atol);
+        // The oracle's rule: float64's for f32 and f64, the 16-bit rule for bf16 and f16,
+        // eager's values within the length-scaled tolerance for integers and bools.
+        let v = coil_eager::oracle::judge(
+            &a.to_f64_vec(),
+            &e.to_f64_vec(),
+            &x.to_f64_vec(),
+            e.dtype(),
+            length_atol,
+        );
+        c.ok &= v.ok;
+        c.atol = c.atol.max(v.atol);
+        c.max_abs_err = c.max_abs_err.max(v.max_abs_err);
+        c.max_rel_err = c.max_rel_err.max(v.max_rel_err);
     }
     Ok(c)
 }

@@ -42,6 +42,7 @@ mod indexing;
 mod interp;
 mod matmul;
 mod nn;
+pub mod oracle;
 mod pointwise;
 mod reduce;
 mod sort;
