@@ -107,20 +107,9 @@ impl StageTimes {
     }
 }
 
-/// One kernel or extern call, as reported.
-#[derive(Clone, Debug, PartialEq)]
-pub struct KernelReport {
-    /// Its name (`cpu_per_fused_add_mean_mul_relu_sub_0`, `extern_kernels.mm`).
-    pub name: String,
-    /// `poi`, `red`, `per`, `extern`.
-    pub kind: &'static str,
-    /// Iteration elements.
-    pub numel: usize,
-    /// Reduction elements per iteration element.
-    pub rnumel: usize,
-    /// Bytes read plus written (each distinct buffer once).
-    pub bytes: usize,
-}
+/// One kernel or extern call, as reported: the program's own record of each step
+/// ([`coil_codegen::Launch`]), which the facade's report and the CLI show as built.
+pub type KernelReport = coil_codegen::Launch;
 
 /// What compiling learned.
 #[derive(Clone, Debug)]
@@ -328,17 +317,7 @@ pub fn prepare(
         loops: loops.name(),
         backend: target.name,
         lowered_buffers: lowered.buffers().len(),
-        kernels: program
-            .launches
-            .iter()
-            .map(|l| KernelReport {
-                name: l.name.clone(),
-                kind: l.kind,
-                numel: l.numel,
-                rnumel: l.rnumel,
-                bytes: l.bytes,
-            })
-            .collect(),
+        kernels: program.launches.clone(),
         num_kernels: program.num_kernels(),
         num_extern_calls: program.num_extern_calls(),
         fallback_ops: program

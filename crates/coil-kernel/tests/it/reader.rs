@@ -440,7 +440,7 @@ const MALFORMED: &[(usize, &str, usize, usize, &str)] = &[
     (4, "  reduction lop:", 4, 13, "`loop`"),
     (2, "  arg1 arg0_1: f32[1600] in", 2, 3, "expected arg0"),
     (3, "  arg1 buf0: f32[16] output", 3, 22, "`inout`"),
-    (9, "    store arg1[p0] = v1 extra", 9, 29, "end of the line"),
+    (9, "    store arg1[p0] = v1 extra", 9, 25, "end of the line"),
     (9, "    stor arg1[p0] = v1", 9, 5, "expected an argument"),
     (9, "    store arg1[(p0//0)] = v1", 9, 21, "positive"),
     (
@@ -454,7 +454,7 @@ const MALFORMED: &[(usize, &str, usize, usize, &str)] = &[
         12,
         "  arg0 arg0_1: f32[1600] in extra",
         12,
-        30,
+        29,
         "end of the line",
     ),
 ];
