@@ -79,14 +79,18 @@ class InputAction(argparse.Action):
 
 def decomposition_table():
     """torch.export's default table (core ATen) plus coil's extra decompositions (group norm,
-    `repeat`, `max.dim`, ...: `python/coil/_decomp.py`) where the coil package is installed."""
+    `repeat`, `max.dim`, ...: `python/coil/_decomp.py`) where the coil package is installed, less
+    the overloads coil compiles itself (its op table's decision, `native_op_names()`)."""
     table = torch.export.default_decompositions()
     try:
-        from coil._decomp import extra_decompositions
+        from coil._decomp import extra_decompositions, native_op_names
     except ImportError:
         return table
     for op, fn in extra_decompositions().items():
         table[op] = fn
+    native = native_op_names()
+    for op in [op for op in table if str(op) in native]:
+        del table[op]
     return table
 
 

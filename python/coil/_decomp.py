@@ -3,8 +3,10 @@ with: core ATen's, plus PyTorch's own decompositions of the overloads in `EXTRA`
 few more (`isnan`, `sign`, `max.dim`, `min.dim`, whole-tensor `max` and `min`), so a model using one compiles as the ops it is
 made of instead of failing; `log2`, `log10`, `sinh`, `cosh` and `tan` are built from
 `log`, `exp`, `expm1`, `sin` and `cos` in f32 (within a few f32 ulp; sinh through expm1). Not the whole of `torch._decomp`: some of its entries bottom out in
-prims, or (`lift_fresh`) break the tracing of constants. Pure Python (no native code), so the
-export tool can use it on its own. Checked by tests/test_backend.py's decomposed-ops test.
+prims, or (`lift_fresh`) break the tracing of constants. Whether an overload is decomposed at
+all is coil's op table's decision: every overload coil compiles (`coil._native.op_names()`) is
+left out of the table. Pure Python apart from that lookup, so the export tool can use it on its
+own. Checked by tests/test_backend.py's decomposed-ops test.
 """
 
 import math
@@ -165,13 +167,26 @@ def extra_decompositions():
     return table
 
 
+def native_op_names():
+    """The overloads coil compiles itself (`coil._native.op_names()`, from the op table in
+    `crates/coil-graph/src/ops.rs`): the one place that decides native against decomposed.
+    Empty where the native module is not built (the export tool run on its own)."""
+    try:
+        from . import _native
+    except ImportError:
+        return frozenset()
+    return frozenset(_native.op_names())
+
+
 def decompositions():
-    """Core ATen's table plus `extra_decompositions()`."""
+    """Core ATen's table plus `extra_decompositions()`, less every overload coil compiles
+    natively (`native_op_names()`): an op in coil's op table reaches coil as itself."""
     global _TABLE
     if _TABLE is None:
         from torch._decomp import core_aten_decompositions
 
         table = dict(core_aten_decompositions())
         table.update(extra_decompositions())
-        _TABLE = table
+        native = native_op_names()
+        _TABLE = {op: f for op, f in table.items() if str(op) not in native}
     return _TABLE

@@ -468,7 +468,7 @@ def test_ops_coil_takes_as_decompositions_match_eager(device, dtype):
     for w, g in zip(want, got):
         if w.is_floating_point():
             # Group norm's statistics are f32 inside both ways; bf16 rounds where each does.
-            torch.testing.assert_close(g.float(), w.float(), rtol=RTOL.get(dtype, 1.3e-6) * 4, atol=1e-2 if dtype != torch.float32 else 1e-5)
+            torch.testing.assert_close(g.float(), w.float(), rtol=4 * (1.6e-2 if dtype == torch.bfloat16 else 1.3e-6), atol=1e-2 if dtype != torch.float32 else 1e-5)
         else:
             assert torch.equal(g, w)
     assert_all_compiled()

@@ -7,153 +7,210 @@ use std::sync::OnceLock;
 
 use crate::FloatFn;
 use crate::schema::Schema;
+use coil_kernel::Op;
 
-/// What an op does, independent of its overload. Closed: adding an op means adding a variant
-/// and handling it in inference and in the interpreter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[allow(missing_docs)]
-pub enum OpKind {
-    // Pointwise, binary arithmetic.
-    Add,
-    Sub,
-    Mul,
-    Div,
-    /// `copy.default`: `src` broadcast to `self`'s sizes and cast to its dtype (what
-    /// functionalization makes of `x.copy_(src)`).
-    CopyValues,
-    Fmod,
-    Remainder,
-    Pow,
-    Maximum,
-    Minimum,
-    // Pointwise comparisons and logic.
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    LogicalAnd,
-    LogicalOr,
-    LogicalNot,
-    BitwiseNot,
-    BitwiseAnd,
-    BitwiseOr,
-    BitwiseXor,
-    // Pointwise unary.
-    Neg,
-    Abs,
-    /// `floor`, `ceil`, `round` (half to even) and `trunc`: integral values of a float,
-    /// the identity on integers.
-    Floor,
-    Ceil,
-    Round,
-    Trunc,
-    Exp,
-    Log,
-    Log1p,
-    Sqrt,
-    Rsqrt,
-    Sin,
-    Cos,
-    Tanh,
-    Erf,
-    Sigmoid,
-    Relu,
-    Reciprocal,
-    Gelu,
-    Silu,
-    Hardswish,
-    Hardsigmoid,
-    Hardtanh,
-    Softplus,
-    LeakyRelu,
-    Elu,
-    /// A float function of the table ([`FloatFn`]: `atan`, `asinh`, `erfc`, `logaddexp`, ...),
-    /// lowered from the pointwise ops every backend has.
-    Float(FloatFn),
-    // Pointwise, other.
-    Where,
-    Clamp,
-    ToCopy,
-    MaskedFill,
-    Tril,
-    Triu,
-    // Reductions.
-    Sum,
-    Mean,
-    Amax,
-    Amin,
-    Prod,
-    Var,
-    VarMean,
-    Argmax,
-    Argmin,
-    Any,
-    All,
-    // Composite ops the passes decompose.
-    Softmax,
-    LogSoftmax,
-    NativeLayerNorm,
-    BatchNormNoTraining,
-    BatchNorm,
-    // Scans along one dim.
-    /// `sort` (values and int64 indices along a dim; NaN above every number; stable).
-    Sort,
-    /// `topk` (the k largest or smallest along a dim, values and int64 indices).
-    Topk,
-    Cumsum,
-    Cumprod,
-    // Sliding windows over the trailing (spatial) dims.
-    MaxPoolWithIndices,
-    AvgPool,
-    AdaptiveAvgPool,
-    // Reads at indices computed from another tensor's values.
-    Embedding,
-    EmbeddingBag,
-    Index,
-    IndexSelect,
-    Gather,
-    Scatter,
-    ScatterAdd,
-    IndexPut,
-    // Views and copies.
-    View,
-    Reshape,
-    UnsafeView,
-    Permute,
-    Transpose,
-    T,
-    Expand,
-    Unsqueeze,
-    Squeeze,
-    Slice,
-    Select,
-    SplitWithSizes,
-    Alias,
-    AsStrided,
-    Clone,
-    Cat,
-    Flip,
-    Roll,
-    ConstantPadNd,
-    SliceScatter,
-    /// `as_strided_scatter`: a copy of `self` with `src` written over the elements an
-    /// `as_strided` of that copy's (contiguous) storage views.
-    AsStridedScatter,
-    // Factories (the `_like` and `new_` forms read only their tensor's meta).
-    Full,
-    Arange,
-    ScalarTensor,
-    FullLike,
-    NewFull,
-    // Extern kernels (matmul, convolution).
-    Mm,
-    Bmm,
-    Addmm,
-    Convolution,
-    // Assertions: checked when parsed, kept as no node.
-    AssertTensorMetadata,
+/// The op-kind table: each kind declared once, under its class, with the kernel op its body
+/// is when it is exactly one (`Mul = Mul`: that op over the kind's tensor and scalar operands
+/// in schema order, in the promoted dtype). [`OpKind`], [`OpKind::class`],
+/// [`OpKind::kernel_op`] and [`OpKind::PLAIN`] come from it; every match over kinds elsewhere
+/// lists its cases (no wildcard arm), so a new kind does not compile until each stage says
+/// what it makes of it.
+macro_rules! op_kinds {
+    ($($class:ident { $($(#[$doc:meta])* $v:ident $(= $op:ident)?,)* })*) => {
+        /// What an op does, independent of its overload. Closed: adding an op means adding a
+        /// variant to the table and handling it in inference and in the interpreter.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(missing_docs)]
+        pub enum OpKind {
+            $($($(#[$doc])* $v,)*)*
+            /// A float function of the table ([`FloatFn`]: `atan`, `asinh`, `erfc`,
+            /// `logaddexp`, ...), lowered from the pointwise ops every backend has.
+            Float(FloatFn),
+        }
+
+        impl OpKind {
+            /// Every kind but the float functions' ([`FloatFn::ALL`] lists those).
+            pub const PLAIN: &'static [OpKind] = &[$($(OpKind::$v,)*)*];
+
+            /// The op's class.
+            pub fn class(self) -> OpClass {
+                match self {
+                    $($(OpKind::$v => OpClass::$class,)*)*
+                    OpKind::Float(_) => OpClass::Pointwise,
+                }
+            }
+
+            /// The kernel op this kind's body is, when it is exactly one.
+            pub fn kernel_op(self) -> Option<Op> {
+                match self {
+                    $($(OpKind::$v => op_kinds!(@op $($op)?),)*)*
+                    OpKind::Float(_) => None,
+                }
+            }
+        }
+    };
+    (@op) => { None };
+    (@op $op:ident) => { Some(Op::$op) };
+}
+
+op_kinds! {
+    Pointwise {
+        // Binary arithmetic.
+        Add,
+        Sub,
+        Mul = Mul,
+        Div,
+        /// `copy.default`: `src` broadcast to `self`'s sizes and cast to its dtype (what
+        /// functionalization makes of `x.copy_(src)`).
+        CopyValues,
+        Fmod,
+        Remainder,
+        Pow = Pow,
+        Maximum = Maximum,
+        Minimum = Minimum,
+        // Comparisons and logic.
+        Eq = Eq,
+        Ne = Ne,
+        Lt = Lt,
+        Le = Le,
+        Gt = Gt,
+        Ge = Ge,
+        LogicalAnd = LogicalAnd,
+        LogicalOr = LogicalOr,
+        LogicalNot = LogicalNot,
+        BitwiseNot = BitwiseNot,
+        BitwiseAnd,
+        BitwiseOr,
+        BitwiseXor,
+        // Unary.
+        Neg = Neg,
+        Abs = Abs,
+        /// `floor`, `ceil`, `round` (half to even) and `trunc`: integral values of a float,
+        /// the identity on integers.
+        Floor = Floor,
+        Ceil = Ceil,
+        Round = Round,
+        Trunc = Trunc,
+        Exp = Exp,
+        Log = Log,
+        Log1p = Log1p,
+        Sqrt = Sqrt,
+        Rsqrt = Rsqrt,
+        Sin = Sin,
+        Cos = Cos,
+        Tanh = Tanh,
+        Erf = Erf,
+        Sigmoid = Sigmoid,
+        Relu = Relu,
+        Reciprocal = Reciprocal,
+        Gelu,
+        Silu,
+        Hardswish,
+        Hardsigmoid,
+        Hardtanh,
+        Softplus,
+        LeakyRelu,
+        Elu,
+        // Other.
+        Where,
+        Clamp,
+        ToCopy,
+        MaskedFill,
+        Tril,
+        Triu,
+    }
+    Reduction {
+        Sum,
+        Mean,
+        Amax,
+        Amin,
+        Prod,
+        Var,
+        VarMean,
+        Argmax,
+        Argmin,
+        Any,
+        All,
+    }
+    Composite {
+        // Composite ops the passes decompose.
+        Softmax,
+        LogSoftmax,
+        NativeLayerNorm,
+        BatchNormNoTraining,
+        BatchNorm,
+    }
+    Scan {
+        Cumsum,
+        Cumprod,
+    }
+    Window {
+        // Sliding windows over the trailing (spatial) dims.
+        MaxPoolWithIndices,
+        AvgPool,
+        AdaptiveAvgPool,
+    }
+    Indexing {
+        /// `sort` (values and int64 indices along a dim; NaN above every number; stable).
+        Sort,
+        /// `topk` (the k largest or smallest along a dim, values and int64 indices).
+        Topk,
+        // Reads at indices computed from another tensor's values.
+        Embedding,
+        EmbeddingBag,
+        Index,
+        IndexSelect,
+        Gather,
+        Scatter,
+        ScatterAdd,
+        IndexPut,
+    }
+    View {
+        View,
+        Reshape,
+        UnsafeView,
+        Permute,
+        Transpose,
+        T,
+        Expand,
+        Unsqueeze,
+        Squeeze,
+        Slice,
+        Select,
+        SplitWithSizes,
+        Alias,
+        AsStrided,
+    }
+    Copy {
+        Clone,
+        Cat,
+        Flip,
+        Roll,
+        ConstantPadNd,
+        SliceScatter,
+        /// `as_strided_scatter`: a copy of `self` with `src` written over the elements an
+        /// `as_strided` of that copy's (contiguous) storage views.
+        AsStridedScatter,
+    }
+    Factory {
+        // The `_like` and `new_` forms read only their tensor's meta.
+        Full,
+        Arange,
+        ScalarTensor,
+        FullLike,
+        NewFull,
+    }
+    Extern {
+        // Matmul and convolution.
+        Mm,
+        Bmm,
+        Addmm,
+        Convolution,
+    }
+    Check {
+        /// Checked when parsed, kept as no node.
+        AssertTensorMetadata,
+    }
 }
 
 /// The broad class of an op, which later stages use to decide how to lower and fuse it.
@@ -182,34 +239,6 @@ pub enum OpClass {
     Indexing,
     /// Returns nothing (`_assert_tensor_metadata`): the parser checks it and keeps no node.
     Check,
-}
-
-impl OpKind {
-    /// The op's class.
-    pub fn class(self) -> OpClass {
-        use OpKind::*;
-        match self {
-            Sum | Mean | Amax | Amin | Prod | Var | VarMean | Argmax | Argmin | Any | All => {
-                OpClass::Reduction
-            }
-            Softmax | LogSoftmax | NativeLayerNorm | BatchNormNoTraining | BatchNorm => {
-                OpClass::Composite
-            }
-            View | Reshape | UnsafeView | Permute | Transpose | T | Expand | Unsqueeze
-            | Squeeze | Slice | Select | SplitWithSizes | Alias | AsStrided => OpClass::View,
-            Clone | Cat | Flip | Roll | ConstantPadNd | SliceScatter | AsStridedScatter => {
-                OpClass::Copy
-            }
-            Full | Arange | ScalarTensor | FullLike | NewFull => OpClass::Factory,
-            Mm | Bmm | Addmm | Convolution => OpClass::Extern,
-            Cumsum | Cumprod => OpClass::Scan,
-            MaxPoolWithIndices | AvgPool | AdaptiveAvgPool => OpClass::Window,
-            Embedding | EmbeddingBag | Index | IndexSelect | Gather | Scatter | ScatterAdd
-            | IndexPut | Sort | Topk => OpClass::Indexing,
-            AssertTensorMetadata => OpClass::Check,
-            _ => OpClass::Pointwise,
-        }
-    }
 }
 
 /// The schemas, in PyTorch's `native_functions.yaml` syntax, and the kind each overload is.
@@ -921,5 +950,30 @@ mod tests {
             Some(3)
         );
         assert!(OpRef::lookup("aten.foo.bar").is_none());
+    }
+
+    #[test]
+    fn every_kind_has_an_overload_and_kernel_op_kinds_fit_their_op() {
+        use crate::schema::ParamType;
+        for &kind in OpKind::PLAIN {
+            let overloads: Vec<OpRef> = OpRef::all().filter(|o| o.kind() == kind).collect();
+            assert!(!overloads.is_empty(), "{kind:?} has no overload");
+            let Some(op) = kind.kernel_op() else {
+                continue;
+            };
+            assert_eq!(kind.class(), OpClass::Pointwise, "{kind:?}");
+            for o in overloads {
+                let operands = o
+                    .schema()
+                    .params
+                    .iter()
+                    .filter(|p| !p.kw_only && matches!(p.ty, ParamType::Tensor | ParamType::Scalar))
+                    .count();
+                assert_eq!(operands, op.arity(), "{o} for {op}");
+            }
+        }
+        for f in FloatFn::ALL {
+            assert!(OpRef::all().any(|o| o.kind() == OpKind::Float(f)), "{f:?}");
+        }
     }
 }

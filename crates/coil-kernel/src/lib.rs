@@ -42,7 +42,7 @@ pub use kernel::{
     StageKind, Store, ValueId,
 };
 pub use math_fn::MathFn;
-pub use op::{Const, Op, ReductionType, resolve_indirect};
+pub use op::{Const, Op, OpCost, OpResult, ReductionType, resolve_indirect};
 pub use reader::{ReadError, parse_kernels};
 pub use target::{BuildOptions, Capabilities, Device, LoopStyle, Target};
 pub use verify::VerifyError;

@@ -3,176 +3,189 @@
 
 use std::fmt;
 
-/// Every pointwise operation a body can use. Closed: a backend handles each of these.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Op {
+/// What an op's result is, given its operands' dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpResult {
+    /// The operands' dtype (the value operands' for `where`).
+    Same,
+    /// A bool, whatever the operands are.
+    Bool,
+}
+
+/// Roughly what an op costs per element against an add (1): a division or square root 4, a
+/// transcendental function 20. Backends' heuristics (the CPU's row cache) read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OpCost {
+    /// An add, a compare, a select.
+    Cheap,
+    /// A division, a square root.
+    Divide,
+    /// A library function (`exp`, `log`, `tanh`, `pow`).
+    Transcendental,
+}
+
+impl OpCost {
+    /// The weight: 1, 4 or 20.
+    pub fn weight(self) -> u32 {
+        match self {
+            OpCost::Cheap => 1,
+            OpCost::Divide => 4,
+            OpCost::Transcendental => 20,
+        }
+    }
+}
+
+/// The op table: each kernel op declared once, with its Inductor name, arity, result rule,
+/// cost and the math-library function that computes it (`-` for none). [`Op`] and every
+/// per-op query come from it, so a new op is one line here plus its meaning in
+/// [`crate::scalar`] and each backend's renderer, which match on [`Op`] without wildcards
+/// (a missing case does not compile).
+macro_rules! op_table {
+    ($($(#[$doc:meta])* $v:ident = $name:literal, $arity:literal, $res:ident, $cost:ident, $math:tt;)*) => {
+        /// Every pointwise operation a body can use. Closed: a backend handles each of these.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Op {
+            $($(#[$doc])* $v,)*
+        }
+
+        impl Op {
+            /// Every op, in the table's order.
+            pub const ALL: &'static [Op] = &[$(Op::$v,)*];
+
+            /// Inductor's name for it (`ops.<name>`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Op::$v => $name,)*
+                }
+            }
+
+            /// How many operands it takes.
+            pub fn arity(self) -> usize {
+                match self {
+                    $(Op::$v => $arity,)*
+                }
+            }
+
+            /// What its result is.
+            pub fn result(self) -> OpResult {
+                match self {
+                    $(Op::$v => OpResult::$res,)*
+                }
+            }
+
+            /// What it costs per element.
+            pub fn cost(self) -> OpCost {
+                match self {
+                    $(Op::$v => OpCost::$cost,)*
+                }
+            }
+
+            /// The math-library function computing this op, for the ops backends send to one
+            /// (`exp`, `log`, `log1p`, `sqrt`, `rsqrt`, `sin`, `cos`, `tanh`, `erf`,
+            /// `sigmoid`, `pow`); each backend decides which of these it computes otherwise (a
+            /// native square root, a `pow` built from `exp` and `log`).
+            pub fn math_fn(self) -> Option<crate::MathFn> {
+                match self {
+                    $(Op::$v => op_table!(@math $math),)*
+                }
+            }
+        }
+    };
+    (@math -) => { None };
+    (@math $f:ident) => { Some(crate::MathFn::$f) };
+}
+
+op_table! {
     // Unary.
     /// `-x`.
-    Neg,
+    Neg = "neg", 1, Same, Cheap, -;
     /// `|x|`.
-    Abs,
+    Abs = "abs", 1, Same, Cheap, -;
     /// The largest integral value not above `x` (floats only; integers take no op).
-    Floor,
+    Floor = "floor", 1, Same, Cheap, -;
     /// The smallest integral value not below `x`.
-    Ceil,
+    Ceil = "ceil", 1, Same, Cheap, -;
     /// The nearest integral value, ties to even.
-    Round,
+    Round = "round", 1, Same, Cheap, -;
     /// The integral part of `x` (towards zero).
-    Trunc,
+    Trunc = "trunc", 1, Same, Cheap, -;
     /// `e^x`.
-    Exp,
+    Exp = "exp", 1, Same, Transcendental, Exp;
     /// Natural log.
-    Log,
+    Log = "log", 1, Same, Transcendental, Log;
     /// `log(1 + x)`.
-    Log1p,
+    Log1p = "log1p", 1, Same, Transcendental, Log1p;
     /// Square root.
-    Sqrt,
+    Sqrt = "sqrt", 1, Same, Divide, Sqrt;
     /// `1 / sqrt(x)`.
-    Rsqrt,
+    Rsqrt = "rsqrt", 1, Same, Divide, Rsqrt;
     /// Sine.
-    Sin,
+    Sin = "sin", 1, Same, Transcendental, Sin;
     /// Cosine.
-    Cos,
+    Cos = "cos", 1, Same, Transcendental, Cos;
     /// Hyperbolic tangent.
-    Tanh,
+    Tanh = "tanh", 1, Same, Transcendental, Tanh;
     /// The error function.
-    Erf,
+    Erf = "erf", 1, Same, Transcendental, Erf;
     /// `1 / (1 + e^-x)`.
-    Sigmoid,
+    Sigmoid = "sigmoid", 1, Same, Transcendental, Sigmoid;
     /// `max(x, 0)` (NaN stays NaN).
-    Relu,
+    Relu = "relu", 1, Same, Cheap, -;
     /// `1 / x`.
-    Reciprocal,
+    Reciprocal = "reciprocal", 1, Same, Divide, -;
     /// Boolean not (of a bool).
-    LogicalNot,
+    LogicalNot = "logical_not", 1, Bool, Cheap, -;
     /// `~x` on integers, `not` on bools.
-    BitwiseNot,
+    BitwiseNot = "bitwise_not", 1, Same, Cheap, -;
     // Binary.
     /// `a + b`.
-    Add,
+    Add = "add", 2, Same, Cheap, -;
     /// `a - b`.
-    Sub,
+    Sub = "sub", 2, Same, Cheap, -;
     /// `a * b`.
-    Mul,
+    Mul = "mul", 2, Same, Cheap, -;
     /// `a / b` on floats.
-    TrueDiv,
+    TrueDiv = "truediv", 2, Same, Divide, -;
     /// `floor(a / b)` (Python's `//`).
-    FloorDiv,
+    FloorDiv = "floordiv", 2, Same, Divide, -;
     /// `a / b` rounded toward zero.
-    TruncDiv,
+    TruncDiv = "truncdiv", 2, Same, Divide, -;
     /// `a ** b`.
-    Pow,
+    Pow = "pow", 2, Same, Transcendental, Pow;
     /// NaN-propagating max.
-    Maximum,
+    Maximum = "maximum", 2, Same, Cheap, -;
     /// NaN-propagating min.
-    Minimum,
+    Minimum = "minimum", 2, Same, Cheap, -;
     /// `a == b` (bool).
-    Eq,
+    Eq = "eq", 2, Bool, Cheap, -;
     /// `a != b` (bool).
-    Ne,
+    Ne = "ne", 2, Bool, Cheap, -;
     /// `a < b` (bool).
-    Lt,
+    Lt = "lt", 2, Bool, Cheap, -;
     /// `a <= b` (bool).
-    Le,
+    Le = "le", 2, Bool, Cheap, -;
     /// `a > b` (bool).
-    Gt,
+    Gt = "gt", 2, Bool, Cheap, -;
     /// `a >= b` (bool).
-    Ge,
+    Ge = "ge", 2, Bool, Cheap, -;
     /// `a and b` on bools.
-    LogicalAnd,
+    LogicalAnd = "logical_and", 2, Bool, Cheap, -;
     /// `a or b` on bools.
-    LogicalOr,
+    LogicalOr = "logical_or", 2, Bool, Cheap, -;
     // Ternary.
     /// `cond ? a : b`.
-    Where,
+    Where = "where", 3, Same, Cheap, -;
 }
 
 impl Op {
-    /// The math-library function computing this op, for the ops backends send to one
-    /// (`exp`, `log`, `log1p`, `sqrt`, `rsqrt`, `sin`, `cos`, `tanh`, `erf`, `sigmoid`, `pow`);
-    /// each backend decides which of these it computes otherwise (a native square root, a
-    /// `pow` built from `exp` and `log`).
-    pub fn math_fn(self) -> Option<crate::MathFn> {
-        use crate::MathFn as F;
-        Some(match self {
-            Op::Exp => F::Exp,
-            Op::Log => F::Log,
-            Op::Log1p => F::Log1p,
-            Op::Sqrt => F::Sqrt,
-            Op::Rsqrt => F::Rsqrt,
-            Op::Sin => F::Sin,
-            Op::Cos => F::Cos,
-            Op::Tanh => F::Tanh,
-            Op::Erf => F::Erf,
-            Op::Sigmoid => F::Sigmoid,
-            Op::Pow => F::Pow,
-            _ => return None,
-        })
-    }
-
-    /// How many operands it takes.
-    pub fn arity(self) -> usize {
-        use Op::*;
-        match self {
-            Neg | Abs | Floor | Ceil | Round | Trunc | Exp | Log | Log1p | Sqrt | Rsqrt | Sin
-            | Cos | Tanh | Erf | Sigmoid | Relu | Reciprocal | LogicalNot | BitwiseNot => 1,
-            Where => 3,
-            _ => 2,
-        }
-    }
-
-    /// Inductor's name for it (`ops.<name>`).
-    pub fn name(self) -> &'static str {
-        use Op::*;
-        match self {
-            Neg => "neg",
-            Abs => "abs",
-            Floor => "floor",
-            Ceil => "ceil",
-            Round => "round",
-            Trunc => "trunc",
-            Exp => "exp",
-            Log => "log",
-            Log1p => "log1p",
-            Sqrt => "sqrt",
-            Rsqrt => "rsqrt",
-            Sin => "sin",
-            Cos => "cos",
-            Tanh => "tanh",
-            Erf => "erf",
-            Sigmoid => "sigmoid",
-            Relu => "relu",
-            Reciprocal => "reciprocal",
-            LogicalNot => "logical_not",
-            BitwiseNot => "bitwise_not",
-            Add => "add",
-            Sub => "sub",
-            Mul => "mul",
-            TrueDiv => "truediv",
-            FloorDiv => "floordiv",
-            TruncDiv => "truncdiv",
-            Pow => "pow",
-            Maximum => "maximum",
-            Minimum => "minimum",
-            Eq => "eq",
-            Ne => "ne",
-            Lt => "lt",
-            Le => "le",
-            Gt => "gt",
-            Ge => "ge",
-            LogicalAnd => "logical_and",
-            LogicalOr => "logical_or",
-            Where => "where",
-        }
-    }
-
     /// True when the result is a bool whatever the operands are.
     pub fn returns_bool(self) -> bool {
-        use Op::*;
-        matches!(
-            self,
-            Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalNot
-        )
+        self.result() == OpResult::Bool
+    }
+
+    /// The op named `name` (Inductor's spelling, as [`Op::name`] gives it).
+    pub fn from_name(name: &str) -> Option<Op> {
+        Op::ALL.iter().copied().find(|op| op.name() == name)
     }
 }
 
@@ -200,6 +213,17 @@ pub enum ReductionType {
 }
 
 impl ReductionType {
+    /// Every reduction type.
+    pub const ALL: [ReductionType; 6] = {
+        use ReductionType::*;
+        [Sum, Prod, Max, Min, Argmax, Argmin]
+    };
+
+    /// The reduction named `name` (as [`ReductionType::name`] gives it).
+    pub fn from_name(name: &str) -> Option<ReductionType> {
+        ReductionType::ALL.into_iter().find(|r| r.name() == name)
+    }
+
     /// Inductor's name: `sum`, `prod`, `max`, `min`, `argmax`, `argmin`.
     pub fn name(self) -> &'static str {
         match self {
@@ -286,4 +310,27 @@ pub fn resolve_indirect(value: i64, size: usize, wrap_negative: bool) -> Option<
         value
     };
     (0..s).contains(&w).then_some(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_op_table_names_each_op_once_and_reads_its_names_back() {
+        for (i, &op) in Op::ALL.iter().enumerate() {
+            assert_eq!(Op::from_name(op.name()), Some(op));
+            assert!(Op::ALL[..i].iter().all(|o| o.name() != op.name()), "{op}");
+            assert!((1..=3).contains(&op.arity()), "{op}");
+            if let Some(f) = op.math_fn() {
+                assert_ne!(op.cost(), OpCost::Cheap, "{op} calls a library function");
+                assert!(crate::MathFn::ALL.contains(&f), "{op}");
+            }
+        }
+        for r in ReductionType::ALL {
+            assert_eq!(ReductionType::from_name(r.name()), Some(r));
+        }
+        assert_eq!(Op::from_name("nope"), None);
+        assert!(Op::Lt.returns_bool() && !Op::Add.returns_bool());
+    }
 }

@@ -42,42 +42,6 @@ const MAX_MAGNITUDE: i128 = 1 << 100;
 /// The magnitude assumed for a variable of unknown range (the verifier's assumption).
 const UNKNOWN: i128 = 1 << 62;
 
-/// Every op, to look names up.
-const OPS: [Op; 38] = {
-    use Op::*;
-    [
-        Neg, Abs, Floor, Ceil, Round, Trunc, Exp, Log, Log1p, Sqrt, Rsqrt, Sin, Cos, Tanh, Erf,
-        Sigmoid, Relu, Reciprocal, LogicalNot, BitwiseNot, Add, Sub, Mul, TrueDiv, FloorDiv,
-        TruncDiv, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, Where,
-    ]
-};
-
-/// Every reduction type, to look names up.
-const REDUCTIONS: [ReductionType; 6] = {
-    use ReductionType::*;
-    [Sum, Prod, Max, Min, Argmax, Argmin]
-};
-
-/// Stops compiling when `Op` or `ReductionType` gains a variant: add it to [`OPS`] or
-/// [`REDUCTIONS`] too.
-const _: fn(Op, ReductionType) = |op, r| {
-    use Op::*;
-    match op {
-        Neg | Abs | Floor | Ceil | Round | Trunc | Exp | Log | Log1p | Sqrt | Rsqrt | Sin | Cos
-        | Tanh | Erf | Sigmoid | Relu | Reciprocal | LogicalNot | BitwiseNot | Add | Sub | Mul
-        | TrueDiv | FloorDiv | TruncDiv | Pow | Maximum | Minimum | Eq | Ne | Lt | Le | Gt | Ge
-        | LogicalAnd | LogicalOr | Where => {}
-    }
-    match r {
-        ReductionType::Sum
-        | ReductionType::Prod
-        | ReductionType::Max
-        | ReductionType::Min
-        | ReductionType::Argmax
-        | ReductionType::Argmin => {}
-    }
-};
-
 /// Reads kernels as [`crate::Kernel`]'s `Display` prints them, separated by blank lines.
 ///
 /// Each kernel is verified ([`Kernel::verify`]); its value ids must be exactly `0..n`, each
@@ -130,7 +94,7 @@ fn id_number(c: &Cur<'_>, word: &str, at: usize, prefix: &str) -> Result<u32> {
 
 /// A reduction type by name.
 fn reduction(name: &str) -> Option<ReductionType> {
-    REDUCTIONS.into_iter().find(|r| r.name() == name)
+    ReductionType::from_name(name)
 }
 
 /// An upper bound of `|e|` over its variables' ranges (`range` gives a variable's), and of every
@@ -613,7 +577,7 @@ impl Draft {
                 _ => Err(c.err_at(at, "a scan takes one operand")),
             };
         }
-        let Some(op) = OPS.into_iter().find(|op| op.name() == w) else {
+        let Some(op) = Op::from_name(w) else {
             let msg = if w.is_empty() {
                 "expected an expression".to_string()
             } else {

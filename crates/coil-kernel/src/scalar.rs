@@ -117,7 +117,25 @@ pub fn unary(op: Op, a: Scalar, dtype: DType) -> R<Scalar> {
                 }
                 Op::Reciprocal => 1.0 / x,
                 Op::LogicalNot => return Ok(Scalar::B(x == 0.0)),
-                _ => return eval_err(format!("{op} of a float")),
+                Op::BitwiseNot
+                | Op::Add
+                | Op::Sub
+                | Op::Mul
+                | Op::TrueDiv
+                | Op::FloorDiv
+                | Op::TruncDiv
+                | Op::Pow
+                | Op::Maximum
+                | Op::Minimum
+                | Op::Eq
+                | Op::Ne
+                | Op::Lt
+                | Op::Le
+                | Op::Gt
+                | Op::Ge
+                | Op::LogicalAnd
+                | Op::LogicalOr
+                | Op::Where => return eval_err(format!("{op} of a float")),
             };
             Scalar::F(round_float(y, dtype))
         }
@@ -129,14 +147,76 @@ pub fn unary(op: Op, a: Scalar, dtype: DType) -> R<Scalar> {
                 Op::Relu => i.max(0),
                 Op::BitwiseNot => !i,
                 Op::LogicalNot => return Ok(Scalar::B(i == 0)),
-                _ => return unary(op, Scalar::F(i as f64), DType::F64).map(|v| v.cast(dtype)),
+                // The float functions of an integer: of its value as f64.
+                Op::Exp
+                | Op::Log
+                | Op::Log1p
+                | Op::Sqrt
+                | Op::Rsqrt
+                | Op::Sin
+                | Op::Cos
+                | Op::Tanh
+                | Op::Erf
+                | Op::Sigmoid
+                | Op::Reciprocal
+                | Op::Add
+                | Op::Sub
+                | Op::Mul
+                | Op::TrueDiv
+                | Op::FloorDiv
+                | Op::TruncDiv
+                | Op::Pow
+                | Op::Maximum
+                | Op::Minimum
+                | Op::Eq
+                | Op::Ne
+                | Op::Lt
+                | Op::Le
+                | Op::Gt
+                | Op::Ge
+                | Op::LogicalAnd
+                | Op::LogicalOr
+                | Op::Where => {
+                    return unary(op, Scalar::F(i as f64), DType::F64).map(|v| v.cast(dtype));
+                }
             };
             Scalar::I(wrap_int(y, dtype))
         }
         Scalar::B(b) => match op {
             Op::LogicalNot | Op::BitwiseNot => Scalar::B(!b),
-            Op::Abs | Op::Relu => Scalar::B(b),
-            _ => return unary(op, Scalar::I(b as i64), DType::I64).map(|v| v.cast(dtype)),
+            Op::Abs | Op::Relu | Op::Floor | Op::Ceil | Op::Round | Op::Trunc => Scalar::B(b),
+            Op::Neg
+            | Op::Exp
+            | Op::Log
+            | Op::Log1p
+            | Op::Sqrt
+            | Op::Rsqrt
+            | Op::Sin
+            | Op::Cos
+            | Op::Tanh
+            | Op::Erf
+            | Op::Sigmoid
+            | Op::Reciprocal
+            | Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::TrueDiv
+            | Op::FloorDiv
+            | Op::TruncDiv
+            | Op::Pow
+            | Op::Maximum
+            | Op::Minimum
+            | Op::Eq
+            | Op::Ne
+            | Op::Lt
+            | Op::Le
+            | Op::Gt
+            | Op::Ge
+            | Op::LogicalAnd
+            | Op::LogicalOr
+            | Op::Where => {
+                return unary(op, Scalar::I(b as i64), DType::I64).map(|v| v.cast(dtype));
+            }
         },
     })
 }
@@ -176,7 +256,11 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
                 Le => return Ok(Scalar::B(x <= y)),
                 Gt => return Ok(Scalar::B(x > y)),
                 Ge => return Ok(Scalar::B(x >= y)),
-                _ => return eval_err(format!("{op} of two floats")),
+                Neg | Abs | Floor | Ceil | Round | Trunc | Exp | Log | Log1p | Sqrt | Rsqrt
+                | Sin | Cos | Tanh | Erf | Sigmoid | Relu | Reciprocal | LogicalNot
+                | BitwiseNot | LogicalAnd | LogicalOr | Where => {
+                    return eval_err(format!("{op} of two floats"));
+                }
             };
             Scalar::F(round_float(z, dtype))
         }
@@ -211,7 +295,11 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
                 Le => return Ok(Scalar::B(x <= y)),
                 Gt => return Ok(Scalar::B(x > y)),
                 Ge => return Ok(Scalar::B(x >= y)),
-                _ => return eval_err(format!("{op} of two integers")),
+                Neg | Abs | Floor | Ceil | Round | Trunc | Exp | Log | Log1p | Sqrt | Rsqrt
+                | Sin | Cos | Tanh | Erf | Sigmoid | Relu | Reciprocal | LogicalNot
+                | BitwiseNot | LogicalAnd | LogicalOr | Where => {
+                    return eval_err(format!("{op} of two integers"));
+                }
             };
             Scalar::I(wrap_int(z, dtype))
         }
@@ -224,7 +312,9 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
             Le => Scalar::B(x <= y),
             Gt => Scalar::B(x & !y),
             Ge => Scalar::B(x >= y),
-            _ => {
+            Sub | TrueDiv | FloorDiv | TruncDiv | Pow | LogicalAnd | LogicalOr | Neg | Abs
+            | Floor | Ceil | Round | Trunc | Exp | Log | Log1p | Sqrt | Rsqrt | Sin | Cos
+            | Tanh | Erf | Sigmoid | Relu | Reciprocal | LogicalNot | BitwiseNot | Where => {
                 return binary(op, Scalar::I(x as i64), Scalar::I(y as i64), DType::I64)
                     .map(|v| v.cast(dtype));
             }

@@ -9,7 +9,6 @@ use std::collections::HashMap;
 
 use coil_codegen::{ArgRole, KExpr, Kernel, StageKind, ValueId};
 use coil_graph::DType;
-use coil_lower::Op;
 
 /// Recomputations cheaper than this (in rough instruction counts) are left alone by default.
 pub(crate) const DEFAULT_MIN_COST: u32 = 6;
@@ -31,23 +30,7 @@ fn node_cost(e: &KExpr) -> u32 {
         KExpr::Const(_) | KExpr::Acc(_) => 0,
         KExpr::Load { .. } | KExpr::Index(_) | KExpr::Cast(_) | KExpr::Where(..) => 1,
         KExpr::IndirectIndex { .. } | KExpr::Scan { .. } => 4,
-        KExpr::Unary(op, _) => match op {
-            Op::Exp
-            | Op::Log
-            | Op::Log1p
-            | Op::Tanh
-            | Op::Erf
-            | Op::Sigmoid
-            | Op::Sin
-            | Op::Cos => 20,
-            Op::Sqrt | Op::Rsqrt | Op::Reciprocal => 4,
-            _ => 1,
-        },
-        KExpr::Binary(op, _, _) => match op {
-            Op::Pow => 20,
-            Op::TrueDiv | Op::FloorDiv | Op::TruncDiv => 4,
-            _ => 1,
-        },
+        KExpr::Unary(op, _) | KExpr::Binary(op, _, _) => op.cost().weight(),
     }
 }
 

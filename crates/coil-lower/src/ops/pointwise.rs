@@ -1,7 +1,7 @@
 //! Lowerings of pointwise ops (type promotion, broadcasting, each op's body) and of copies
 //! (`clone`, `_to_copy`, `cat`).
 
-use coil_graph::{Bound, Call, DType, Node, OpKind, Scalar, normalize_dim, result_type};
+use coil_graph::{Bound, Call, DType, Node, OpKind, ParamType, Scalar, normalize_dim, result_type};
 
 use super::scalar_const;
 use crate::body::{Const, ExprId, Op};
@@ -37,18 +37,39 @@ impl Lowerer<'_> {
                     cx.body.binary(op, a[0], rhs)
                 }))
             }
-            K::Mul | K::Maximum | K::Minimum | K::Pow => {
-                let second = if kind == K::Pow { "exponent" } else { "other" };
-                let x = self.operand(node, b, "self")?;
-                let y = self.operand(node, b, second)?;
-                let op = match kind {
-                    K::Mul => Op::Mul,
-                    K::Maximum => Op::Maximum,
-                    K::Minimum => Op::Minimum,
-                    _ => Op::Pow,
-                };
-                one(self.elementwise(node, &[x, y], out, |cx, a| cx.body.binary(op, a[0], a[1])))
-            }
+            // The kinds whose body is one kernel op (the op-kind table's `= Op`).
+            K::Mul
+            | K::Maximum
+            | K::Minimum
+            | K::Pow
+            | K::Eq
+            | K::Ne
+            | K::Lt
+            | K::Le
+            | K::Gt
+            | K::Ge
+            | K::LogicalAnd
+            | K::LogicalOr
+            | K::LogicalNot
+            | K::BitwiseNot
+            | K::Neg
+            | K::Abs
+            | K::Relu
+            | K::Floor
+            | K::Ceil
+            | K::Round
+            | K::Trunc
+            | K::Exp
+            | K::Log
+            | K::Log1p
+            | K::Sqrt
+            | K::Rsqrt
+            | K::Sin
+            | K::Cos
+            | K::Tanh
+            | K::Erf
+            | K::Sigmoid
+            | K::Reciprocal => one(self.lower_kernel_op(node, call, b)?),
             K::Div => {
                 let x = self.operand(node, b, "self")?;
                 let y = self.operand(node, b, "other")?;
@@ -99,72 +120,6 @@ impl Lowerer<'_> {
                     cx.body.where_(differ, shifted, m)
                 }))
             }
-            K::Eq | K::Ne | K::Lt | K::Le | K::Gt | K::Ge => {
-                let x = self.operand(node, b, "self")?;
-                let y = self.operand(node, b, "other")?;
-                let compute = result_type(&[self.promotion_operand(x), self.promotion_operand(y)]);
-                // A comparison compares in its 16-bit dtype (ATen's kernels take the Python
-                // number as that type): the number is rounded to it first, where arithmetic
-                // keeps it at f32 (opmath). `x > 0.3` in bf16 is `x > 0.30078125`.
-                let as_compared = |v| match v {
-                    super::Val::Scalar(s) => super::Val::Scalar(s.compared_in(compute)),
-                    t => t,
-                };
-                let (x, y) = (as_compared(x), as_compared(y));
-                let op = match kind {
-                    K::Eq => Op::Eq,
-                    K::Ne => Op::Ne,
-                    K::Lt => Op::Lt,
-                    K::Le => Op::Le,
-                    K::Gt => Op::Gt,
-                    _ => Op::Ge,
-                };
-                one(self.elementwise(node, &[x, y], compute, |cx, a| {
-                    cx.body.binary(op, a[0], a[1])
-                }))
-            }
-            K::LogicalAnd | K::LogicalOr => {
-                let x = self.operand(node, b, "self")?;
-                let y = self.operand(node, b, "other")?;
-                let op = if kind == K::LogicalAnd {
-                    Op::LogicalAnd
-                } else {
-                    Op::LogicalOr
-                };
-                one(self.elementwise(node, &[x, y], DType::Bool, |cx, a| {
-                    cx.body.binary(op, a[0], a[1])
-                }))
-            }
-            K::LogicalNot => {
-                let x = self.operand(node, b, "self")?;
-                one(self.elementwise(node, &[x], DType::Bool, |cx, a| {
-                    cx.body.unary(Op::LogicalNot, a[0])
-                }))
-            }
-            K::BitwiseNot | K::Neg | K::Abs | K::Relu => {
-                let x = self.operand(node, b, "self")?;
-                let op = match kind {
-                    K::BitwiseNot => Op::BitwiseNot,
-                    K::Neg => Op::Neg,
-                    K::Abs => Op::Abs,
-                    _ => Op::Relu,
-                };
-                one(self.elementwise(node, &[x], out, |cx, a| cx.body.unary(op, a[0])))
-            }
-            K::Floor | K::Ceil | K::Round | K::Trunc => {
-                let x = self.operand(node, b, "self")?;
-                if !out.is_float() {
-                    // The identity on integers.
-                    return one(self.elementwise(node, &[x], out, |_, a| a[0]));
-                }
-                let op = match kind {
-                    K::Floor => Op::Floor,
-                    K::Ceil => Op::Ceil,
-                    K::Round => Op::Round,
-                    _ => Op::Trunc,
-                };
-                one(self.elementwise(node, &[x], out, |cx, a| cx.body.unary(op, a[0])))
-            }
             K::Float(f) => {
                 let names: &[&str] = if f.arity() == 2 {
                     &["self", "other"]
@@ -179,33 +134,6 @@ impl Lowerer<'_> {
                 one(self.elementwise(node, &xs, t, |cx, a| {
                     crate::math::expand(f, &mut cx.body, a, t)
                 }))
-            }
-            K::Exp
-            | K::Log
-            | K::Log1p
-            | K::Sqrt
-            | K::Rsqrt
-            | K::Sin
-            | K::Cos
-            | K::Tanh
-            | K::Erf
-            | K::Sigmoid
-            | K::Reciprocal => {
-                let x = self.operand(node, b, "self")?;
-                let op = match kind {
-                    K::Exp => Op::Exp,
-                    K::Log => Op::Log,
-                    K::Log1p => Op::Log1p,
-                    K::Sqrt => Op::Sqrt,
-                    K::Rsqrt => Op::Rsqrt,
-                    K::Sin => Op::Sin,
-                    K::Cos => Op::Cos,
-                    K::Tanh => Op::Tanh,
-                    K::Erf => Op::Erf,
-                    K::Sigmoid => Op::Sigmoid,
-                    _ => Op::Reciprocal,
-                };
-                one(self.elementwise(node, &[x], out, |cx, a| cx.body.unary(op, a[0])))
             }
             K::Gelu => {
                 let x = self.operand(node, b, "self")?;
@@ -353,6 +281,71 @@ impl Lowerer<'_> {
                 format!("{other:?} is not a pointwise op or a copy"),
             )),
         }
+    }
+
+    /// A kind whose body is one kernel op ([`OpKind::kernel_op`]) over its tensor and scalar
+    /// operands in schema order: computed in the result's dtype; comparisons in their
+    /// operands' promoted dtype (the Python number rounded to a 16-bit dtype first, as ATen's
+    /// kernels take it: `x > 0.3` in bf16 is `x > 0.30078125`); the logical ops on bools;
+    /// `floor`, `ceil`, `round` and `trunc` are the identity on integers.
+    fn lower_kernel_op(&mut self, node: &Node, call: &Call, b: &Bound<'_>) -> Result<TensorId> {
+        let kind = call.op.kind();
+        let Some(op) = kind.kernel_op() else {
+            return Err(Self::unsupported(
+                node,
+                call,
+                format!("{kind:?} is not one kernel op"),
+            ));
+        };
+        let out = node.meta().dtype;
+        let names: Vec<&str> = call
+            .op
+            .schema()
+            .params
+            .iter()
+            .filter(|p| !p.kw_only && matches!(p.ty, ParamType::Tensor | ParamType::Scalar))
+            .map(|p| p.name.as_str())
+            .collect();
+        let xs = names
+            .iter()
+            .map(|n| self.operand(node, b, n))
+            .collect::<Result<Vec<_>>>()?;
+        if xs.len() != op.arity() {
+            return Err(Self::unsupported(
+                node,
+                call,
+                format!("{} operands for {op}, which takes {}", xs.len(), op.arity()),
+            ));
+        }
+        let compute = match op {
+            Op::LogicalAnd | Op::LogicalOr | Op::LogicalNot => DType::Bool,
+            _ if op.returns_bool() => result_type(
+                &xs.iter()
+                    .map(|&v| self.promotion_operand(v))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => out,
+        };
+        if matches!(op, Op::Floor | Op::Ceil | Op::Round | Op::Trunc) && !out.is_float() {
+            return Ok(self.elementwise(node, &xs, out, |_, a| a[0]));
+        }
+        let xs: Vec<_> = if op.returns_bool() && compute != DType::Bool {
+            xs.into_iter()
+                .map(|v| match v {
+                    super::Val::Scalar(s) => super::Val::Scalar(s.compared_in(compute)),
+                    t => t,
+                })
+                .collect()
+        } else {
+            xs
+        };
+        Ok(self.elementwise(node, &xs, compute, |cx, a| {
+            if a.len() == 2 {
+                cx.body.binary(op, a[0], a[1])
+            } else {
+                cx.body.unary(op, a[0])
+            }
+        }))
     }
 
     /// `cat`: one pointwise body that reads input `i` (masked to its range along `dim`) and
