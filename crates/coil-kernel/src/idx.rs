@@ -108,6 +108,19 @@ impl<I: Idx, T> IndexVec<I, T> {
         self.raw.iter()
     }
 
+    /// The elements in id order, mutably.
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.raw.iter_mut()
+    }
+
+    /// The elements with their ids, in id order, by value.
+    pub fn into_iter_enumerated(self) -> impl DoubleEndedIterator<Item = (I, T)> {
+        self.raw
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| (I::new(i), t))
+    }
+
     /// The elements with their ids, in id order.
     pub fn iter_enumerated(&self) -> impl DoubleEndedIterator<Item = (I, &T)> + '_ {
         self.raw.iter().enumerate().map(|(i, t)| (I::new(i), t))

@@ -199,6 +199,20 @@ impl ExprGraph {
         self.exprs.iter_enumerated()
     }
 
+    /// Every load's buffer replaced by `f`'s answer (the hash-consing rebuilt to match).
+    pub(crate) fn map_loads(&mut self, f: impl Fn(BufRef) -> BufRef) {
+        for e in self.exprs.iter_mut() {
+            if let Expr::Load { buffer, .. } = e {
+                *buffer = f(*buffer);
+            }
+        }
+        self.dedup = self
+            .exprs
+            .iter_enumerated()
+            .map(|(id, e)| (e.clone(), id))
+            .collect();
+    }
+
     fn intern(&mut self, e: Expr, dtype: DType) -> ExprId {
         if let Some(&id) = self.dedup.get(&e) {
             return id;

@@ -47,18 +47,13 @@ pub struct LowerConfig {
     pub conv_post_ops: bool,
     /// For matmuls of these dtypes and at least this many flops (`2 m n k`, batches summed),
     /// pointwise ops applied to the result alone (bias and residual adds, a scale, relu,
-    /// gelu, sigmoid, tanh, silu) go into the library call as post-ops
-    /// ([`crate::ExternKind::FusedMatmul`]) instead of a kernel of their own: the backend's
+    /// gelu, sigmoid, tanh, silu) are candidate post-ops of the library call
+    /// ([`crate::ExternKind::FusedMatmul`], [`crate::Epilogue`]): the scheduler decides which
+    /// join it as template epilogues instead of a kernel of their own; the backend's
     /// matmul library applies them to each output tile while it is in cache (Inductor's CPU
     /// `mkldnn._linear_pointwise` fusion). A backend whose library has post-ops names the
     /// dtypes (and the sizes it runs through that library); empty turns it off.
     pub matmul_post_ops: Vec<(DType, usize)>,
-    /// With `matmul_post_ops` or `conv_post_ops`: only the graph nodes named here go into a
-    /// library call as post-ops (`None`: every one that can). The facade lowers once with
-    /// every fold and once with none, lets the scheduler decide which pointwise nodes join
-    /// their matmul or convolution as template epilogues (`coil_sched::Template`), then
-    /// lowers with the nodes it chose.
-    pub epilogue_nodes: Option<Vec<String>>,
     /// Round every 16-bit float result to its dtype where eager would (after each op, even
     /// inside a fused kernel), so results match eager bit for bit where eager is
     /// deterministic (Inductor's `emulate_precision_casts`, off by default: then 16-bit values
@@ -82,7 +77,6 @@ impl LowerConfig {
             conv_im2col_max_flops: 0,
             conv_post_ops: false,
             matmul_post_ops: Vec::new(),
-            epilogue_nodes: None,
             emulate_precision_casts: false,
         }
     }

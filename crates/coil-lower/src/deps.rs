@@ -132,6 +132,15 @@ pub enum Dep {
 }
 
 impl Dep {
+    /// The buffer depended on, to rename it.
+    pub(crate) fn buffer_mut(&mut self) -> &mut BufRef {
+        match self {
+            Dep::Memory(m) => &mut m.buffer,
+            Dep::Star(s) => &mut s.buffer,
+            Dep::Weak(w) => &mut w.buffer,
+        }
+    }
+
     /// The buffer depended on.
     pub fn buffer(&self) -> BufRef {
         match self {

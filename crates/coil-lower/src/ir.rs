@@ -289,6 +289,26 @@ pub struct ExternInput {
     pub layout: FixedLayout,
 }
 
+/// A pointwise buffer that could instead run inside a matmul's library call as post-ops (a
+/// template epilogue): what the lowering found, for the scheduler to decide
+/// ([`crate::LoweredGraph::epilogues`], [`crate::LoweredGraph::fold_epilogues`]). The buffer
+/// computes a chain of post-ops of the matmul's result (each one a pointwise op applied to the
+/// result alone: relu, gelu, a scale, a bias or residual add), every op before it in the chain
+/// included; folded, the call computes it and the buffer is gone.
+#[derive(Clone, Debug)]
+pub struct Epilogue {
+    /// The computed buffer.
+    pub buffer: BufferId,
+    /// The matmul's extern buffer (the template).
+    pub template: BufferId,
+    /// The call the matmul becomes with the chain inside it.
+    pub kind: ExternKind,
+    /// The call's operands then (a bias or residual added).
+    pub inputs: Vec<ExternInput>,
+    /// What the call reads then.
+    pub reads: Vec<Dep>,
+}
+
 /// A graph output: a buffer (or input) and the strided view of it the graph returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutputRef {

@@ -49,6 +49,7 @@ mod deps;
 mod dump;
 mod error;
 mod eval;
+mod fold;
 mod ir;
 mod lowering;
 mod math;
@@ -65,9 +66,9 @@ pub use config::LowerConfig;
 pub use deps::{Dep, MemoryDep, StarDep, WeakDep};
 pub use error::LowerError;
 pub use ir::{
-    BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, ExternInput, ExternKernel, FixedLayout,
-    IndexCheck, InputBuffer, InputId, Origin, OutputRef, Pointwise, Reduction, StorageBox,
-    StorageData, StorageId, TensorBox, TensorId, View,
+    BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, Epilogue, ExternInput, ExternKernel,
+    FixedLayout, IndexCheck, InputBuffer, InputId, Origin, OutputRef, Pointwise, Reduction,
+    StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
 };
 pub use lowering::lower;
 pub use ops::has_lowering;
@@ -84,6 +85,7 @@ pub struct LoweredGraph {
     pub(crate) values: Vec<(String, Vec<TensorId>)>,
     pub(crate) index_checks: Vec<IndexCheck>,
     pub(crate) checks_layout: FixedLayout,
+    pub(crate) epilogues: Vec<Epilogue>,
 }
 
 impl LoweredGraph {

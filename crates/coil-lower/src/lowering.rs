@@ -9,9 +9,9 @@ use crate::deps::{Dep, StarDep, body_deps};
 use crate::error::LowerError;
 use crate::index::{IndexExpr, Var, VarRanges};
 use crate::ir::{
-    BufRef, Buffer, BufferKind, ComputedBuffer, ExternInput, ExternKernel, ExternKind, FixedLayout,
-    InputBuffer, Origin, OutputRef, Pointwise, StorageBox, StorageData, StorageId, TensorBox,
-    TensorId, View,
+    BufRef, Buffer, BufferKind, ComputedBuffer, Epilogue, ExternInput, ExternKernel, ExternKind,
+    FixedLayout, InputBuffer, Origin, OutputRef, Pointwise, StorageBox, StorageData, StorageId,
+    TensorBox, TensorId, View,
 };
 use crate::{LoweredGraph, body::LoopBody};
 
@@ -34,7 +34,7 @@ pub fn lower(graph: &Graph, config: &LowerConfig) -> Result<LoweredGraph> {
             .collect(),
         g: LoweredGraph::default(),
         users: graph.users(),
-        folded_views: std::collections::HashMap::new(),
+        post_chains: std::collections::HashMap::new(),
         values: vec![
             None;
             graph
@@ -76,6 +76,26 @@ pub fn lower(graph: &Graph, config: &LowerConfig) -> Result<LoweredGraph> {
         l.g.outputs.push(OutputRef { buffer, layout });
     }
     l.g.checks_layout = FixedLayout::contiguous(DType::I64, vec![2 * l.g.index_checks.len()]);
+    // The chains whose value was realized on its own are the scheduler's candidates.
+    let mut epilogues: Vec<Epilogue> = l
+        .post_chains
+        .drain()
+        .filter_map(|(t, c)| {
+            let tb = &l.g.tensors[t];
+            match l.g.storages[tb.storage].data {
+                StorageData::Computed(buffer) if tb.view.is_none() => Some(Epilogue {
+                    buffer,
+                    template: c.template,
+                    kind: c.kind,
+                    inputs: c.inputs,
+                    reads: c.reads,
+                }),
+                _ => None,
+            }
+        })
+        .collect();
+    epilogues.sort_by_key(|e| e.buffer);
+    l.g.epilogues = epilogues;
     Ok(l.g)
 }
 
@@ -88,9 +108,9 @@ pub(crate) struct Lowerer<'a> {
     original_ops: std::collections::HashMap<&'a str, coil_graph::OpKind>,
     /// Each node's users ([`Graph::users`]).
     pub(crate) users: Vec<Vec<NodeId>>,
-    /// Values that are a reshape of a matmul's result with post-ops folded in: the extern
-    /// buffer and the result's sizes (so that the next pointwise op folds too).
-    pub(crate) folded_views: std::collections::HashMap<TensorId, (crate::ir::BufferId, Vec<usize>)>,
+    /// The values that end a chain of post-ops a matmul's call could take (the candidate
+    /// template epilogues), by value.
+    pub(crate) post_chains: std::collections::HashMap<TensorId, crate::ops::PostChain>,
 }
 
 /// A body under construction over a value's positional variables.

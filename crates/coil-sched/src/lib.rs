@@ -81,7 +81,7 @@ pub use strategy::{
     builtin_strategy_names,
 };
 pub use summary::ScheduleSummary;
-pub use template::{TemplateChoice, template_epilogues};
+pub use template::{TemplateChoice, choose_epilogues, template_epilogues};
 pub use tvm::{OpPatternKind, TvmFuseOps, op_pattern};
 pub use why::WhyNoFuse;
 

@@ -3,9 +3,11 @@
 //! template with its epilogue: `can_fuse` asks only that the epilogue be one the library
 //! applies (and `epilogue_fusion` on), the fusion score ranks the pair by
 //! `template_score` ([`crate::FusionScore`]), and the fusion log says `fusing template`.
-//! [`template_epilogues`] runs a strategy's fusion over a graph whose library calls carry no
-//! epilogues and reports which buffers joined which template; the caller lowers again with
-//! those in the library calls.
+//! [`choose_epilogues`] makes templates of the lowering's candidate epilogues
+//! ([`coil_lower::Epilogue`]) and [`template_epilogues`] runs a strategy's fusion over the
+//! graph, its library calls still without them, and reports which buffers joined which
+//! template; the caller folds those into the calls
+//! ([`coil_lower::LoweredGraph::fold_epilogues`]): one lowering per compile.
 
 use coil_lower::{BufferId, LoweredGraph};
 
@@ -77,9 +79,50 @@ pub struct TemplateChoice {
     pub log: Vec<String>,
 }
 
+/// The template epilogues the scheduler takes among the lowering's candidates
+/// ([`coil_lower::LoweredGraph::epilogues`]): each matmul with a candidate is a template whose
+/// epilogue is its candidates, and `strategy`'s fusion decides, as Inductor's scheduler decides
+/// a GEMM template's epilogues (the target's `epilogue_fusion_first` in `config` says whether
+/// they fuse before other pointwise neighbours). The caller folds the chosen buffers into their
+/// calls ([`coil_lower::LoweredGraph::fold_epilogues`]) and schedules that graph.
+pub fn choose_epilogues(
+    graph: &LoweredGraph,
+    config: &SchedConfig,
+    loops: &dyn LoopCompat,
+    strategy: &dyn FusionStrategy,
+) -> Result<TemplateChoice, SchedError> {
+    let mut templates: Vec<Template> = Vec::new();
+    for e in graph.epilogues() {
+        match templates.iter_mut().find(|t| t.node == e.template) {
+            Some(t) => t.epilogue.push(e.buffer),
+            None => templates.push(Template {
+                node: e.template,
+                epilogue: vec![e.buffer],
+            }),
+        }
+    }
+    if templates.is_empty() {
+        return Ok(TemplateChoice::default());
+    }
+    tracing::debug!(
+        target: "fusion",
+        "template epilogues: {} library calls with {} candidate buffers",
+        templates.len(),
+        graph.epilogues().len()
+    );
+    template_epilogues(
+        graph,
+        SchedConfig {
+            templates,
+            ..config.clone()
+        },
+        loops,
+        strategy,
+    )
+}
+
 /// Runs `strategy`'s fusion over `graph` with `config.templates` as template nodes and says
-/// which epilogue buffers fused into which template. The schedule itself is not kept: the
-/// caller lowers again with the chosen epilogues inside the library calls and schedules that.
+/// which epilogue buffers fused into which template. The schedule itself is not kept.
 pub fn template_epilogues(
     graph: &LoweredGraph,
     config: SchedConfig,

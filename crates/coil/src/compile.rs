@@ -224,20 +224,18 @@ pub fn prepare(
     };
     let lower_config = strategy.lower_config(&base);
     let mut lowered = coil_lower::lower(&transformed, &lower_config)?;
-    // Which consumers join their library call as template epilogues: the scheduler's choice.
+    // Which candidate consumers join their library call as template epilogues: the
+    // scheduler's choice, folded into the one lowering.
     let mut template_log = Vec::new();
-    if let Some(choice) = crate::epilogue::choose(
-        &transformed,
-        &lowered,
-        &lower_config,
-        &sched_config,
-        loops,
-        strategy,
-    )? {
+    if !lowered.epilogues().is_empty() {
+        let choice = coil_sched::choose_epilogues(&lowered, &sched_config, loops, strategy)?;
+        let chosen: Vec<_> = choice
+            .fused
+            .iter()
+            .flat_map(|(_, b)| b.iter().copied())
+            .collect();
         template_log = choice.log;
-        if let Some(chosen) = choice.lowered {
-            lowered = chosen;
-        }
+        lowered = lowered.fold_epilogues(&chosen)?;
     }
     if options.verify {
         lowered.verify().map_err(|e| CoilError::Verify {

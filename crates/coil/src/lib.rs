@@ -18,7 +18,6 @@
 //! ```
 
 mod compile;
-mod epilogue;
 mod error;
 mod logs;
 mod model;

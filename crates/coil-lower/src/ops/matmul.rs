@@ -181,28 +181,49 @@ impl Lowerer<'_> {
     }
 }
 
+/// A chain of post-ops on a matmul's result so far: the call it makes of the matmul and what
+/// that call reads ([`crate::ir::Epilogue`] once its buffer is known).
+#[derive(Clone, Debug)]
+pub(crate) struct PostChain {
+    /// The matmul's extern buffer.
+    pub(crate) template: crate::ir::BufferId,
+    /// The call with the chain's post-ops.
+    pub(crate) kind: ExternKind,
+    /// Its operands.
+    pub(crate) inputs: Vec<ExternInput>,
+    /// What it reads.
+    pub(crate) reads: Vec<Dep>,
+    /// The matmul's result sizes (a reshape of them may lie between it and the chain).
+    pub(crate) sizes: Vec<usize>,
+}
+
+/// What a pointwise op on a library call's result becomes.
+pub(crate) enum PostOpFold {
+    /// A post-op of the library convolution (folded now: the node's value is the call's).
+    Conv(TensorId),
+    /// A post-op the matmul's call could take: the node lowers as itself, and the scheduler
+    /// decides ([`crate::ir::Epilogue`]).
+    Matmul(PostChain),
+}
+
 impl Lowerer<'_> {
-    /// A pointwise op whose only tensor input is a matmul's result read by nothing else
-    /// (relu, gelu, sigmoid, tanh, silu; add, sub or mul of a Python scalar; add or mul of a
-    /// tensor of the result's trailing sizes, broadcast over the rest): appended to the
-    /// matmul's library call as a post-op ([`ExternKind::FusedMatmul`]) when the backend
-    /// takes them ([`crate::LowerConfig::matmul_post_ops`]), so that it runs on each output
-    /// tile inside the library. The node's value is then the matmul's. `None` when the
-    /// pattern does not apply.
+    /// A pointwise op whose only tensor input is a library call's result read by nothing
+    /// else (relu, gelu, sigmoid, tanh, silu; add, sub or mul of a Python scalar; add or mul of
+    /// a tensor of the result's trailing sizes, broadcast over the rest). Of a convolution
+    /// whose backend takes post-ops ([`crate::LowerConfig::conv_post_ops`]), it goes into the
+    /// call. Of a matmul whose backend takes them ([`crate::LowerConfig::matmul_post_ops`]) it
+    /// is a candidate template epilogue: the chain of post-ops it would end, which the caller
+    /// records once the node is lowered ([`crate::ir::Epilogue`]). `None` when the pattern
+    /// does not apply.
     pub(super) fn try_matmul_post_op(
         &mut self,
         node: &Node,
         call: &Call,
         b: &Bound<'_>,
-    ) -> Result<Option<TensorId>> {
+    ) -> Result<Option<PostOpFold>> {
         use crate::ir::PostOp;
         let dtype = node.meta().dtype;
         if self.config.matmul_post_ops.is_empty() && !self.config.conv_post_ops {
-            return Ok(None);
-        }
-        if let Some(chosen) = &self.config.epilogue_nodes
-            && !chosen.contains(&node.name)
-        {
             return Ok(None);
         }
         let node_arg = |name: &str| match b.get(name) {
@@ -249,7 +270,7 @@ impl Lowerer<'_> {
                         PostOp::Mul
                     };
                     // Either operand may be the matmul (both commute).
-                    if self.fusable(x, node).is_some() {
+                    if self.chain_for(x, node).is_some() {
                         (Some(x), post, Some(y))
                     } else {
                         (Some(y), post, Some(x))
@@ -268,7 +289,7 @@ impl Lowerer<'_> {
             && self.config.conv_post_ops
             && let Some(t) = self.try_conv_post_op(mm, node, post)
         {
-            return Ok(Some(t));
+            return Ok(Some(PostOpFold::Conv(t)));
         }
         let Some(&(_, min_flops)) = self
             .config
@@ -278,12 +299,13 @@ impl Lowerer<'_> {
         else {
             return Ok(None);
         };
-        let Some((t, buf, sizes)) = self.fusable(mm, node) else {
+        let Some(mut chain) = self.chain_for(mm, node) else {
             return Ok(None);
         };
-        if self.matmul_flops(buf) < min_flops {
+        if self.matmul_flops(chain.template) < min_flops {
             return Ok(None);
         }
+        let sizes = chain.sizes.clone();
         let through_view = sizes != node.meta().sizes;
         let input = match operand {
             None => None,
@@ -306,7 +328,7 @@ impl Lowerer<'_> {
                 // earlier (a lazy value realized now would come after the matmul's buffer).
                 match self.g.storages[self.g.tensors[ot].storage].buffer() {
                     Some(BufRef::Input(_)) => {}
-                    Some(BufRef::Buffer(id)) if id < buf => {}
+                    Some(BufRef::Buffer(id)) if id < chain.template => {}
                     _ => return Ok(None),
                 }
                 // Broadcast over the leading dims: a view of the result's sizes.
@@ -317,12 +339,7 @@ impl Lowerer<'_> {
                 Some(self.realize_strided(wide))
             }
         };
-        let origin = self.origin(node);
-        let eb = &mut self.g.buffers[buf];
-        let BufferKind::Extern(ext) = &mut eb.kind else {
-            return Ok(None);
-        };
-        let Some((op, done)) = ext.kind.matmul() else {
+        let Some((op, done)) = chain.kind.matmul() else {
             return Ok(None);
         };
         // A bias row added first to an `mm` is the library's own bias (an `addmm`), not a
@@ -331,8 +348,8 @@ impl Lowerer<'_> {
             && op == MatmulOp::Mm
             && done.is_empty()
             && operand.is_some_and(|o| self.graph.node(o).meta().sizes.len() == 1);
-        let before = ext.kind.kernel_name();
-        ext.kind = if as_bias {
+        let before = chain.kind.kernel_name();
+        chain.kind = if as_bias {
             ExternKind::Matmul(MatmulOp::Addmm)
         } else {
             let mut post_ops = done.to_vec();
@@ -341,59 +358,36 @@ impl Lowerer<'_> {
         };
         tracing::debug!(
             target: "fusion",
-            "template epilogue: {} ({post}) fused into {before}: {}",
+            "template epilogue candidate: {} ({post}) could join {before}: {}",
             node.name,
-            ext.kind.kernel_name()
+            chain.kind.kernel_name()
         );
         if let Some((buffer, layout)) = input {
             let base = self.buf_layout(buffer).clone();
-            let eb = &mut self.g.buffers[buf];
-            let BufferKind::Extern(ext) = &mut eb.kind else {
-                return Ok(None);
-            };
             let input = ExternInput { buffer, layout };
             if as_bias {
-                ext.inputs.insert(0, input);
+                chain.inputs.insert(0, input);
             } else {
-                ext.inputs.push(input);
+                chain.inputs.push(input);
             }
             let dep = Dep::Star(StarDep {
                 buffer,
                 numel: base.numel(),
                 dtype: base.dtype,
             });
-            if !eb.reads.contains(&dep) {
-                eb.reads.push(dep);
+            if !chain.reads.contains(&dep) {
+                chain.reads.push(dep);
             }
         }
-        self.g.buffers[buf].origins.push(origin);
-        if through_view {
-            self.folded_views.insert(t, (buf, sizes));
-        }
-        Ok(Some(t))
+        Ok(Some(PostOpFold::Matmul(chain)))
     }
 
-    /// What a post-op on node `mm` for `user` folds into: [`Self::fusable_matmul`]'s matmul,
-    /// or one seen through a reshape (`view`, `reshape`, `_unsafe_view`) that only `user`
-    /// reads, of a matmul only the reshape reads: then the user's value is the reshape's (a
-    /// view of the matmul's result, which the post-op changes in place). Gives the value, the
-    /// extern buffer and the matmul's result sizes.
-    fn fusable(
-        &self,
-        mm: NodeId,
-        user: &Node,
-    ) -> Option<(TensorId, crate::ir::BufferId, Vec<usize>)> {
-        if let Some((t, buf)) = self.fusable_matmul(mm, user) {
-            return Some((t, buf, user.meta().sizes.clone()));
-        }
-        // A reshape whose matmul took post-ops already: the next one folds the same way.
-        if self.only_read_by(mm, user) {
-            let t = self.value(mm, &user.name).ok()?;
-            if let Some((buf, sizes)) = self.folded_views.get(&t)
-                && self.g.tensors[t].sizes == user.meta().sizes
-            {
-                return Some((t, *buf, sizes.clone()));
-            }
+    /// The chain a post-op on node `mm` for `user` continues: [`Self::chain_of`] `mm`, or of
+    /// the node a reshape (`view`, `reshape`, `_unsafe_view`) that only `user` reads views,
+    /// when only the reshape reads that node.
+    fn chain_for(&self, mm: NodeId, user: &Node) -> Option<PostChain> {
+        if let Some(c) = self.chain_of(mm, user, &user.meta().sizes) {
+            return Some(c);
         }
         let view = self.graph.node(mm);
         let NodeKind::Call(c) = &view.kind else {
@@ -410,10 +404,38 @@ impl Lowerer<'_> {
         let Some(Arg::Node(src)) = c.args.first() else {
             return None;
         };
-        let (_, buf) =
-            self.fusable_matmul_of_sizes(*src, view, &self.graph.node(*src).meta().sizes)?;
-        let t = self.value(mm, &user.name).ok()?;
-        Some((t, buf, self.graph.node(*src).meta().sizes.clone()))
+        self.chain_of(*src, view, &self.graph.node(*src).meta().sizes)
+    }
+
+    /// The chain node `node`'s value ends when `user` alone reads it and it is of `sizes` and
+    /// `user`'s dtype, not a view: the chain it was lowered with, or a new one when it is a
+    /// matmul's whole result.
+    fn chain_of(&self, node: NodeId, user: &Node, sizes: &[usize]) -> Option<PostChain> {
+        if !self.only_read_by(node, user) {
+            return None;
+        }
+        let t = self.value(node, &user.name).ok()?;
+        let tb = &self.g.tensors[t];
+        if tb.view.is_some() || tb.sizes != sizes || tb.dtype != user.meta().dtype {
+            return None;
+        }
+        if let Some(c) = self.post_chains.get(&t) {
+            return Some(c.clone());
+        }
+        let StorageData::Extern(buf) = self.g.storages[tb.storage].data else {
+            return None;
+        };
+        let eb = &self.g.buffers[buf];
+        match &eb.kind {
+            BufferKind::Extern(e) if e.kind.matmul().is_some() => Some(PostChain {
+                template: buf,
+                kind: e.kind.clone(),
+                inputs: e.inputs.clone(),
+                reads: eb.reads.clone(),
+                sizes: sizes.to_vec(),
+            }),
+            _ => None,
+        }
     }
 
     /// `post` appended to the library convolution that node `conv` is, when `user` alone reads
@@ -457,26 +479,6 @@ impl Lowerer<'_> {
         };
         let k = a.and_then(|a| a.layout.sizes.last().copied()).unwrap_or(0);
         2 * b.layout.numel() * k
-    }
-
-    /// `mm`'s value and its extern buffer when it is a matmul's whole result (no view) of
-    /// `user`'s sizes and dtype, read by `user` alone and not a graph output.
-    fn fusable_matmul(&self, mm: NodeId, user: &Node) -> Option<(TensorId, crate::ir::BufferId)> {
-        self.fusable_matmul_of_sizes(mm, user, &user.meta().sizes)
-    }
-
-    /// [`Self::fusable_matmul`] with the result's `sizes` given (a reshape's input's).
-    fn fusable_matmul_of_sizes(
-        &self,
-        mm: NodeId,
-        user: &Node,
-        sizes: &[usize],
-    ) -> Option<(TensorId, crate::ir::BufferId)> {
-        let (t, buf) = self.whole_extern(mm, user, sizes)?;
-        match &self.g.buffers[buf].kind {
-            BufferKind::Extern(e) if e.kind.matmul().is_some() => Some((t, buf)),
-            _ => None,
-        }
     }
 
     /// Whether `user` is the only reader of node `node` and `node` is not a graph output.

@@ -12,6 +12,8 @@ mod reduce;
 mod views;
 mod window;
 
+pub(crate) use matmul::PostChain;
+
 use coil_graph::{Bound, Call, DType, Node, Operand, Scalar, ValueArg};
 
 use crate::body::{Const, ExprId};
@@ -123,35 +125,51 @@ impl Lowerer<'_> {
         if !has_lowering(call.op.kind()) {
             return self.lower_fallback(node, call);
         }
-        if let Some(t) = self.try_matmul_post_op(node, call, &b)? {
-            return Ok(vec![t]);
+        let chain = match self.try_matmul_post_op(node, call, &b)? {
+            Some(matmul::PostOpFold::Conv(t)) => return Ok(vec![t]),
+            Some(matmul::PostOpFold::Matmul(c)) => Some(c),
+            None => None,
+        };
+        let vals = self.lower_bound_call(node, call, &b)?;
+        if let (Some(c), [t]) = (chain, vals.as_slice()) {
+            self.post_chains.insert(*t, c);
         }
-        if let Some(t) = self.try_addmm_extern(node, call, &b)? {
+        Ok(vals)
+    }
+
+    /// [`Self::lower_call`] once the arguments are bound and no post-op folded.
+    fn lower_bound_call(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        if let Some(t) = self.try_addmm_extern(node, call, b)? {
             return Ok(vec![t]);
         }
         use coil_graph::OpKind as K;
         match call.op.kind() {
-            K::BatchNormNoTraining | K::BatchNorm => return self.lower_batch_norm(node, call, &b),
+            K::BatchNormNoTraining | K::BatchNorm => return self.lower_batch_norm(node, call, b),
             K::MaxPoolWithIndices | K::AvgPool | K::AdaptiveAvgPool => {
-                return self.lower_pool(node, call, &b);
+                return self.lower_pool(node, call, b);
             }
-            K::Flip | K::Roll | K::ConstantPadNd => return self.lower_moved(node, call, &b),
-            K::SliceScatter => return self.lower_slice_scatter(node, &b),
-            K::Convolution => return self.lower_convolution(node, call, &b),
-            K::AsStrided => return self.lower_as_strided(node, call, &b),
-            K::Cumsum | K::Cumprod => return self.lower_scan(node, call, &b),
+            K::Flip | K::Roll | K::ConstantPadNd => return self.lower_moved(node, call, b),
+            K::SliceScatter => return self.lower_slice_scatter(node, b),
+            K::Convolution => return self.lower_convolution(node, call, b),
+            K::AsStrided => return self.lower_as_strided(node, call, b),
+            K::Cumsum | K::Cumprod => return self.lower_scan(node, call, b),
             K::Embedding | K::IndexSelect | K::Gather | K::Index => {
-                return self.lower_indexing(node, call, &b);
+                return self.lower_indexing(node, call, b);
             }
             _ => {}
         }
         use coil_graph::OpClass as C;
         match call.op.kind().class() {
-            C::Pointwise | C::Copy => self.lower_pointwise(node, call, &b),
-            C::Reduction | C::Composite => self.lower_reduction(node, call, &b),
-            C::View => self.lower_view(node, call, &b),
-            C::Factory => self.lower_factory(node, call, &b),
-            C::Extern => self.lower_matmul(node, call, &b),
+            C::Pointwise | C::Copy => self.lower_pointwise(node, call, b),
+            C::Reduction | C::Composite => self.lower_reduction(node, call, b),
+            C::View => self.lower_view(node, call, b),
+            C::Factory => self.lower_factory(node, call, b),
+            C::Extern => self.lower_matmul(node, call, b),
             C::Scan | C::Window | C::Indexing | C::Check => self.lower_fallback(node, call),
         }
     }

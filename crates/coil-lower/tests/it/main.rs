@@ -2,6 +2,7 @@
 //! counts, the realize rules, the IR interpreter against PyTorch and coil-eager, and errors.
 
 mod common;
+mod epilogues;
 mod errors;
 mod ops;
 mod random;
