@@ -339,10 +339,10 @@ impl Report {
             "bytes_accessed": self.schedule.bytes_accessed,
             "kernels": self.schedule.kernels.iter().map(|k| json!({
                 "name": k.name,
-                "kind": k.kind,
+                "kind": k.kind.short_name(),
                 "numel": k.numel,
                 "rnumel": k.rnumel,
-                "bytes": k.bytes,
+                "bytes": k.bytes(),
             })).collect::<Vec<_>>(),
             "schedule": {
                 "policy": self.schedule.policy,
@@ -493,7 +493,7 @@ impl Report {
                     k.kind,
                     k.numel,
                     k.rnumel,
-                    human_bytes(k.bytes)
+                    human_bytes(k.bytes())
                 ),
             ));
         }

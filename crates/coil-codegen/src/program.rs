@@ -13,21 +13,10 @@ use crate::build::{BuildError, build_with_args};
 use crate::plan::{BufferRole, ExternStep, Plan, PlannedBuffer, Step};
 use coil_kernel::{ArgRole, Kernel};
 
-/// One launch of the program, as reports show it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Launch {
-    /// The kernel's full name (`cpu_per_fused_add_mean_mul_relu_sub_0`) or the extern
-    /// kernel's (`extern_kernels.mm`).
-    pub name: String,
-    /// `poi`, `red`, `per`, `extern`.
-    pub kind: &'static str,
-    /// Iteration elements.
-    pub numel: usize,
-    /// Reduction elements per iteration element.
-    pub rnumel: usize,
-    /// Bytes read plus written (Inductor's `num_bytes_accessed` for this launch).
-    pub bytes: usize,
-}
+/// One launch of the program: the scheduler's kernel record ([`coil_sched::KernelInfo`]),
+/// named as the backend names it; a node the kernel builder split into parts has one per
+/// part. The plan, the facade's report and the CLI all show this one record.
+pub type Launch = coil_sched::KernelInfo;
 
 /// What codegen made of a schedule: the kernels in launch order, the plan (memory, steps,
 /// outputs), and one [`Launch`] per step.
@@ -106,26 +95,14 @@ pub fn build_program(
                     layout: lowered.buffer(out).layout.clone(),
                 },
             }));
-            launches.push(Launch {
-                name: info.name.clone(),
-                kind: LaunchKind::Extern.short_name(),
-                numel: info.numel,
-                rnumel: info.rnumel,
-                bytes: info.bytes(),
-            });
+            launches.push(info.clone());
             continue;
         }
         let needed = |b: BufferId| info.writes.contains(&BufRef::Buffer(b));
         let name = info.name.strip_prefix(&prefix).unwrap_or(&info.name);
         let built = match build_with_args(lowered, &members, &needed, name, options) {
             Ok(k) => {
-                launches.push(Launch {
-                    name: info.name.clone(),
-                    kind: info.kind.short_name(),
-                    numel: info.numel,
-                    rnumel: info.rnumel,
-                    bytes: info.bytes(),
-                });
+                launches.push(info.clone());
                 vec![k]
             }
             Err(e) => {
@@ -144,14 +121,8 @@ pub fn build_program(
                         )
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                for (k, _) in &parts {
-                    launches.push(Launch {
-                        name: format!("{prefix}{}", k.name),
-                        kind: launch_kind(k).short_name(),
-                        numel: k.numel(),
-                        rnumel: k.rnumel(),
-                        bytes: k.bytes_accessed(),
-                    });
+                for (k, bufs) in &parts {
+                    launches.push(part_launch(info, &prefix, k, bufs));
                 }
                 parts
             }
@@ -185,6 +156,36 @@ pub fn build_program(
 }
 
 /// The scheduler's kind of a built kernel (whose `short_name` reports print).
+/// The record of one part of a node the kernel builder split: its own name, kind, sizes and
+/// the buffers its arguments read and write.
+fn part_launch(info: &Launch, prefix: &str, k: &Kernel, bufs: &[BufRef]) -> Launch {
+    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    let (mut bytes_read, mut bytes_written) = (0, 0);
+    for (a, &b) in k.args.iter().zip(bufs) {
+        let bytes = a.len * a.dtype.itemsize();
+        if a.role != ArgRole::Output {
+            reads.push(b);
+            bytes_read += bytes;
+        }
+        if a.role != ArgRole::Input {
+            writes.push(b);
+            bytes_written += bytes;
+        }
+    }
+    Launch {
+        node: info.node,
+        name: format!("{prefix}{}", k.name),
+        kind: launch_kind(k),
+        numel: k.numel(),
+        rnumel: k.rnumel(),
+        reads,
+        writes,
+        local: Vec::new(),
+        bytes_read,
+        bytes_written,
+    }
+}
+
 fn launch_kind(k: &Kernel) -> LaunchKind {
     match k.kind {
         coil_kernel::KernelKind::Pointwise => LaunchKind::Pointwise,

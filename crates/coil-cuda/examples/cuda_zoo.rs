@@ -534,7 +534,7 @@ fn main() -> ExitCode {
                                 .kernels
                                 .iter()
                                 .find(|k| &k.name == name)
-                                .map(|k| k.bytes as f64);
+                                .map(|k| k.bytes() as f64);
                             per_kernel_rows.push(format!(
                                 "| {} | {plan} | {name} | {} | {:.1} | {} |",
                                 m.name,

@@ -330,7 +330,7 @@ pub fn prepare(
                 _ => None,
             })
             .collect(),
-        bytes_accessed: program.launches.iter().map(|l| l.bytes).sum(),
+        bytes_accessed: program.launches.iter().map(|l| l.bytes()).sum(),
         fusion_log: sched.fusion_log().to_vec(),
         planned_bytes: program.plan.total_bytes(),
     };
