@@ -177,6 +177,58 @@ op_table! {
     Where = "where", 3, Same, Cheap, -;
 }
 
+/// A pattern matching every one-operand [`Op`] (a test checks it against the table's arities):
+/// for the arms of a match that say "not a two-operand op" without a wildcard.
+#[macro_export]
+macro_rules! unary_ops {
+    () => {
+        $crate::Op::Neg
+            | $crate::Op::Abs
+            | $crate::Op::Floor
+            | $crate::Op::Ceil
+            | $crate::Op::Round
+            | $crate::Op::Trunc
+            | $crate::Op::Exp
+            | $crate::Op::Log
+            | $crate::Op::Log1p
+            | $crate::Op::Sqrt
+            | $crate::Op::Rsqrt
+            | $crate::Op::Sin
+            | $crate::Op::Cos
+            | $crate::Op::Tanh
+            | $crate::Op::Erf
+            | $crate::Op::Sigmoid
+            | $crate::Op::Relu
+            | $crate::Op::Reciprocal
+            | $crate::Op::LogicalNot
+            | $crate::Op::BitwiseNot
+    };
+}
+
+/// A pattern matching every two-operand [`Op`] (checked as [`unary_ops!`] is).
+#[macro_export]
+macro_rules! binary_ops {
+    () => {
+        $crate::Op::Add
+            | $crate::Op::Sub
+            | $crate::Op::Mul
+            | $crate::Op::TrueDiv
+            | $crate::Op::FloorDiv
+            | $crate::Op::TruncDiv
+            | $crate::Op::Pow
+            | $crate::Op::Maximum
+            | $crate::Op::Minimum
+            | $crate::Op::Eq
+            | $crate::Op::Ne
+            | $crate::Op::Lt
+            | $crate::Op::Le
+            | $crate::Op::Gt
+            | $crate::Op::Ge
+            | $crate::Op::LogicalAnd
+            | $crate::Op::LogicalOr
+    };
+}
+
 impl Op {
     /// True when the result is a bool whatever the operands are.
     pub fn returns_bool(self) -> bool {
@@ -331,6 +383,10 @@ mod tests {
             assert_eq!(ReductionType::from_name(r.name()), Some(r));
         }
         assert_eq!(Op::from_name("nope"), None);
+        for &op in Op::ALL {
+            assert_eq!(matches!(op, unary_ops!()), op.arity() == 1, "{op}");
+            assert_eq!(matches!(op, binary_ops!()), op.arity() == 2, "{op}");
+        }
         assert!(Op::Lt.returns_bool() && !Op::Add.returns_bool());
     }
 }

@@ -260,7 +260,9 @@ fn unary(k: &Kernel, op: Op, a: &str, from: DType, to: DType) -> Result<String, 
             // Ties to even: the default rounding mode, which nothing here changes.
             Op::Round => float("nearbyint($)"),
             Op::Trunc => float("trunc($)"),
-            other => return Err(unsupported(k, format!("{other} of a float"))),
+            other @ (Op::BitwiseNot | coil_kernel::binary_ops!() | Op::Where) => {
+                return Err(unsupported(k, format!("{other} of a float")));
+            }
         },
         Class::Int => match op {
             Op::Neg => fit(&format!("i_neg({a})"), to),
@@ -279,12 +281,36 @@ fn unary(k: &Kernel, op: Op, a: &str, from: DType, to: DType) -> Result<String, 
             Op::Erf => via_float("erf($)"),
             Op::Sigmoid => via_float("(1.0 / (1.0 + exp(-($))))"),
             Op::Reciprocal => via_float("(1.0 / $)"),
-            other => return Err(unsupported(k, format!("{other} of an integer"))),
+            other @ (Op::Floor
+            | Op::Ceil
+            | Op::Round
+            | Op::Trunc
+            | coil_kernel::binary_ops!()
+            | Op::Where) => {
+                return Err(unsupported(k, format!("{other} of an integer")));
+            }
         },
         Class::Bool => match op {
             Op::LogicalNot | Op::BitwiseNot => format!("(!{a})"),
             Op::Abs | Op::Relu => convert(a, DType::Bool, to),
-            _ => return unary(k, op, &format!("(int64_t)({a})"), DType::I64, to),
+            Op::Neg
+            | Op::Floor
+            | Op::Ceil
+            | Op::Round
+            | Op::Trunc
+            | Op::Exp
+            | Op::Log
+            | Op::Log1p
+            | Op::Sqrt
+            | Op::Rsqrt
+            | Op::Sin
+            | Op::Cos
+            | Op::Tanh
+            | Op::Erf
+            | Op::Sigmoid
+            | Op::Reciprocal
+            | coil_kernel::binary_ops!()
+            | Op::Where => return unary(k, op, &format!("(int64_t)({a})"), DType::I64, to),
         },
     })
 }
@@ -321,7 +347,9 @@ fn binary(
             Le => cmp("<="),
             Gt => cmp(">"),
             Ge => cmp(">="),
-            other => return Err(unsupported(k, format!("{other} of two floats"))),
+            other @ (coil_kernel::unary_ops!() | LogicalAnd | LogicalOr | Where) => {
+                return Err(unsupported(k, format!("{other} of two floats")));
+            }
         },
         Class::Int => {
             let int = |e: String| convert(&fit(&e, DType::I64), DType::I64, to);
@@ -340,7 +368,9 @@ fn binary(
                 Le => cmp("<="),
                 Gt => cmp(">"),
                 Ge => cmp(">="),
-                other => return Err(unsupported(k, format!("{other} of two integers"))),
+                other @ (coil_kernel::unary_ops!() | LogicalAnd | LogicalOr | Where) => {
+                    return Err(unsupported(k, format!("{other} of two integers")));
+                }
             }
         }
         Class::Bool => match op {
@@ -352,7 +382,15 @@ fn binary(
             Le => cmp("<="),
             Gt => format!("({a} && !{b})"),
             Ge => cmp(">="),
-            _ => {
+            Sub
+            | TrueDiv
+            | FloorDiv
+            | TruncDiv
+            | Pow
+            | LogicalAnd
+            | LogicalOr
+            | Where
+            | coil_kernel::unary_ops!() => {
                 let (ia, ib) = (format!("(int64_t)({a})"), format!("(int64_t)({b})"));
                 return binary(k, op, &ia, &ib, DType::I64, to);
             }

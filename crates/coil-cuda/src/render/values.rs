@@ -298,7 +298,18 @@ impl Emitter<'_> {
                     // instructions at 16-bit bytes.
                     Op::Sin if self.fast_math => math::sin_relaxed(b, Val::Reg(a)),
                     Op::Cos if self.fast_math => math::cos_relaxed(b, Val::Reg(a)),
-                    _ => match math_fn(op) {
+                    Op::Exp
+                    | Op::Log
+                    | Op::Log1p
+                    | Op::Rsqrt
+                    | Op::Sin
+                    | Op::Cos
+                    | Op::Tanh
+                    | Op::Erf
+                    | Op::Sigmoid
+                    | Op::BitwiseNot
+                    | coil_kernel::binary_ops!()
+                    | Op::Where => match math_fn(op) {
                         Some(f) => f.apply(b, Val::Reg(a), Val::Imm(Imm::F32(0.0))),
                         None => {
                             self.fail(format!("{op} of a float"));
@@ -331,7 +342,17 @@ impl Emitter<'_> {
                         let p = b.setp(Cmp::Eq, Ty::F64, a, 0.0f64);
                         return self.cast(Val::Reg(p), DType::Bool, dout);
                     }
-                    _ => {
+                    Op::Exp
+                    | Op::Log
+                    | Op::Log1p
+                    | Op::Sin
+                    | Op::Cos
+                    | Op::Tanh
+                    | Op::Erf
+                    | Op::Sigmoid
+                    | Op::BitwiseNot
+                    | coil_kernel::binary_ops!()
+                    | Op::Where => {
                         self.fail(format!(
                             "float64 {op} is not supported by the CUDA backend (its math library is float32)"
                         ));
@@ -357,7 +378,19 @@ impl Emitter<'_> {
                         let p = b.setp(Cmp::Eq, ty, a, 0i64);
                         return self.cast(Val::Reg(p), DType::Bool, dout);
                     }
-                    _ => {
+                    Op::Exp
+                    | Op::Log
+                    | Op::Log1p
+                    | Op::Sqrt
+                    | Op::Rsqrt
+                    | Op::Sin
+                    | Op::Cos
+                    | Op::Tanh
+                    | Op::Erf
+                    | Op::Sigmoid
+                    | Op::Reciprocal
+                    | coil_kernel::binary_ops!()
+                    | Op::Where => {
                         // exp of an integer and friends: in the result's float type.
                         let f = if Repr::of(dout).is_float() {
                             dout
@@ -379,7 +412,24 @@ impl Emitter<'_> {
                         self.cast(Val::Reg(n), DType::Bool, dout)
                     }
                     Op::Abs | Op::Relu => self.cast(Val::Reg(p), DType::Bool, dout),
-                    _ => {
+                    Op::Neg
+                    | Op::Floor
+                    | Op::Ceil
+                    | Op::Round
+                    | Op::Trunc
+                    | Op::Exp
+                    | Op::Log
+                    | Op::Log1p
+                    | Op::Sqrt
+                    | Op::Rsqrt
+                    | Op::Sin
+                    | Op::Cos
+                    | Op::Tanh
+                    | Op::Erf
+                    | Op::Sigmoid
+                    | Op::Reciprocal
+                    | coil_kernel::binary_ops!()
+                    | Op::Where => {
                         let i = self.cast(Val::Reg(p), DType::Bool, DType::I64);
                         self.unary(op, i, DType::I64, dout)
                     }
