@@ -51,7 +51,7 @@ pub use meta::{
     Dims, TensorMeta, broadcast_shapes, contiguous_strides, expand_strides, infer_size,
     is_contiguous, last_position, normalize_dim, normalize_dims, view_strides,
 };
-pub use ops::{OpClass, OpDef, OpKind, OpRef};
+pub use ops::{DtypeRule, OpClass, OpDef, OpKind, OpRef};
 pub use parse::parse;
 pub use print::print_graph;
 pub use schema::{Bound, Param, ParamType, Returns, Scalar, Schema, ValueArg};

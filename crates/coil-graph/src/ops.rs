@@ -10,13 +10,13 @@ use crate::schema::Schema;
 use coil_kernel::Op;
 
 /// The op-kind table: each kind declared once, under its class, with the kernel op its body
-/// is when it is exactly one (`Mul = Mul`: that op over the kind's tensor and scalar operands
-/// in schema order, in the promoted dtype). [`OpKind`], [`OpKind::class`],
-/// [`OpKind::kernel_op`] and [`OpKind::PLAIN`] come from it; every match over kinds elsewhere
-/// lists its cases (no wildcard arm), so a new kind does not compile until each stage says
-/// what it makes of it.
+/// is when it is exactly one and its result's dtype rule (`Mul = Mul / Promote`: that op over
+/// the kind's tensor and number operands in schema order, [`Schema::value_operands`]).
+/// [`OpKind`], [`OpKind::class`], [`OpKind::kernel_op_rule`] and [`OpKind::PLAIN`] come from
+/// it. A one-kernel-op kind needs no inference or lowering code: a new one is a line here, its
+/// schema below, and its eager meaning.
 macro_rules! op_kinds {
-    ($($class:ident { $($(#[$doc:meta])* $v:ident $(= $op:ident)?,)* })*) => {
+    ($($class:ident { $($(#[$doc:meta])* $v:ident $(= $op:ident / $rule:ident)?,)* })*) => {
         /// What an op does, independent of its overload. Closed: adding an op means adding a
         /// variant to the table and handling it in inference and in the interpreter.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,17 +40,24 @@ macro_rules! op_kinds {
                 }
             }
 
-            /// The kernel op this kind's body is, when it is exactly one.
-            pub fn kernel_op(self) -> Option<Op> {
+            /// The kernel op this kind's body is, when it is exactly one, and the rule its
+            /// result's dtype follows: such a kind needs no inference or lowering code of its
+            /// own (`infer/pointwise.rs` and `coil-lower`'s `lower_kernel_op` read these).
+            pub fn kernel_op_rule(self) -> Option<(Op, DtypeRule)> {
                 match self {
-                    $($(OpKind::$v => op_kinds!(@op $($op)?),)*)*
+                    $($(OpKind::$v => op_kinds!(@op $($op $rule)?),)*)*
                     OpKind::Float(_) => None,
                 }
+            }
+
+            /// The kernel op this kind's body is, when it is exactly one.
+            pub fn kernel_op(self) -> Option<Op> {
+                self.kernel_op_rule().map(|(op, _)| op)
             }
         }
     };
     (@op) => { None };
-    (@op $op:ident) => { Some(Op::$op) };
+    (@op $op:ident $rule:ident) => { Some((Op::$op, DtypeRule::$rule)) };
 }
 
 op_kinds! {
@@ -58,51 +65,51 @@ op_kinds! {
         // Binary arithmetic.
         Add,
         Sub,
-        Mul = Mul,
+        Mul = Mul / Promote,
         Div,
         /// `copy.default`: `src` broadcast to `self`'s sizes and cast to its dtype (what
         /// functionalization makes of `x.copy_(src)`).
         CopyValues,
         Fmod,
         Remainder,
-        Pow = Pow,
-        Maximum = Maximum,
-        Minimum = Minimum,
+        Pow = Pow / Promote,
+        Maximum = Maximum / Promote,
+        Minimum = Minimum / Promote,
         // Comparisons and logic.
-        Eq = Eq,
-        Ne = Ne,
-        Lt = Lt,
-        Le = Le,
-        Gt = Gt,
-        Ge = Ge,
-        LogicalAnd = LogicalAnd,
-        LogicalOr = LogicalOr,
-        LogicalNot = LogicalNot,
-        BitwiseNot = BitwiseNot,
+        Eq = Eq / Bool,
+        Ne = Ne / Bool,
+        Lt = Lt / Bool,
+        Le = Le / Bool,
+        Gt = Gt / Bool,
+        Ge = Ge / Bool,
+        LogicalAnd = LogicalAnd / Bool,
+        LogicalOr = LogicalOr / Bool,
+        LogicalNot = LogicalNot / Bool,
+        BitwiseNot = BitwiseNot / NoFloat,
         BitwiseAnd,
         BitwiseOr,
         BitwiseXor,
         // Unary.
-        Neg = Neg,
-        Abs = Abs,
+        Neg = Neg / NoBool,
+        Abs = Abs / Same,
         /// `floor`, `ceil`, `round` (half to even) and `trunc`: integral values of a float,
         /// the identity on integers.
-        Floor = Floor,
-        Ceil = Ceil,
-        Round = Round,
-        Trunc = Trunc,
-        Exp = Exp,
-        Log = Log,
-        Log1p = Log1p,
-        Sqrt = Sqrt,
-        Rsqrt = Rsqrt,
-        Sin = Sin,
-        Cos = Cos,
-        Tanh = Tanh,
-        Erf = Erf,
-        Sigmoid = Sigmoid,
-        Relu = Relu,
-        Reciprocal = Reciprocal,
+        Floor = Floor / NoBool,
+        Ceil = Ceil / NoBool,
+        Round = Round / NoBool,
+        Trunc = Trunc / NoBool,
+        Exp = Exp / ToFloat,
+        Log = Log / ToFloat,
+        Log1p = Log1p / ToFloat,
+        Sqrt = Sqrt / ToFloat,
+        Rsqrt = Rsqrt / ToFloat,
+        Sin = Sin / ToFloat,
+        Cos = Cos / ToFloat,
+        Tanh = Tanh / ToFloat,
+        Erf = Erf / ToFloat,
+        Sigmoid = Sigmoid / ToFloat,
+        Relu = Relu / NoBool,
+        Reciprocal = Reciprocal / ToFloat,
         Gelu,
         Silu,
         Hardswish,
@@ -211,6 +218,24 @@ op_kinds! {
         /// Checked when parsed, kept as no node.
         AssertTensorMetadata,
     }
+}
+
+/// The dtype of a one-kernel-op kind's result ([`OpKind::kernel_op_rule`]), from its operands'
+/// promoted dtype (`result_type`, Python numbers included), with PyTorch's refusals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DtypeRule {
+    /// The promoted dtype (`mul`, `maximum`, `pow`).
+    Promote,
+    /// Bool (comparisons, the logical ops).
+    Bool,
+    /// The operand's dtype (`abs`).
+    Same,
+    /// The operand's dtype; bool refused (`neg`, `relu`, `floor`).
+    NoBool,
+    /// The operand's dtype; floats refused (`bitwise_not`).
+    NoFloat,
+    /// A float: the operand's, or the default float for integers and bool (`exp`, `sqrt`).
+    ToFloat,
 }
 
 /// The broad class of an op, which later stages use to decide how to lower and fuse it.
@@ -954,7 +979,6 @@ mod tests {
 
     #[test]
     fn every_kind_has_an_overload_and_kernel_op_kinds_fit_their_op() {
-        use crate::schema::ParamType;
         for &kind in OpKind::PLAIN {
             let overloads: Vec<OpRef> = OpRef::all().filter(|o| o.kind() == kind).collect();
             assert!(!overloads.is_empty(), "{kind:?} has no overload");
@@ -963,13 +987,11 @@ mod tests {
             };
             assert_eq!(kind.class(), OpClass::Pointwise, "{kind:?}");
             for o in overloads {
-                let operands = o
-                    .schema()
-                    .params
-                    .iter()
-                    .filter(|p| !p.kw_only && matches!(p.ty, ParamType::Tensor | ParamType::Scalar))
-                    .count();
-                assert_eq!(operands, op.arity(), "{o} for {op}");
+                assert_eq!(
+                    o.schema().value_operands().len(),
+                    op.arity(),
+                    "{o} for {op}"
+                );
             }
         }
         for f in FloatFn::ALL {

@@ -223,6 +223,16 @@ impl Schema {
         })
     }
 
+    /// The positional tensor and number parameters, in order: a one-kernel-op kind's operands
+    /// (`self`, `other`; `pow.Scalar`'s `self`, `exponent`).
+    pub fn value_operands(&self) -> Vec<&str> {
+        self.params
+            .iter()
+            .filter(|p| !p.kw_only && matches!(p.ty, ParamType::Tensor | ParamType::Scalar))
+            .map(|p| p.name.as_str())
+            .collect()
+    }
+
     /// `add.Tensor`.
     pub fn qualified_name(&self) -> String {
         format!("{}.{}", self.name, self.overload)

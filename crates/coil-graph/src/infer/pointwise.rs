@@ -4,16 +4,50 @@
 
 use super::{Cx, dtype_err, shape_err};
 use crate::meta::broadcast_shapes;
+use crate::ops::DtypeRule;
 use crate::{DEFAULT_FLOAT, DType, GraphError, OpKind, TensorMeta};
+
+/// The output of a kind whose body is one kernel op: its operands broadcast, its dtype by the
+/// table's rule.
+fn kernel_op(cx: &Cx<'_>, rule: DtypeRule) -> Result<Vec<TensorMeta>, GraphError> {
+    let name = &cx.schema.name;
+    let operands = cx.schema.value_operands();
+    // A one-operand op takes a tensor (`relu(1)` is an error); a two-operand one may take a
+    // number for either, as `mul.Tensor(x, 2)` does.
+    if let [only] = operands[..] {
+        cx.meta(only)?;
+    }
+    let (sizes, dtype) = cx.pointwise(&operands)?;
+    let dtype = match rule {
+        DtypeRule::Promote | DtypeRule::Same => dtype,
+        DtypeRule::Bool => DType::Bool,
+        DtypeRule::NoBool if dtype == DType::Bool => {
+            return dtype_err(format!("{name} is not supported on bool tensors"));
+        }
+        DtypeRule::NoBool => dtype,
+        DtypeRule::NoFloat if dtype.is_float() => {
+            return dtype_err(format!(
+                "{name} is only defined for integer and bool tensors, got {dtype}"
+            ));
+        }
+        DtypeRule::NoFloat => dtype,
+        DtypeRule::ToFloat if dtype.is_float() => dtype,
+        DtypeRule::ToFloat => DEFAULT_FLOAT,
+    };
+    Ok(vec![TensorMeta::contiguous(dtype, sizes)])
+}
 
 /// The outputs of a call of `kind`, an op of this family.
 pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
+    if let Some((_, rule)) = kind.kernel_op_rule() {
+        return kernel_op(cx, rule);
+    }
     let b = cx.b;
     let schema = cx.schema;
     let one = |m: TensorMeta| Ok(vec![m]);
     use OpKind::*;
     match kind {
-        Add | Sub | Mul | Maximum | Minimum => {
+        Add | Sub => {
             let (sizes, dtype) = cx.pointwise(&["self", "other"])?;
             if kind == Sub && dtype == DType::Bool {
                 return dtype_err(
@@ -54,25 +88,6 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 return dtype_err(format!("{} is not defined for bool tensors", schema.name));
             }
             one(TensorMeta::contiguous(dtype, sizes))
-        }
-        Pow => {
-            let (sizes, dtype) = cx.pointwise(&["self", "exponent"])?;
-            one(TensorMeta::contiguous(dtype, sizes))
-        }
-        Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr => {
-            let (sizes, _) = cx.pointwise(&["self", "other"])?;
-            one(TensorMeta::contiguous(DType::Bool, sizes))
-        }
-        LogicalNot => one(TensorMeta::contiguous(DType::Bool, cx.meta("self")?.sizes)),
-        BitwiseNot => {
-            let m = cx.meta("self")?;
-            if m.dtype.is_float() {
-                return dtype_err(format!(
-                    "bitwise_not is only defined for integer and bool tensors, got {}",
-                    m.dtype
-                ));
-            }
-            one(TensorMeta::contiguous(m.dtype, m.sizes))
         }
         BitwiseAnd | BitwiseOr | BitwiseXor => {
             let (sizes, dtype) = cx.pointwise(&["self", "other"])?;
@@ -133,36 +148,6 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 ));
             }
             one(TensorMeta::contiguous(m.dtype, m.sizes))
-        }
-        Neg | Relu => {
-            let m = cx.meta("self")?;
-            if m.dtype == DType::Bool {
-                return dtype_err(format!("{} is not supported on bool tensors", schema.name));
-            }
-            one(TensorMeta::contiguous(m.dtype, m.sizes))
-        }
-        Abs => {
-            let m = cx.meta("self")?;
-            one(TensorMeta::contiguous(m.dtype, m.sizes))
-        }
-        Floor | Ceil | Round | Trunc => {
-            let m = cx.meta("self")?;
-            if m.dtype == DType::Bool {
-                return dtype_err(format!(
-                    "{} is not implemented for bool tensors",
-                    schema.name
-                ));
-            }
-            one(TensorMeta::contiguous(m.dtype, m.sizes))
-        }
-        Exp | Log | Log1p | Sqrt | Rsqrt | Sin | Cos | Tanh | Erf | Sigmoid | Reciprocal => {
-            let m = cx.meta("self")?;
-            let dtype = if m.dtype.is_float() {
-                m.dtype
-            } else {
-                DEFAULT_FLOAT
-            };
-            one(TensorMeta::contiguous(dtype, m.sizes))
         }
         Float(f) => {
             let names: &[&str] = if f.arity() == 2 {

@@ -1,7 +1,7 @@
 //! Lowerings of pointwise ops (type promotion, broadcasting, each op's body) and of copies
 //! (`clone`, `_to_copy`, `cat`).
 
-use coil_graph::{Bound, Call, DType, Node, OpKind, ParamType, Scalar, normalize_dim, result_type};
+use coil_graph::{Bound, Call, DType, Node, OpKind, Scalar, normalize_dim, result_type};
 
 use super::scalar_const;
 use crate::body::{Const, ExprId, Op};
@@ -19,6 +19,9 @@ impl Lowerer<'_> {
         let meta = node.meta().clone();
         let out = meta.dtype;
         let kind = call.op.kind();
+        if kind.kernel_op().is_some() {
+            return Ok(vec![self.lower_kernel_op(node, call, b)?]);
+        }
         use OpKind as K;
         let one = |t: TensorId| Ok(vec![t]);
         match kind {
@@ -37,39 +40,6 @@ impl Lowerer<'_> {
                     cx.body.binary(op, a[0], rhs)
                 }))
             }
-            // The kinds whose body is one kernel op (the op-kind table's `= Op`).
-            K::Mul
-            | K::Maximum
-            | K::Minimum
-            | K::Pow
-            | K::Eq
-            | K::Ne
-            | K::Lt
-            | K::Le
-            | K::Gt
-            | K::Ge
-            | K::LogicalAnd
-            | K::LogicalOr
-            | K::LogicalNot
-            | K::BitwiseNot
-            | K::Neg
-            | K::Abs
-            | K::Relu
-            | K::Floor
-            | K::Ceil
-            | K::Round
-            | K::Trunc
-            | K::Exp
-            | K::Log
-            | K::Log1p
-            | K::Sqrt
-            | K::Rsqrt
-            | K::Sin
-            | K::Cos
-            | K::Tanh
-            | K::Erf
-            | K::Sigmoid
-            | K::Reciprocal => one(self.lower_kernel_op(node, call, b)?),
             K::Div => {
                 let x = self.operand(node, b, "self")?;
                 let y = self.operand(node, b, "other")?;
@@ -298,14 +268,7 @@ impl Lowerer<'_> {
             ));
         };
         let out = node.meta().dtype;
-        let names: Vec<&str> = call
-            .op
-            .schema()
-            .params
-            .iter()
-            .filter(|p| !p.kw_only && matches!(p.ty, ParamType::Tensor | ParamType::Scalar))
-            .map(|p| p.name.as_str())
-            .collect();
+        let names = call.op.schema().value_operands();
         let xs = names
             .iter()
             .map(|n| self.operand(node, b, n))
