@@ -418,7 +418,7 @@ pub(crate) trait Float: Num {
     fn tanh(self) -> Self;
     fn erf(self) -> Self;
     /// The integral value `kind` (`Floor`, `Ceil`, `Round` half to even, `Trunc`) picks.
-    fn integral(self, kind: coil_graph::OpKind) -> Self;
+    fn integral(self, op: coil_kernel::Op) -> Self;
 }
 
 impl Float for f32 {
@@ -459,12 +459,11 @@ impl Float for f32 {
         libm::erff(self)
     }
     #[inline(always)]
-    fn integral(self, kind: coil_graph::OpKind) -> Self {
-        use coil_graph::OpKind as K;
-        match kind {
-            K::Floor => f32::floor(self),
-            K::Ceil => f32::ceil(self),
-            K::Round => f32::round_ties_even(self),
+    fn integral(self, op: coil_kernel::Op) -> Self {
+        match op {
+            coil_kernel::Op::Floor => f32::floor(self),
+            coil_kernel::Op::Ceil => f32::ceil(self),
+            coil_kernel::Op::Round => f32::round_ties_even(self),
             _ => f32::trunc(self),
         }
     }
@@ -540,12 +539,11 @@ impl Float for f64 {
         libm::erf(self)
     }
     #[inline(always)]
-    fn integral(self, kind: coil_graph::OpKind) -> Self {
-        use coil_graph::OpKind as K;
-        match kind {
-            K::Floor => f64::floor(self),
-            K::Ceil => f64::ceil(self),
-            K::Round => f64::round_ties_even(self),
+    fn integral(self, op: coil_kernel::Op) -> Self {
+        match op {
+            coil_kernel::Op::Floor => f64::floor(self),
+            coil_kernel::Op::Ceil => f64::ceil(self),
+            coil_kernel::Op::Round => f64::round_ties_even(self),
             _ => f64::trunc(self),
         }
     }

@@ -40,6 +40,7 @@ mod factory;
 mod host;
 mod indexing;
 mod interp;
+mod kernel_op;
 mod matmul;
 mod nn;
 pub mod oracle;

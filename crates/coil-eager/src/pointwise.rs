@@ -18,10 +18,13 @@ pub(crate) fn eval(
     a: &Args<'_>,
     out: &TensorMeta,
 ) -> Result<coil_graph::Tensor, OpError> {
+    if let Some(op) = kind.kernel_op() {
+        return crate::kernel_op::eval(op, a, out);
+    }
     use OpKind::*;
     let dtype = out.dtype;
     match kind {
-        Add | Sub | Mul | Div | Maximum | Minimum | Fmod | Remainder => {
+        Add | Sub | Div | Fmod | Remainder => {
             let (x, y) = (a.value("self")?, a.value("other")?);
             let sizes = broadcast(&[x, y])?;
             with_compute!(dtype, T => {
@@ -56,65 +59,6 @@ pub(crate) fn eval(
                 let s = src::<T>(a.value("src")?, &sizes)?;
                 finish(map1(&sizes, &s, |q| q), dtype, sizes)
             })
-        }
-        Pow => {
-            let (x, e) = (a.value("self")?, a.value("exponent")?);
-            let sizes = broadcast(&[x, e])?;
-            if dtype.is_float() {
-                with_float!(dtype, "pow", T => {
-                    let v = pow_float::<T>(x, e, &sizes)?;
-                    finish(v, dtype, sizes)
-                })
-            } else {
-                with_compute!(dtype, T => {
-                    let v = pow_int::<T>(x, e, &sizes)?;
-                    finish(v, dtype, sizes)
-                })
-            }
-        }
-        Eq | Ne | Lt | Le | Gt | Ge => {
-            let (x, y) = (a.value("self")?, a.value("other")?);
-            let sizes = broadcast(&[x, y])?;
-            let common = common_dtype(&[x, y]);
-            // ATen compares in the 16-bit type itself: a Python number is rounded to it.
-            let as_compared = |v| match v {
-                Value::Scalar(s) => Value::Scalar(s.compared_in(common)),
-                t => t,
-            };
-            let (x, y) = (as_compared(x), as_compared(y));
-            let v = with_compute!(common, T => {
-                let (sx, sy) = (src::<T>(x, &sizes)?, src::<T>(y, &sizes)?);
-                compare::<T>(kind, &sx, &sy, &sizes)
-            });
-            finish(v, dtype, sizes)
-        }
-        LogicalAnd | LogicalOr => {
-            let (x, y) = (a.value("self")?, a.value("other")?);
-            let sizes = broadcast(&[x, y])?;
-            let (sx, sy) = (src::<bool>(x, &sizes)?, src::<bool>(y, &sizes)?);
-            let v = if kind == LogicalAnd {
-                map2(&sizes, &sx, &sy, |p, q| p && q)
-            } else {
-                map2(&sizes, &sx, &sy, |p, q| p || q)
-            };
-            finish(v, dtype, sizes)
-        }
-        LogicalNot => {
-            let x = a.tensor("self")?;
-            let v = map1(x.sizes(), &Src::<bool>::of(x)?, |p| !p);
-            finish(v, dtype, x.sizes().to_vec())
-        }
-        BitwiseNot => {
-            let x = a.tensor("self")?;
-            if dtype == DType::Bool {
-                let v = map1(x.sizes(), &Src::<bool>::of(x)?, |p| !p);
-                return finish(v, dtype, x.sizes().to_vec());
-            }
-            if dtype.is_float() {
-                return fail(format!("bitwise_not is not defined for {dtype}"));
-            }
-            let v = map1(x.sizes(), &Src::<i64>::of(x)?, |p| !p);
-            finish(v, dtype, x.sizes().to_vec())
         }
         BitwiseAnd | BitwiseOr | BitwiseXor => {
             let (x, y) = (a.value("self")?, a.value("other")?);
@@ -216,34 +160,7 @@ pub(crate) fn eval(
                 .collect();
             crate::host::take(x, &offs, coil_graph::Scalar::Int(0), sizes)
         }
-        Neg | Abs | Relu => {
-            let x = a.tensor("self")?;
-            with_compute!(dtype, T => {
-                let s = Src::<T>::of(x)?;
-                let v = match kind {
-                    Neg => map1(x.sizes(), &s, |p: T| Num::neg(p)),
-                    Abs => map1(x.sizes(), &s, |p: T| Num::abs(p)),
-                    _ => map1(x.sizes(), &s, |p: T| p.max_nan(T::ZERO)),
-                };
-                finish(v, dtype, x.sizes().to_vec())
-            })
-        }
-        Floor | Ceil | Round | Trunc => {
-            let x = a.tensor("self")?;
-            if !dtype.is_float() {
-                // The identity on integers, as PyTorch's.
-                return with_compute!(dtype, T => {
-                    let s = Src::<T>::of(x)?;
-                    finish(map1(x.sizes(), &s, |p: T| p), dtype, x.sizes().to_vec())
-                });
-            }
-            with_float!(dtype, kind_name(kind), T => {
-                let s = Src::<T>::of(x)?;
-                finish(map1(x.sizes(), &s, |p: T| p.integral(kind)), dtype, x.sizes().to_vec())
-            })
-        }
-        Exp | Log | Log1p | Sqrt | Rsqrt | Sin | Cos | Tanh | Erf | Sigmoid | Reciprocal | Silu
-        | Gelu => {
+        Silu | Gelu => {
             let x = a.tensor("self")?;
             let tanh_gelu = match a.b.opt_str("approximate") {
                 None | Some("none") => false,
@@ -306,7 +223,7 @@ pub(crate) fn eval(
 }
 
 /// The broadcast sizes of the tensor operands.
-fn broadcast(values: &[Value<'_>]) -> Result<Vec<usize>, OpError> {
+pub(crate) fn broadcast(values: &[Value<'_>]) -> Result<Vec<usize>, OpError> {
     let mut sizes = vec![];
     for v in values {
         if let Value::Tensor(t) = v {
@@ -317,7 +234,7 @@ fn broadcast(values: &[Value<'_>]) -> Result<Vec<usize>, OpError> {
 }
 
 /// `torch.result_type` of the operands: the dtype a comparison computes in.
-fn common_dtype(values: &[Value<'_>]) -> DType {
+pub(crate) fn common_dtype(values: &[Value<'_>]) -> DType {
     let operands: Vec<Operand> = values
         .iter()
         .map(|v| match v {
@@ -332,7 +249,7 @@ fn common_dtype(values: &[Value<'_>]) -> DType {
 }
 
 /// An operand read as `T` over `sizes`.
-fn src<'a, T: Elem>(v: Value<'a>, sizes: &[usize]) -> Result<Src<'a, T>, OpError> {
+pub(crate) fn src<'a, T: Elem>(v: Value<'a>, sizes: &[usize]) -> Result<Src<'a, T>, OpError> {
     match v {
         Value::Tensor(t) => Src::tensor(t, sizes),
         Value::Scalar(s) => Ok(Src::scalar(scalar_as(s), sizes.len())),
@@ -364,9 +281,6 @@ fn arith<E: Num>(
                 (_, false) => map2(sizes, x, y, |p, q| p.sub(alpha.mul(q))),
             }
         }
-        Mul => map2(sizes, x, y, |p, q| p.mul(q)),
-        Maximum => map2(sizes, x, y, |p, q| p.max_nan(q)),
-        Minimum => map2(sizes, x, y, |p, q| p.min_nan(q)),
         Fmod | Remainder => {
             let zero = Cell::new(false);
             let v = map2(sizes, x, y, |p, q| {
@@ -419,20 +333,12 @@ fn arith<E: Num>(
     })
 }
 
-fn compare<E: Num>(kind: OpKind, x: &Src<'_, E>, y: &Src<'_, E>, sizes: &[usize]) -> Vec<bool> {
-    use OpKind::*;
-    match kind {
-        Eq => map2(sizes, x, y, |p, q| p == q),
-        Ne => map2(sizes, x, y, |p, q| p != q),
-        Lt => map2(sizes, x, y, |p, q| p < q),
-        Le => map2(sizes, x, y, |p, q| p <= q),
-        Gt => map2(sizes, x, y, |p, q| p > q),
-        _ => map2(sizes, x, y, |p, q| p >= q),
-    }
-}
-
 /// Float `pow`, with ATen's shortcuts for common scalar exponents.
-fn pow_float<E: Float>(x: Value<'_>, e: Value<'_>, sizes: &[usize]) -> Result<Vec<E>, OpError> {
+pub(crate) fn pow_float<E: Float>(
+    x: Value<'_>,
+    e: Value<'_>,
+    sizes: &[usize],
+) -> Result<Vec<E>, OpError> {
     let sx = src::<E>(x, sizes)?;
     if let (Value::Tensor(_), Value::Scalar(s)) = (x, e) {
         let one = E::ONE;
@@ -454,7 +360,11 @@ fn pow_float<E: Float>(x: Value<'_>, e: Value<'_>, sizes: &[usize]) -> Result<Ve
 }
 
 /// Integer `pow` (bool and integer dtypes).
-fn pow_int<E: Num>(x: Value<'_>, e: Value<'_>, sizes: &[usize]) -> Result<Vec<E>, OpError> {
+pub(crate) fn pow_int<E: Num>(
+    x: Value<'_>,
+    e: Value<'_>,
+    sizes: &[usize],
+) -> Result<Vec<E>, OpError> {
     if let Value::Scalar(s) = e
         && s.to_f64() < 0.0
     {
@@ -475,17 +385,6 @@ fn unary_float<E: Float>(
     let one = E::ONE;
     let half = E::from_const(0.5);
     Some(match kind {
-        Exp => map1(sizes, s, |p: E| p.exp()),
-        Log => map1(sizes, s, |p: E| p.ln()),
-        Log1p => map1(sizes, s, |p: E| p.ln_1p()),
-        Sqrt => map1(sizes, s, |p: E| p.sqrt()),
-        Rsqrt => map1(sizes, s, |p: E| one.div(p.sqrt())),
-        Sin => map1(sizes, s, |p: E| p.sin()),
-        Cos => map1(sizes, s, |p: E| p.cos()),
-        Tanh => map1(sizes, s, |p: E| p.tanh()),
-        Erf => map1(sizes, s, |p: E| p.erf()),
-        Reciprocal => map1(sizes, s, |p: E| one.div(p)),
-        Sigmoid => map1(sizes, s, |p: E| one.div(one.add(p.neg().exp()))),
         Silu => map1(sizes, s, |p: E| p.div(one.add(p.neg().exp()))),
         Gelu if tanh_gelu => {
             // ATen: kBeta = sqrt(2) * (2 / sqrt(pi)) * 0.5, kKappa = 0.044715.

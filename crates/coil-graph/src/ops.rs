@@ -13,8 +13,8 @@ use coil_kernel::Op;
 /// is when it is exactly one and its result's dtype rule (`Mul = Mul / Promote`: that op over
 /// the kind's tensor and number operands in schema order, [`Schema::value_operands`]).
 /// [`OpKind`], [`OpKind::class`], [`OpKind::kernel_op_rule`] and [`OpKind::PLAIN`] come from
-/// it. A one-kernel-op kind needs no inference or lowering code: a new one is a line here, its
-/// schema below, and its eager meaning.
+/// it. A one-kernel-op kind needs no inference, lowering or eager code (coil-eager computes
+/// each kernel op): a new one is a line here and its schema below.
 macro_rules! op_kinds {
     ($($class:ident { $($(#[$doc:meta])* $v:ident $(= $op:ident / $rule:ident)?,)* })*) => {
         /// What an op does, independent of its overload. Closed: adding an op means adding a
