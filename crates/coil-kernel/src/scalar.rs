@@ -117,25 +117,9 @@ pub fn unary(op: Op, a: Scalar, dtype: DType) -> R<Scalar> {
                 }
                 Op::Reciprocal => 1.0 / x,
                 Op::LogicalNot => return Ok(Scalar::B(x == 0.0)),
-                Op::BitwiseNot
-                | Op::Add
-                | Op::Sub
-                | Op::Mul
-                | Op::TrueDiv
-                | Op::FloorDiv
-                | Op::TruncDiv
-                | Op::Pow
-                | Op::Maximum
-                | Op::Minimum
-                | Op::Eq
-                | Op::Ne
-                | Op::Lt
-                | Op::Le
-                | Op::Gt
-                | Op::Ge
-                | Op::LogicalAnd
-                | Op::LogicalOr
-                | Op::Where => return eval_err(format!("{op} of a float")),
+                Op::BitwiseNot | Op::Where | crate::binary_ops!() => {
+                    return eval_err(format!("{op} of a float"));
+                }
             };
             Scalar::F(round_float(y, dtype))
         }
@@ -159,24 +143,8 @@ pub fn unary(op: Op, a: Scalar, dtype: DType) -> R<Scalar> {
                 | Op::Erf
                 | Op::Sigmoid
                 | Op::Reciprocal
-                | Op::Add
-                | Op::Sub
-                | Op::Mul
-                | Op::TrueDiv
-                | Op::FloorDiv
-                | Op::TruncDiv
-                | Op::Pow
-                | Op::Maximum
-                | Op::Minimum
-                | Op::Eq
-                | Op::Ne
-                | Op::Lt
-                | Op::Le
-                | Op::Gt
-                | Op::Ge
-                | Op::LogicalAnd
-                | Op::LogicalOr
-                | Op::Where => {
+                | Op::Where
+                | crate::binary_ops!() => {
                     return unary(op, Scalar::F(i as f64), DType::F64).map(|v| v.cast(dtype));
                 }
             };
@@ -197,24 +165,8 @@ pub fn unary(op: Op, a: Scalar, dtype: DType) -> R<Scalar> {
             | Op::Erf
             | Op::Sigmoid
             | Op::Reciprocal
-            | Op::Add
-            | Op::Sub
-            | Op::Mul
-            | Op::TrueDiv
-            | Op::FloorDiv
-            | Op::TruncDiv
-            | Op::Pow
-            | Op::Maximum
-            | Op::Minimum
-            | Op::Eq
-            | Op::Ne
-            | Op::Lt
-            | Op::Le
-            | Op::Gt
-            | Op::Ge
-            | Op::LogicalAnd
-            | Op::LogicalOr
-            | Op::Where => {
+            | Op::Where
+            | crate::binary_ops!() => {
                 return unary(op, Scalar::I(b as i64), DType::I64).map(|v| v.cast(dtype));
             }
         },
@@ -256,9 +208,7 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
                 Le => return Ok(Scalar::B(x <= y)),
                 Gt => return Ok(Scalar::B(x > y)),
                 Ge => return Ok(Scalar::B(x >= y)),
-                Neg | Abs | Floor | Ceil | Round | Trunc | Exp | Log | Log1p | Sqrt | Rsqrt
-                | Sin | Cos | Tanh | Erf | Sigmoid | Relu | Reciprocal | LogicalNot
-                | BitwiseNot | LogicalAnd | LogicalOr | Where => {
+                LogicalAnd | LogicalOr | Where | crate::unary_ops!() => {
                     return eval_err(format!("{op} of two floats"));
                 }
             };
@@ -295,9 +245,7 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
                 Le => return Ok(Scalar::B(x <= y)),
                 Gt => return Ok(Scalar::B(x > y)),
                 Ge => return Ok(Scalar::B(x >= y)),
-                Neg | Abs | Floor | Ceil | Round | Trunc | Exp | Log | Log1p | Sqrt | Rsqrt
-                | Sin | Cos | Tanh | Erf | Sigmoid | Relu | Reciprocal | LogicalNot
-                | BitwiseNot | LogicalAnd | LogicalOr | Where => {
+                LogicalAnd | LogicalOr | Where | crate::unary_ops!() => {
                     return eval_err(format!("{op} of two integers"));
                 }
             };
@@ -312,9 +260,15 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
             Le => Scalar::B(x <= y),
             Gt => Scalar::B(x & !y),
             Ge => Scalar::B(x >= y),
-            Sub | TrueDiv | FloorDiv | TruncDiv | Pow | LogicalAnd | LogicalOr | Neg | Abs
-            | Floor | Ceil | Round | Trunc | Exp | Log | Log1p | Sqrt | Rsqrt | Sin | Cos
-            | Tanh | Erf | Sigmoid | Relu | Reciprocal | LogicalNot | BitwiseNot | Where => {
+            Sub
+            | TrueDiv
+            | FloorDiv
+            | TruncDiv
+            | Pow
+            | LogicalAnd
+            | LogicalOr
+            | Where
+            | crate::unary_ops!() => {
                 return binary(op, Scalar::I(x as i64), Scalar::I(y as i64), DType::I64)
                     .map(|v| v.cast(dtype));
             }

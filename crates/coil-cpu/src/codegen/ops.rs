@@ -167,27 +167,9 @@ impl<'ctx> Ir<'_, 'ctx> {
                 | Op::Sigmoid,
                 _,
             ) => return Err(err(format!("{op} has no math function on the CPU"))),
-            (
-                Op::Add
-                | Op::Sub
-                | Op::Mul
-                | Op::TrueDiv
-                | Op::FloorDiv
-                | Op::TruncDiv
-                | Op::Pow
-                | Op::Maximum
-                | Op::Minimum
-                | Op::Eq
-                | Op::Ne
-                | Op::Lt
-                | Op::Le
-                | Op::Gt
-                | Op::Ge
-                | Op::LogicalAnd
-                | Op::LogicalOr
-                | Op::Where,
-                _,
-            ) => return Err(err(format!("{op} is not a one-operand op"))),
+            (Op::Where | coil_kernel::binary_ops!(), _) => {
+                return Err(err(format!("{op} is not a one-operand op")));
+            }
         };
         self.convert(r, rdt, to, false)
     }
@@ -255,29 +237,9 @@ impl<'ctx> Ir<'_, 'ctx> {
             Op::Le => return cmp(F::OLE),
             Op::Gt => return cmp(F::OGT),
             Op::Ge => return cmp(F::OGE),
-            Op::Neg
-            | Op::Abs
-            | Op::Floor
-            | Op::Ceil
-            | Op::Round
-            | Op::Trunc
-            | Op::Exp
-            | Op::Log
-            | Op::Log1p
-            | Op::Sqrt
-            | Op::Rsqrt
-            | Op::Sin
-            | Op::Cos
-            | Op::Tanh
-            | Op::Erf
-            | Op::Sigmoid
-            | Op::Relu
-            | Op::Reciprocal
-            | Op::LogicalNot
-            | Op::BitwiseNot
-            | Op::LogicalAnd
-            | Op::LogicalOr
-            | Op::Where => return Err(err(format!("{op} of two floats"))),
+            Op::LogicalAnd | Op::LogicalOr | Op::Where | coil_kernel::unary_ops!() => {
+                return Err(err(format!("{op} of two floats")));
+            }
         };
         Ok((r, None))
     }
@@ -325,29 +287,9 @@ impl<'ctx> Ir<'_, 'ctx> {
             Op::Le => return cmp(I::SLE),
             Op::Gt => return cmp(I::SGT),
             Op::Ge => return cmp(I::SGE),
-            Op::Neg
-            | Op::Abs
-            | Op::Floor
-            | Op::Ceil
-            | Op::Round
-            | Op::Trunc
-            | Op::Exp
-            | Op::Log
-            | Op::Log1p
-            | Op::Sqrt
-            | Op::Rsqrt
-            | Op::Sin
-            | Op::Cos
-            | Op::Tanh
-            | Op::Erf
-            | Op::Sigmoid
-            | Op::Relu
-            | Op::Reciprocal
-            | Op::LogicalNot
-            | Op::BitwiseNot
-            | Op::LogicalAnd
-            | Op::LogicalOr
-            | Op::Where => return Err(err(format!("{op} of two integers"))),
+            Op::LogicalAnd | Op::LogicalOr | Op::Where | coil_kernel::unary_ops!() => {
+                return Err(err(format!("{op} of two integers")));
+            }
         };
         Ok((r, None))
     }
