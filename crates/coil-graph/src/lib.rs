@@ -27,6 +27,7 @@ mod error;
 mod float_fn;
 mod graph;
 mod infer;
+mod kinds;
 mod meta;
 mod ops;
 mod parse;
@@ -47,11 +48,12 @@ pub use infer::{
     conv_geometry, fill_value_of, infer_call, padded_sizes, pool_window, reduction_dims,
     slice_range, spatial_dims,
 };
+pub use kinds::{DtypeRule, OpClass, OpKind};
 pub use meta::{
     Dims, TensorMeta, broadcast_shapes, contiguous_strides, expand_strides, infer_size,
     is_contiguous, last_position, normalize_dim, normalize_dims, view_strides,
 };
-pub use ops::{DtypeRule, OpClass, OpDef, OpKind, OpRef};
+pub use ops::{OpDef, OpRef};
 pub use parse::parse;
 pub use print::print_graph;
 pub use schema::{Bound, Param, ParamType, Returns, Scalar, Schema, ValueArg};

@@ -3,8 +3,8 @@
 //! integers give the default float).
 
 use super::{Cx, dtype_err, shape_err};
+use crate::DtypeRule;
 use crate::meta::broadcast_shapes;
-use crate::ops::DtypeRule;
 use crate::{DEFAULT_FLOAT, DType, GraphError, OpKind, TensorMeta};
 
 /// The output of a kind whose body is one kernel op: its operands broadcast, its dtype by the
