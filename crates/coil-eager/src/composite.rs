@@ -1,7 +1,7 @@
 //! Composite ops PyTorch eager runs as one kernel: `_softmax`, `_log_softmax` (max-subtracted)
 //! and `native_layer_norm` (output, mean and rstd).
 
-use coil_graph::{OpKind, Tensor, TensorMeta, normalize_dim};
+use coil_graph::{CompositeKind, Tensor, TensorMeta, normalize_dim};
 
 use crate::elem::{Elem, Float, Num, Src, finish, gather, with_float};
 use crate::error::{OpError, fail};
@@ -10,17 +10,17 @@ use crate::reduce::{fold_nan, lanes, pairwise_sum};
 
 /// Runs a composite op; `metas` are the node's recorded outputs.
 pub(crate) fn eval(
-    kind: OpKind,
+    kind: CompositeKind,
     a: &Args<'_>,
     metas: &[TensorMeta],
 ) -> Result<Vec<Tensor>, OpError> {
     match kind {
-        OpKind::Softmax | OpKind::LogSoftmax => {
+        CompositeKind::Softmax | CompositeKind::LogSoftmax => {
             let x = a.tensor("self")?;
             let sizes = x.sizes().to_vec();
             let d = normalize_dim(a.b.int("dim")?, sizes.len())?;
             let dtype = metas[0].dtype;
-            let log = kind == OpKind::LogSoftmax;
+            let log = kind == CompositeKind::LogSoftmax;
             // half_to_float only changes the output dtype, which the meta already says.
             let out = with_float!(dtype, "softmax", T => {
                 let s = Src::<T>::of(x)?;
@@ -29,9 +29,10 @@ pub(crate) fn eval(
             })?;
             Ok(vec![out])
         }
-        OpKind::NativeLayerNorm => layer_norm(a, metas),
-        OpKind::BatchNormNoTraining | OpKind::BatchNorm => crate::nn::batch_norm(kind, a, metas),
-        other => fail(format!("{other:?} is not a composite op")),
+        CompositeKind::NativeLayerNorm => layer_norm(a, metas),
+        CompositeKind::BatchNormNoTraining | CompositeKind::BatchNorm => {
+            crate::nn::batch_norm(kind, a, metas)
+        }
     }
 }
 

@@ -88,19 +88,19 @@ pub(crate) fn plain_index(op: &str, i: i64, size: usize) -> Result<usize, OpErro
 /// `flip`, `roll` and `constant_pad_nd`: each result element reads one element of `x` at a
 /// moved position (or, for padding, none: the fill value).
 pub(crate) fn moved(
-    kind: coil_graph::OpKind,
+    kind: coil_graph::CopyKind,
     a: &crate::interp::Args<'_>,
     x: &Tensor,
     out: &coil_graph::TensorMeta,
 ) -> Result<Tensor, OpError> {
-    use coil_graph::OpKind;
+    use coil_graph::CopyKind;
     let sizes = x.sizes().to_vec();
     let n_el = x.numel();
     let xs = strides(&sizes);
     let rank = sizes.len();
     let mut o = Vec::with_capacity(out.sizes.iter().product());
     match kind {
-        OpKind::Flip => {
+        CopyKind::Flip => {
             let dims = coil_graph::normalize_dims(&a.b.int_list("dims")?, rank)?;
             let dims = if a.b.int_list("dims")?.is_empty() {
                 vec![]
@@ -114,7 +114,7 @@ pub(crate) fn moved(
                 o.push(Some(off));
             });
         }
-        OpKind::Roll => {
+        CopyKind::Roll => {
             let shifts = a.b.int_list("shifts")?;
             let dims = a.b.int_list("dims")?;
             if dims.is_empty() {
@@ -165,7 +165,7 @@ pub(crate) fn moved(
         o.push(Some(0));
     }
     let fill = match kind {
-        OpKind::ConstantPadNd => a.b.scalar("value")?,
+        CopyKind::ConstantPadNd => a.b.scalar("value")?,
         _ => coil_graph::Scalar::Int(0),
     };
     take(x, &o, fill, out.sizes.clone())

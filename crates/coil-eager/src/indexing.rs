@@ -3,7 +3,9 @@
 //! checked: one out of range is an error naming the op, the index and the size, never a read
 //! outside a tensor.
 
-use coil_graph::{OpKind, Scalar, Tensor, TensorMeta, advanced_index, normalize_dim};
+use coil_graph::{
+    IndexingKind, Scalar, ScanKind, Tensor, TensorMeta, advanced_index, normalize_dim,
+};
 
 use crate::error::{OpError, fail};
 use crate::host::{
@@ -14,16 +16,15 @@ use crate::interp::Args;
 
 /// Runs an op of the indexing family.
 pub(crate) fn eval(
-    kind: OpKind,
+    kind: IndexingKind,
     a: &Args<'_>,
     metas: &[TensorMeta],
 ) -> Result<Vec<Tensor>, OpError> {
     let out = &metas[0];
     let one = |t: Tensor| Ok(vec![t]);
-    use OpKind::*;
+    use IndexingKind::*;
     match kind {
         Sort | Topk => crate::sort::eval(kind, a, metas),
-        Cumsum | Cumprod => one(scan(kind, a, out)?),
         Embedding => {
             let w = a.tensor("weight")?;
             let idx = indices(a.tensor("indices")?);
@@ -129,8 +130,12 @@ pub(crate) fn eval(
             });
             one(o.into_tensor(out.dtype, out.sizes.clone())?)
         }
-        other => fail(format!("{other:?} is not an indexing op")),
     }
+}
+
+/// Runs an op of the indexing family.
+pub(crate) fn eval_scan(kind: ScanKind, a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
+    scan(kind, a, out)
 }
 
 /// For each position `p` of a box of `sizes` (row-major; `n` counts them), the offset in a
@@ -318,7 +323,7 @@ fn embedding_bag(a: &Args<'_>, metas: &[TensorMeta]) -> Result<Vec<Tensor>, OpEr
 
 /// `cumsum` / `cumprod` along one dim, accumulated in f64 (integers in i64), each partial
 /// result cast to the output dtype.
-fn scan(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
+fn scan(kind: ScanKind, a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
     let x = a.tensor("self")?;
     let sizes = x.sizes();
     let d = normalize_dim(a.b.int("dim")?, sizes.len())?;
@@ -332,7 +337,7 @@ fn scan(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError>
     } else {
         sizes[..d].iter().product()
     };
-    let prod = kind == OpKind::Cumprod;
+    let prod = kind == ScanKind::Cumprod;
     if !out.dtype.is_float() {
         let xv = indices(&x.to_dtype(coil_graph::DType::I64));
         let mut o = xv.clone();

@@ -353,18 +353,21 @@ fn eval(kind: OpKind, args: &Args<'_>, metas: &[TensorMeta]) -> Result<Vec<Tenso
     let Some(first) = metas.first() else {
         return fail("the graph records no outputs for this call");
     };
-    match kind.class() {
-        OpClass::Pointwise => pointwise::eval(kind, args, first).map(|t| vec![t]),
-        OpClass::Reduction => reduce::eval(kind, args, first),
-        OpClass::Composite => composite::eval(kind, args, metas),
-        OpClass::View | OpClass::Copy => views::eval(kind, args, first),
-        OpClass::Factory => factory::eval(kind, args, first).map(|t| vec![t]),
-        OpClass::Extern if kind == OpKind::Convolution => {
-            nn::convolution(args, first).map(|t| vec![t])
-        }
-        OpClass::Extern => matmul::eval(kind, args, first).map(|t| vec![t]),
-        OpClass::Window => nn::pool(kind, args, metas),
-        OpClass::Scan | OpClass::Indexing => indexing::eval(kind, args, metas),
-        OpClass::Check => Ok(vec![]),
+    use coil_graph::OpFamily as F;
+    let one = |t: Tensor| vec![t];
+    match kind.family() {
+        F::KernelOp(op, _) => crate::kernel_op::eval(op, args, first).map(one),
+        F::Float(f) => pointwise::float(f, args, first).map(one),
+        F::Pointwise(k) => pointwise::eval(k, args, first).map(one),
+        F::Reduction(k) => reduce::eval(k, args, first),
+        F::Composite(k) => composite::eval(k, args, metas),
+        F::View(k) => views::eval(k, args),
+        F::Copy(k) => views::eval_copy(k, args, first),
+        F::Factory(k) => factory::eval(k, args, first).map(one),
+        F::Extern(k) => matmul::eval(k, args, first).map(one),
+        F::Window(k) => nn::pool(k, args, metas),
+        F::Scan(k) => indexing::eval_scan(k, args, first).map(one),
+        F::Indexing(k) => indexing::eval(k, args, metas),
+        F::Check(coil_graph::CheckKind::AssertTensorMetadata) => Ok(vec![]),
     }
 }

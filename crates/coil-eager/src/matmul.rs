@@ -2,7 +2,7 @@
 //! transposed and expanded views need no copy). f16/bf16 go through f32, integers through a
 //! plain loop.
 
-use coil_graph::{DType, Dims, OpKind, Tensor, TensorMeta};
+use coil_graph::{DType, Dims, LibraryKind, Tensor, TensorMeta};
 use gemm::Parallelism;
 
 use crate::elem::{Num, Src, finish, scalar_as, with_compute};
@@ -11,20 +11,21 @@ use crate::interp::Args;
 use crate::strided::map1;
 
 /// Runs a matmul; `out` is the node's recorded meta.
-pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
+pub(crate) fn eval(kind: LibraryKind, a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
     let dtype = out.dtype;
     if dtype == DType::Bool {
         return fail("matrix products are not implemented for bool");
     }
     let (lhs, rhs, bias) = match kind {
-        OpKind::Addmm => (
+        LibraryKind::Convolution => return crate::nn::convolution(a, out),
+        LibraryKind::Addmm => (
             a.tensor("mat1")?,
             a.tensor("mat2")?,
             Some((a.tensor("self")?, a.b.scalar("beta")?, a.b.scalar("alpha")?)),
         ),
-        _ => (a.tensor("self")?, a.tensor("mat2")?, None),
+        LibraryKind::Mm | LibraryKind::Bmm => (a.tensor("self")?, a.tensor("mat2")?, None),
     };
-    let rank = if kind == OpKind::Bmm { 3 } else { 2 };
+    let rank = if kind == LibraryKind::Bmm { 3 } else { 2 };
     let (ls, rs) = (lhs.sizes(), rhs.sizes());
     if ls.len() != rank
         || rs.len() != rank

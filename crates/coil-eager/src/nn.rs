@@ -2,7 +2,9 @@
 //! average, adaptive average) and batch norm, with PyTorch's CPU semantics: windows clipped to
 //! the padded input, padding never the max, averages over the window PyTorch counts.
 
-use coil_graph::{OpKind, Tensor, TensorMeta, conv_geometry, pool_window, spatial_dims};
+use coil_graph::{
+    CompositeKind, Tensor, TensorMeta, WindowKind, conv_geometry, pool_window, spatial_dims,
+};
 
 use crate::error::{OpError, fail};
 use crate::host::{for_each_index, i64_tensor, strides, tensor, values};
@@ -90,7 +92,7 @@ pub(crate) fn convolution(a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpEr
 
 /// Runs `max_pool*_with_indices`, `avg_pool*` and `adaptive_avg_pool*`.
 pub(crate) fn pool(
-    kind: OpKind,
+    kind: WindowKind,
     a: &Args<'_>,
     metas: &[TensorMeta],
 ) -> Result<Vec<Tensor>, OpError> {
@@ -111,7 +113,7 @@ pub(crate) fn pool(
     let mut idxs = Vec::new();
     let mut taken: Vec<Option<usize>> = Vec::new();
     match kind {
-        OpKind::AdaptiveAvgPool => {
+        WindowKind::AdaptiveAvgPool => {
             for p in 0..planes {
                 let base = p * in_plane;
                 for_each_index(output, |y| {
@@ -131,9 +133,9 @@ pub(crate) fn pool(
             }
             Ok(vec![tensor(out.dtype, out.sizes.clone(), vals)?])
         }
-        OpKind::MaxPoolWithIndices | OpKind::AvgPool => {
+        WindowKind::MaxPoolWithIndices | WindowKind::AvgPool => {
             let win = pool_window(&a.b, &name, sizes)?;
-            let include_pad = kind == OpKind::AvgPool && a.b.bool("count_include_pad")?;
+            let include_pad = kind == WindowKind::AvgPool && a.b.bool("count_include_pad")?;
             let divisor = a.b.opt_int("divisor_override");
             let taps: Vec<usize> = win.kernel.clone();
             for p in 0..planes {
@@ -161,7 +163,7 @@ pub(crate) fn pool(
                             best_at = Some(off);
                         }
                     });
-                    if kind == OpKind::MaxPoolWithIndices {
+                    if kind == WindowKind::MaxPoolWithIndices {
                         vals.push(best);
                         taken.push(best_at.map(|o| base + o));
                         idxs.push(best_at.unwrap_or(0) as i64);
@@ -184,7 +186,7 @@ pub(crate) fn pool(
                     }
                 });
             }
-            let outs = if kind == OpKind::MaxPoolWithIndices {
+            let outs = if kind == WindowKind::MaxPoolWithIndices {
                 // The max is moved, not converted (64-bit integers keep every bit).
                 vec![
                     crate::host::take(x, &taken, coil_graph::Scalar::Int(0), out.sizes.clone())?,
@@ -195,7 +197,6 @@ pub(crate) fn pool(
             };
             Ok(outs)
         }
-        other => fail(format!("{other:?} is not a pooling op")),
     }
 }
 
@@ -203,7 +204,7 @@ pub(crate) fn pool(
 /// `native_batch_norm`: eval mode normalizes with the running statistics; training mode with
 /// the batch's (biased variance), returning the batch mean and inverse std.
 pub(crate) fn batch_norm(
-    kind: OpKind,
+    kind: CompositeKind,
     a: &Args<'_>,
     metas: &[TensorMeta],
 ) -> Result<Vec<Tensor>, OpError> {
@@ -214,7 +215,7 @@ pub(crate) fn batch_norm(
     let outer = sizes[0];
     let xv = values(x);
     let eps = a.b.float("eps")?;
-    let training = kind == OpKind::BatchNorm && a.b.bool("training")?;
+    let training = kind == CompositeKind::BatchNorm && a.b.bool("training")?;
     let ones = vec![1.0; c];
     let zeros = vec![0.0; c];
     let w = a

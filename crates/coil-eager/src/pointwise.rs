@@ -3,7 +3,7 @@
 
 use std::cell::Cell;
 
-use coil_graph::{DType, OpKind, Operand, TensorMeta, broadcast_shapes, result_type};
+use coil_graph::{DType, Operand, PointwiseKind, TensorMeta, broadcast_shapes, result_type};
 
 use crate::elem::{
     Elem, Float, Num, Src, convert, finish, scalar_as, with_compute, with_elem, with_float,
@@ -14,14 +14,11 @@ use crate::strided::{map1, map2, map3};
 
 /// Runs a pointwise op; `out` is the node's recorded meta.
 pub(crate) fn eval(
-    kind: OpKind,
+    kind: PointwiseKind,
     a: &Args<'_>,
     out: &TensorMeta,
 ) -> Result<coil_graph::Tensor, OpError> {
-    if let Some(op) = kind.kernel_op() {
-        return crate::kernel_op::eval(op, a, out);
-    }
-    use OpKind::*;
+    use PointwiseKind::*;
     let dtype = out.dtype;
     match kind {
         Add | Sub | Div | Fmod | Remainder => {
@@ -32,26 +29,6 @@ pub(crate) fn eval(
                 let v = arith::<T>(kind, a, &sx, &sy, &sizes)?;
                 finish(v, dtype, sizes)
             })
-        }
-        Float(f) => {
-            // The table's reference meaning, in f64, rounded once to the result's dtype.
-            let names: &[&str] = if f.arity() == 2 {
-                &["self", "other"]
-            } else {
-                &["self"]
-            };
-            let values: Vec<Value<'_>> =
-                names.iter().map(|n| a.value(n)).collect::<Result<_, _>>()?;
-            let sizes = broadcast(&values)?;
-            let v = match values.as_slice() {
-                [x] => map1(&sizes, &src::<f64>(*x, &sizes)?, |p| f.reference(&[p])),
-                [x, y] => {
-                    let (sx, sy) = (src::<f64>(*x, &sizes)?, src::<f64>(*y, &sizes)?);
-                    map2(&sizes, &sx, &sy, |p, q| f.reference(&[p, q]))
-                }
-                _ => return fail(format!("{} takes one or two tensors", f.name())),
-            };
-            finish(v, dtype, sizes)
         }
         CopyValues => {
             let sizes = out.sizes.clone();
@@ -218,8 +195,34 @@ pub(crate) fn eval(
             })
         }
         ToCopy => convert(a.tensor("self")?, dtype),
-        other => fail(format!("{other:?} is not a pointwise op")),
     }
+}
+
+/// Runs a float function of the table: its reference meaning, in f64, rounded once to the
+/// result's dtype.
+pub(crate) fn float(
+    f: coil_graph::FloatFn,
+    a: &Args<'_>,
+    out: &TensorMeta,
+) -> Result<coil_graph::Tensor, OpError> {
+    let dtype = out.dtype;
+    // The table's reference meaning, in f64, rounded once to the result's dtype.
+    let names: &[&str] = if f.arity() == 2 {
+        &["self", "other"]
+    } else {
+        &["self"]
+    };
+    let values: Vec<Value<'_>> = names.iter().map(|n| a.value(n)).collect::<Result<_, _>>()?;
+    let sizes = broadcast(&values)?;
+    let v = match values.as_slice() {
+        [x] => map1(&sizes, &src::<f64>(*x, &sizes)?, |p| f.reference(&[p])),
+        [x, y] => {
+            let (sx, sy) = (src::<f64>(*x, &sizes)?, src::<f64>(*y, &sizes)?);
+            map2(&sizes, &sx, &sy, |p, q| f.reference(&[p, q]))
+        }
+        _ => return fail(format!("{} takes one or two tensors", f.name())),
+    };
+    finish(v, dtype, sizes)
 }
 
 /// The broadcast sizes of the tensor operands.
@@ -257,13 +260,13 @@ pub(crate) fn src<'a, T: Elem>(v: Value<'a>, sizes: &[usize]) -> Result<Src<'a, 
 }
 
 fn arith<E: Num>(
-    kind: OpKind,
+    kind: PointwiseKind,
     a: &Args<'_>,
     x: &Src<'_, E>,
     y: &Src<'_, E>,
     sizes: &[usize],
 ) -> Result<Vec<E>, OpError> {
-    use OpKind::*;
+    use PointwiseKind::*;
     Ok(match kind {
         Add | Sub => {
             let alpha = a.b.scalar("alpha")?;
@@ -376,12 +379,12 @@ pub(crate) fn pow_int<E: Num>(
 
 /// A float unary op over `s`; `None` for a kind that is not one.
 fn unary_float<E: Float>(
-    kind: OpKind,
+    kind: PointwiseKind,
     tanh_gelu: bool,
     s: &Src<'_, E>,
     sizes: &[usize],
 ) -> Option<Vec<E>> {
-    use OpKind::*;
+    use PointwiseKind::*;
     let one = E::ONE;
     let half = E::from_const(0.5);
     Some(match kind {
@@ -407,7 +410,7 @@ fn unary_float<E: Float>(
     })
 }
 
-fn kind_name(kind: OpKind) -> String {
+fn kind_name(kind: PointwiseKind) -> String {
     format!("{kind:?}").to_lowercase()
 }
 

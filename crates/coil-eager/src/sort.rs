@@ -2,7 +2,7 @@
 //! order), equal values in their original order (a stable sort; ATen's `sort.stable`, and the
 //! order its CPU `topk` gives ties). `topk(sorted=False)` returns them sorted too.
 
-use coil_graph::{OpKind, Tensor, TensorMeta, normalize_dim};
+use coil_graph::{IndexingKind, Tensor, TensorMeta, normalize_dim};
 
 use crate::error::{OpError, fail};
 use crate::host::{Vals, i64_tensor, take_at};
@@ -10,7 +10,7 @@ use crate::interp::Args;
 
 /// Runs `sort` or `topk`.
 pub(crate) fn eval(
-    kind: OpKind,
+    kind: IndexingKind,
     a: &Args<'_>,
     metas: &[TensorMeta],
 ) -> Result<Vec<Tensor>, OpError> {
@@ -22,7 +22,7 @@ pub(crate) fn eval(
         normalize_dim(a.b.int("dim")?, sizes.len())?
     };
     let len = sizes.get(d).copied().unwrap_or(1);
-    let (descending, k) = if kind == OpKind::Topk {
+    let (descending, k) = if kind == IndexingKind::Topk {
         let k = a.b.int("k")?;
         if k < 0 || k as usize > len {
             return fail(format!(

@@ -2,20 +2,17 @@
 //! `clone`, `cat` and the `reshape` that cannot be a view.
 
 use coil_graph::{
-    DType, Dims, OpKind, Tensor, TensorMeta, contiguous_strides, expand_strides, infer_size,
-    normalize_dim, normalize_dims, slice_range, view_strides,
+    CopyKind, DType, Dims, Tensor, TensorMeta, ViewKind, contiguous_strides, expand_strides,
+    infer_size, normalize_dim, normalize_dims, slice_range, view_strides,
 };
 
 use crate::elem::{Elem, convert, gather, with_elem};
 use crate::error::{OpError, fail};
 use crate::interp::Args;
 
-/// Runs a view or copy op; `out` is the node's recorded meta (of the first output).
-pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Vec<Tensor>, OpError> {
-    use OpKind::*;
-    if kind == Cat {
-        return Ok(vec![cat(a, out.dtype)?]);
-    }
+/// Runs a view op.
+pub(crate) fn eval(kind: ViewKind, a: &Args<'_>) -> Result<Vec<Tensor>, OpError> {
+    use ViewKind::*;
     let x = a.tensor("self")?;
     let rank = x.sizes().len();
     let mut sizes = x.sizes().to_vec();
@@ -185,7 +182,6 @@ pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Vec<T
                 .collect()
         }
         Alias => view(sizes, strides, offset),
-        Clone => Ok(vec![convert(x, x.dtype())?]),
         AsStrided => {
             let size = a.b.int_list("size")?;
             let stride = a.b.int_list("stride")?;
@@ -196,16 +192,29 @@ pub(crate) fn eval(kind: OpKind, a: &Args<'_>, out: &TensorMeta) -> Result<Vec<T
                 at,
             )
         }
-        Flip | Roll | ConstantPadNd => Ok(vec![crate::host::moved(kind, a, x, out)?]),
+    }
+}
+
+/// Runs a copy op; `out` is the node's recorded meta.
+pub(crate) fn eval_copy(
+    kind: CopyKind,
+    a: &Args<'_>,
+    out: &TensorMeta,
+) -> Result<Vec<Tensor>, OpError> {
+    use CopyKind::*;
+    let x = || a.tensor("self");
+    match kind {
+        Cat => Ok(vec![cat(a, out.dtype)?]),
+        Clone => Ok(vec![convert(x()?, x()?.dtype())?]),
+        Flip | Roll | ConstantPadNd => Ok(vec![crate::host::moved(kind, a, x()?, out)?]),
         SliceScatter => {
-            let src = convert(a.tensor("src")?, x.dtype())?;
-            Ok(vec![crate::host::slice_scatter(a, x, &src, out)?])
+            let src = convert(a.tensor("src")?, x()?.dtype())?;
+            Ok(vec![crate::host::slice_scatter(a, x()?, &src, out)?])
         }
         AsStridedScatter => {
-            let src = convert(a.tensor("src")?, x.dtype())?;
-            Ok(vec![crate::host::as_strided_scatter(a, x, &src, out)?])
+            let src = convert(a.tensor("src")?, x()?.dtype())?;
+            Ok(vec![crate::host::as_strided_scatter(a, x()?, &src, out)?])
         }
-        other => fail(format!("{other:?} is not a view or copy op")),
     }
 }
 

@@ -5,34 +5,88 @@
 use crate::FloatFn;
 use coil_kernel::Op;
 
-/// The op-kind table: each kind declared once, under its class, with the kernel op its body
-/// is when it is exactly one and its result's dtype rule (`Mul = Mul / Promote`: that op over
-/// the kind's tensor and number operands in schema order, [`crate::Schema::value_operands`]).
-/// [`OpKind`], [`OpKind::class`], [`OpKind::kernel_op_rule`] and [`OpKind::PLAIN`] come from
-/// it. A one-kernel-op kind needs no inference, lowering or eager code (coil-eager computes
-/// each kernel op): a new one is a line here and its schema below.
+/// The op-kind table: each kind declared once, under its class. The kinds whose body is one
+/// kernel op come first, each with that op and its result's dtype rule (`Mul = Mul / Promote`:
+/// that op over the kind's tensor and number operands in schema order,
+/// [`crate::Schema::value_operands`]); such a kind needs no inference, lowering or eager code
+/// (coil-eager computes each kernel op): a new one is a line here and its schema in `ops.rs`.
+/// Every other class gets an enum of its own kinds ([`ReductionKind`], ...), and
+/// [`OpKind::family`] splits a kind into them, so a stage's code for a class matches that
+/// class's enum exhaustively: a kind added to the table is a compile error wherever its class
+/// is handled and it is not.
 macro_rules! op_kinds {
-    ($($class:ident { $($(#[$doc:meta])* $v:ident $(= $op:ident / $rule:ident)?,)* })*) => {
+    (
+        kernel_ops { $($(#[$kdoc:meta])* $k:ident = $op:ident / $rule:ident,)* }
+        $($class:ident($sub:ident) { $($(#[$doc:meta])* $v:ident,)* })*
+    ) => {
         /// What an op does, independent of its overload. Closed: adding an op means adding a
-        /// variant to the table and handling it in inference and in the interpreter.
+        /// variant to the table, and the compiler then names every place that must handle it.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[allow(missing_docs)]
         pub enum OpKind {
+            $($(#[$kdoc])* $k,)*
             $($($(#[$doc])* $v,)*)*
             /// A float function of the table ([`FloatFn`]: `atan`, `asinh`, `erfc`,
             /// `logaddexp`, ...), lowered from the pointwise ops every backend has.
             Float(FloatFn),
         }
 
+        $(
+            #[doc = concat!("The kinds of class [`OpClass::", stringify!($class),
+                "`] (the one-kernel-op kinds aside), from the op-kind table.")]
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            #[allow(missing_docs)]
+            pub enum $sub {
+                $($(#[$doc])* $v,)*
+            }
+
+            impl From<$sub> for OpKind {
+                fn from(k: $sub) -> OpKind {
+                    match k {
+                        $($sub::$v => OpKind::$v,)*
+                    }
+                }
+            }
+
+            impl PartialEq<OpKind> for $sub {
+                fn eq(&self, other: &OpKind) -> bool {
+                    OpKind::from(*self) == *other
+                }
+            }
+        )*
+
+        /// A kind split by class ([`OpKind::family`]): what a stage matches on to hand each
+        /// class's kinds to that class's code, every kind named.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum OpFamily {
+            /// A pointwise kind whose body is one kernel op, with its dtype rule.
+            KernelOp(Op, DtypeRule),
+            /// A float function, pointwise.
+            Float(FloatFn),
+            $(
+                #[doc = concat!("A kind of class [`OpClass::", stringify!($class), "`].")]
+                $class($sub),
+            )*
+        }
+
         impl OpKind {
             /// Every kind but the float functions' ([`FloatFn::ALL`] lists those).
-            pub const PLAIN: &'static [OpKind] = &[$($(OpKind::$v,)*)*];
+            pub const PLAIN: &'static [OpKind] = &[$(OpKind::$k,)* $($(OpKind::$v,)*)*];
+
+            /// The kind split by class.
+            pub fn family(self) -> OpFamily {
+                match self {
+                    $(OpKind::$k => OpFamily::KernelOp(Op::$op, DtypeRule::$rule),)*
+                    $($(OpKind::$v => OpFamily::$class($sub::$v),)*)*
+                    OpKind::Float(f) => OpFamily::Float(f),
+                }
+            }
 
             /// The op's class.
             pub fn class(self) -> OpClass {
-                match self {
-                    $($(OpKind::$v => OpClass::$class,)*)*
-                    OpKind::Float(_) => OpClass::Pointwise,
+                match self.family() {
+                    OpFamily::KernelOp(..) | OpFamily::Float(_) => OpClass::Pointwise,
+                    $(OpFamily::$class(_) => OpClass::$class,)*
                 }
             }
 
@@ -40,9 +94,9 @@ macro_rules! op_kinds {
             /// result's dtype follows: such a kind needs no inference or lowering code of its
             /// own (`infer/pointwise.rs` and `coil-lower`'s `lower_kernel_op` read these).
             pub fn kernel_op_rule(self) -> Option<(Op, DtypeRule)> {
-                match self {
-                    $($(OpKind::$v => op_kinds!(@op $($op $rule)?),)*)*
-                    OpKind::Float(_) => None,
+                match self.family() {
+                    OpFamily::KernelOp(op, rule) => Some((op, rule)),
+                    _ => None,
                 }
             }
 
@@ -52,22 +106,11 @@ macro_rules! op_kinds {
             }
         }
     };
-    (@op) => { None };
-    (@op $op:ident $rule:ident) => { Some((Op::$op, DtypeRule::$rule)) };
 }
 
 op_kinds! {
-    Pointwise {
-        // Binary arithmetic.
-        Add,
-        Sub,
+    kernel_ops {
         Mul = Mul / Promote,
-        Div,
-        /// `copy.default`: `src` broadcast to `self`'s sizes and cast to its dtype (what
-        /// functionalization makes of `x.copy_(src)`).
-        CopyValues,
-        Fmod,
-        Remainder,
         Pow = Pow / Promote,
         Maximum = Maximum / Promote,
         Minimum = Minimum / Promote,
@@ -82,9 +125,6 @@ op_kinds! {
         LogicalOr = LogicalOr / Bool,
         LogicalNot = LogicalNot / Bool,
         BitwiseNot = BitwiseNot / NoFloat,
-        BitwiseAnd,
-        BitwiseOr,
-        BitwiseXor,
         // Unary.
         Neg = Neg / NoBool,
         Abs = Abs / Same,
@@ -106,6 +146,20 @@ op_kinds! {
         Sigmoid = Sigmoid / ToFloat,
         Relu = Relu / NoBool,
         Reciprocal = Reciprocal / ToFloat,
+    }
+    Pointwise(PointwiseKind) {
+        // Binary arithmetic.
+        Add,
+        Sub,
+        Div,
+        /// `copy.default`: `src` broadcast to `self`'s sizes and cast to its dtype (what
+        /// functionalization makes of `x.copy_(src)`).
+        CopyValues,
+        Fmod,
+        Remainder,
+        BitwiseAnd,
+        BitwiseOr,
+        BitwiseXor,
         Gelu,
         Silu,
         Hardswish,
@@ -122,7 +176,7 @@ op_kinds! {
         Tril,
         Triu,
     }
-    Reduction {
+    Reduction(ReductionKind) {
         Sum,
         Mean,
         Amax,
@@ -135,7 +189,7 @@ op_kinds! {
         Any,
         All,
     }
-    Composite {
+    Composite(CompositeKind) {
         // Composite ops the passes decompose.
         Softmax,
         LogSoftmax,
@@ -143,17 +197,17 @@ op_kinds! {
         BatchNormNoTraining,
         BatchNorm,
     }
-    Scan {
+    Scan(ScanKind) {
         Cumsum,
         Cumprod,
     }
-    Window {
+    Window(WindowKind) {
         // Sliding windows over the trailing (spatial) dims.
         MaxPoolWithIndices,
         AvgPool,
         AdaptiveAvgPool,
     }
-    Indexing {
+    Indexing(IndexingKind) {
         /// `sort` (values and int64 indices along a dim; NaN above every number; stable).
         Sort,
         /// `topk` (the k largest or smallest along a dim, values and int64 indices).
@@ -168,7 +222,7 @@ op_kinds! {
         ScatterAdd,
         IndexPut,
     }
-    View {
+    View(ViewKind) {
         View,
         Reshape,
         UnsafeView,
@@ -184,7 +238,7 @@ op_kinds! {
         Alias,
         AsStrided,
     }
-    Copy {
+    Copy(CopyKind) {
         Clone,
         Cat,
         Flip,
@@ -195,7 +249,7 @@ op_kinds! {
         /// `as_strided` of that copy's (contiguous) storage views.
         AsStridedScatter,
     }
-    Factory {
+    Factory(FactoryKind) {
         // The `_like` and `new_` forms read only their tensor's meta.
         Full,
         Arange,
@@ -203,14 +257,14 @@ op_kinds! {
         FullLike,
         NewFull,
     }
-    Extern {
+    Extern(LibraryKind) {
         // Matmul and convolution.
         Mm,
         Bmm,
         Addmm,
         Convolution,
     }
-    Check {
+    Check(CheckKind) {
         /// Checked when parsed, kept as no node.
         AssertTensorMetadata,
     }

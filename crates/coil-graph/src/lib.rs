@@ -48,7 +48,10 @@ pub use infer::{
     conv_geometry, fill_value_of, infer_call, padded_sizes, pool_window, reduction_dims,
     slice_range, spatial_dims,
 };
-pub use kinds::{DtypeRule, OpClass, OpKind};
+pub use kinds::{
+    CheckKind, CompositeKind, CopyKind, DtypeRule, FactoryKind, IndexingKind, LibraryKind, OpClass,
+    OpFamily, OpKind, PointwiseKind, ReductionKind, ScanKind, ViewKind, WindowKind,
+};
 pub use meta::{
     Dims, TensorMeta, broadcast_shapes, contiguous_strides, expand_strides, infer_size,
     is_contiguous, last_position, normalize_dim, normalize_dims, view_strides,

@@ -4,7 +4,7 @@
 
 use super::{Cx, dtype_err, shape_err};
 use crate::meta::{broadcast_shapes, normalize_dim};
-use crate::{DType, Dims, GraphError, OpKind, TensorMeta};
+use crate::{DType, Dims, GraphError, IndexingKind, ScanKind, TensorMeta};
 
 fn is_index_dtype(d: DType) -> bool {
     matches!(d, DType::I64 | DType::I32)
@@ -74,7 +74,7 @@ pub fn advanced_index(
 }
 
 /// The outputs of a call of `kind`, an op of this family.
-pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
+pub(super) fn infer(cx: &Cx<'_>, kind: IndexingKind) -> Result<Vec<TensorMeta>, GraphError> {
     let b = cx.b;
     let graph = cx.graph;
     let name = cx.schema.name.as_str();
@@ -89,7 +89,7 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
         }
         Ok(m)
     };
-    use OpKind::*;
+    use IndexingKind::*;
     match kind {
         Sort | Topk => {
             let m = cx.meta("self")?;
@@ -115,16 +115,6 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 TensorMeta::contiguous(m.dtype, sizes.clone()),
                 TensorMeta::contiguous(DType::I64, sizes),
             ])
-        }
-        Cumsum | Cumprod => {
-            let m = cx.meta("self")?;
-            normalize_dim(b.int("dim")?, m.rank())?;
-            let dtype = b.opt_dtype("dtype").unwrap_or(if m.dtype.is_float() {
-                m.dtype
-            } else {
-                DType::I64
-            });
-            one(TensorMeta::contiguous(dtype, m.sizes))
         }
         Embedding => {
             let w = cx.meta("weight")?;
@@ -298,9 +288,25 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             }
             one(TensorMeta::contiguous(m.dtype, m.sizes))
         }
-        other => Err(GraphError::Invalid(format!(
-            "{other:?} is not an op of indexing.rs's family"
-        ))),
+    }
+}
+
+/// The outputs of a call of `kind`, an op of this family.
+pub(super) fn infer_scan(cx: &Cx<'_>, kind: ScanKind) -> Result<Vec<TensorMeta>, GraphError> {
+    let b = cx.b;
+    let one = |m: TensorMeta| Ok(vec![m]);
+    use ScanKind::*;
+    match kind {
+        Cumsum | Cumprod => {
+            let m = cx.meta("self")?;
+            normalize_dim(b.int("dim")?, m.rank())?;
+            let dtype = b.opt_dtype("dtype").unwrap_or(if m.dtype.is_float() {
+                m.dtype
+            } else {
+                DType::I64
+            });
+            one(TensorMeta::contiguous(dtype, m.sizes))
+        }
     }
 }
 

@@ -2,14 +2,15 @@
 
 use super::{Cx, dtype_err, shape_err};
 use crate::meta::broadcast_shapes;
-use crate::{Dims, GraphError, OpKind, TensorMeta};
+use crate::{Dims, GraphError, LibraryKind, TensorMeta};
 
 /// The outputs of a call of `kind`, an op of this family.
-pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
+pub(super) fn infer(cx: &Cx<'_>, kind: LibraryKind) -> Result<Vec<TensorMeta>, GraphError> {
     let schema = cx.schema;
     let one = |m: TensorMeta| Ok(vec![m]);
-    use OpKind::*;
+    use LibraryKind::*;
     match kind {
+        Convolution => super::window::convolution(cx),
         Mm | Bmm | Addmm => {
             let (a, w) = match kind {
                 Addmm => (cx.meta("mat1")?, cx.meta("mat2")?),
@@ -58,8 +59,5 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             }
             one(TensorMeta::contiguous(a.dtype, sizes))
         }
-        other => Err(GraphError::Invalid(format!(
-            "{other:?} is not an op of matmul.rs's family"
-        ))),
     }
 }

@@ -15,7 +15,6 @@ pub use indexing::{AdvancedIndex, advanced_index};
 pub use views::padded_sizes;
 pub use window::{ConvGeometry, Window, conv_geometry, pool_window, spatial_dims};
 
-use crate::OpClass;
 use crate::meta::checked_numel;
 use crate::meta::{broadcast_shapes, contiguous_strides, normalize_dims};
 use crate::schema::{Bound, ValueArg};
@@ -39,16 +38,21 @@ pub fn infer_call(graph: &Graph, call: &Call) -> Result<Vec<TensorMeta>, GraphEr
         schema,
     };
     let kind = call.op.kind();
-    let outs = match kind.class() {
-        OpClass::Pointwise => pointwise::infer(&cx, kind),
-        OpClass::Reduction | OpClass::Composite => reduce::infer(&cx, kind),
-        OpClass::View | OpClass::Copy => views::infer(&cx, kind),
-        OpClass::Factory => factory::infer(&cx, kind),
-        OpClass::Extern if kind == crate::OpKind::Convolution => window::infer(&cx, kind),
-        OpClass::Extern => matmul::infer(&cx, kind),
-        OpClass::Window => window::infer(&cx, kind),
-        OpClass::Scan | OpClass::Indexing => indexing::infer(&cx, kind),
-        OpClass::Check => check(&cx),
+    use crate::OpFamily as F;
+    let outs = match kind.family() {
+        F::KernelOp(_, rule) => pointwise::kernel_op(&cx, rule),
+        F::Float(f) => pointwise::float(&cx, f),
+        F::Pointwise(k) => pointwise::infer(&cx, k),
+        F::Reduction(k) => reduce::infer(&cx, k),
+        F::Composite(k) => reduce::infer_composite(&cx, k),
+        F::View(k) => views::infer(&cx, k),
+        F::Copy(k) => views::infer_copy(&cx, k),
+        F::Factory(k) => factory::infer(&cx, k),
+        F::Extern(k) => matmul::infer(&cx, k),
+        F::Window(k) => window::infer(&cx, k),
+        F::Scan(k) => indexing::infer_scan(&cx, k),
+        F::Indexing(k) => indexing::infer(&cx, k),
+        F::Check(crate::CheckKind::AssertTensorMetadata) => check(&cx),
     }?;
     // Inferred results obey the cap annotations do (an `mm` of 2^62 elements is an error, not
     // a meta whose printed text fails to parse).

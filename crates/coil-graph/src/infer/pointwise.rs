@@ -5,11 +5,11 @@
 use super::{Cx, dtype_err, shape_err};
 use crate::DtypeRule;
 use crate::meta::broadcast_shapes;
-use crate::{DEFAULT_FLOAT, DType, GraphError, OpKind, TensorMeta};
+use crate::{DEFAULT_FLOAT, DType, FloatFn, GraphError, PointwiseKind, TensorMeta};
 
 /// The output of a kind whose body is one kernel op: its operands broadcast, its dtype by the
 /// table's rule.
-fn kernel_op(cx: &Cx<'_>, rule: DtypeRule) -> Result<Vec<TensorMeta>, GraphError> {
+pub(super) fn kernel_op(cx: &Cx<'_>, rule: DtypeRule) -> Result<Vec<TensorMeta>, GraphError> {
     let name = &cx.schema.name;
     let operands = cx.schema.value_operands();
     // A one-operand op takes a tensor (`relu(1)` is an error); a two-operand one may take a
@@ -38,14 +38,11 @@ fn kernel_op(cx: &Cx<'_>, rule: DtypeRule) -> Result<Vec<TensorMeta>, GraphError
 }
 
 /// The outputs of a call of `kind`, an op of this family.
-pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
-    if let Some((_, rule)) = kind.kernel_op_rule() {
-        return kernel_op(cx, rule);
-    }
+pub(super) fn infer(cx: &Cx<'_>, kind: PointwiseKind) -> Result<Vec<TensorMeta>, GraphError> {
     let b = cx.b;
     let schema = cx.schema;
     let one = |m: TensorMeta| Ok(vec![m]);
-    use OpKind::*;
+    use PointwiseKind::*;
     match kind {
         Add | Sub => {
             let (sizes, dtype) = cx.pointwise(&["self", "other"])?;
@@ -149,23 +146,6 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             }
             one(TensorMeta::contiguous(m.dtype, m.sizes))
         }
-        Float(f) => {
-            let names: &[&str] = if f.arity() == 2 {
-                &["self", "other"]
-            } else {
-                &["self"]
-            };
-            let (sizes, dtype) = cx.pointwise(names)?;
-            if f.floats_only() && !dtype.is_float() {
-                return dtype_err(format!("\"{}\" not implemented for {dtype}", f.name()));
-            }
-            let dtype = if dtype.is_float() {
-                dtype
-            } else {
-                DEFAULT_FLOAT
-            };
-            one(TensorMeta::contiguous(dtype, sizes))
-        }
         Gelu | Silu => {
             let m = cx.meta("self")?;
             if !m.dtype.is_float() {
@@ -220,8 +200,24 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 m.sizes,
             ))
         }
-        other => Err(GraphError::Invalid(format!(
-            "{other:?} is not an op of pointwise.rs's family"
-        ))),
     }
+}
+
+/// The output of a float function of the table: its operands broadcast, a float result.
+pub(super) fn float(cx: &Cx<'_>, f: FloatFn) -> Result<Vec<TensorMeta>, GraphError> {
+    let names: &[&str] = if f.arity() == 2 {
+        &["self", "other"]
+    } else {
+        &["self"]
+    };
+    let (sizes, dtype) = cx.pointwise(names)?;
+    if f.floats_only() && !dtype.is_float() {
+        return dtype_err(format!("\"{}\" not implemented for {dtype}", f.name()));
+    }
+    let dtype = if dtype.is_float() {
+        dtype
+    } else {
+        DEFAULT_FLOAT
+    };
+    Ok(vec![TensorMeta::contiguous(dtype, sizes)])
 }

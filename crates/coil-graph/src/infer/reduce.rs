@@ -3,15 +3,14 @@
 
 use super::{Cx, dtype_err, reduced, reduction_dims, shape_err};
 use crate::meta::normalize_dim;
-use crate::{DType, Dims, GraphError, OpKind, TensorMeta};
+use crate::{CompositeKind, DType, Dims, GraphError, ReductionKind, TensorMeta};
 
 /// The outputs of a call of `kind`, an op of this family.
-pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
+pub(super) fn infer(cx: &Cx<'_>, kind: ReductionKind) -> Result<Vec<TensorMeta>, GraphError> {
     let b = cx.b;
     let schema = cx.schema;
-    let graph = cx.graph;
     let one = |m: TensorMeta| Ok(vec![m]);
-    use OpKind::*;
+    use ReductionKind::*;
     match kind {
         Sum | Prod => {
             let m = cx.meta("self")?;
@@ -41,6 +40,54 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             let (dims, keepdim) = super::any_all_dims(b, m.rank())?;
             one(reduced(&m, &dims, keepdim, DType::Bool))
         }
+        Amax | Amin => {
+            let m = cx.meta("self")?;
+            let (dims, keepdim) = reduction_dims(b, m.rank())?;
+            one(reduced(&m, &dims, keepdim, m.dtype))
+        }
+        Var | VarMean => {
+            let m = cx.meta("self")?;
+            if !m.dtype.is_float() {
+                return dtype_err(format!(
+                    "{} needs a floating-point input, got {}",
+                    schema.name, m.dtype
+                ));
+            }
+            let (dims, keepdim) = reduction_dims(b, m.rank())?;
+            let out = reduced(&m, &dims, keepdim, m.dtype);
+            if kind == Var {
+                one(out)
+            } else {
+                Ok(vec![out.clone(), out])
+            }
+        }
+        Argmax | Argmin => {
+            let m = cx.meta("self")?;
+            let keepdim = b.bool("keepdim")?;
+            let out = match b.opt_int("dim") {
+                Some(d) => reduced(&m, &[normalize_dim(d, m.rank())?], keepdim, DType::I64),
+                None if keepdim => TensorMeta::contiguous(DType::I64, vec![1; m.rank()]),
+                None => TensorMeta::contiguous(DType::I64, vec![]),
+            };
+            if m.numel() == 0 {
+                return shape_err(format!("{}(): expected a non-empty input", schema.name));
+            }
+            one(out)
+        }
+    }
+}
+
+/// The outputs of a call of `kind`, an op of this family.
+pub(super) fn infer_composite(
+    cx: &Cx<'_>,
+    kind: CompositeKind,
+) -> Result<Vec<TensorMeta>, GraphError> {
+    let b = cx.b;
+    let schema = cx.schema;
+    let graph = cx.graph;
+    let one = |m: TensorMeta| Ok(vec![m]);
+    use CompositeKind::*;
+    match kind {
         BatchNormNoTraining | BatchNorm => {
             let m = cx.meta("input")?;
             if m.rank() < 2 {
@@ -82,40 +129,6 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 TensorMeta::contiguous(stat_dtype, stat.clone()),
                 TensorMeta::contiguous(stat_dtype, stat),
             ])
-        }
-        Amax | Amin => {
-            let m = cx.meta("self")?;
-            let (dims, keepdim) = reduction_dims(b, m.rank())?;
-            one(reduced(&m, &dims, keepdim, m.dtype))
-        }
-        Var | VarMean => {
-            let m = cx.meta("self")?;
-            if !m.dtype.is_float() {
-                return dtype_err(format!(
-                    "{} needs a floating-point input, got {}",
-                    schema.name, m.dtype
-                ));
-            }
-            let (dims, keepdim) = reduction_dims(b, m.rank())?;
-            let out = reduced(&m, &dims, keepdim, m.dtype);
-            if kind == Var {
-                one(out)
-            } else {
-                Ok(vec![out.clone(), out])
-            }
-        }
-        Argmax | Argmin => {
-            let m = cx.meta("self")?;
-            let keepdim = b.bool("keepdim")?;
-            let out = match b.opt_int("dim") {
-                Some(d) => reduced(&m, &[normalize_dim(d, m.rank())?], keepdim, DType::I64),
-                None if keepdim => TensorMeta::contiguous(DType::I64, vec![1; m.rank()]),
-                None => TensorMeta::contiguous(DType::I64, vec![]),
-            };
-            if m.numel() == 0 {
-                return shape_err(format!("{}(): expected a non-empty input", schema.name));
-            }
-            one(out)
         }
         Softmax | LogSoftmax => {
             let m = cx.meta("self")?;
@@ -181,8 +194,5 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 TensorMeta::contiguous(stat_dtype, stat_sizes),
             ])
         }
-        other => Err(GraphError::Invalid(format!(
-            "{other:?} is not an op of reduce.rs's family"
-        ))),
     }
 }

@@ -7,14 +7,14 @@ use crate::meta::{
     checked_numel, expand_strides, infer_size, last_position, normalize_dim, normalize_dims,
     view_strides,
 };
-use crate::{Dims, GraphError, OpKind, Operand, TensorMeta, result_type};
+use crate::{CopyKind, Dims, GraphError, Operand, TensorMeta, ViewKind, result_type};
 
 /// The outputs of a call of `kind`, an op of this family.
-pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
+pub(super) fn infer(cx: &Cx<'_>, kind: ViewKind) -> Result<Vec<TensorMeta>, GraphError> {
     let b = cx.b;
     let graph = cx.graph;
     let one = |m: TensorMeta| Ok(vec![m]);
-    use OpKind::*;
+    use ViewKind::*;
     match kind {
         View | UnsafeView | Reshape => {
             let m = cx.meta("self")?;
@@ -194,6 +194,60 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 .collect())
         }
         Alias => one(cx.meta("self")?),
+        AsStrided => {
+            let m = cx.meta("self")?;
+            let size = b.int_list("size")?;
+            let stride = b.int_list("stride")?;
+            if size.len() != stride.len() {
+                return shape_err(format!(
+                    "as_strided: mismatch in length of strides and shape ({} and {})",
+                    stride.len(),
+                    size.len()
+                ));
+            }
+            if size.iter().chain(&stride).any(|&v| v < 0) {
+                return shape_err(format!(
+                    "as_strided: negative sizes or strides are not supported (size {size:?}, stride {stride:?})"
+                ));
+            }
+            let sizes: Vec<usize> = size.iter().map(|&v| v as usize).collect();
+            checked_numel(&sizes)?;
+            let strides: Vec<usize> = stride.iter().map(|&v| v as usize).collect();
+            let offset = b.opt_int("storage_offset").unwrap_or(0);
+            if offset < 0 {
+                return shape_err(format!("as_strided: negative storage offset {offset}"));
+            }
+            // The view reads the storage behind the input's views (in coil's model the
+            // storage base's elements, row-major): it must stay inside them. An implicit
+            // offset (the input's own) is checked where it is known, in the lowering.
+            let base = graph.node(graph.storage_base(b.tensor("self")?)).meta();
+            let last = last_position(&sizes, &strides, offset as usize);
+            if let Some(extent) = last.filter(|&l| l >= base.numel()) {
+                return shape_err(format!(
+                    "as_strided: size {} with stride {} at offset {offset} reads past the storage \
+                     of {} elements behind the input {} (its last element would be at {extent})",
+                    Dims(&sizes),
+                    Dims(&strides),
+                    base.numel(),
+                    Dims(&m.sizes)
+                ));
+            }
+            one(TensorMeta {
+                dtype: m.dtype,
+                sizes,
+                strides,
+            })
+        }
+    }
+}
+
+/// The outputs of a call of `kind`, an op of this family.
+pub(super) fn infer_copy(cx: &Cx<'_>, kind: CopyKind) -> Result<Vec<TensorMeta>, GraphError> {
+    let b = cx.b;
+    let graph = cx.graph;
+    let one = |m: TensorMeta| Ok(vec![m]);
+    use CopyKind::*;
+    match kind {
         Clone => {
             let m = cx.meta("self")?;
             one(TensorMeta::contiguous(m.dtype, m.sizes))
@@ -289,50 +343,6 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             checked_numel(&sizes)?;
             one(TensorMeta::contiguous(m.dtype, sizes))
         }
-        AsStrided => {
-            let m = cx.meta("self")?;
-            let size = b.int_list("size")?;
-            let stride = b.int_list("stride")?;
-            if size.len() != stride.len() {
-                return shape_err(format!(
-                    "as_strided: mismatch in length of strides and shape ({} and {})",
-                    stride.len(),
-                    size.len()
-                ));
-            }
-            if size.iter().chain(&stride).any(|&v| v < 0) {
-                return shape_err(format!(
-                    "as_strided: negative sizes or strides are not supported (size {size:?}, stride {stride:?})"
-                ));
-            }
-            let sizes: Vec<usize> = size.iter().map(|&v| v as usize).collect();
-            checked_numel(&sizes)?;
-            let strides: Vec<usize> = stride.iter().map(|&v| v as usize).collect();
-            let offset = b.opt_int("storage_offset").unwrap_or(0);
-            if offset < 0 {
-                return shape_err(format!("as_strided: negative storage offset {offset}"));
-            }
-            // The view reads the storage behind the input's views (in coil's model the
-            // storage base's elements, row-major): it must stay inside them. An implicit
-            // offset (the input's own) is checked where it is known, in the lowering.
-            let base = graph.node(graph.storage_base(b.tensor("self")?)).meta();
-            let last = last_position(&sizes, &strides, offset as usize);
-            if let Some(extent) = last.filter(|&l| l >= base.numel()) {
-                return shape_err(format!(
-                    "as_strided: size {} with stride {} at offset {offset} reads past the storage \
-                     of {} elements behind the input {} (its last element would be at {extent})",
-                    Dims(&sizes),
-                    Dims(&strides),
-                    base.numel(),
-                    Dims(&m.sizes)
-                ));
-            }
-            one(TensorMeta {
-                dtype: m.dtype,
-                sizes,
-                strides,
-            })
-        }
         Cat => {
             let parts = b.tensors("tensors")?;
             if parts.is_empty() {
@@ -384,9 +394,6 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
             checked_numel(&sizes)?;
             one(TensorMeta::contiguous(dtype, sizes))
         }
-        other => Err(GraphError::Invalid(format!(
-            "{other:?} is not an op of views.rs's family"
-        ))),
     }
 }
 

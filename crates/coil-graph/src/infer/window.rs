@@ -5,7 +5,7 @@
 
 use super::{Cx, dtype_err, shape_err};
 use crate::schema::Bound;
-use crate::{DType, Dims, GraphError, OpKind, TensorMeta};
+use crate::{DType, Dims, GraphError, TensorMeta, WindowKind};
 
 /// A pooling window over the trailing `n` (spatial) dims of an input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -341,33 +341,12 @@ pub fn conv_geometry(b: &Bound<'_>, x: &[usize], w: &[usize]) -> Result<ConvGeom
     })
 }
 
-/// The outputs of a call of `kind`, an op of this family (and `convolution`).
-pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphError> {
+/// The outputs of a call of `kind`, an op of this family.
+pub(super) fn infer(cx: &Cx<'_>, kind: WindowKind) -> Result<Vec<TensorMeta>, GraphError> {
     let b = cx.b;
     let name = cx.schema.name.as_str();
-    use OpKind::*;
+    use WindowKind::*;
     match kind {
-        Convolution => {
-            let x = cx.meta("input")?;
-            let w = cx.meta("weight")?;
-            if !x.dtype.is_float() || x.dtype != w.dtype {
-                return dtype_err(format!(
-                    "convolution: input ({}) and weight ({}) must have the same floating-point dtype",
-                    x.dtype, w.dtype
-                ));
-            }
-            let g = conv_geometry(b, &x.sizes, &w.sizes)?;
-            if let Some(bias) = b.opt_tensor("bias") {
-                let bm = cx.graph.node(bias).meta();
-                if bm.sizes != [g.out_channels] || bm.dtype != x.dtype {
-                    return shape_err(format!(
-                        "convolution: expected bias to be {}[{}], got {bm}",
-                        x.dtype, g.out_channels
-                    ));
-                }
-            }
-            Ok(vec![TensorMeta::contiguous(x.dtype, g.out_sizes())])
-        }
         MaxPoolWithIndices | AvgPool => {
             let m = cx.meta("self")?;
             if kind == AvgPool && !m.dtype.is_float() && m.dtype != DType::I64 {
@@ -426,8 +405,29 @@ pub(super) fn infer(cx: &Cx<'_>, kind: OpKind) -> Result<Vec<TensorMeta>, GraphE
                 .collect();
             Ok(vec![TensorMeta::contiguous(m.dtype, sizes)])
         }
-        other => Err(GraphError::Invalid(format!(
-            "{other:?} is not an op of window.rs's family"
-        ))),
     }
+}
+
+/// The output of a `convolution` (an extern, whose geometry the pools share).
+pub(super) fn convolution(cx: &Cx<'_>) -> Result<Vec<TensorMeta>, GraphError> {
+    let b = cx.b;
+    let x = cx.meta("input")?;
+    let w = cx.meta("weight")?;
+    if !x.dtype.is_float() || x.dtype != w.dtype {
+        return dtype_err(format!(
+            "convolution: input ({}) and weight ({}) must have the same floating-point dtype",
+            x.dtype, w.dtype
+        ));
+    }
+    let g = conv_geometry(b, &x.sizes, &w.sizes)?;
+    if let Some(bias) = b.opt_tensor("bias") {
+        let bm = cx.graph.node(bias).meta();
+        if bm.sizes != [g.out_channels] || bm.dtype != x.dtype {
+            return shape_err(format!(
+                "convolution: expected bias to be {}[{}], got {bm}",
+                x.dtype, g.out_channels
+            ));
+        }
+    }
+    Ok(vec![TensorMeta::contiguous(x.dtype, g.out_sizes())])
 }

@@ -1,6 +1,7 @@
 //! Lowerings of factories (`full`, `scalar_tensor`, `arange`): bodies of the index alone.
 
-use coil_graph::{Bound, Call, DType, Node, OpKind, arange_params};
+use coil_graph::FactoryKind;
+use coil_graph::{Bound, Call, DType, Node, arange_params};
 
 use super::scalar_const;
 use crate::body::{Const, Op};
@@ -13,12 +14,12 @@ impl Lowerer<'_> {
         &mut self,
         node: &Node,
         call: &Call,
+        kind: FactoryKind,
         b: &Bound<'_>,
     ) -> Result<Vec<TensorId>> {
         let meta = node.meta().clone();
         let out = meta.dtype;
-        let kind = call.op.kind();
-        use OpKind as K;
+        use FactoryKind as K;
         let one = |t: TensorId| Ok(vec![t]);
         match kind {
             K::Full | K::FullLike | K::NewFull => {
@@ -53,11 +54,6 @@ impl Lowerer<'_> {
                 };
                 one(self.finish_pointwise(node, cx, root, out))
             }
-            other => Err(Self::unsupported(
-                node,
-                call,
-                format!("{other:?} is not a factory"),
-            )),
         }
     }
 }

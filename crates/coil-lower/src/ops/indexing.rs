@@ -9,7 +9,8 @@
 //! Writes at indirect positions (`scatter`, `index_put`) and `_embedding_bag` stay host
 //! fallbacks.
 
-use coil_graph::{Bound, Call, DType, Node, OpKind, advanced_index, normalize_dim};
+use coil_graph::IndexingKind;
+use coil_graph::{Bound, Call, DType, Node, advanced_index, normalize_dim};
 
 use crate::index::IndexExpr;
 use crate::ir::{IndexCheck, TensorId};
@@ -49,14 +50,20 @@ impl Lowerer<'_> {
         &mut self,
         node: &Node,
         call: &Call,
+        kind: IndexingKind,
         b: &Bound<'_>,
     ) -> Result<Vec<TensorId>> {
+        use IndexingKind as I;
+        if let I::EmbeddingBag | I::Scatter | I::ScatterAdd | I::IndexPut | I::Sort | I::Topk = kind
+        {
+            return self.lower_fallback(node, call);
+        }
         let meta = node.meta().clone();
         let gerr = |e| Self::graph_err(node, e);
         let mut cx = BodyCx::new(&meta.sizes);
         let out_idx = cx.idx.clone();
-        let root = match call.op.kind() {
-            OpKind::Embedding => {
+        let root = match kind {
+            I::Embedding => {
                 // out[i..., j...] = weight[indices[i...], j...]
                 let w = self.tensor(node, b, "weight")?;
                 let idx = self.tensor(node, b, "indices")?;
@@ -67,7 +74,7 @@ impl Lowerer<'_> {
                 at.extend_from_slice(&out_idx[rank_i..]);
                 self.load_at(&mut cx, w, &at, None)
             }
-            OpKind::IndexSelect => {
+            I::IndexSelect => {
                 let x = self.tensor(node, b, "self")?;
                 let idx = self.tensor(node, b, "index")?;
                 let sizes = self.g.tensors[x].sizes.clone();
@@ -92,7 +99,7 @@ impl Lowerer<'_> {
                     self.load_at(&mut cx, x, &xi, None)
                 }
             }
-            OpKind::Gather => {
+            I::Gather => {
                 // out[p] = self[p with dim d replaced by index[p]]
                 let x = self.tensor(node, b, "self")?;
                 let idx = self.tensor(node, b, "index")?;
@@ -109,7 +116,7 @@ impl Lowerer<'_> {
                 }
                 self.load_at(&mut cx, x, &xi, None)
             }
-            OpKind::Index => {
+            I::Index => {
                 let x = self.tensor(node, b, "self")?;
                 let sizes = self.g.tensors[x].sizes.clone();
                 let list = b.opt_tensors("indices").map_err(gerr)?;
@@ -151,12 +158,8 @@ impl Lowerer<'_> {
                 }
                 self.load_at(&mut cx, x, &xi, None)
             }
-            other => {
-                return Err(Self::unsupported(
-                    node,
-                    call,
-                    format!("{other:?} is not an indirect-indexing op"),
-                ));
+            I::EmbeddingBag | I::Scatter | I::ScatterAdd | I::IndexPut | I::Sort | I::Topk => {
+                return self.lower_fallback(node, call);
             }
         };
         let dtype: DType = meta.dtype;

@@ -4,6 +4,7 @@
 //! read by pointwise ops goes into the library call ([`MatmulOp::Addmm`]), as Inductor keeps
 //! such an `addmm` an extern kernel.
 
+use coil_graph::LibraryKind;
 use coil_graph::{Arg, Bound, Call, DType, Node, NodeId, NodeKind, OpClass, OpKind, Scalar};
 
 use super::{Val, scalar_const};
@@ -113,14 +114,15 @@ impl Lowerer<'_> {
         &mut self,
         node: &Node,
         call: &Call,
+        kind: LibraryKind,
         b: &Bound<'_>,
     ) -> Result<Vec<TensorId>> {
         let meta = node.meta().clone();
         let out = meta.dtype;
-        let kind = call.op.kind();
-        use OpKind as K;
+        use LibraryKind as K;
         let one = |t: TensorId| Ok(vec![t]);
         match kind {
+            K::Convolution => self.lower_convolution(node, call, b),
             K::Mm | K::Bmm => {
                 let x = self.tensor(node, b, "self")?;
                 let w = self.tensor(node, b, "mat2")?;
@@ -172,11 +174,6 @@ impl Lowerer<'_> {
                     r
                 }))
             }
-            other => Err(Self::unsupported(
-                node,
-                call,
-                format!("{other:?} is not a matmul"),
-            )),
         }
     }
 }

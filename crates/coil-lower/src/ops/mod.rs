@@ -147,30 +147,33 @@ impl Lowerer<'_> {
         if let Some(t) = self.try_addmm_extern(node, call, b)? {
             return Ok(vec![t]);
         }
-        use coil_graph::OpKind as K;
-        match call.op.kind() {
-            K::BatchNormNoTraining | K::BatchNorm => return self.lower_batch_norm(node, call, b),
-            K::MaxPoolWithIndices | K::AvgPool | K::AdaptiveAvgPool => {
-                return self.lower_pool(node, call, b);
+        use coil_graph::{CompositeKind as Cm, CopyKind as Co, OpFamily as F};
+        let one = |t: TensorId| Ok(vec![t]);
+        match call.op.kind().family() {
+            F::KernelOp(op, _) => one(self.lower_kernel_op(node, call, op, b)?),
+            F::Float(f) => one(self.lower_float(node, f, b)?),
+            F::Pointwise(k) => self.lower_pointwise(node, call, k, b),
+            F::Reduction(k) => self.lower_reduction(node, k, b),
+            F::Composite(Cm::BatchNormNoTraining | Cm::BatchNorm) => {
+                self.lower_batch_norm(node, call, b)
             }
-            K::Flip | K::Roll | K::ConstantPadNd => return self.lower_moved(node, call, b),
-            K::SliceScatter => return self.lower_slice_scatter(node, b),
-            K::Convolution => return self.lower_convolution(node, call, b),
-            K::AsStrided => return self.lower_as_strided(node, call, b),
-            K::Cumsum | K::Cumprod => return self.lower_scan(node, call, b),
-            K::Embedding | K::IndexSelect | K::Gather | K::Index => {
-                return self.lower_indexing(node, call, b);
+            F::Composite(Cm::Softmax | Cm::LogSoftmax | Cm::NativeLayerNorm) => {
+                Err(LowerError::NeedsDecomposition {
+                    node: node.name.clone(),
+                    op: call.op,
+                })
             }
-            _ => {}
-        }
-        use coil_graph::OpClass as C;
-        match call.op.kind().class() {
-            C::Pointwise | C::Copy => self.lower_pointwise(node, call, b),
-            C::Reduction | C::Composite => self.lower_reduction(node, call, b),
-            C::View => self.lower_view(node, call, b),
-            C::Factory => self.lower_factory(node, call, b),
-            C::Extern => self.lower_matmul(node, call, b),
-            C::Scan | C::Window | C::Indexing | C::Check => self.lower_fallback(node, call),
+            F::Window(_) => self.lower_pool(node, call, b),
+            F::Copy(Co::Flip | Co::Roll | Co::ConstantPadNd) => self.lower_moved(node, call, b),
+            F::Copy(Co::SliceScatter) => self.lower_slice_scatter(node, b),
+            F::Copy(Co::Clone) => one(self.lower_clone(node, b)?),
+            F::Copy(Co::Cat) => one(self.cat(node, b)?),
+            F::Extern(k) => self.lower_matmul(node, call, k, b),
+            F::View(k) => self.lower_view(node, call, k, b),
+            F::Factory(k) => self.lower_factory(node, call, k, b),
+            F::Scan(_) => self.lower_scan(node, call, b),
+            F::Indexing(k) => self.lower_indexing(node, call, k, b),
+            F::Copy(Co::AsStridedScatter) | F::Check(_) => self.lower_fallback(node, call),
         }
     }
 }
@@ -178,16 +181,23 @@ impl Lowerer<'_> {
 /// Whether `kind` has a lowering to loop-level IR; the others run as host fallbacks
 /// ([`crate::ExternKind::Fallback`]), which is how op coverage grows: the eager version first.
 pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
-    use coil_graph::OpKind::*;
-    !matches!(
-        kind,
-        EmbeddingBag
-            | Scatter
-            | ScatterAdd
-            | IndexPut
-            | AssertTensorMetadata
-            | Sort
-            | Topk
-            | AsStridedScatter
-    )
+    use coil_graph::{CheckKind as Ch, CopyKind as Co, IndexingKind as I, OpFamily as F};
+    match kind.family() {
+        F::Indexing(I::Embedding | I::Index | I::IndexSelect | I::Gather) => true,
+        F::Indexing(
+            I::EmbeddingBag | I::Scatter | I::ScatterAdd | I::IndexPut | I::Sort | I::Topk,
+        ) => false,
+        F::Copy(Co::AsStridedScatter) | F::Check(Ch::AssertTensorMetadata) => false,
+        F::KernelOp(..)
+        | F::Float(_)
+        | F::Pointwise(_)
+        | F::Reduction(_)
+        | F::Composite(_)
+        | F::Window(_)
+        | F::Copy(_)
+        | F::Extern(_)
+        | F::View(_)
+        | F::Factory(_)
+        | F::Scan(_) => true,
+    }
 }

@@ -1,7 +1,8 @@
 //! Lowerings of pointwise ops (type promotion, broadcasting, each op's body) and of copies
 //! (`clone`, `_to_copy`, `cat`).
 
-use coil_graph::{Bound, Call, DType, Node, OpKind, Scalar, normalize_dim, result_type};
+use coil_graph::{Bound, Call, DType, Node, Scalar, normalize_dim, result_type};
+use coil_graph::{FloatFn, PointwiseKind};
 
 use super::scalar_const;
 use crate::body::{Const, ExprId, Op};
@@ -14,15 +15,12 @@ impl Lowerer<'_> {
         &mut self,
         node: &Node,
         call: &Call,
+        kind: PointwiseKind,
         b: &Bound<'_>,
     ) -> Result<Vec<TensorId>> {
         let meta = node.meta().clone();
         let out = meta.dtype;
-        let kind = call.op.kind();
-        if kind.kernel_op().is_some() {
-            return Ok(vec![self.lower_kernel_op(node, call, b)?]);
-        }
-        use OpKind as K;
+        use PointwiseKind as K;
         let one = |t: TensorId| Ok(vec![t]);
         match kind {
             K::Add | K::Sub => {
@@ -88,21 +86,6 @@ impl Lowerer<'_> {
                     let differ = cx.body.binary(Op::LogicalOr, below, above);
                     let shifted = cx.body.binary(Op::Add, m, q);
                     cx.body.where_(differ, shifted, m)
-                }))
-            }
-            K::Float(f) => {
-                let names: &[&str] = if f.arity() == 2 {
-                    &["self", "other"]
-                } else {
-                    &["self"]
-                };
-                let xs = names
-                    .iter()
-                    .map(|n| self.operand(node, b, n))
-                    .collect::<Result<Vec<_>>>()?;
-                let t = crate::math::compute_dtype(out);
-                one(self.elementwise(node, &xs, t, |cx, a| {
-                    crate::math::expand(f, &mut cx.body, a, t)
                 }))
             }
             K::Gelu => {
@@ -180,11 +163,10 @@ impl Lowerer<'_> {
                     r
                 }))
             }
-            K::ToCopy | K::Clone => {
+            K::ToCopy => {
                 let x = self.operand(node, b, "self")?;
                 one(self.elementwise(node, &[x], out, |_, a| a[0]))
             }
-            K::Cat => one(self.cat(node, b)?),
             K::BitwiseAnd | K::BitwiseOr | K::BitwiseXor => {
                 // On bools these are the logical ops; integer bit operations have no body op
                 // yet and run on the host.
@@ -245,28 +227,51 @@ impl Lowerer<'_> {
                 let root = cx.body.where_(keep, xe, zero);
                 one(self.finish_pointwise(node, cx, root, out))
             }
-            other => Err(Self::unsupported(
-                node,
-                call,
-                format!("{other:?} is not a pointwise op or a copy"),
-            )),
         }
     }
 
-    /// A kind whose body is one kernel op ([`OpKind::kernel_op`]) over its tensor and scalar
+    /// Lowers a float function of the table through its expansion into kernel ops
+    /// ([`crate::math::expand`]), computed in f32 for the 16-bit types.
+    pub(super) fn lower_float(
+        &mut self,
+        node: &Node,
+        f: FloatFn,
+        b: &Bound<'_>,
+    ) -> Result<TensorId> {
+        let out = node.meta().dtype;
+        let names: &[&str] = if f.arity() == 2 {
+            &["self", "other"]
+        } else {
+            &["self"]
+        };
+        let xs = names
+            .iter()
+            .map(|n| self.operand(node, b, n))
+            .collect::<Result<Vec<_>>>()?;
+        let t = crate::math::compute_dtype(out);
+        Ok(self.elementwise(node, &xs, t, |cx, a| {
+            crate::math::expand(f, &mut cx.body, a, t)
+        }))
+    }
+
+    /// Lowers a `clone`: its input, materialized.
+    pub(super) fn lower_clone(&mut self, node: &Node, b: &Bound<'_>) -> Result<TensorId> {
+        let x = self.operand(node, b, "self")?;
+        Ok(self.elementwise(node, &[x], node.meta().dtype, |_, a| a[0]))
+    }
+
+    /// A kind whose body is one kernel op ([`coil_graph::OpKind::kernel_op`]) over its tensor and scalar
     /// operands in schema order: computed in the result's dtype; comparisons in their
     /// operands' promoted dtype (the Python number rounded to a 16-bit dtype first, as ATen's
     /// kernels take it: `x > 0.3` in bf16 is `x > 0.30078125`); the logical ops on bools;
     /// `floor`, `ceil`, `round` and `trunc` are the identity on integers.
-    fn lower_kernel_op(&mut self, node: &Node, call: &Call, b: &Bound<'_>) -> Result<TensorId> {
-        let kind = call.op.kind();
-        let Some(op) = kind.kernel_op() else {
-            return Err(Self::unsupported(
-                node,
-                call,
-                format!("{kind:?} is not one kernel op"),
-            ));
-        };
+    pub(super) fn lower_kernel_op(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        op: Op,
+        b: &Bound<'_>,
+    ) -> Result<TensorId> {
         let out = node.meta().dtype;
         let names = call.op.schema().value_operands();
         let xs = names
@@ -313,7 +318,7 @@ impl Lowerer<'_> {
 
     /// `cat`: one pointwise body that reads input `i` (masked to its range along `dim`) and
     /// picks it with `where` on the index; nothing is copied into a temporary.
-    fn cat(&mut self, node: &Node, b: &Bound<'_>) -> Result<TensorId> {
+    pub(super) fn cat(&mut self, node: &Node, b: &Bound<'_>) -> Result<TensorId> {
         let meta = node.meta().clone();
         let out = meta.dtype;
         let nodes = b.tensors("tensors").map_err(|e| Self::graph_err(node, e))?;
@@ -392,7 +397,7 @@ impl Lowerer<'_> {
 /// the branch that computes with it).
 fn activation(
     body: &mut crate::body::ExprGraph,
-    kind: OpKind,
+    kind: PointwiseKind,
     x: ExprId,
     p: [f64; 3],
     dt: DType,
@@ -408,18 +413,18 @@ fn activation(
         body.binary(Op::TrueDiv, r, six)
     };
     match kind {
-        OpKind::Hardswish => {
+        PointwiseKind::Hardswish => {
             let h = hard(body);
             body.binary(Op::Mul, x, h)
         }
-        OpKind::Hardsigmoid => hard(body),
-        OpKind::Hardtanh => {
+        PointwiseKind::Hardsigmoid => hard(body),
+        PointwiseKind::Hardtanh => {
             let lo = c(body, p[0]);
             let hi = c(body, p[1]);
             let r = body.binary(Op::Maximum, x, lo);
             body.binary(Op::Minimum, r, hi)
         }
-        OpKind::Softplus => {
+        PointwiseKind::Softplus => {
             let beta = c(body, p[0]);
             let threshold = c(body, p[1]);
             let xb = body.binary(Op::Mul, x, beta);
@@ -429,7 +434,7 @@ fn activation(
             let soft = body.binary(Op::TrueDiv, l, beta);
             body.where_(big, x, soft)
         }
-        OpKind::LeakyRelu => {
+        PointwiseKind::LeakyRelu => {
             let zero = c(body, 0.0);
             let slope = c(body, p[0]);
             let pos = body.binary(Op::Gt, x, zero);

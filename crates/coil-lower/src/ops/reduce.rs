@@ -1,10 +1,10 @@
 //! Lowerings of reductions (`sum`, `amax`, `argmax`, `mean`, `var`, ...) and the composite ops
 //! the decompose pass leaves (`_softmax`, `native_layer_norm`, which it rewrites first).
 
-use coil_graph::{Bound, Call, DType, Node, OpKind, normalize_dim, reduction_dims};
+use coil_graph::ReductionKind;
+use coil_graph::{Bound, DType, Node, normalize_dim, reduction_dims};
 
 use crate::body::{Const, Op, ReductionType};
-use crate::error::LowerError;
 use crate::index::{IndexExpr, Var};
 use crate::ir::{Reduction, StorageBox, StorageData, TensorBox, TensorId};
 use crate::lowering::{BodyCx, Lowerer, Result};
@@ -14,13 +14,12 @@ impl Lowerer<'_> {
     pub(super) fn lower_reduction(
         &mut self,
         node: &Node,
-        call: &Call,
+        kind: ReductionKind,
         b: &Bound<'_>,
     ) -> Result<Vec<TensorId>> {
         let meta = node.meta().clone();
         let out = meta.dtype;
-        let kind = call.op.kind();
-        use OpKind as K;
+        use ReductionKind as K;
         let one = |t: TensorId| Ok(vec![t]);
         match kind {
             K::Sum | K::Prod | K::Amax | K::Amin => {
@@ -117,17 +116,6 @@ impl Lowerer<'_> {
                     Ok(vec![var, mean])
                 }
             }
-            K::Softmax | K::LogSoftmax | K::NativeLayerNorm => {
-                Err(LowerError::NeedsDecomposition {
-                    node: node.name.clone(),
-                    op: call.op,
-                })
-            }
-            other => Err(Self::unsupported(
-                node,
-                call,
-                format!("{other:?} is not a reduction"),
-            )),
         }
     }
 

@@ -1,7 +1,8 @@
 //! Lowerings of views: index transforms over the viewed tensor (`view`, `permute`, `expand`,
 //! `slice`, `select`, ...), realized only where a layout cannot be expressed.
 
-use coil_graph::{Bound, Call, Node, OpKind, contiguous_strides, normalize_dim, slice_range};
+use coil_graph::ViewKind;
+use coil_graph::{Bound, Call, Node, contiguous_strides, normalize_dim, slice_range};
 
 use super::Val;
 use crate::error::LowerError;
@@ -15,14 +16,15 @@ impl Lowerer<'_> {
         &mut self,
         node: &Node,
         call: &Call,
+        kind: ViewKind,
         b: &Bound<'_>,
     ) -> Result<Vec<TensorId>> {
         let meta = node.meta().clone();
         let _out = meta.dtype;
-        let kind = call.op.kind();
-        use OpKind as K;
+        use ViewKind as K;
         let one = |t: TensorId| Ok(vec![t]);
         match kind {
+            K::AsStrided => self.lower_as_strided(node, call, b),
             K::View | K::Reshape | K::UnsafeView => {
                 let x = self.tensor(node, b, "self")?;
                 let old = self.g.tensors[x].sizes.clone();
@@ -199,11 +201,6 @@ impl Lowerer<'_> {
                 debug_assert_eq!(map.len(), rank);
                 one(self.make_view(node, x, meta.sizes.clone(), map))
             }
-            other => Err(Self::unsupported(
-                node,
-                call,
-                format!("{other:?} is not a view"),
-            )),
         }
     }
 
