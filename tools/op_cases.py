@@ -1134,6 +1134,85 @@ def bitwise_bool_int_scalar():
              torch.randint(-50, 50, (2, 3))))
 
 
+def _narrow(dtype, lo, hi, shape, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(lo, hi, shape, generator=g).to(dtype)
+
+
+@case
+def int8_arith_wraps():
+    # int8 arithmetic wraps at every op, as PyTorch stores each result: a fused chain must not
+    # keep the wide intermediate (a * b overflows, then compares).
+    a = _narrow(torch.int8, -128, 128, (4, 9), 1)
+    b = _narrow(torch.int8, -128, 128, (4, 9), 2)
+    return (Fn(lambda a, b: (a + b, a - b, a * b, -a, a.abs(), (a * b) > 0, (a + b) // 7,
+                             torch.remainder(a, 5), torch.maximum(a, b), a * 3 + 100,
+                             torch.where(a > b, a, b), a.sum(), a.sum(1), a.amax(0),
+                             a.to(torch.float32) / 3, (a.float() * 1.7).to(torch.int8))),
+            (a, b))
+
+
+@case
+def uint8_arith_wraps():
+    # uint8 wraps modulo 256 and compares unsigned; uint8 with int8 promotes to int16.
+    a = _narrow(torch.uint8, 0, 256, (3, 7), 3)
+    b = _narrow(torch.uint8, 0, 256, (3, 7), 4)
+    c = _narrow(torch.int8, -128, 128, (3, 7), 5)
+    return (Fn(lambda a, b, c: (a + b, a - b, a * b, a // 3, a > b,
+                                 a + c, (a - b).to(torch.int64), a.sum(0), a.amin(1),
+                                 (a.float() - 128.5), torch.minimum(a, b), a.to(torch.int16) * 300)),
+            (a, b, c))
+
+
+@case
+def int16_arith_wraps():
+    a = _narrow(torch.int16, -32768, 32768, (5, 6), 6)
+    b = _narrow(torch.int16, -32768, 32768, (5, 6), 7)
+    return (Fn(lambda a, b: (a + b, a * b, a * b // 3, a - 30000, a.to(torch.int8), a.to(torch.uint8),
+                             a.cumsum(1), a.prod(1), a.float().sin(), a.to(torch.bfloat16))),
+            (a, b))
+
+
+@case
+def narrow_int_views_and_cat():
+    a = _narrow(torch.uint8, 0, 256, (2, 3, 4), 8)
+    b = _narrow(torch.uint8, 0, 256, (2, 5, 4), 9)
+    c = _narrow(torch.int8, -128, 128, (4, 3), 10)
+    return (Fn(lambda a, b, c: (torch.cat([a, b], 1), a.permute(2, 0, 1).contiguous() + 1,
+                                 c.t().flip(0), c[1:, ::2] * 2, c.unsqueeze(0).expand(2, 4, 3) + c)),
+            (a, b, c))
+
+
+@case
+def view_dtype_same_size():
+    # view(dtype) of the same element size is a bitcast, fused with what comes before and after:
+    # f32 <-> i32 (NaN, -0.0, infinities, subnormals), bf16/f16 <-> i16, u8 <-> i8, bool -> u8.
+    x = torch.tensor([[0.5, -0.0, float("inf"), float("nan")], [1e-40, -3.25, 7.0, -1.5]])
+    h = torch.randn(3, 5).to(torch.bfloat16)
+    f = torch.randn(3, 5).to(torch.float16)
+    u = _narrow(torch.uint8, 0, 256, (2, 6), 11)
+    b = torch.rand(2, 6) > 0.5
+    i = _narrow(torch.int32, -2**31, 2**31, (2, 4), 12)
+    return (Fn(lambda x, h, f, u, b, i: (
+        (x + 1).view(torch.int32) * 2, x.view(torch.int32) & 0x7fffffff, x.t().view(torch.int32),
+        h.view(torch.int16) + 1, (h * 2).view(torch.int16), f.view(torch.int16) // 8,
+        (f.view(torch.int16) | 1).view(torch.float16), u.view(torch.int8), u.view(torch.int8) + 0,
+        b.view(torch.uint8) + 1, (i | 1).view(torch.float32), i.view(torch.float32) * 0)),
+        (x, h, f, u, b, i))
+
+
+@case
+def view_dtype_other_size():
+    # Another element size scales the last dim: f32 -> u8 (four bytes each), u8 -> i16/i32/i64
+    # and back.
+    x = torch.randn(3, 4)
+    u = _narrow(torch.uint8, 0, 256, (4, 16), 13)
+    return (Fn(lambda x, u: (x.view(torch.uint8), (x * 2).view(torch.int16) + 1,
+                              u.view(torch.int32), u.view(torch.int64).view(torch.uint8) + 0,
+                              u.view(torch.int16)[:, 1:3] * 3)),
+            (x, u))
+
+
 @case(also_keep=(aten.masked_fill.Scalar,))
 def masked_fill_dtypes():
     # Float values into int tensors truncate; into bool tensors nonzero is true.

@@ -11,6 +11,9 @@ DTYPES = {
     torch.float16: "f16",
     torch.bfloat16: "bf16",
     torch.int32: "i32",
+    torch.int16: "i16",
+    torch.int8: "i8",
+    torch.uint8: "u8",
     torch.int64: "i64",
     torch.bool: "b8",
 }

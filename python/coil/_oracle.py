@@ -10,7 +10,8 @@ the dtype times the output's largest magnitude.
 from . import _native
 
 _SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
-          "int64": "i64", "int32": "i32", "bool": "b8"}
+          "int64": "i64", "int32": "i32",
+          "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "b8"}
 
 
 def judge(got, eager, exact, floor=0.0):

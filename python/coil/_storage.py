@@ -223,6 +223,11 @@ def _view_of(node, root, eager_strides):
     val, base = node.meta.get("val"), root.meta.get("val")
     if not isinstance(val, torch.Tensor) or not isinstance(base, torch.Tensor):
         return None
+    if val.dtype != base.dtype:
+        # `view(dtype)` on the way: an as_strided of the base would keep its dtype. The result
+        # stays its own tensor (right values; a later write through one is not seen by the
+        # other).
+        return None
     sizes, strides = list(base.shape), list(base.stride())
     dense = eager_strides and dense_order(sizes, strides) is not None
     if base.storage_offset() != 0 or not (row_major(sizes, strides) or dense):

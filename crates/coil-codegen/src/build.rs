@@ -413,6 +413,7 @@ impl Ctx<'_> {
                     self.b.value(KExpr::Index(index), dtype)
                 }
                 Expr::ToDtype { value, .. } => self.b.value(KExpr::Cast(done[value]), dtype),
+                Expr::Bitcast { value, .. } => self.b.value(KExpr::Bitcast(done[value]), dtype),
                 Expr::Unary(op, a) => self.b.value(KExpr::Unary(*op, done[a]), dtype),
                 Expr::Binary(op, a, b) => self.b.value(KExpr::Binary(*op, done[a], done[b]), dtype),
                 Expr::Ternary(_, c, a, b) => {

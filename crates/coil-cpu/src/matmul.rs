@@ -306,6 +306,9 @@ fn product(
         DType::F64 => unsafe { run_gemm::<f64>(sizes, ma, mb, mo, parallelism, false) },
         DType::I64 => unsafe { run_naive::<i64>((batch, m, k, n), ma, mb, mo) },
         DType::I32 => unsafe { run_naive::<i32>((batch, m, k, n), ma, mb, mo) },
+        DType::I16 => unsafe { run_naive::<i16>((batch, m, k, n), ma, mb, mo) },
+        DType::I8 => unsafe { run_naive::<i8>((batch, m, k, n), ma, mb, mo) },
+        DType::U8 => unsafe { run_naive::<u8>((batch, m, k, n), ma, mb, mo) },
         other => return fail(format!("{other} operands are not supported")),
     }
     Ok(Ran::WithoutPostOps)
@@ -710,12 +713,18 @@ mod gemm_scalar {
             self.wrapping_add(x.wrapping_mul(y))
         }
     }
-    impl Int for i32 {
-        const ZERO: i32 = 0;
-        fn mul_add_wrapping(self, x: i32, y: i32) -> i32 {
-            self.wrapping_add(x.wrapping_mul(y))
-        }
+    macro_rules! int_impl {
+        ($($t:ty),*) => {$(
+            impl Int for $t {
+                const ZERO: $t = 0;
+                fn mul_add_wrapping(self, x: $t, y: $t) -> $t {
+                    self.wrapping_add(x.wrapping_mul(y))
+                }
+            }
+        )*};
     }
+    // The narrow integers wrap as PyTorch's integer matmul does (in their own width).
+    int_impl!(i32, i16, i8, u8);
 }
 
 /// Runs the convolution `call` (`[input, weight, bias?]`, f32) through oneDNN on `mem`'s

@@ -102,6 +102,18 @@ elem_impl!(bool, Bool, DType::Bool,
     to_f32: |x| x as u8 as f32, to_f64: |x| x as u8 as f64, to_i64: |x| x as i64,
     nonzero: |x| x,
     from_f32: |x| x != 0.0, from_f64: |x| x != 0.0, from_i64: |x| x != 0, from_bool: |x| x);
+elem_impl!(u8, U8, DType::U8,
+    to_f32: |x| x as f32, to_f64: |x| x as f64, to_i64: |x| x as i64,
+    nonzero: |x| x != 0,
+    from_f32: |x| x as i64 as u8, from_f64: |x| x as i64 as u8, from_i64: |x| x as u8, from_bool: |x| x as u8);
+elem_impl!(i8, I8, DType::I8,
+    to_f32: |x| x as f32, to_f64: |x| x as f64, to_i64: |x| x as i64,
+    nonzero: |x| x != 0,
+    from_f32: |x| x as i64 as i8, from_f64: |x| x as i64 as i8, from_i64: |x| x as i8, from_bool: |x| x as i8);
+elem_impl!(i16, I16, DType::I16,
+    to_f32: |x| x as f32, to_f64: |x| x as f64, to_i64: |x| x as i64,
+    nonzero: |x| x != 0,
+    from_f32: |x| x as i64 as i16, from_f64: |x| x as i64 as i16, from_i64: |x| x as i16, from_bool: |x| x as i16);
 elem_impl!(i32, I32, DType::I32,
     to_f32: |x| x as f32, to_f64: |x| x as f64, to_i64: |x| x as i64,
     nonzero: |x| x != 0,
@@ -135,6 +147,18 @@ macro_rules! with_elem {
         match $dtype {
             coil_graph::DType::Bool => {
                 type $T = bool;
+                $body
+            }
+            coil_graph::DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            coil_graph::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            coil_graph::DType::I16 => {
+                type $T = i16;
                 $body
             }
             coil_graph::DType::I32 => {
@@ -178,7 +202,12 @@ macro_rules! with_compute {
                 type $T = f64;
                 $body
             }
-            coil_graph::DType::Bool | coil_graph::DType::I32 | coil_graph::DType::I64 => {
+            coil_graph::DType::Bool
+            | coil_graph::DType::U8
+            | coil_graph::DType::I8
+            | coil_graph::DType::I16
+            | coil_graph::DType::I32
+            | coil_graph::DType::I64 => {
                 type $T = i64;
                 $body
             }

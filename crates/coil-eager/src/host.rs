@@ -272,6 +272,9 @@ pub(crate) fn take(
     };
     let data = match &**c.storage() {
         Data::Bool(v) => Data::Bool(pick(v, offs, f != 0.0)),
+        Data::U8(v) => Data::U8(pick(v, offs, fi as u8)),
+        Data::I8(v) => Data::I8(pick(v, offs, fi as i8)),
+        Data::I16(v) => Data::I16(pick(v, offs, fi as i16)),
         Data::I32(v) => Data::I32(pick(v, offs, fi as i32)),
         Data::I64(v) => Data::I64(pick(v, offs, fi)),
         Data::F16(v) => Data::F16(pick(v, offs, half::f16::from_f64(f))),

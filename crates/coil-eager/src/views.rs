@@ -182,6 +182,7 @@ pub(crate) fn eval(kind: ViewKind, a: &Args<'_>) -> Result<Vec<Tensor>, OpError>
                 .collect()
         }
         Alias => view(sizes, strides, offset),
+        ViewDtype => Ok(vec![x.view_dtype(a.b.dtype("dtype")?)?]),
         AsStrided => {
             let size = a.b.int_list("size")?;
             let stride = a.b.int_list("stride")?;

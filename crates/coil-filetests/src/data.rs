@@ -28,6 +28,9 @@ fn element(dtype: DType, bytes: &[u8], i: usize) -> Option<f64> {
     };
     Some(match dtype {
         DType::Bool => f64::from(b[0] != 0),
+        DType::U8 => f64::from(b[0]),
+        DType::I8 => f64::from(b[0] as i8),
+        DType::I16 => f64::from(i16::from_le_bytes([b[0], b[1]])),
         DType::I32 => f64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
         DType::I64 => i64::from_le_bytes(arr(8)) as f64,
         DType::F16 => f16::from_le_bytes([b[0], b[1]]).to_f64(),
@@ -40,6 +43,8 @@ fn element(dtype: DType, bytes: &[u8], i: usize) -> Option<f64> {
 fn encode(dtype: DType, x: f64, out: &mut Vec<u8>) {
     match dtype {
         DType::Bool => out.push(u8::from(x != 0.0)),
+        DType::U8 | DType::I8 => out.push(dtype.wrap(x as i64) as u8),
+        DType::I16 => out.extend((dtype.wrap(x as i64) as i16).to_le_bytes()),
         DType::I32 => out.extend((x as i32).to_le_bytes()),
         DType::I64 => out.extend((x as i64).to_le_bytes()),
         DType::F16 => out.extend(f16::from_f64(x).to_le_bytes()),
@@ -190,7 +195,7 @@ fn tolerance(dtype: DType) -> (f64, f64) {
         DType::F32 => (1e-5, 1e-5),
         DType::F16 => (2e-3, 2e-3),
         DType::BF16 => (1.6e-2, 1.6e-2),
-        DType::Bool | DType::I32 | DType::I64 => (0.0, 0.0),
+        DType::Bool | DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => (0.0, 0.0),
     }
 }
 

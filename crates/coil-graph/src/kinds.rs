@@ -237,6 +237,9 @@ op_kinds! {
         SplitWithSizes,
         Alias,
         AsStrided,
+        /// `view.dtype`: the same bytes read as another dtype (a bitcast when the sizes
+        /// match; otherwise the last dim scales by the size ratio).
+        ViewDtype,
     }
     Copy(CopyKind) {
         Clone,

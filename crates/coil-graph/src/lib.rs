@@ -54,7 +54,7 @@ pub use kinds::{
 };
 pub use meta::{
     Dims, TensorMeta, broadcast_shapes, contiguous_strides, expand_strides, infer_size,
-    is_contiguous, last_position, normalize_dim, normalize_dims, view_strides,
+    is_contiguous, last_position, normalize_dim, normalize_dims, view_dtype_layout, view_strides,
 };
 pub use ops::{OpDef, OpRef};
 pub use parse::parse;

@@ -293,6 +293,72 @@ impl fmt::Display for ListI64<'_> {
     }
 }
 
+/// The layout of `view(dtype)` of a tensor of `from` with these sizes, strides and offset:
+/// the same for a dtype of the same size; otherwise the last dim (which must have stride 1)
+/// scales by the size ratio, the other strides and the offset with it (PyTorch's
+/// `view_dtype`), or an error in PyTorch's words.
+pub fn view_dtype_layout(
+    sizes: &[usize],
+    strides: &[usize],
+    offset: usize,
+    from: DType,
+    to: DType,
+) -> Result<(Vec<usize>, Vec<usize>, usize), GraphError> {
+    let (old, new) = (from.itemsize(), to.itemsize());
+    if old == new {
+        return Ok((sizes.to_vec(), strides.to_vec(), offset));
+    }
+    let err = |m: String| Err(GraphError::Shape(m));
+    let Some(last) = sizes.len().checked_sub(1) else {
+        return err(format!(
+            "self.dim() cannot be 0 to view {from} as {to} (different element sizes)"
+        ));
+    };
+    if strides[last] != 1 {
+        return err(format!(
+            "self.stride(-1) must be 1 to view {from} as {to} (different element sizes),              but got {}",
+            strides[last]
+        ));
+    }
+    let (mut sizes, mut strides) = (sizes.to_vec(), strides.to_vec());
+    if old > new {
+        let r = old / new;
+        for (i, st) in strides.iter_mut().enumerate() {
+            *st = if i == last { 1 } else { *st * r };
+        }
+        sizes[last] *= r;
+        return Ok((sizes, strides, offset * r));
+    }
+    let r = new / old;
+    if sizes[last] % r != 0 {
+        return err(format!(
+            "self.size(-1) must be divisible by {r} to view {from} as {to} (different element \
+             sizes), but got {}",
+            sizes[last]
+        ));
+    }
+    if offset % r != 0 {
+        return err(format!(
+            "self.storage_offset() must be divisible by {r} to view {from} as {to} (different \
+             element sizes), but got {offset}"
+        ));
+    }
+    for (i, st) in strides.iter_mut().enumerate() {
+        if i == last {
+            *st = 1;
+        } else if *st % r != 0 {
+            return err(format!(
+                "self.stride({i}) must be divisible by {r} to view {from} as {to} (different \
+                 element sizes), but got {st}"
+            ));
+        } else {
+            *st /= r;
+        }
+    }
+    sizes[last] /= r;
+    Ok((sizes, strides, offset / r))
+}
+
 /// PyTorch's `computeStride`: the strides that let a tensor of `old_sizes`/`old_strides` be
 /// viewed as `new_sizes` without copying, or `None` when only a copy (reshape) can do it.
 pub fn view_strides(

@@ -206,6 +206,12 @@ const SCHEMAS: &[(OpKind, &str)] = {
             Amin,
             "amin.default(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
         ),
+        (Amax, "max.default(Tensor self) -> Tensor"),
+        (
+            ViewDtype,
+            "view.dtype(Tensor self, ScalarType dtype) -> Tensor",
+        ),
+        (Amin, "min.default(Tensor self) -> Tensor"),
         (
             Prod,
             "prod.default(Tensor self, *, ScalarType? dtype=None) -> Tensor",

@@ -585,6 +585,12 @@ impl<'a> Bound<'a> {
         }
     }
 
+    /// A required dtype.
+    pub fn dtype(&self, name: &str) -> Result<DType, GraphError> {
+        self.opt_dtype(name)
+            .ok_or_else(|| self.err(format!("argument '{name}' must be a dtype")))
+    }
+
     /// An optional dtype.
     pub fn opt_dtype(&self, name: &str) -> Option<DType> {
         match self.get(name) {

@@ -14,6 +14,9 @@ use crate::{DType, GraphError, TensorMeta};
 #[allow(missing_docs)]
 pub enum Data {
     Bool(Vec<bool>),
+    U8(Vec<u8>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
     I32(Vec<i32>),
     I64(Vec<i64>),
     F16(Vec<f16>),
@@ -27,6 +30,9 @@ impl Data {
     pub fn dtype(&self) -> DType {
         match self {
             Data::Bool(_) => DType::Bool,
+            Data::U8(_) => DType::U8,
+            Data::I8(_) => DType::I8,
+            Data::I16(_) => DType::I16,
             Data::I32(_) => DType::I32,
             Data::I64(_) => DType::I64,
             Data::F16(_) => DType::F16,
@@ -40,6 +46,9 @@ impl Data {
     pub fn len(&self) -> usize {
         match self {
             Data::Bool(v) => v.len(),
+            Data::U8(v) => v.len(),
+            Data::I8(v) => v.len(),
+            Data::I16(v) => v.len(),
             Data::I32(v) => v.len(),
             Data::I64(v) => v.len(),
             Data::F16(v) => v.len(),
@@ -58,6 +67,9 @@ impl Data {
     pub fn get_f64(&self, i: usize) -> f64 {
         match self {
             Data::Bool(v) => v[i] as u8 as f64,
+            Data::U8(v) => v[i] as f64,
+            Data::I8(v) => v[i] as f64,
+            Data::I16(v) => v[i] as f64,
             Data::I32(v) => v[i] as f64,
             Data::I64(v) => v[i] as f64,
             Data::F16(v) => v[i].to_f64(),
@@ -72,6 +84,9 @@ impl Data {
     pub fn from_f64(dtype: DType, values: impl Iterator<Item = f64>) -> Data {
         match dtype {
             DType::Bool => Data::Bool(values.map(|x| x != 0.0).collect()),
+            DType::U8 => Data::U8(values.map(|x| DType::U8.wrap(x as i64) as u8).collect()),
+            DType::I8 => Data::I8(values.map(|x| x as i64 as i8).collect()),
+            DType::I16 => Data::I16(values.map(|x| x as i64 as i16).collect()),
             DType::I32 => Data::I32(values.map(|x| x as i32).collect()),
             DType::I64 => Data::I64(values.map(|x| x as i64).collect()),
             DType::F16 => Data::F16(values.map(f16::from_f64).collect()),
@@ -84,6 +99,9 @@ impl Data {
     fn to_le_bytes(&self) -> Vec<u8> {
         match self {
             Data::Bool(v) => v.iter().map(|&b| b as u8).collect(),
+            Data::U8(v) => v.clone(),
+            Data::I8(v) => v.iter().map(|&x| x as u8).collect(),
+            Data::I16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Data::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Data::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Data::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
@@ -102,6 +120,9 @@ impl Data {
         }
         match dtype {
             DType::Bool => Data::Bool(bytes.iter().map(|&b| b != 0).collect()),
+            DType::U8 => Data::U8(bytes.to_vec()),
+            DType::I8 => Data::I8(bytes.iter().map(|&b| b as i8).collect()),
+            DType::I16 => Data::I16(chunks(bytes, i16::from_le_bytes)),
             DType::I32 => Data::I32(chunks(bytes, i32::from_le_bytes)),
             DType::I64 => Data::I64(chunks(bytes, i64::from_le_bytes)),
             DType::F16 => Data::F16(chunks(bytes, f16::from_le_bytes)),
@@ -185,6 +206,28 @@ impl Tensor {
         })
     }
 
+    /// `view(dtype)`: the same bytes read as `dtype`, laid out by
+    /// [`crate::meta::view_dtype_layout`] (the storage is reinterpreted; its bytes not
+    /// divisible into `dtype`'s elements are dropped).
+    pub fn view_dtype(&self, dtype: DType) -> Result<Tensor, GraphError> {
+        let (sizes, strides, offset) = crate::meta::view_dtype_layout(
+            &self.sizes,
+            &self.strides,
+            self.offset,
+            self.dtype(),
+            dtype,
+        )?;
+        let mut bytes = self.data.to_le_bytes();
+        bytes.truncate(bytes.len() / dtype.itemsize() * dtype.itemsize());
+        let data = Tensor {
+            data: Arc::new(Data::from_le_bytes(dtype, &bytes)),
+            sizes: vec![],
+            strides: vec![],
+            offset: 0,
+        };
+        data.view(sizes, strides, offset)
+    }
+
     /// Element type.
     pub fn dtype(&self) -> DType {
         self.data.dtype()
@@ -255,6 +298,9 @@ impl Tensor {
         let offs = self.offsets();
         let data = match &*self.data {
             Data::Bool(v) => Data::Bool(offs.iter().map(|&o| v[o]).collect()),
+            Data::U8(v) => Data::U8(offs.iter().map(|&o| v[o]).collect()),
+            Data::I8(v) => Data::I8(offs.iter().map(|&o| v[o]).collect()),
+            Data::I16(v) => Data::I16(offs.iter().map(|&o| v[o]).collect()),
             Data::I32(v) => Data::I32(offs.iter().map(|&o| v[o]).collect()),
             Data::I64(v) => Data::I64(offs.iter().map(|&o| v[o]).collect()),
             Data::F16(v) => Data::F16(offs.iter().map(|&o| v[o]).collect()),
@@ -321,6 +367,9 @@ impl Tensor {
             use safetensors::Dtype as S;
             let dtype = match view.dtype() {
                 S::BOOL => DType::Bool,
+                S::U8 => DType::U8,
+                S::I8 => DType::I8,
+                S::I16 => DType::I16,
                 S::I32 => DType::I32,
                 S::I64 => DType::I64,
                 S::F16 => DType::F16,
@@ -355,6 +404,9 @@ impl Tensor {
                 let t = t.contiguous();
                 let dt = match t.dtype() {
                     DType::Bool => S::BOOL,
+                    DType::U8 => S::U8,
+                    DType::I8 => S::I8,
+                    DType::I16 => S::I16,
                     DType::I32 => S::I32,
                     DType::I64 => S::I64,
                     DType::F16 => S::F16,

@@ -2,11 +2,22 @@
 
 use std::fmt;
 
-/// The element type of a tensor. The set PyTorch models use most; complex and 8-bit types are out.
+/// The element type of a tensor: bool, the integer widths PyTorch computes with (`uint8`, `int8`,
+/// `int16`, `int32`, `int64`) and the floats. Complex is out.
+///
+/// The narrow integers (8 and 16 bits) compute in `i32` registers, as f16 and bf16 compute in
+/// f32: every op that gives one wraps its result to the width ([`DType::wrap`]), so a fused chain
+/// computes what PyTorch's one-op-at-a-time kernels do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// `torch.bool`, printed `b8`.
     Bool,
+    /// `torch.uint8`, printed `u8`.
+    U8,
+    /// `torch.int8`, printed `i8`.
+    I8,
+    /// `torch.int16`, printed `i16`.
+    I16,
     /// `torch.int32`, printed `i32`.
     I32,
     /// `torch.int64`, printed `i64`.
@@ -26,8 +37,11 @@ pub const DEFAULT_FLOAT: DType = DType::F32;
 
 impl DType {
     /// Every dtype, in promotion order.
-    pub const ALL: [DType; 7] = [
+    pub const ALL: [DType; 10] = [
         DType::Bool,
+        DType::U8,
+        DType::I8,
+        DType::I16,
         DType::I32,
         DType::I64,
         DType::F16,
@@ -40,6 +54,9 @@ impl DType {
     pub fn short_name(self) -> &'static str {
         match self {
             DType::Bool => "b8",
+            DType::U8 => "u8",
+            DType::I8 => "i8",
+            DType::I16 => "i16",
             DType::I32 => "i32",
             DType::I64 => "i64",
             DType::F16 => "f16",
@@ -53,6 +70,9 @@ impl DType {
     pub fn torch_name(self) -> &'static str {
         match self {
             DType::Bool => "torch.bool",
+            DType::U8 => "torch.uint8",
+            DType::I8 => "torch.int8",
+            DType::I16 => "torch.int16",
             DType::I32 => "torch.int32",
             DType::I64 => "torch.int64",
             DType::F16 => "torch.float16",
@@ -72,6 +92,9 @@ impl DType {
         let name = s.strip_prefix("torch.")?;
         Some(match name {
             "bool" => DType::Bool,
+            "uint8" => DType::U8,
+            "int8" => DType::I8,
+            "int16" | "short" => DType::I16,
             "int32" | "int" => DType::I32,
             "int64" | "long" => DType::I64,
             "float16" | "half" => DType::F16,
@@ -85,8 +108,8 @@ impl DType {
     /// Bytes per element.
     pub fn itemsize(self) -> usize {
         match self {
-            DType::Bool => 1,
-            DType::F16 | DType::BF16 => 2,
+            DType::Bool | DType::U8 | DType::I8 => 1,
+            DType::I16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::F32 => 4,
             DType::I64 | DType::F64 => 8,
         }
@@ -113,14 +136,45 @@ impl DType {
 
     /// True for the integer types (not bool).
     pub fn is_int(self) -> bool {
-        matches!(self, DType::I32 | DType::I64)
+        matches!(
+            self,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64
+        )
+    }
+
+    /// True for the integers narrower than 32 bits, which compute in `i32` and wrap after
+    /// every op ([`DType::wrap`]).
+    pub fn is_narrow_int(self) -> bool {
+        matches!(self, DType::U8 | DType::I8 | DType::I16)
+    }
+
+    /// True for the unsigned integers.
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, DType::U8)
+    }
+
+    /// `i` wrapped to this integer type's width and signedness, as PyTorch's kernels store it
+    /// (two's complement; `i64` and the non-integers unchanged).
+    pub fn wrap(self, i: i64) -> i64 {
+        match self {
+            DType::U8 => i as u8 as i64,
+            DType::I8 => i as i8 as i64,
+            DType::I16 => i as i16 as i64,
+            DType::I32 => i as i32 as i64,
+            _ => i,
+        }
+    }
+
+    /// The bit width of an integer type's storage (bool: 8).
+    pub fn bits(self) -> u32 {
+        self.itemsize() as u32 * 8
     }
 
     /// The promotion category: bool < integer < floating.
     pub fn category(self) -> Category {
         match self {
             DType::Bool => Category::Bool,
-            DType::I32 | DType::I64 => Category::Int,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => Category::Int,
             _ => Category::Float,
         }
     }
@@ -152,6 +206,8 @@ pub fn promote_types(a: DType, b: DType) -> DType {
     match (a, b) {
         (Bool, x) | (x, Bool) => x,
         (F16, BF16) | (BF16, F16) => F32,
+        // Neither holds the other's range: the next signed width holds both.
+        (U8, I8) | (I8, U8) => I16,
         _ => a.max(b),
     }
 }
@@ -230,6 +286,17 @@ mod tests {
         assert_eq!(promote_types(DType::F16, DType::BF16), DType::F32);
         assert_eq!(promote_types(DType::I32, DType::F16), DType::F16);
         assert_eq!(promote_types(DType::Bool, DType::I32), DType::I32);
+        assert_eq!(promote_types(DType::U8, DType::I8), DType::I16);
+        assert_eq!(promote_types(DType::U8, DType::I16), DType::I16);
+        assert_eq!(promote_types(DType::I8, DType::I32), DType::I32);
+        assert_eq!(promote_types(DType::U8, DType::Bool), DType::U8);
+        assert_eq!(promote_types(DType::I16, DType::F16), DType::F16);
+        // An int8 tensor with a Python int stays int8.
+        assert_eq!(
+            result_type(&[t(DType::I8, 1), Operand::Scalar(Category::Int)]),
+            DType::I8
+        );
+        assert_eq!(result_type(&[t(DType::U8, 1), t(DType::I64, 0)]), DType::U8);
         // f32 tensor * python float stays f32; i64 tensor * python float -> default float.
         assert_eq!(
             result_type(&[t(DType::F32, 2), Operand::Scalar(Category::Float)]),

@@ -47,6 +47,9 @@ fn read(
         DType::F64 => Scalar::F(f64::from_le_bytes(b8())),
         DType::F16 => Scalar::F(f16::from_le_bytes([at[0], at[1]]).to_f64()),
         DType::BF16 => Scalar::F(bf16::from_le_bytes([at[0], at[1]]).to_f64()),
+        DType::U8 => Scalar::I(at[0] as i64),
+        DType::I8 => Scalar::I(at[0] as i8 as i64),
+        DType::I16 => Scalar::I(i16::from_le_bytes([at[0], at[1]]) as i64),
         DType::I32 => Scalar::I(i32::from_le_bytes(b4()) as i64),
         DType::I64 => Scalar::I(i64::from_le_bytes(b8())),
         DType::Bool => Scalar::B(at[0] != 0),
@@ -72,6 +75,8 @@ fn write(
         (DType::F64, Scalar::F(x)) => x.to_le_bytes().to_vec(),
         (DType::F16, Scalar::F(x)) => f16::from_f64(x).to_le_bytes().to_vec(),
         (DType::BF16, Scalar::F(x)) => bf16::from_f64(x).to_le_bytes().to_vec(),
+        (DType::U8 | DType::I8, Scalar::I(x)) => vec![x as u8],
+        (DType::I16, Scalar::I(x)) => (x as i16).to_le_bytes().to_vec(),
         (DType::I32, Scalar::I(x)) => (x as i32).to_le_bytes().to_vec(),
         (DType::I64, Scalar::I(x)) => x.to_le_bytes().to_vec(),
         (DType::Bool, Scalar::B(x)) => vec![x as u8],
@@ -183,6 +188,9 @@ pub fn eval_kernel(kernel: &Kernel, args: &mut [Vec<u8>]) -> Result<(), BackendE
                             })?
                             .cast(dtype),
                         KExpr::Cast(x) => get(*x).cast(dtype),
+                        KExpr::Bitcast(x) => {
+                            crate::scalar::bitcast(get(*x), kernel.dtype(*x), dtype)
+                        }
                         KExpr::Unary(op, a) => {
                             eval_unary(*op, get(*a), dtype).map_err(|e| runtime(e.to_string()))?
                         }

@@ -84,6 +84,9 @@ pub enum KExpr {
     Acc(AccId),
     /// A cast with PyTorch's conversion rules.
     Cast(ValueId),
+    /// The same bits read as another dtype of the same size (`view(dtype)`, Inductor's
+    /// `to_dtype_bitcast`): the operand's storage encoding reinterpreted.
+    Bitcast(ValueId),
     /// A one-operand op.
     Unary(Op, ValueId),
     /// A two-operand op (operands share a dtype).
@@ -135,7 +138,7 @@ impl KExpr {
             KExpr::Index(index) => indirect(index).collect(),
             KExpr::IndirectIndex { value, .. } | KExpr::Scan { value, .. } => vec![*value],
             KExpr::Const(_) | KExpr::Acc(_) => vec![],
-            KExpr::Cast(v) | KExpr::Unary(_, v) => vec![*v],
+            KExpr::Cast(v) | KExpr::Bitcast(v) | KExpr::Unary(_, v) => vec![*v],
             KExpr::Binary(_, a, b) => vec![*a, *b],
             KExpr::Where(c, a, b) => vec![*c, *a, *b],
         }
@@ -452,6 +455,7 @@ impl fmt::Display for Kernel {
                     KExpr::Index(i) => format!("index {i}"),
                     KExpr::Acc(a) => format!("{a}"),
                     KExpr::Cast(x) => format!("cast {x}"),
+                    KExpr::Bitcast(x) => format!("bitcast {x}"),
                     KExpr::Unary(op, x) => format!("{op}({x})"),
                     KExpr::Binary(op, a, b) => format!("{op}({a}, {b})"),
                     KExpr::Where(c, a, b) => format!("where({c}, {a}, {b})"),

@@ -518,6 +518,7 @@ impl Draft {
             "const" => c.constant().map(KExpr::Const),
             "index" => self.index(c).map(KExpr::Index),
             "cast" => self.value_ref(c).map(KExpr::Cast),
+            "bitcast" => self.value_ref(c).map(KExpr::Bitcast),
             "indirect" => self.indirect(c),
             _ if numbered(w, "acc").is_some() => self.acc_ref(c, w, at).map(KExpr::Acc),
             _ => self.call(c, w, at),

@@ -39,11 +39,31 @@ pub fn round_float(x: f64, dtype: DType) -> f64 {
     }
 }
 
-/// `i` wrapped to `dtype`'s width (`i32`; `i64` unchanged).
+/// `i` wrapped to `dtype`'s width and signedness (`i64` unchanged): [`DType::wrap`].
 pub fn wrap_int(i: i64, dtype: DType) -> i64 {
-    match dtype {
-        DType::I32 => i as i32 as i64,
-        _ => i,
+    dtype.wrap(i)
+}
+
+/// The bits of `x` (a value of `from`) in `from`'s storage encoding, read as `to` (of the same
+/// size): `view(dtype)`'s meaning, one element.
+pub fn bitcast(x: Scalar, from: DType, to: DType) -> Scalar {
+    let bits: u64 = match (from, x.cast(from)) {
+        (DType::F32, Scalar::F(v)) => u64::from((v as f32).to_bits()),
+        (DType::F64, Scalar::F(v)) => v.to_bits(),
+        (DType::F16, Scalar::F(v)) => u64::from(f16::from_f64(v).to_bits()),
+        (DType::BF16, Scalar::F(v)) => u64::from(bf16::from_f64(v).to_bits()),
+        (DType::Bool, Scalar::B(b)) => u64::from(b),
+        (_, Scalar::I(i)) => i as u64,
+        (_, other) => other.as_f64() as i64 as u64,
+    };
+    let low = |n: u32| bits & (u64::MAX >> (64 - n));
+    match to {
+        DType::F32 => Scalar::F(f64::from(f32::from_bits(low(32) as u32))),
+        DType::F64 => Scalar::F(f64::from_bits(bits)),
+        DType::F16 => Scalar::F(f16::from_bits(low(16) as u16).to_f64()),
+        DType::BF16 => Scalar::F(bf16::from_bits(low(16) as u16).to_f64()),
+        DType::Bool => Scalar::B(low(8) != 0),
+        d => Scalar::I(d.wrap(low(d.bits()) as i64)),
     }
 }
 

@@ -123,6 +123,14 @@ impl Kernel {
                         }
                     }
                     KExpr::Index(index) => in_scope(index).map_err(err)?,
+                    KExpr::Bitcast(x) => {
+                        let (from, to) = (self.values[x.0 as usize].1, self.values[v.0 as usize].1);
+                        if from.itemsize() != to.itemsize() {
+                            return Err(err(format!(
+                                "{v} bitcasts {x} from {from} to {to}, which differ in size"
+                            )));
+                        }
+                    }
                     KExpr::Acc(a) => {
                         if !finished.contains(a) {
                             return Err(err(format!(

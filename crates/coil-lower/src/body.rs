@@ -52,6 +52,13 @@ pub enum Expr {
         /// The target dtype.
         dtype: DType,
     },
+    /// Inductor's `to_dtype_bitcast`: the value's bits read as `dtype`, of the same size.
+    Bitcast {
+        /// The value reinterpreted.
+        value: ExprId,
+        /// The target dtype.
+        dtype: DType,
+    },
     /// A one-operand op.
     Unary(Op, ExprId),
     /// A two-operand op (operands already share a dtype).
@@ -101,7 +108,7 @@ impl Expr {
             Expr::IndexExpr { index, .. } => indirect(index).collect(),
             Expr::Constant { .. } => vec![],
             Expr::IndirectIndex { value, .. } => vec![*value],
-            Expr::ToDtype { value, .. } => vec![*value],
+            Expr::ToDtype { value, .. } | Expr::Bitcast { value, .. } => vec![*value],
             Expr::Unary(_, a) => vec![*a],
             Expr::Binary(_, a, b) => vec![*a, *b],
             Expr::Ternary(_, a, b, c) => vec![*a, *b, *c],
@@ -137,6 +144,10 @@ impl Expr {
                 check: *check,
             },
             Expr::ToDtype { value, dtype } => Expr::ToDtype {
+                value: f(*value),
+                dtype: *dtype,
+            },
+            Expr::Bitcast { value, dtype } => Expr::Bitcast {
                 value: f(*value),
                 dtype: *dtype,
             },
@@ -298,6 +309,15 @@ impl ExprGraph {
             return self.constant(c, dtype);
         }
         self.intern(Expr::ToDtype { value, dtype }, dtype)
+    }
+
+    /// `ops.to_dtype_bitcast(value, dtype)` (same size); no node when the dtype already
+    /// matches.
+    pub fn bitcast(&mut self, value: ExprId, dtype: DType) -> ExprId {
+        if self.dtypes[value] == dtype {
+            return value;
+        }
+        self.intern(Expr::Bitcast { value, dtype }, dtype)
     }
 
     /// A one-operand op.

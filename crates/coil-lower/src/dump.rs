@@ -189,6 +189,17 @@ impl LoweredGraph {
                     names.push(n);
                     s
                 }
+                Expr::Bitcast { value, dtype } => {
+                    let n = fresh("to_dtype_bitcast");
+                    let s = format!(
+                        "{n} = ops.to_dtype_bitcast({}, {}, {})",
+                        nm(&names, *value),
+                        dtype.torch_name(),
+                        body.exprs.dtype(*value).torch_name()
+                    );
+                    names.push(n);
+                    s
+                }
                 Expr::Unary(op, a) => {
                     let n = fresh(op.name());
                     let s = format!("{n} = ops.{}({})", op.name(), nm(&names, *a));

@@ -18,6 +18,9 @@ fn tensor_values(t: &Tensor) -> Vec<Scalar> {
     let offs = t.offsets();
     match &**t.storage() {
         Data::Bool(v) => offs.iter().map(|&o| Scalar::B(v[o])).collect(),
+        Data::U8(v) => offs.iter().map(|&o| Scalar::I(v[o] as i64)).collect(),
+        Data::I8(v) => offs.iter().map(|&o| Scalar::I(v[o] as i64)).collect(),
+        Data::I16(v) => offs.iter().map(|&o| Scalar::I(v[o] as i64)).collect(),
         Data::I32(v) => offs.iter().map(|&o| Scalar::I(v[o] as i64)).collect(),
         Data::I64(v) => offs.iter().map(|&o| Scalar::I(v[o])).collect(),
         Data::F16(v) => offs.iter().map(|&o| Scalar::F(v[o].to_f64())).collect(),
@@ -42,6 +45,9 @@ impl From<coil_kernel::scalar::ScalarError> for LowerError {
 fn make_tensor(vals: &[Scalar], dtype: DType, sizes: Vec<usize>) -> R<Tensor> {
     let data = match dtype {
         DType::Bool => Data::Bool(vals.iter().map(|v| v.truthy()).collect()),
+        DType::U8 => Data::U8(vals.iter().map(|v| v.as_i64() as u8).collect()),
+        DType::I8 => Data::I8(vals.iter().map(|v| v.as_i64() as i8).collect()),
+        DType::I16 => Data::I16(vals.iter().map(|v| v.as_i64() as i16).collect()),
         DType::I32 => Data::I32(vals.iter().map(|v| v.as_i64() as i32).collect()),
         DType::I64 => Data::I64(vals.iter().map(|v| v.as_i64()).collect()),
         DType::F16 => Data::F16(vals.iter().map(|v| f16::from_f64(v.as_f64())).collect()),
@@ -232,6 +238,11 @@ impl Memory<'_> {
                     }
                 }
                 Expr::ToDtype { value, dtype } => vals[value.index()].cast(*dtype),
+                Expr::Bitcast { value, dtype } => coil_kernel::scalar::bitcast(
+                    vals[value.index()],
+                    body.exprs.dtype(*value),
+                    *dtype,
+                ),
                 Expr::Unary(op, a) => unary(*op, vals[a.index()], dtype)?,
                 Expr::Binary(op, a, b) => binary(*op, vals[a.index()], vals[b.index()], dtype)?,
                 Expr::Ternary(_, c, a, b) => {

@@ -337,6 +337,9 @@ pub fn estimate_live_values(sched: &Schedule<'_>, ops: &[OpId]) -> usize {
                 } => format!("indirect {} {size} {wrap_negative}", arg(*value, &local)),
                 Expr::IndexExpr { index, dtype } => format!("index {index} {loops} {dtype:?}"),
                 Expr::ToDtype { value, dtype } => format!("cast {} {dtype:?}", arg(*value, &local)),
+                Expr::Bitcast { value, dtype } => {
+                    format!("bitcast {} {dtype:?}", arg(*value, &local))
+                }
                 Expr::Unary(o, a) => format!("{o} {}", arg(*a, &local)),
                 Expr::Binary(o, a, b) => {
                     format!("{o} {} {}", arg(*a, &local), arg(*b, &local))

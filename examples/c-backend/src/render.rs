@@ -68,6 +68,14 @@ static inline uint16_t f2b(float f) {
 static inline double r_f16(double x) { return (double)h2f(f2h((float)x)); }
 static inline double r_bf16(double x) { return (double)b2f(f2b((float)x)); }
 static inline int64_t w_i32(int64_t x) { return (int64_t)(int32_t)(uint32_t)(uint64_t)x; }
+static inline int64_t w_i16(int64_t x) { return (int64_t)(int16_t)(uint16_t)(uint64_t)x; }
+static inline int64_t w_i8(int64_t x) { return (int64_t)(int8_t)(uint8_t)(uint64_t)x; }
+static inline int64_t w_u8(int64_t x) { return (int64_t)(uint8_t)(uint64_t)x; }
+/* Bitcasts: a value's storage bits, and bits read as a value. */
+static inline uint64_t bits_f32(double x) { float f = (float)x; uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline uint64_t bits_f64(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+static inline double f32_bits(uint64_t b) { uint32_t u = (uint32_t)b; float f; memcpy(&f, &u, 4); return (double)f; }
+static inline double f64_bits(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
 static inline int64_t f2i(double x) {
     if (x != x) return 0;
     if (x >= 9223372036854775807.0) return INT64_MAX;
@@ -136,6 +144,9 @@ fn fit(x: &str, d: DType) -> String {
         DType::F16 => format!("r_f16({x})"),
         DType::BF16 => format!("r_bf16({x})"),
         DType::I32 => format!("w_i32({x})"),
+        DType::I16 => format!("w_i16({x})"),
+        DType::I8 => format!("w_i8({x})"),
+        DType::U8 => format!("w_u8({x})"),
         _ => x.to_string(),
     }
 }
@@ -151,6 +162,31 @@ fn convert(x: &str, from: DType, to: DType) -> String {
     }
 }
 
+/// The storage bits of `x` (held as `class(d)`), as `uint64_t`.
+fn to_bits(x: &str, d: DType) -> String {
+    match d {
+        DType::F32 => format!("bits_f32({x})"),
+        DType::F64 => format!("bits_f64({x})"),
+        DType::F16 => format!("(uint64_t)f2h((float)({x}))"),
+        DType::BF16 => format!("(uint64_t)f2b((float)({x}))"),
+        DType::Bool => format!("(uint64_t)(({x}) != 0)"),
+        DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => format!("(uint64_t)({x})"),
+    }
+}
+
+/// Storage bits `b` (a `uint64_t`) read as a value of `d`.
+fn from_bits(b: &str, d: DType) -> String {
+    match d {
+        DType::F32 => format!("f32_bits({b})"),
+        DType::F64 => format!("f64_bits({b})"),
+        DType::F16 => format!("(double)h2f((uint16_t)({b}))"),
+        DType::BF16 => format!("(double)b2f((uint16_t)({b}))"),
+        DType::Bool => format!("((uint8_t)({b}) != 0)"),
+        DType::U8 | DType::I8 | DType::I16 | DType::I32 => fit(&format!("(int64_t)({b})"), d),
+        DType::I64 => format!("(int64_t)({b})"),
+    }
+}
+
 /// The C element type of a buffer of `d`.
 fn storage_type(d: DType) -> &'static str {
     match d {
@@ -159,7 +195,9 @@ fn storage_type(d: DType) -> &'static str {
         DType::F16 | DType::BF16 => "uint16_t",
         DType::I32 => "int32_t",
         DType::I64 => "int64_t",
-        DType::Bool => "uint8_t",
+        DType::I16 => "int16_t",
+        DType::I8 => "int8_t",
+        DType::U8 | DType::Bool => "uint8_t",
     }
 }
 
@@ -169,7 +207,9 @@ fn load_expr(arg: ArgId, d: DType, index: &str) -> String {
         DType::F32 | DType::F64 => format!("(double){at}"),
         DType::F16 => format!("(double)h2f({at})"),
         DType::BF16 => format!("(double)b2f({at})"),
-        DType::I32 | DType::I64 => format!("(int64_t){at}"),
+        DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
+            format!("(int64_t){at}")
+        }
         DType::Bool => format!("({at} != 0)"),
     }
 }
@@ -182,6 +222,9 @@ fn store_stmt(arg: ArgId, d: DType, index: &str, x: &str) -> String {
         DType::F16 => format!("{at} = f2h((float)({x}));"),
         DType::BF16 => format!("{at} = f2b((float)({x}));"),
         DType::I32 => format!("{at} = (int32_t)({x});"),
+        DType::I16 => format!("{at} = (int16_t)({x});"),
+        DType::I8 => format!("{at} = (int8_t)({x});"),
+        DType::U8 => format!("{at} = (uint8_t)({x});"),
         DType::I64 => format!("{at} = {x};"),
         DType::Bool => format!("{at} = (uint8_t)(({x}) != 0);"),
     }
@@ -566,6 +609,7 @@ fn value(k: &Kernel, v: ValueId) -> Result<String, BackendError> {
         KExpr::Index(i) => convert(&index(i), DType::I64, d),
         KExpr::Acc(a) => format!("{}_fin", acc_name(*a)),
         KExpr::Cast(x) => convert(&var(*x), k.dtype(*x), d),
+        KExpr::Bitcast(x) => from_bits(&to_bits(&var(*x), k.dtype(*x)), d),
         KExpr::Unary(op, x) => unary(k, *op, &var(*x), k.dtype(*x), d)?,
         KExpr::Binary(op, a, b) => binary(k, *op, &var(*a), &var(*b), k.dtype(*a), d)?,
         KExpr::Where(c, a, b) => format!(

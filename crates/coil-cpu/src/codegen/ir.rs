@@ -35,7 +35,8 @@ impl Class {
     pub(crate) fn of(d: DType) -> Class {
         match d {
             DType::Bool => Class::Bool,
-            DType::I32 => Class::I32,
+            // The narrow integers compute in i32 and wrap after every op (`Ir::wrap`).
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 => Class::I32,
             DType::I64 => Class::I64,
             DType::F16 | DType::BF16 | DType::F32 => Class::F32,
             DType::F64 => Class::F64,
@@ -153,7 +154,8 @@ impl<'a, 'ctx> Ir<'a, 'ctx> {
     /// The element type a dtype has in memory.
     pub(crate) fn mem_ty(&self, d: DType) -> BasicTypeEnum<'ctx> {
         match d {
-            DType::Bool => self.cx.i8_type().into(),
+            DType::Bool | DType::U8 | DType::I8 => self.cx.i8_type().into(),
+            DType::I16 => self.cx.i16_type().into(),
             DType::I32 => self.cx.i32_type().into(),
             DType::I64 => self.cx.i64_type().into(),
             DType::F16 => self.cx.f16_type().into(),
@@ -657,8 +659,38 @@ impl<'a, 'ctx> Ir<'a, 'ctx> {
                 let bits = self.shl(wide, self.ci(Class::I32, 16))?;
                 self.bitcast(bits, self.cx.f32_type().into())
             }
+            DType::U8 | DType::I8 | DType::I16 => {
+                self.iresize(raw, self.cx.i32_type(), !d.is_unsigned())
+            }
             _ => Ok(raw),
         }
+    }
+
+    /// A narrow integer's value (held in i32) wrapped to its width and signedness, as PyTorch
+    /// stores it after every op; other dtypes unchanged.
+    pub(crate) fn wrap(&self, v: V<'ctx>, d: DType) -> Result<V<'ctx>, CpuError> {
+        if !d.is_narrow_int() {
+            return Ok(v);
+        }
+        let narrow = self.mem_ty(d).into_int_type();
+        let cut = self.iresize(v, narrow, true)?;
+        self.iresize(cut, self.cx.i32_type(), !d.is_unsigned())
+    }
+
+    /// `v` (of `from`, in compute form) read as `to`, of the same size: its memory form's
+    /// bits reinterpreted, then widened to `to`'s compute form.
+    pub(crate) fn bitcast_value(
+        &self,
+        v: V<'ctx>,
+        from: DType,
+        to: DType,
+    ) -> Result<V<'ctx>, CpuError> {
+        if from.itemsize() != to.itemsize() {
+            return Err(err(format!("bitcast from {from} to {to}: sizes differ")));
+        }
+        let raw = self.encode(v, from)?;
+        let raw = self.bitcast(raw, self.mem_ty(to))?;
+        self.decode(raw, to)
     }
 
     /// Compute form to memory form.
@@ -667,6 +699,10 @@ impl<'a, 'ctx> Ir<'a, 'ctx> {
             DType::Bool => self.iresize(v, self.cx.i8_type(), false),
             DType::F16 => self.fpcast(v, self.cx.f16_type()),
             DType::BF16 => self.f32_to_bf16_bits(v),
+            DType::U8 | DType::I8 | DType::I16 => {
+                let narrow = self.mem_ty(d).into_int_type();
+                self.iresize(v, narrow, true)
+            }
             _ => Ok(v),
         }
     }

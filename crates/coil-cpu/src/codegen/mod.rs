@@ -1095,6 +1095,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 KExpr::Cast(x) => self
                     .ir
                     .convert(self.value(&vals, *x)?, k.dtype(*x), dt, true)?,
+                KExpr::Bitcast(x) => {
+                    self.ir
+                        .bitcast_value(self.value(&vals, *x)?, k.dtype(*x), dt)?
+                }
                 KExpr::Unary(Op::Exp, x) if self.exp_in_range.contains(&v) => self
                     .ir
                     .exp_in_range(self.value(&vals, *x)?, k.dtype(*x), dt)?,

@@ -21,8 +21,8 @@ impl<'ctx> Ir<'_, 'ctx> {
                 self.cf(class, round_const(i as f64, dtype))
             }
             (Const::Bool(b), Class::F32 | Class::F64) => self.cf(class, b as u8 as f64),
-            (Const::Float(x), _) => self.ci(class, x as i64),
-            (Const::Int(i), _) => self.ci(class, i),
+            (Const::Float(x), _) => self.ci(class, dtype.wrap(x as i64)),
+            (Const::Int(i), _) => self.ci(class, dtype.wrap(i)),
             (Const::Bool(b), _) => self.ci(class, b as i64),
         }
     }
@@ -72,6 +72,8 @@ impl<'ctx> Ir<'_, 'ctx> {
             (Class::Bool, _) => self.iresize(v, self.scalar_ty(tc).into_int_type(), false)?,
             (_, _) => self.iresize(v, self.scalar_ty(tc).into_int_type(), true)?,
         };
+        // Every op's result passes through here: a narrow integer wraps to its width.
+        let out = self.wrap(out, to)?;
         if !round || from == to {
             return Ok(out);
         }

@@ -28,7 +28,11 @@ pub(crate) struct CachedValue {
 fn node_cost(e: &KExpr) -> u32 {
     match e {
         KExpr::Const(_) | KExpr::Acc(_) => 0,
-        KExpr::Load { .. } | KExpr::Index(_) | KExpr::Cast(_) | KExpr::Where(..) => 1,
+        KExpr::Load { .. }
+        | KExpr::Index(_)
+        | KExpr::Cast(_)
+        | KExpr::Bitcast(_)
+        | KExpr::Where(..) => 1,
         KExpr::IndirectIndex { .. } | KExpr::Scan { .. } => 4,
         KExpr::Unary(op, _) | KExpr::Binary(op, _, _) => op.cost().weight(),
     }
@@ -80,6 +84,7 @@ fn remap(e: &KExpr, class: &HashMap<ValueId, u32>) -> KExpr {
         },
         KExpr::Const(_) | KExpr::Acc(_) => e.clone(),
         KExpr::Cast(x) => KExpr::Cast(c(x)),
+        KExpr::Bitcast(x) => KExpr::Bitcast(c(x)),
         KExpr::Unary(op, x) => KExpr::Unary(*op, c(x)),
         KExpr::Binary(op, a, b) => KExpr::Binary(*op, c(a), c(b)),
         KExpr::Where(x, a, b) => KExpr::Where(c(x), c(a), c(b)),

@@ -41,6 +41,10 @@ impl Emitter<'_> {
             DType::F32 => (RegClass::F32, "f32"),
             DType::F64 => (RegClass::F64, "f64"),
             DType::I32 => (RegClass::B32, "s32"),
+            // Narrow integers widen into .s32 as they load (sign- or zero-extended).
+            DType::U8 => (RegClass::B32, "u8"),
+            DType::I8 => (RegClass::B32, "s8"),
+            DType::I16 => (RegClass::B32, "s16"),
             DType::I64 => (RegClass::B64, "s64"),
             DType::Bool => (RegClass::B32, "u8"),
             DType::F16 => (RegClass::B16, "b16"),
@@ -174,6 +178,10 @@ impl Emitter<'_> {
             DType::F32 => (self.reg(Repr::F32, v), "f32"),
             DType::F64 => (self.reg(Repr::F64, v), "f64"),
             DType::I32 => (self.reg(Repr::I32, v), "s32"),
+            // The low bits of the .s32 register.
+            DType::U8 => (self.reg(Repr::I32, v), "u8"),
+            DType::I8 => (self.reg(Repr::I32, v), "s8"),
+            DType::I16 => (self.reg(Repr::I32, v), "s16"),
             DType::I64 => (self.reg(Repr::I64, v), "s64"),
             DType::Bool => {
                 let p = self.reg(Repr::Pred, v);

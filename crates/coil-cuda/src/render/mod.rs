@@ -735,10 +735,16 @@ impl<'k> Emitter<'k> {
                 mask: mask.as_ref().map(c),
             },
             KExpr::Cast(a) => KExpr::Cast(c(&a)),
+            KExpr::Bitcast(a) => KExpr::Bitcast(c(&a)),
             KExpr::Unary(op, a) => KExpr::Unary(op, c(&a)),
             KExpr::Binary(op, a, b) => KExpr::Binary(op, c(&a), c(&b)),
             KExpr::Where(p, a, b) => KExpr::Where(c(&p), c(&a), c(&b)),
-            other => other,
+            // Keyed as they are (an indirect index's value is a stage's own).
+            e @ (KExpr::Const(_)
+            | KExpr::Index(_)
+            | KExpr::Acc(_)
+            | KExpr::Scan { .. }
+            | KExpr::IndirectIndex { .. }) => e,
         };
         Some((e, self.k.dtype(v)))
     }
@@ -786,6 +792,11 @@ impl<'k> Emitter<'k> {
                 let from = self.k.dtype(a);
                 let ops = [self.lv(a)];
                 self.map(&ops, |em, x| em.cast(x[0], from, dtype))
+            }
+            KExpr::Bitcast(a) => {
+                let from = self.k.dtype(a);
+                let ops = [self.lv(a)];
+                self.map(&ops, |em, x| em.bitcast(x[0], from, dtype))
             }
             KExpr::Unary(op, a) => {
                 let din = self.k.dtype(a);

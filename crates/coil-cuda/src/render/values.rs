@@ -31,7 +31,8 @@ impl Repr {
     pub(crate) fn of(d: DType) -> Repr {
         match d {
             DType::Bool => Repr::Pred,
-            DType::I32 => Repr::I32,
+            // The narrow integers are held in .s32 and wrap after every op (`wrap`).
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 => Repr::I32,
             DType::I64 => Repr::I64,
             DType::F16 | DType::BF16 | DType::F32 => Repr::F32,
             DType::F64 => Repr::F64,
@@ -154,7 +155,7 @@ impl Emitter<'_> {
         match Repr::of(dtype) {
             Repr::F32 => Val::Imm(Imm::F32(c.to_f64() as f32)),
             Repr::F64 => Val::Imm(Imm::F64(c.to_f64())),
-            Repr::I32 => Val::Imm(Imm::Int(i64::from(int_of(c) as i32))),
+            Repr::I32 => Val::Imm(Imm::Int(dtype.wrap(int_of(c)))),
             Repr::I64 => Val::Imm(Imm::Int(int_of(c))),
             Repr::Pred => Val::Reg(self.pred_const(truthy_const(c))),
         }
@@ -203,6 +204,99 @@ impl Emitter<'_> {
         if from == to {
             return v;
         }
+        let r = self.cast_unwrapped(v, from, to);
+        self.wrap(r, to)
+    }
+
+    /// A narrow integer's value (held in .s32) wrapped to its width and signedness, as
+    /// PyTorch stores it after every op (a mask, or two shifts that sign-extend); other
+    /// dtypes unchanged.
+    pub(crate) fn wrap(&mut self, v: Val, d: DType) -> Val {
+        if !d.is_narrow_int() {
+            return v;
+        }
+        if let Val::Imm(Imm::Int(i)) = v {
+            return Val::Imm(Imm::Int(d.wrap(i)));
+        }
+        let x = self.reg(Repr::I32, v);
+        if d.is_unsigned() {
+            let m = (1u32 << d.bits()) - 1;
+            return Val::Reg(self.b.and(Ty::B32, x, m));
+        }
+        // The low bits to the top, then an arithmetic shift back down.
+        let k = 32 - d.bits();
+        let up = self.b.shl(Ty::B32, x, k);
+        Val::Reg(self.b.shr(Ty::S32, up, k))
+    }
+
+    /// `v` (of `from`) read as `to`, of the same size: its storage bits, reinterpreted.
+    pub(crate) fn bitcast(&mut self, v: Val, from: DType, to: DType) -> Val {
+        if from.itemsize() != to.itemsize() {
+            self.fail(format!("bitcast from {from} to {to}: sizes differ"));
+            return v;
+        }
+        let bits = self.to_bits(v, from);
+        self.from_bits(bits, to)
+    }
+
+    /// The storage bits of `v` (of `d`) in the low bits of a 32-bit register (64-bit for
+    /// 8-byte dtypes).
+    fn to_bits(&mut self, v: Val, d: DType) -> Reg {
+        match d {
+            DType::F32 => {
+                let f = self.reg(Repr::F32, v);
+                self.b.bitcast(Ty::B32, f)
+            }
+            DType::F64 => {
+                let f = self.reg(Repr::F64, v);
+                self.b.bitcast(Ty::B64, f)
+            }
+            DType::F16 | DType::BF16 => {
+                let f = self.reg(Repr::F32, v);
+                let h = if d == DType::F16 {
+                    self.b.cvt(Ty::F16, Ty::F32, Some(Round::Rn), f)
+                } else {
+                    let h = self.b.reg(RegClass::B16);
+                    self.b
+                        .emit("cvt.rn.bf16.f32", vec![Operand::Reg(h), Operand::Reg(f)]);
+                    h
+                };
+                self.b.cvt(Ty::U32, Ty::U16, None, h)
+            }
+            DType::Bool => {
+                let p = self.reg(Repr::Pred, v);
+                self.b.selp(Ty::U32, 1u32, 0u32, p)
+            }
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 => self.reg(Repr::I32, v),
+            DType::I64 => self.reg(Repr::I64, v),
+        }
+    }
+
+    /// Storage bits (from [`Self::to_bits`]) read as a value of `d`.
+    fn from_bits(&mut self, bits: Reg, d: DType) -> Val {
+        match d {
+            DType::F32 => Val::Reg(self.b.bitcast(Ty::F32, bits)),
+            DType::F64 => Val::Reg(self.b.bitcast(Ty::F64, bits)),
+            DType::F16 => {
+                let h = self.b.reg(RegClass::B16);
+                self.b
+                    .emit("cvt.u16.u32", vec![Operand::Reg(h), Operand::Reg(bits)]);
+                Val::Reg(self.b.cvt(Ty::F32, Ty::F16, None, h))
+            }
+            DType::BF16 => {
+                let w = self.b.shl(Ty::B32, bits, 16u32);
+                Val::Reg(self.b.bitcast(Ty::F32, w))
+            }
+            DType::Bool => {
+                let low = self.b.and(Ty::B32, bits, 0xffu32);
+                Val::Reg(self.b.setp(Cmp::Ne, Ty::U32, low, 0u32))
+            }
+            DType::U8 | DType::I8 | DType::I16 => self.wrap(Val::Reg(bits), d),
+            DType::I32 | DType::I64 => Val::Reg(bits),
+        }
+    }
+
+    fn cast_unwrapped(&mut self, v: Val, from: DType, to: DType) -> Val {
         let (rf, rt) = (Repr::of(from), Repr::of(to));
         if rt == Repr::Pred {
             return Val::Reg(self.truthy(v, from));
@@ -266,6 +360,11 @@ impl Emitter<'_> {
 
     /// A one-operand op on a value of `din`, giving `dout`.
     pub(crate) fn unary(&mut self, op: Op, a: Val, din: DType, dout: DType) -> Val {
+        let r = self.unary_unwrapped(op, a, din, dout);
+        self.wrap(r, dout)
+    }
+
+    fn unary_unwrapped(&mut self, op: Op, a: Val, din: DType, dout: DType) -> Val {
         let repr = Repr::of(din);
         match repr {
             Repr::F32 => {
@@ -496,6 +595,11 @@ impl Emitter<'_> {
 
     /// A two-operand op on values of `din`, giving `dout`.
     pub(crate) fn binary(&mut self, op: Op, a: Val, c: Val, din: DType, dout: DType) -> Val {
+        let r = self.binary_unwrapped(op, a, c, din, dout);
+        self.wrap(r, dout)
+    }
+
+    fn binary_unwrapped(&mut self, op: Op, a: Val, c: Val, din: DType, dout: DType) -> Val {
         let repr = Repr::of(din);
         if matches!(op, Op::LogicalAnd | Op::LogicalOr) {
             let (x, y) = (self.truthy(a, din), self.truthy(c, din));

@@ -123,6 +123,27 @@ article!(
 /// (`exp`, `log1p`, ... of f64 are an error there, for every op), so it runs on the CPU.
 #[test]
 fn float_table_op_cases_match_pytorch() {
+    let seen = emulated_op_cases(|n| n.starts_with("float_table_") && !n.contains("f64"));
+    assert_eq!(seen, 3, "the float_table cases");
+}
+
+/// The narrow-integer op cases (int8, uint8, int16: wrapping after every op inside fused
+/// kernels, unsigned compares, promotion to int16, casts, views, cat) and `view(dtype)`
+/// (bitcasts fused both sides, and other element sizes), exactly.
+#[test]
+fn narrow_int_op_cases_match_pytorch() {
+    let seen = emulated_op_cases(|n| {
+        ["int8_", "uint8_", "int16_", "narrow_int_", "view_dtype_"]
+            .iter()
+            .any(|p| n.starts_with(p))
+    });
+    assert_eq!(seen, 6, "the narrow-integer and view(dtype) cases");
+}
+
+/// Runs the op cases whose names `pick` selects through the emulated GPU against PyTorch's
+/// outputs (floats within f32's test tolerance, a 16-bit result within one of its ulp,
+/// integers exactly); how many ran.
+fn emulated_op_cases(pick: impl Fn(&str) -> bool) -> usize {
     use coil_graph::{DType, Tensor};
     use std::sync::Arc;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../coil-eager/tests/data/ops");
@@ -131,7 +152,10 @@ fn float_table_op_cases_match_pytorch() {
     for entry in std::fs::read_dir(&dir).expect("the op cases") {
         let py = entry.expect("entry").path();
         let name = py.file_name().unwrap().to_string_lossy().into_owned();
-        if !(name.starts_with("float_table_") && name.ends_with(".py")) || name.contains("f64") {
+        let Some(stem) = name.strip_suffix(".py") else {
+            continue;
+        };
+        if !pick(stem) {
             continue;
         }
         seen += 1;
@@ -145,11 +169,12 @@ fn float_table_op_cases_match_pytorch() {
             let tol = match g.dtype() {
                 DType::BF16 => 8e-3,
                 DType::F16 => 1e-3,
+                d if !d.is_float() => 0.0,
                 _ => 1e-5,
             };
             coil_testkit::check_close(g, w, tol, tol)
                 .unwrap_or_else(|e| panic!("{name} output {i}: {e}"));
         }
     }
-    assert_eq!(seen, 3, "the float_table cases");
+    seen
 }

@@ -16,7 +16,7 @@ use coil_graph::{DType, Data, Tensor};
 /// `(rtol, atol)` for a float dtype; `None` means exact (ints, bools).
 fn tolerance(dtype: DType) -> Option<(f64, f64)> {
     match dtype {
-        DType::Bool | DType::I32 | DType::I64 => None,
+        DType::Bool | DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => None,
         DType::F32 => Some((1e-5, 1e-6)),
         DType::F64 => Some((1e-10, 1e-12)),
         DType::F16 | DType::BF16 => Some((1e-2, 1e-3)),

@@ -43,6 +43,19 @@ pub(super) fn infer(cx: &Cx<'_>, kind: ReductionKind) -> Result<Vec<TensorMeta>,
         Amax | Amin => {
             let m = cx.meta("self")?;
             let (dims, keepdim) = reduction_dims(b, m.rank())?;
+            // PyTorch refuses an empty reduction (there is no identity for max).
+            if let Some(&d) = dims.iter().find(|&&d| m.sizes[d] == 0) {
+                return shape_err(format!(
+                    "{}(): expected reduction dim {d} to have non-zero size",
+                    schema.name
+                ));
+            }
+            if m.numel() == 0 && !b.has("dim") {
+                return shape_err(format!(
+                    "{}(): expected reduction dim to be specified for input.numel() == 0",
+                    schema.name
+                ));
+            }
             one(reduced(&m, &dims, keepdim, m.dtype))
         }
         Var | VarMean => {

@@ -194,6 +194,17 @@ pub(super) fn infer(cx: &Cx<'_>, kind: ViewKind) -> Result<Vec<TensorMeta>, Grap
                 .collect())
         }
         Alias => one(cx.meta("self")?),
+        ViewDtype => {
+            let m = cx.meta("self")?;
+            let dtype = b.dtype("dtype")?;
+            let (sizes, strides, _) =
+                crate::view_dtype_layout(&m.sizes, &m.strides, 0, m.dtype, dtype)?;
+            one(TensorMeta {
+                dtype,
+                sizes,
+                strides,
+            })
+        }
         AsStrided => {
             let m = cx.meta("self")?;
             let size = b.int_list("size")?;

@@ -194,6 +194,20 @@ impl Lowerer<'_> {
                 }
                 Ok(parts)
             }
+            K::ViewDtype => {
+                let x = self.tensor(node, b, "self")?;
+                let from = self.g.tensors[x].dtype;
+                if from.itemsize() != meta.dtype.itemsize() {
+                    // Another element size reinterprets the storage: a host view, as
+                    // Inductor's fallback.
+                    return self.lower_fallback(node, call);
+                }
+                let to = meta.dtype;
+                let mut cx = BodyCx::new(&meta.sizes);
+                let e = self.load_broadcast(&mut cx, x);
+                let root = cx.body.bitcast(e, to);
+                one(self.finish_pointwise(node, cx, root, to))
+            }
             K::Alias => {
                 let x = self.tensor(node, b, "self")?;
                 let rank = self.g.tensors[x].sizes.len();
