@@ -1195,7 +1195,7 @@ def view_dtype_same_size():
     i = _narrow(torch.int32, -2**31, 2**31, (2, 4), 12)
     return (Fn(lambda x, h, f, u, b, i: (
         (x + 1).view(torch.int32) * 2, x.view(torch.int32) & 0x7fffffff, x.t().view(torch.int32),
-        h.view(torch.int16) + 1, (h * 2).view(torch.int16), f.view(torch.int16) // 8,
+        h.view(torch.int16) + 1, (h * 2).view(torch.int16), f.view(torch.int16) >> 3,
         (f.view(torch.int16) | 1).view(torch.float16), u.view(torch.int8), u.view(torch.int8) + 0,
         b.view(torch.uint8) + 1, (i | 1).view(torch.float32), i.view(torch.float32) * 0)),
         (x, h, f, u, b, i))
@@ -1211,6 +1211,24 @@ def view_dtype_other_size():
                               u.view(torch.int32), u.view(torch.int64).view(torch.uint8) + 0,
                               u.view(torch.int16)[:, 1:3] * 3)),
             (x, u))
+
+
+@case
+def bitwise_and_shifts():
+    # Bit ops and shifts in kernels, every integer width: shifts by amounts past the width
+    # (PyTorch: 0 to the left, the sign to the right), negative amounts, bools.
+    a = _narrow(torch.int8, -128, 128, (3, 8), 14)
+    u = _narrow(torch.uint8, 0, 256, (3, 8), 15)
+    s = _narrow(torch.int16, -32768, 32768, (3, 8), 16)
+    i = _narrow(torch.int32, -2**31, 2**31, (3, 8), 17)
+    n = torch.tensor([0, 1, 3, 7, 8, 9, 15, 40])
+    b = torch.rand(3, 8) > 0.5
+    return (Fn(lambda a, u, s, i, n, b: (
+        a & 0x5a, a | u, a ^ s, u ^ 0xff, i & s, b & (u > 100), b ^ b.t().t(),
+        a << 3, a >> 2, u << 2, u >> 3, s << 5, s >> 9, i << 7, i >> 17,
+        a << n.to(torch.int8), a >> n.to(torch.int8), u >> n.to(torch.uint8),
+        i << n.to(torch.int32), n << n, (n - 3) >> n, (a ^ 1) << 1)),
+        (a, u, s, i, n, b))
 
 
 @case(also_keep=(aten.masked_fill.Scalar,))

@@ -176,6 +176,31 @@ fn binary(
             };
             finish(v, dtype, sizes)
         }
+        Op::BitAnd | Op::BitOr | Op::BitXor if dtype == DType::Bool => {
+            let (sx, sy) = (src::<bool>(x, &sizes)?, src::<bool>(y, &sizes)?);
+            let v = match op {
+                Op::BitAnd => map2(&sizes, &sx, &sy, |p, q| p & q),
+                Op::BitOr => map2(&sizes, &sx, &sy, |p, q| p | q),
+                _ => map2(&sizes, &sx, &sy, |p, q| p ^ q),
+            };
+            finish(v, dtype, sizes)
+        }
+        Op::BitAnd | Op::BitOr | Op::BitXor | Op::Shl | Op::Shr => {
+            if dtype.is_float() {
+                return fail(format!("{op} is not defined for {dtype}"));
+            }
+            // Integers (bools as 0/1), wrapped to the dtype as they are stored.
+            let (sx, sy) = (src::<i64>(x, &sizes)?, src::<i64>(y, &sizes)?);
+            let v = match op {
+                Op::BitAnd => map2(&sizes, &sx, &sy, |p, q| p & q),
+                Op::BitOr => map2(&sizes, &sx, &sy, |p, q| p | q),
+                Op::BitXor => map2(&sizes, &sx, &sy, |p, q| p ^ q),
+                _ => map2(&sizes, &sx, &sy, |p, q| {
+                    coil_kernel::scalar::shift(op == Op::Shl, p, q, dtype)
+                }),
+            };
+            finish(v, dtype, sizes)
+        }
         Op::Add | Op::Sub | Op::TrueDiv | Op::FloorDiv | Op::TruncDiv => fail(format!(
             "{op} is no op kind's whole body (add, sub and div take their own arguments)"
         )),

@@ -37,29 +37,6 @@ pub(crate) fn eval(
                 finish(map1(&sizes, &s, |q| q), dtype, sizes)
             })
         }
-        BitwiseAnd | BitwiseOr | BitwiseXor => {
-            let (x, y) = (a.value("self")?, a.value("other")?);
-            let sizes = broadcast(&[x, y])?;
-            if dtype == DType::Bool {
-                let (sx, sy) = (src::<bool>(x, &sizes)?, src::<bool>(y, &sizes)?);
-                let v = match kind {
-                    BitwiseAnd => map2(&sizes, &sx, &sy, |p, q| p & q),
-                    BitwiseOr => map2(&sizes, &sx, &sy, |p, q| p | q),
-                    _ => map2(&sizes, &sx, &sy, |p, q| p ^ q),
-                };
-                return finish(v, dtype, sizes);
-            }
-            if dtype.is_float() {
-                return fail(format!("{kind:?} is not defined for {dtype}"));
-            }
-            let (sx, sy) = (src::<i64>(x, &sizes)?, src::<i64>(y, &sizes)?);
-            let v = match kind {
-                BitwiseAnd => map2(&sizes, &sx, &sy, |p, q| p & q),
-                BitwiseOr => map2(&sizes, &sx, &sy, |p, q| p | q),
-                _ => map2(&sizes, &sx, &sy, |p, q| p ^ q),
-            };
-            finish(v, dtype, sizes)
-        }
         Hardswish | Hardsigmoid | Hardtanh | Softplus | LeakyRelu | Elu => {
             let x = a.tensor("self")?;
             let s = |n: &str, d: f64| a.b.opt_scalar(n).map_or(d, |v| v.to_f64());

@@ -125,6 +125,13 @@ op_kinds! {
         LogicalOr = LogicalOr / Bool,
         LogicalNot = LogicalNot / Bool,
         BitwiseNot = BitwiseNot / NoFloat,
+        /// On bools the logical ops; on integers the bit ops.
+        BitwiseAnd = BitAnd / NoFloat,
+        BitwiseOr = BitOr / NoFloat,
+        BitwiseXor = BitXor / NoFloat,
+        /// `<<` and `>>` with PyTorch's rule for amounts outside the dtype's width.
+        BitwiseLeftShift = Shl / NoFloat,
+        BitwiseRightShift = Shr / NoFloat,
         // Unary.
         Neg = Neg / NoBool,
         Abs = Abs / Same,
@@ -157,9 +164,6 @@ op_kinds! {
         CopyValues,
         Fmod,
         Remainder,
-        BitwiseAnd,
-        BitwiseOr,
-        BitwiseXor,
         Gelu,
         Silu,
         Hardswish,

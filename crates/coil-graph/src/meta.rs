@@ -330,14 +330,14 @@ pub fn view_dtype_layout(
         return Ok((sizes, strides, offset * r));
     }
     let r = new / old;
-    if sizes[last] % r != 0 {
+    if !sizes[last].is_multiple_of(r) {
         return err(format!(
             "self.size(-1) must be divisible by {r} to view {from} as {to} (different element \
              sizes), but got {}",
             sizes[last]
         ));
     }
-    if offset % r != 0 {
+    if !offset.is_multiple_of(r) {
         return err(format!(
             "self.storage_offset() must be divisible by {r} to view {from} as {to} (different \
              element sizes), but got {offset}"
@@ -346,7 +346,7 @@ pub fn view_dtype_layout(
     for (i, st) in strides.iter_mut().enumerate() {
         if i == last {
             *st = 1;
-        } else if *st % r != 0 {
+        } else if !st.is_multiple_of(r) {
             return err(format!(
                 "self.stride({i}) must be divisible by {r} to view {from} as {to} (different \
                  element sizes), but got {st}"

@@ -290,6 +290,38 @@ const SCHEMAS: &[(OpKind, &str)] = {
             BitwiseXor,
             "bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor",
         ),
+        (
+            BitwiseLeftShift,
+            "__lshift__.Tensor(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            BitwiseLeftShift,
+            "__lshift__.Scalar(Tensor self, Scalar other) -> Tensor",
+        ),
+        (
+            BitwiseLeftShift,
+            "bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            BitwiseLeftShift,
+            "bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor",
+        ),
+        (
+            BitwiseRightShift,
+            "__rshift__.Tensor(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            BitwiseRightShift,
+            "__rshift__.Scalar(Tensor self, Scalar other) -> Tensor",
+        ),
+        (
+            BitwiseRightShift,
+            "bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            BitwiseRightShift,
+            "bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor",
+        ),
         (Hardswish, "hardswish.default(Tensor self) -> Tensor"),
         (Hardsigmoid, "hardsigmoid.default(Tensor self) -> Tensor"),
         (

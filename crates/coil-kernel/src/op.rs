@@ -172,6 +172,19 @@ op_table! {
     LogicalAnd = "logical_and", 2, Bool, Cheap, -;
     /// `a or b` on bools.
     LogicalOr = "logical_or", 2, Bool, Cheap, -;
+    /// `a & b` on integers (`and` on bools).
+    BitAnd = "bitwise_and", 2, Same, Cheap, -;
+    /// `a | b` on integers (`or` on bools).
+    BitOr = "bitwise_or", 2, Same, Cheap, -;
+    /// `a ^ b` on integers (`xor` on bools).
+    BitXor = "bitwise_xor", 2, Same, Cheap, -;
+    /// `a << b` in the dtype's width: 0 when `b` is negative or not below the width
+    /// (PyTorch's `lshift`).
+    Shl = "bitwise_left_shift", 2, Same, Cheap, -;
+    /// `a >> b` (arithmetic for signed types) in the dtype's width: when `b` is negative or
+    /// not below it, a shift by the width less one (signed) or 0 (unsigned), PyTorch's
+    /// `rshift`.
+    Shr = "bitwise_right_shift", 2, Same, Cheap, -;
     // Ternary.
     /// `cond ? a : b`.
     Where = "where", 3, Same, Cheap, -;
@@ -226,6 +239,11 @@ macro_rules! binary_ops {
             | $crate::Op::Ge
             | $crate::Op::LogicalAnd
             | $crate::Op::LogicalOr
+            | $crate::Op::BitAnd
+            | $crate::Op::BitOr
+            | $crate::Op::BitXor
+            | $crate::Op::Shl
+            | $crate::Op::Shr
     };
 }
 

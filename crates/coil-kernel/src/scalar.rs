@@ -193,6 +193,27 @@ pub fn unary(op: Op, a: Scalar, dtype: DType) -> R<Scalar> {
     })
 }
 
+/// PyTorch's `lshift` / `rshift` of `x` by `y` in `dtype`'s width (values held sign- or
+/// zero-extended): a left shift by a negative amount or the width or more is 0; a right shift
+/// by those is one by the width less one (the sign) for signed types, 0 for unsigned ones.
+pub fn shift(left: bool, x: i64, y: i64, dtype: DType) -> i64 {
+    let bits = if dtype.is_int() {
+        dtype.bits() as i64
+    } else {
+        64
+    };
+    let out_of_range = y < 0 || y >= bits;
+    if left || (out_of_range && dtype.is_unsigned()) {
+        if out_of_range {
+            0
+        } else {
+            x.wrapping_shl(y as u32)
+        }
+    } else {
+        x >> (if out_of_range { bits - 1 } else { y })
+    }
+}
+
 fn nan_max(a: f64, b: f64, max: bool) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
@@ -228,7 +249,15 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
                 Le => return Ok(Scalar::B(x <= y)),
                 Gt => return Ok(Scalar::B(x > y)),
                 Ge => return Ok(Scalar::B(x >= y)),
-                LogicalAnd | LogicalOr | Where | crate::unary_ops!() => {
+                LogicalAnd
+                | LogicalOr
+                | BitAnd
+                | BitOr
+                | BitXor
+                | Shl
+                | Shr
+                | Where
+                | crate::unary_ops!() => {
                     return eval_err(format!("{op} of two floats"));
                 }
             };
@@ -265,6 +294,10 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
                 Le => return Ok(Scalar::B(x <= y)),
                 Gt => return Ok(Scalar::B(x > y)),
                 Ge => return Ok(Scalar::B(x >= y)),
+                BitAnd => x & y,
+                BitOr => x | y,
+                BitXor => x ^ y,
+                Shl | Shr => shift(op == Shl, x, y, dtype),
                 LogicalAnd | LogicalOr | Where | crate::unary_ops!() => {
                     return eval_err(format!("{op} of two integers"));
                 }
@@ -280,7 +313,12 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
             Le => Scalar::B(x <= y),
             Gt => Scalar::B(x & !y),
             Ge => Scalar::B(x >= y),
+            BitAnd => Scalar::B(x & y),
+            BitOr => Scalar::B(x | y),
+            BitXor => Scalar::B(x ^ y),
             Sub
+            | Shl
+            | Shr
             | TrueDiv
             | FloorDiv
             | TruncDiv

@@ -85,6 +85,10 @@ static inline int64_t f2i(double x) {
 static inline int64_t i_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
 static inline int64_t i_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
 static inline int64_t i_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+/* PyTorch's lshift/rshift in a width of `bits`. */
+static inline int64_t i_shl(int64_t a, int64_t b, int64_t bits) { return (b < 0 || b >= bits) ? 0 : (int64_t)((uint64_t)a << b); }
+static inline int64_t i_shr(int64_t a, int64_t b, int64_t bits) { return a >> ((b < 0 || b >= bits) ? bits - 1 : b); }
+static inline int64_t i_shru(int64_t a, int64_t b, int64_t bits) { return (b < 0 || b >= bits) ? 0 : a >> b; }
 static inline int64_t i_neg(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
 static inline int64_t i_tdiv(int64_t a, int64_t b, int *st) {
     if (b == 0) { *st = 1; return 0; }
@@ -390,7 +394,15 @@ fn binary(
             Le => cmp("<="),
             Gt => cmp(">"),
             Ge => cmp(">="),
-            other @ (coil_kernel::unary_ops!() | LogicalAnd | LogicalOr | Where) => {
+            other @ (coil_kernel::unary_ops!()
+            | LogicalAnd
+            | LogicalOr
+            | BitAnd
+            | BitOr
+            | BitXor
+            | Shl
+            | Shr
+            | Where) => {
                 return Err(unsupported(k, format!("{other} of two floats")));
             }
         },
@@ -411,6 +423,12 @@ fn binary(
                 Le => cmp("<="),
                 Gt => cmp(">"),
                 Ge => cmp(">="),
+                BitAnd => int(format!("({a} & {b})")),
+                BitOr => int(format!("({a} | {b})")),
+                BitXor => int(format!("({a} ^ {b})")),
+                Shl => int(format!("i_shl({a}, {b}, {})", from.bits())),
+                Shr if from.is_unsigned() => int(format!("i_shru({a}, {b}, {})", from.bits())),
+                Shr => int(format!("i_shr({a}, {b}, {})", from.bits())),
                 other @ (coil_kernel::unary_ops!() | LogicalAnd | LogicalOr | Where) => {
                     return Err(unsupported(k, format!("{other} of two integers")));
                 }
@@ -425,7 +443,12 @@ fn binary(
             Le => cmp("<="),
             Gt => format!("({a} && !{b})"),
             Ge => cmp(">="),
+            BitAnd => convert(&format!("({a} && {b})"), DType::Bool, to),
+            BitOr => convert(&format!("({a} || {b})"), DType::Bool, to),
+            BitXor => convert(&format!("({a} != {b})"), DType::Bool, to),
             Sub
+            | Shl
+            | Shr
             | TrueDiv
             | FloorDiv
             | TruncDiv

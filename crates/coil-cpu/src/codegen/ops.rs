@@ -203,7 +203,7 @@ impl<'ctx> Ir<'_, 'ctx> {
         }
         let (r, rdt) = match c {
             Class::F32 | Class::F64 => self.float_binary(op, a, b, c, b_const)?,
-            Class::I32 | Class::I64 => self.int_binary(op, a, b, c, b_const)?,
+            Class::I32 | Class::I64 => self.int_binary(op, a, b, from, b_const)?,
             Class::Bool => self.bool_binary(op, a, b)?,
         };
         let rdt = rdt.unwrap_or(from);
@@ -239,7 +239,15 @@ impl<'ctx> Ir<'_, 'ctx> {
             Op::Le => return cmp(F::OLE),
             Op::Gt => return cmp(F::OGT),
             Op::Ge => return cmp(F::OGE),
-            Op::LogicalAnd | Op::LogicalOr | Op::Where | coil_kernel::unary_ops!() => {
+            Op::LogicalAnd
+            | Op::LogicalOr
+            | Op::BitAnd
+            | Op::BitOr
+            | Op::BitXor
+            | Op::Shl
+            | Op::Shr
+            | Op::Where
+            | coil_kernel::unary_ops!() => {
                 return Err(err(format!("{op} of two floats")));
             }
         };
@@ -251,9 +259,10 @@ impl<'ctx> Ir<'_, 'ctx> {
         op: Op,
         a: V<'ctx>,
         b: V<'ctx>,
-        c: Class,
+        from: DType,
         b_const: Option<f64>,
     ) -> Result<(V<'ctx>, Option<DType>), CpuError> {
+        let c = Class::of(from);
         let cmp = |p| Ok((self.icmp(p, a, b)?, Some(DType::Bool)));
         let r = match op {
             Op::Add => self.iadd(a, b)?,
@@ -289,6 +298,29 @@ impl<'ctx> Ir<'_, 'ctx> {
             Op::Le => return cmp(I::SLE),
             Op::Gt => return cmp(I::SGT),
             Op::Ge => return cmp(I::SGE),
+            Op::BitAnd => self.and(a, b)?,
+            Op::BitOr => self.or(a, b)?,
+            Op::BitXor => self.xor(a, b)?,
+            Op::Shl | Op::Shr => {
+                // PyTorch's rule in the dtype's width (LLVM's shifts past the register's
+                // width are poison, so the amount is clamped first).
+                let bits = i64::from(from.bits());
+                let (a, b) = self.unify(a, b)?;
+                let bad = self.or(
+                    self.icmp(I::SLT, b, self.zero(c))?,
+                    self.icmp(I::SGE, b, self.ci(c, bits))?,
+                )?;
+                if op == Op::Shl {
+                    let amount = self.select(bad, self.zero(c), b)?;
+                    self.select(bad, self.zero(c), self.shl(a, amount)?)?
+                } else if from.is_unsigned() {
+                    let amount = self.select(bad, self.zero(c), b)?;
+                    self.select(bad, self.zero(c), self.ashr(a, amount)?)?
+                } else {
+                    let amount = self.select(bad, self.ci(c, bits - 1), b)?;
+                    self.ashr(a, amount)?
+                }
+            }
             Op::LogicalAnd | Op::LogicalOr | Op::Where | coil_kernel::unary_ops!() => {
                 return Err(err(format!("{op} of two integers")));
             }
@@ -303,9 +335,9 @@ impl<'ctx> Ir<'_, 'ctx> {
         b: V<'ctx>,
     ) -> Result<(V<'ctx>, Option<DType>), CpuError> {
         let r = match op {
-            Op::Add | Op::Maximum => self.or(a, b)?,
-            Op::Mul | Op::Minimum => self.and(a, b)?,
-            Op::Sub | Op::Ne => self.xor(a, b)?,
+            Op::Add | Op::Maximum | Op::BitOr => self.or(a, b)?,
+            Op::Mul | Op::Minimum | Op::BitAnd => self.and(a, b)?,
+            Op::Sub | Op::Ne | Op::BitXor => self.xor(a, b)?,
             Op::Eq => self.icmp(I::EQ, a, b)?,
             Op::Lt => self.icmp(I::ULT, a, b)?,
             Op::Le => self.icmp(I::ULE, a, b)?,
@@ -317,7 +349,7 @@ impl<'ctx> Ir<'_, 'ctx> {
                     self.convert(a, DType::Bool, DType::I64, false)?,
                     self.convert(b, DType::Bool, DType::I64, false)?,
                 );
-                let (r, rdt) = self.int_binary(op, x, y, Class::I64, None)?;
+                let (r, rdt) = self.int_binary(op, x, y, DType::I64, None)?;
                 return Ok((r, Some(rdt.unwrap_or(DType::I64))));
             }
         };

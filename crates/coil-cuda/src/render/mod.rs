@@ -23,6 +23,7 @@
 //! them are strength-reduced by ptxas. Index arithmetic is 32-bit when every index of the
 //! kernel fits, else 64-bit.
 
+mod bits;
 mod gather;
 mod index;
 mod looped;

@@ -208,94 +208,6 @@ impl Emitter<'_> {
         self.wrap(r, to)
     }
 
-    /// A narrow integer's value (held in .s32) wrapped to its width and signedness, as
-    /// PyTorch stores it after every op (a mask, or two shifts that sign-extend); other
-    /// dtypes unchanged.
-    pub(crate) fn wrap(&mut self, v: Val, d: DType) -> Val {
-        if !d.is_narrow_int() {
-            return v;
-        }
-        if let Val::Imm(Imm::Int(i)) = v {
-            return Val::Imm(Imm::Int(d.wrap(i)));
-        }
-        let x = self.reg(Repr::I32, v);
-        if d.is_unsigned() {
-            let m = (1u32 << d.bits()) - 1;
-            return Val::Reg(self.b.and(Ty::B32, x, m));
-        }
-        // The low bits to the top, then an arithmetic shift back down.
-        let k = 32 - d.bits();
-        let up = self.b.shl(Ty::B32, x, k);
-        Val::Reg(self.b.shr(Ty::S32, up, k))
-    }
-
-    /// `v` (of `from`) read as `to`, of the same size: its storage bits, reinterpreted.
-    pub(crate) fn bitcast(&mut self, v: Val, from: DType, to: DType) -> Val {
-        if from.itemsize() != to.itemsize() {
-            self.fail(format!("bitcast from {from} to {to}: sizes differ"));
-            return v;
-        }
-        let bits = self.to_bits(v, from);
-        self.from_bits(bits, to)
-    }
-
-    /// The storage bits of `v` (of `d`) in the low bits of a 32-bit register (64-bit for
-    /// 8-byte dtypes).
-    fn to_bits(&mut self, v: Val, d: DType) -> Reg {
-        match d {
-            DType::F32 => {
-                let f = self.reg(Repr::F32, v);
-                self.b.bitcast(Ty::B32, f)
-            }
-            DType::F64 => {
-                let f = self.reg(Repr::F64, v);
-                self.b.bitcast(Ty::B64, f)
-            }
-            DType::F16 | DType::BF16 => {
-                let f = self.reg(Repr::F32, v);
-                let h = if d == DType::F16 {
-                    self.b.cvt(Ty::F16, Ty::F32, Some(Round::Rn), f)
-                } else {
-                    let h = self.b.reg(RegClass::B16);
-                    self.b
-                        .emit("cvt.rn.bf16.f32", vec![Operand::Reg(h), Operand::Reg(f)]);
-                    h
-                };
-                self.b.cvt(Ty::U32, Ty::U16, None, h)
-            }
-            DType::Bool => {
-                let p = self.reg(Repr::Pred, v);
-                self.b.selp(Ty::U32, 1u32, 0u32, p)
-            }
-            DType::U8 | DType::I8 | DType::I16 | DType::I32 => self.reg(Repr::I32, v),
-            DType::I64 => self.reg(Repr::I64, v),
-        }
-    }
-
-    /// Storage bits (from [`Self::to_bits`]) read as a value of `d`.
-    fn from_bits(&mut self, bits: Reg, d: DType) -> Val {
-        match d {
-            DType::F32 => Val::Reg(self.b.bitcast(Ty::F32, bits)),
-            DType::F64 => Val::Reg(self.b.bitcast(Ty::F64, bits)),
-            DType::F16 => {
-                let h = self.b.reg(RegClass::B16);
-                self.b
-                    .emit("cvt.u16.u32", vec![Operand::Reg(h), Operand::Reg(bits)]);
-                Val::Reg(self.b.cvt(Ty::F32, Ty::F16, None, h))
-            }
-            DType::BF16 => {
-                let w = self.b.shl(Ty::B32, bits, 16u32);
-                Val::Reg(self.b.bitcast(Ty::F32, w))
-            }
-            DType::Bool => {
-                let low = self.b.and(Ty::B32, bits, 0xffu32);
-                Val::Reg(self.b.setp(Cmp::Ne, Ty::U32, low, 0u32))
-            }
-            DType::U8 | DType::I8 | DType::I16 => self.wrap(Val::Reg(bits), d),
-            DType::I32 | DType::I64 => Val::Reg(bits),
-        }
-    }
-
     fn cast_unwrapped(&mut self, v: Val, from: DType, to: DType) -> Val {
         let (rf, rt) = (Repr::of(from), Repr::of(to));
         if rt == Repr::Pred {
@@ -694,6 +606,15 @@ impl Emitter<'_> {
                     Op::Maximum => self.b.max(ty, a, c).into(),
                     Op::Minimum => self.b.min(ty, a, c).into(),
                     Op::Pow => Val::Reg(self.int_pow(repr, a, c)),
+                    Op::BitAnd | Op::BitOr | Op::BitXor => {
+                        let bits = if repr == Repr::I32 { Ty::B32 } else { Ty::B64 };
+                        match op {
+                            Op::BitAnd => self.b.and(bits, a, c).into(),
+                            Op::BitOr => self.b.or(bits, a, c).into(),
+                            _ => self.b.xor(bits, a, c).into(),
+                        }
+                    }
+                    Op::Shl | Op::Shr => Val::Reg(self.shift(op == Op::Shl, repr, a, c, din)),
                     _ => {
                         self.fail(format!("{op} of {din} values"));
                         Val::Reg(a)
@@ -704,8 +625,9 @@ impl Emitter<'_> {
             Repr::Pred => {
                 let (x, y) = (self.reg(repr, a), self.reg(repr, c));
                 let r = match op {
-                    Op::Add | Op::Maximum => Some(self.b.or(Ty::Pred, x, y)),
-                    Op::Mul | Op::Minimum => Some(self.b.and(Ty::Pred, x, y)),
+                    Op::Add | Op::Maximum | Op::BitOr => Some(self.b.or(Ty::Pred, x, y)),
+                    Op::Mul | Op::Minimum | Op::BitAnd => Some(self.b.and(Ty::Pred, x, y)),
+                    Op::BitXor => Some(self.b.xor(Ty::Pred, x, y)),
                     _ => None,
                 };
                 match r {

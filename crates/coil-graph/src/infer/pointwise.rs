@@ -86,16 +86,6 @@ pub(super) fn infer(cx: &Cx<'_>, kind: PointwiseKind) -> Result<Vec<TensorMeta>,
             }
             one(TensorMeta::contiguous(dtype, sizes))
         }
-        BitwiseAnd | BitwiseOr | BitwiseXor => {
-            let (sizes, dtype) = cx.pointwise(&["self", "other"])?;
-            if dtype.is_float() {
-                return dtype_err(format!(
-                    "{} is only defined for integer and bool tensors, got {dtype}",
-                    schema.name
-                ));
-            }
-            one(TensorMeta::contiguous(dtype, sizes))
-        }
         Hardswish | Hardsigmoid | Softplus | LeakyRelu | Elu => {
             let m = cx.meta("self")?;
             if !m.dtype.is_float() {

@@ -167,23 +167,6 @@ impl Lowerer<'_> {
                 let x = self.operand(node, b, "self")?;
                 one(self.elementwise(node, &[x], out, |_, a| a[0]))
             }
-            K::BitwiseAnd | K::BitwiseOr | K::BitwiseXor => {
-                // On bools these are the logical ops; integer bit operations have no body op
-                // yet and run on the host.
-                if out != DType::Bool {
-                    return self.lower_fallback(node, call);
-                }
-                let x = self.operand(node, b, "self")?;
-                let y = self.operand(node, b, "other")?;
-                let op = match kind {
-                    K::BitwiseAnd => Op::LogicalAnd,
-                    K::BitwiseOr => Op::LogicalOr,
-                    _ => Op::Ne,
-                };
-                one(self.elementwise(node, &[x, y], DType::Bool, |cx, a| {
-                    cx.body.binary(op, a[0], a[1])
-                }))
-            }
             K::Hardswish | K::Hardsigmoid | K::Hardtanh | K::Softplus | K::LeakyRelu | K::Elu => {
                 let x = self.operand(node, b, "self")?;
                 let s = |n: &str, d: f64| b.opt_scalar(n).map_or(d, |v| v.to_f64());

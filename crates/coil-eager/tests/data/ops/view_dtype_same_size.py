@@ -18,7 +18,7 @@ class GraphModule(torch.nn.Module):
         alias_4: "i16[3, 5]" = torch.ops.aten.alias.default(view_4);  view_4 = None
         view_5: "i16[3, 5]" = torch.ops.aten.view.dtype(xs_2, torch.int16)
         alias_5: "i16[3, 5]" = torch.ops.aten.alias.default(view_5);  view_5 = None
-        div: "i16[3, 5]" = torch.ops.aten.div.Tensor_mode(alias_5, 8, rounding_mode = 'floor');  alias_5 = None
+        rshift: "i16[3, 5]" = torch.ops.aten.__rshift__.Scalar(alias_5, 3);  alias_5 = None
         view_6: "i16[3, 5]" = torch.ops.aten.view.dtype(xs_2, torch.int16);  xs_2 = None
         alias_6: "i16[3, 5]" = torch.ops.aten.alias.default(view_6);  view_6 = None
         bitwise_or: "i16[3, 5]" = torch.ops.aten.bitwise_or.Scalar(alias_6, 1);  alias_6 = None
@@ -38,4 +38,4 @@ class GraphModule(torch.nn.Module):
         view_12: "f32[2, 4]" = torch.ops.aten.view.dtype(xs_5, torch.float32);  xs_5 = None
         alias_12: "f32[2, 4]" = torch.ops.aten.alias.default(view_12);  view_12 = None
         mul_2: "f32[2, 4]" = torch.ops.aten.mul.Tensor(alias_12, 0);  alias_12 = None
-        return (mul, bitwise_and, alias_2, add_1, alias_4, div, alias_7, alias_8, add_2, add_3, alias_11, mul_2)
+        return (mul, bitwise_and, alias_2, add_1, alias_4, rshift, alias_7, alias_8, add_2, add_3, alias_11, mul_2)
