@@ -1563,7 +1563,7 @@ def unit():
 
 def unary_table(x, u):
     return (torch.atan(x), torch.asin(u), torch.acos(u), torch.asinh(x), torch.acosh(x),
-            torch.atanh(u), torch.expm1(x), torch.erfc(x), torch.erfinv(u))
+            torch.atanh(u), torch.expm1(x), torch.erfc(x), torch.erfinv(u), torch.exp2(x))
 
 
 def binary_table(y, x):
@@ -1579,20 +1579,20 @@ def grid():
 
 
 @case(keep=(aten.expm1.default, aten.erfc.default, aten.erfinv.default, aten.logaddexp.default,
-            aten.hypot.default, aten.atan2.default))
+            aten.hypot.default, aten.atan2.default, aten.exp2.default))
 def float_table_f32():
     return Fn(lambda x, u, y, z: unary_table(x, u) + binary_table(y, z)), (wide(), unit(), *grid())
 
 
 @case(keep=(aten.expm1.default, aten.erfc.default, aten.erfinv.default, aten.logaddexp.default,
-            aten.hypot.default, aten.atan2.default))
+            aten.hypot.default, aten.atan2.default, aten.exp2.default))
 def float_table_f64():
     return (Fn(lambda x, u, y, z: unary_table(x, u) + binary_table(y, z)),
             tuple(t.double() for t in (wide(), unit(), *grid())))
 
 
 @case(keep=(aten.expm1.default, aten.erfc.default, aten.erfinv.default, aten.logaddexp.default,
-            aten.hypot.default, aten.atan2.default))
+            aten.hypot.default, aten.atan2.default, aten.exp2.default))
 def float_table_bf16_f16():
     # 16-bit operands compute in f32 (opmath) and round once.
     def f(x, u, y, z, xh, uh):

@@ -408,6 +408,38 @@ def test_fmod_remainder_and_roll_match_eager(device):
     assert_all_compiled()
 
 
+class NarrowInts(torch.nn.Module):
+    def forward(self, a, u, s, x, h):
+        # int8/uint8/int16 wrap after every op inside a fused kernel; bit ops and shifts run in
+        # kernels; view(dtype) is a bitcast of the same size, or another element size.
+        return (
+            (a * a) // 3 + 100,
+            (a * 3) > 0,
+            u + 200,
+            (u ^ 0x0F) >> 2,
+            a.to(torch.int16) * s,
+            s << 3,
+            (x + 1).view(torch.int32) & 0x7FFFFF,
+            h.view(torch.int16) >> 1,
+            x.view(torch.uint8) + 1,
+            u.view(torch.int8).sum(),
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_narrow_ints_bit_ops_and_view_dtype_match_eager(device):
+    a = torch.randint(-128, 128, (6, 16), device=device, dtype=torch.int8)
+    u = torch.randint(0, 256, (6, 16), device=device, dtype=torch.uint8)
+    s = torch.randint(-32768, 32768, (6, 16), device=device, dtype=torch.int16)
+    x = torch.randn(6, 16, device=device)
+    h = torch.randn(6, 16, device=device, dtype=torch.bfloat16)
+    want, got = compiled(NarrowInts(), a, u, s, x, h)
+    for w, g in zip(want, got):
+        assert g.dtype == w.dtype
+        torch.testing.assert_close(g, w, rtol=0, atol=0)
+    assert_all_compiled()
+
+
 class SliceAssign(torch.nn.Module):
     def forward(self, x, y):
         x = x * 2

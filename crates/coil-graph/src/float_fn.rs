@@ -34,11 +34,13 @@ pub enum FloatFn {
     Erfc,
     /// The inverse error function (NaN outside [-1, 1], infinite at +-1).
     Erfinv,
+    /// `2^x`.
+    Exp2,
 }
 
 impl FloatFn {
     /// Every function, in declaration order.
-    pub const ALL: [FloatFn; 12] = [
+    pub const ALL: [FloatFn; 13] = [
         FloatFn::Atan,
         FloatFn::Asin,
         FloatFn::Acos,
@@ -51,6 +53,7 @@ impl FloatFn {
         FloatFn::Logaddexp,
         FloatFn::Erfc,
         FloatFn::Erfinv,
+        FloatFn::Exp2,
     ];
 
     /// The ATen name (`atan2`).
@@ -68,6 +71,7 @@ impl FloatFn {
             FloatFn::Logaddexp => "logaddexp",
             FloatFn::Erfc => "erfc",
             FloatFn::Erfinv => "erfinv",
+            FloatFn::Exp2 => "exp2",
         }
     }
 
@@ -83,7 +87,8 @@ impl FloatFn {
             | FloatFn::Atanh
             | FloatFn::Expm1
             | FloatFn::Erfc
-            | FloatFn::Erfinv => 1,
+            | FloatFn::Erfinv
+            | FloatFn::Exp2 => 1,
         }
     }
 
@@ -101,7 +106,8 @@ impl FloatFn {
             | FloatFn::Atanh
             | FloatFn::Expm1
             | FloatFn::Erfc
-            | FloatFn::Erfinv => false,
+            | FloatFn::Erfinv
+            | FloatFn::Exp2 => false,
         }
     }
 
@@ -134,6 +140,7 @@ impl FloatFn {
             }
             FloatFn::Erfc => libm::erfc(a),
             FloatFn::Erfinv => erfinv(a),
+            FloatFn::Exp2 => libm::exp2(a),
         }
     }
 }

@@ -130,6 +130,7 @@ const SCHEMAS: &[(OpKind, &str)] = {
             Float(FloatFn::Erfinv),
             "erfinv.default(Tensor self) -> Tensor",
         ),
+        (Float(FloatFn::Exp2), "exp2.default(Tensor self) -> Tensor"),
         (Neg, "neg.default(Tensor self) -> Tensor"),
         (Abs, "abs.default(Tensor self) -> Tensor"),
         (Floor, "floor.default(Tensor self) -> Tensor"),

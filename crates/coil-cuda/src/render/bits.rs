@@ -36,13 +36,13 @@ impl Emitter<'_> {
             self.fail(format!("bitcast from {from} to {to}: sizes differ"));
             return v;
         }
-        let bits = self.to_bits(v, from);
-        self.from_bits(bits, to)
+        let bits = self.storage_bits(v, from);
+        self.value_of_bits(bits, to)
     }
 
     /// The storage bits of `v` (of `d`) in the low bits of a 32-bit register (64-bit for
     /// 8-byte dtypes).
-    pub(super) fn to_bits(&mut self, v: Val, d: DType) -> Reg {
+    pub(super) fn storage_bits(&mut self, v: Val, d: DType) -> Reg {
         match d {
             DType::F32 => {
                 let f = self.reg(Repr::F32, v);
@@ -73,8 +73,8 @@ impl Emitter<'_> {
         }
     }
 
-    /// Storage bits (from [`Self::to_bits`]) read as a value of `d`.
-    pub(super) fn from_bits(&mut self, bits: Reg, d: DType) -> Val {
+    /// Storage bits (from [`Self::storage_bits`]) read as a value of `d`.
+    pub(super) fn value_of_bits(&mut self, bits: Reg, d: DType) -> Val {
         match d {
             DType::F32 => Val::Reg(self.b.bitcast(Ty::F32, bits)),
             DType::F64 => Val::Reg(self.b.bitcast(Ty::F64, bits)),
