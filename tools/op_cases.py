@@ -1231,6 +1231,18 @@ def bitwise_and_shifts():
         (a, u, s, i, n, b))
 
 
+@case
+def matmul_integers():
+    # Integer matmuls wrap in their own width, as PyTorch's CPU kernels compute them.
+    a = _narrow(torch.int16, -300, 300, (3, 5), 18)
+    b = _narrow(torch.int16, -300, 300, (5, 4), 19)
+    u = _narrow(torch.uint8, 0, 256, (2, 6), 20)
+    v = _narrow(torch.uint8, 0, 256, (6, 3), 21)
+    i = torch.randint(-1000, 1000, (2, 3, 4))
+    j = torch.randint(-1000, 1000, (2, 4, 5))
+    return Fn(lambda a, b, u, v, i, j: (a @ b, u @ v, i @ j, (a.to(torch.int8) @ b.to(torch.int8)))), (a, b, u, v, i, j)
+
+
 @case(also_keep=(aten.masked_fill.Scalar,))
 def masked_fill_dtypes():
     # Float values into int tensors truncate; into bool tensors nonzero is true.

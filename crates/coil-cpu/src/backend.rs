@@ -396,7 +396,19 @@ impl Backend for CpuBackend {
         );
         let mut t = Target::new("cpu", description, Device::Cpu);
         t.caps = Capabilities {
-            matmul: vec![DType::F32, DType::F64, DType::F16, DType::BF16],
+            // Integers as PyTorch's CPU kernels do them (wrapping, in their own width; no
+            // library has them): `matmul::run_naive`.
+            matmul: vec![
+                DType::F32,
+                DType::F64,
+                DType::F16,
+                DType::BF16,
+                DType::I64,
+                DType::I32,
+                DType::I16,
+                DType::I8,
+                DType::U8,
+            ],
             matmul_post_ops: self.post_op_dtypes(),
             conv: if self.onednn {
                 let mut dtypes = vec![DType::F32];
