@@ -1243,6 +1243,18 @@ def matmul_integers():
     return Fn(lambda a, b, u, v, i, j: (a @ b, u @ v, i @ j, (a.to(torch.int8) @ b.to(torch.int8)))), (a, b, u, v, i, j)
 
 
+@case
+def round_decimals():
+    # round(x, decimals): nearbyint(x * 10^d) / 10^d in the opmath type (half to even), and
+    # x / 10^-d for negative d; f32, f64, bf16.
+    x = torch.cat([torch.tensor([0.125, 0.135, -2.5, 2.5, 1234.5678, -0.0, float("inf"),
+                                 float("nan"), 15.0, 25.0, 1e-7, 3e30]), torch.randn(20) * 100])
+    return (Fn(lambda x, y, z: (torch.round(x, decimals=2), torch.round(x, decimals=-1),
+                                torch.round(x, decimals=0), torch.round(y, decimals=3),
+                                torch.round(z, decimals=1), torch.round(x * 3, decimals=4))),
+            (x, x.double(), x.bfloat16()))
+
+
 @case(also_keep=(aten.masked_fill.Scalar,))
 def masked_fill_dtypes():
     # Float values into int tensors truncate; into bool tensors nonzero is true.

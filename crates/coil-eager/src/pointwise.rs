@@ -133,6 +133,26 @@ pub(crate) fn eval(
                 finish(v, dtype, x.sizes().to_vec())
             })
         }
+        RoundDecimals => {
+            let x = a.tensor("self")?;
+            let d = a.b.int("decimals")?;
+            let divide_first = d < 0;
+            let scale = 10f64.powi(d.unsigned_abs().min(400) as i32);
+            with_float!(dtype, "round", T => {
+                let s = src::<T>(Value::Tensor(x), x.sizes())?;
+                let p = T::from_f64(scale);
+                // nearbyint of a value of T is a value of T: exact through f64.
+                let round = |v: T| T::from_f64(v.to_f64().round_ties_even());
+                let v = map1(x.sizes(), &s, |q: T| {
+                    if divide_first {
+                        round(q.div(p)).mul(p)
+                    } else {
+                        round(q.mul(p)).div(p)
+                    }
+                });
+                finish(v, dtype, x.sizes().to_vec())
+            })
+        }
         Where => {
             let cond = a.tensor("condition")?;
             let (x, y) = (a.value("self")?, a.value("other")?);

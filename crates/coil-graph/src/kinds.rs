@@ -172,6 +172,9 @@ op_kinds! {
         Softplus,
         LeakyRelu,
         Elu,
+        /// `round(x, decimals=d)`: PyTorch's `nearbyint(x * 10^d) / 10^d` (for negative `d`,
+        /// `nearbyint(x / 10^-d) * 10^-d`) in the opmath type.
+        RoundDecimals,
         // Other.
         Where,
         Clamp,

@@ -131,6 +131,10 @@ const SCHEMAS: &[(OpKind, &str)] = {
             "erfinv.default(Tensor self) -> Tensor",
         ),
         (Float(FloatFn::Exp2), "exp2.default(Tensor self) -> Tensor"),
+        (
+            RoundDecimals,
+            "round.decimals(Tensor self, *, int decimals) -> Tensor",
+        ),
         (Neg, "neg.default(Tensor self) -> Tensor"),
         (Abs, "abs.default(Tensor self) -> Tensor"),
         (Floor, "floor.default(Tensor self) -> Tensor"),

@@ -129,7 +129,8 @@ fn float_table_op_cases_match_pytorch() {
 
 /// The narrow-integer op cases (int8, uint8, int16: wrapping after every op inside fused
 /// kernels, unsigned compares, promotion to int16, casts, views, cat) and `view(dtype)`
-/// (bitcasts fused both sides, and other element sizes) and the bit ops and shifts, exactly.
+/// (bitcasts fused both sides, and other element sizes), the bit ops and shifts, and
+/// `round(x, decimals)`.
 #[test]
 fn narrow_int_op_cases_match_pytorch() {
     let seen = emulated_op_cases(|n| {
@@ -140,11 +141,15 @@ fn narrow_int_op_cases_match_pytorch() {
             "narrow_int_",
             "view_dtype_",
             "bitwise_and_shifts",
+            "round_decimals",
         ]
         .iter()
         .any(|p| n.starts_with(p))
     });
-    assert_eq!(seen, 7, "the narrow-integer, bit-op and view(dtype) cases");
+    assert_eq!(
+        seen, 8,
+        "the narrow-integer, bit-op, view(dtype) and round cases"
+    );
 }
 
 /// Runs the op cases whose names `pick` selects through the emulated GPU against PyTorch's

@@ -155,6 +155,17 @@ pub(super) fn infer(cx: &Cx<'_>, kind: PointwiseKind) -> Result<Vec<TensorMeta>,
             }
             one(TensorMeta::contiguous(m.dtype, m.sizes))
         }
+        RoundDecimals => {
+            let m = cx.meta("self")?;
+            b.int("decimals")?;
+            if !m.dtype.is_float() {
+                return dtype_err(format!(
+                    "round with decimals is only defined for floating-point tensors, got {}",
+                    m.dtype
+                ));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
         Where => {
             let cond = cx.meta("condition")?;
             if cond.dtype != DType::Bool {

@@ -130,6 +130,23 @@ impl Lowerer<'_> {
                     cx.body.binary(Op::Mul, a[0], s)
                 }))
             }
+            K::RoundDecimals => {
+                let x = self.operand(node, b, "self")?;
+                let d = b.int("decimals").map_err(|e| Self::graph_err(node, e))?;
+                let (scale, divide_first) = round_decimals_scale(d);
+                let t = out.opmath();
+                one(self.elementwise(node, &[x], t, |cx, a| {
+                    let p = cx.body.constant(Const::Float(scale), t);
+                    let (first, then) = if divide_first {
+                        (Op::TrueDiv, Op::Mul)
+                    } else {
+                        (Op::Mul, Op::TrueDiv)
+                    };
+                    let scaled = cx.body.binary(first, a[0], p);
+                    let r = cx.body.unary(Op::Round, scaled);
+                    cx.body.binary(then, r, p)
+                }))
+            }
             K::Where => {
                 let c = self.operand(node, b, "condition")?;
                 let x = self.operand(node, b, "self")?;
@@ -437,4 +454,10 @@ fn activation(
             body.binary(Op::Mul, v, scale)
         }
     }
+}
+
+/// `round(x, decimals=d)`'s power of ten and whether `x` is divided by it first (negative
+/// `d`), as PyTorch's kernel computes it.
+pub(crate) fn round_decimals_scale(d: i64) -> (f64, bool) {
+    (10f64.powi(d.unsigned_abs().min(400) as i32), d < 0)
 }
