@@ -1255,6 +1255,18 @@ def round_decimals():
             (x, x.double(), x.bfloat16()))
 
 
+@case
+def pow_int_negative_exponents():
+    # Integer pow to a negative power (a tensor exponent): 1 of 1, +-1 of -1 by the parity,
+    # 0 of everything else; wrapping powers in every width.
+    x = torch.arange(-3, 4).repeat_interleave(11)
+    y = torch.arange(-5, 6).repeat(7)
+    return (Fn(lambda x, y, a, b, u, v: (torch.pow(x, y), torch.pow(a, b), torch.pow(u, v),
+                                         torch.pow(x.to(torch.int32), y.to(torch.int32)))),
+            (x, y, x.to(torch.int8) * 5, y.to(torch.int8) + 3, (x + 3).to(torch.uint8) * 9,
+             (y + 5).to(torch.uint8) * 3))
+
+
 @case(also_keep=(aten.masked_fill.Scalar,))
 def masked_fill_dtypes():
     # Float values into int tensors truncate; into bool tensors nonzero is true.

@@ -214,6 +214,28 @@ pub fn shift(left: bool, x: i64, y: i64, dtype: DType) -> i64 {
     }
 }
 
+/// PyTorch's integer `pow` (wrapping); to a negative power: 1 of 1, +-1 of -1 (by the
+/// exponent's parity), 0 of everything else.
+pub fn int_pow(x: i64, y: i64) -> i64 {
+    if y < 0 {
+        return match x {
+            1 => 1,
+            -1 if y % 2 != 0 => -1,
+            -1 => 1,
+            _ => 0,
+        };
+    }
+    let (mut r, mut base, mut e) = (1i64, x, y);
+    while e > 0 {
+        if e & 1 == 1 {
+            r = r.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        e >>= 1;
+    }
+    r
+}
+
 fn nan_max(a: f64, b: f64, max: bool) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
@@ -280,12 +302,7 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
                     }
                 }
                 TruncDiv | TrueDiv => x.wrapping_div(y),
-                Pow => {
-                    if y < 0 {
-                        return eval_err("integers to negative integer powers are not allowed");
-                    }
-                    x.wrapping_pow(y.min(u32::MAX as i64) as u32)
-                }
+                Pow => int_pow(x, y),
                 Maximum => x.max(y),
                 Minimum => x.min(y),
                 Eq => return Ok(Scalar::B(x == y)),

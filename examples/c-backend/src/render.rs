@@ -101,7 +101,9 @@ static inline int64_t i_fdiv(int64_t a, int64_t b, int *st) {
     return q;
 }
 static inline int64_t i_pow(int64_t a, int64_t b, int *st) {
-    if (b < 0) { *st = 2; return 0; }
+    (void)st;
+    /* PyTorch's integer pow to a negative power: 1 of 1, +-1 of -1, else 0. */
+    if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
     uint64_t r = 1, x = (uint64_t)a;
     while (b > 0) { if (b & 1) r *= x; x *= x; b >>= 1; }
     return (int64_t)r;

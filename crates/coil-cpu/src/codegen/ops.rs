@@ -446,8 +446,14 @@ impl<'ctx> Ir<'_, 'ctx> {
             base = self.imul(base, base)?;
             e = self.ashr(e, one)?;
         }
+        // To a negative power (PyTorch's rule): 1 of 1, +-1 of -1 by the parity, else 0.
         let negative = self.icmp(I::SLT, b, zero)?;
-        self.select(negative, zero, r)
+        let minus_one = self.ci(c, -1);
+        let odd = self.icmp(I::NE, self.and(b, one)?, zero)?;
+        let of_minus_one = self.select(odd, minus_one, one)?;
+        let small = self.select(self.icmp(I::EQ, a, one)?, one, zero)?;
+        let small = self.select(self.icmp(I::EQ, a, minus_one)?, of_minus_one, small)?;
+        self.select(negative, small, r)
     }
 }
 

@@ -693,7 +693,17 @@ impl Emitter<'_> {
         self.b.assign(ty, exp, half);
         self.b.bra(&top);
         self.b.place(&done);
-        result
+        // To a negative power (PyTorch's rule): 1 of 1, +-1 of -1 by the parity, else 0.
+        let e = self.reg(repr, e);
+        let negative = self.b.setp(Cmp::Lt, ty, e, 0i64);
+        let low = self.b.and(bits, e, 1i64);
+        let odd = self.b.setp(Cmp::Ne, ty, low, 0i64);
+        let of_minus_one = self.b.selp(ty, -1i64, 1i64, odd);
+        let is_one = self.b.setp(Cmp::Eq, ty, a, 1i64);
+        let is_minus_one = self.b.setp(Cmp::Eq, ty, a, -1i64);
+        let small = self.b.selp(ty, 1i64, 0i64, is_one);
+        let small = self.b.selp(ty, of_minus_one, small, is_minus_one);
+        self.b.selp(ty, small, result, negative)
     }
 
     /// `cond ? a : c` with `a`, `c` converted to `dout`.

@@ -130,7 +130,7 @@ fn float_table_op_cases_match_pytorch() {
 /// The narrow-integer op cases (int8, uint8, int16: wrapping after every op inside fused
 /// kernels, unsigned compares, promotion to int16, casts, views, cat) and `view(dtype)`
 /// (bitcasts fused both sides, and other element sizes), the bit ops and shifts, and
-/// `round(x, decimals)`.
+/// `round(x, decimals)`, integer `pow` to negative powers.
 #[test]
 fn narrow_int_op_cases_match_pytorch() {
     let seen = emulated_op_cases(|n| {
@@ -142,13 +142,14 @@ fn narrow_int_op_cases_match_pytorch() {
             "view_dtype_",
             "bitwise_and_shifts",
             "round_decimals",
+            "pow_int_negative",
         ]
         .iter()
         .any(|p| n.starts_with(p))
     });
     assert_eq!(
-        seen, 8,
-        "the narrow-integer, bit-op, view(dtype) and round cases"
+        seen, 9,
+        "the narrow-integer, bit-op, view(dtype), round and pow cases"
     );
 }
 
