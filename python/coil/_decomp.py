@@ -56,15 +56,6 @@ def _max_dim(x, dim, keepdim=False):
     return aten.amax.default(x, [dim], keepdim), aten.argmax.default(x, dim, keepdim)
 
 
-def _whole(reduce):
-    # max() / min() of a whole tensor: the reduction over every dim (NaN wins, as both do;
-    # an empty tensor is an error in both).
-    def f(x):
-        return reduce(x, list(range(x.dim())))
-
-    return f
-
-
 def _min_dim(x, dim, keepdim=False):
     aten = torch.ops.aten
     if x.dtype == torch.bool:
@@ -157,8 +148,6 @@ def extra_decompositions():
     table[aten.sign.default] = _sign
     table[aten.max.dim] = _max_dim
     table[aten.min.dim] = _min_dim
-    table[aten.max.default] = _whole(torch.ops.aten.amax.default)
-    table[aten.min.default] = _whole(torch.ops.aten.amin.default)
     table[aten.log2.default] = _log_base(2)
     table[aten.log10.default] = _log_base(10)
     table[aten.sinh.default] = _in_f32(_sinh_f)
