@@ -403,23 +403,7 @@ impl Num for i64 {
     /// ATen's integer `powi`: negative exponents give 0 except for bases 1 and -1.
     #[inline]
     fn pow(self, e: Self) -> Self {
-        if e < 0 {
-            return match self {
-                1 => 1,
-                -1 if e % 2 == 0 => 1,
-                -1 => -1,
-                _ => 0,
-            };
-        }
-        let (mut base, mut e, mut acc) = (self, e as u64, 1i64);
-        while e > 0 {
-            if e & 1 == 1 {
-                acc = acc.wrapping_mul(base);
-            }
-            base = base.wrapping_mul(base);
-            e >>= 1;
-        }
-        acc
+        coil_kernel::scalar::int_pow(self, e)
     }
     #[inline(always)]
     fn neg(self) -> Self {

@@ -133,7 +133,7 @@ pub(crate) fn eval(
     }
 }
 
-/// Runs an op of the indexing family.
+/// Runs a scan (`cumsum`, `cumprod`).
 pub(crate) fn eval_scan(kind: ScanKind, a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
     scan(kind, a, out)
 }

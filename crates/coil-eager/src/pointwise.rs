@@ -136,8 +136,7 @@ pub(crate) fn eval(
         RoundDecimals => {
             let x = a.tensor("self")?;
             let d = a.b.int("decimals")?;
-            let divide_first = d < 0;
-            let scale = 10f64.powi(d.unsigned_abs().min(400) as i32);
+            let (scale, divide_first) = coil_kernel::scalar::round_decimals_scale(d);
             with_float!(dtype, "round", T => {
                 let s = src::<T>(Value::Tensor(x), x.sizes())?;
                 let p = T::from_f64(scale);
@@ -371,22 +370,7 @@ pub(crate) fn pow_int<E: Num>(
         return fail("Integers to negative integer powers are not allowed.");
     }
     let (sx, se) = (src::<E>(x, sizes)?, src::<E>(e, sizes)?);
-    Ok(map2(sizes, &sx, &se, |p, q| {
-        if q < E::ZERO {
-            // PyTorch's integer pow to a negative power: 1 of 1, +-1 of -1, else 0.
-            let minus_one = E::ONE.neg();
-            let odd = q.fmod(E::ONE.add(E::ONE)) != E::ZERO;
-            if p == E::ONE || (p == minus_one && !odd) {
-                E::ONE
-            } else if p == minus_one {
-                minus_one
-            } else {
-                E::ZERO
-            }
-        } else {
-            p.pow(q)
-        }
-    }))
+    Ok(map2(sizes, &sx, &se, |p, q| p.pow(q)))
 }
 
 /// A float unary op over `s`; `None` for a kind that is not one.

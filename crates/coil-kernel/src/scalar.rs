@@ -214,6 +214,12 @@ pub fn shift(left: bool, x: i64, y: i64, dtype: DType) -> i64 {
     }
 }
 
+/// `round(x, decimals=d)`'s power of ten and whether `x` is divided by it first (negative
+/// `d`), as PyTorch's kernel computes it: what the lowering and coil-eager both use.
+pub fn round_decimals_scale(d: i64) -> (f64, bool) {
+    (10f64.powi(d.unsigned_abs().min(400) as i32), d < 0)
+}
+
 /// PyTorch's integer `pow` (wrapping); to a negative power: 1 of 1, +-1 of -1 (by the
 /// exponent's parity), 0 of everything else.
 pub fn int_pow(x: i64, y: i64) -> i64 {

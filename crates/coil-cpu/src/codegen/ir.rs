@@ -672,9 +672,9 @@ impl<'a, 'ctx> Ir<'a, 'ctx> {
         if !d.is_narrow_int() {
             return Ok(v);
         }
-        let narrow = self.mem_ty(d).into_int_type();
-        let cut = self.iresize(v, narrow, true)?;
-        self.iresize(cut, self.cx.i32_type(), !d.is_unsigned())
+        // Through the memory form and back: truncate, then sign- or zero-extend.
+        let raw = self.encode(v, d)?;
+        self.decode(raw, d)
     }
 
     /// `v` (of `from`, in compute form) read as `to`, of the same size: its memory form's

@@ -133,7 +133,7 @@ impl Lowerer<'_> {
             K::RoundDecimals => {
                 let x = self.operand(node, b, "self")?;
                 let d = b.int("decimals").map_err(|e| Self::graph_err(node, e))?;
-                let (scale, divide_first) = round_decimals_scale(d);
+                let (scale, divide_first) = coil_kernel::scalar::round_decimals_scale(d);
                 let t = out.opmath();
                 one(self.elementwise(node, &[x], t, |cx, a| {
                     let p = cx.body.constant(Const::Float(scale), t);
@@ -454,10 +454,4 @@ fn activation(
             body.binary(Op::Mul, v, scale)
         }
     }
-}
-
-/// `round(x, decimals=d)`'s power of ten and whether `x` is divided by it first (negative
-/// `d`), as PyTorch's kernel computes it.
-pub(crate) fn round_decimals_scale(d: i64) -> (f64, bool) {
-    (10f64.powi(d.unsigned_abs().min(400) as i32), d < 0)
 }
