@@ -321,6 +321,18 @@ def _compile(gm, example_inputs, options, trusted):
     return runner if plan.trivial else lambda *args: plan.apply(runner(*args))
 
 
+def _with_layout(buf, view):
+    """A contiguous output buffer handed back with eager's layout: as it is, viewed (a dense
+    layout: sizes and strides), or copied into a strided tensor (a layout with holes)."""
+    if view is None:
+        return buf
+    if len(view) == 3:
+        sizes, strides, _ = view
+        out = torch.empty_strided(sizes, strides, dtype=buf.dtype, device=buf.device)
+        return out.copy_(buf.view(sizes))
+    return buf.as_strided(*view)
+
+
 class _Runner:
     """Calls a compiled graph on torch tensors: inputs read in place (a non-contiguous one
     copied once per call, said in the log), outputs allocated through torch with eager's
@@ -358,9 +370,13 @@ class _Runner:
             ) is not None):
                 if layout.strides != tuple(contiguous_strides(layout.sizes)):
                     view = (layout.sizes, layout.strides)
-            elif layout is not None:
+            elif layout is not None and layout.strides != tuple(contiguous_strides(layout.sizes)):
+                # Holes or overlaps (a strided slice of a bigger buffer): written contiguously,
+                # then copied into a tensor with eager's strides.
+                view = (layout.sizes, layout.strides, True)
                 log.info(
-                    "coil: output %d is contiguous, not eager's strides %s (not a dense layout)",
+                    "coil: output %d has eager's strides %s (not a dense layout): copied into "
+                    "them each call",
                     i,
                     layout.strides,
                 )
@@ -402,9 +418,7 @@ class _Runner:
         return ptrs + self.const_ptrs, copies, placed
 
     def _views(self, bufs):
-        return [
-            b if view is None else b.as_strided(*view) for b, (_, _, view) in zip(bufs, self.outs)
-        ]
+        return [_with_layout(b, view) for b, (_, _, view) in zip(bufs, self.outs)]
 
     def __call__(self, *args):
         if self.trusted:

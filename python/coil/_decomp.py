@@ -13,6 +13,8 @@ import math
 
 import torch
 
+from ._fx import dense_order
+
 # Overloads coil does not compile that PyTorch decomposes into ones it does.
 EXTRA = (
     "native_group_norm.default",
@@ -27,6 +29,18 @@ EXTRA = (
     "unfold.default",
     "narrow_copy.default",
     "diagonal.default",
+    "dist.default",
+    "adaptive_max_pool2d.default",
+    "max_pool2d_with_indices_backward.default",
+    "_native_batch_norm_legit_functional.default",
+)
+
+# Overloads decomposed as Inductor decomposes them (`torch._inductor.decomposition`): Inductor
+# compiles these as the ops its own decomposition leaves, so coil does too.
+INDUCTOR = (
+    "fmax.default",
+    "fmin.default",
+    "grid_sampler_2d.default",
 )
 
 _TABLE = None
@@ -61,6 +75,130 @@ def _min_dim(x, dim, keepdim=False):
     if x.dtype == torch.bool:
         return NotImplemented
     return aten.amin.default(x, [dim], keepdim), aten.argmin.default(x, dim, keepdim)
+
+
+def _signbit(x):
+    # The sign bit of the storage: a float bitcast to the signed integer of its width is
+    # negative exactly when it is set (-0.0 and negative NaNs included); integers compare.
+    aten = torch.ops.aten
+    if x.dtype == torch.bool:
+        return aten.zeros_like.default(x, dtype=torch.bool)
+    bits = {
+        torch.float64: torch.int64,
+        torch.float32: torch.int32,
+        torch.bfloat16: torch.int16,
+        torch.float16: torch.int16,
+    }.get(x.dtype)
+    if bits is not None:
+        x = aten.view.dtype(x, bits)
+    return aten.lt.Scalar(x, 0)
+
+
+def _prims_div(a, b):
+    # prims.div: C's division, truncating for integers, true division for floats.
+    aten = torch.ops.aten
+    if a.dtype.is_floating_point or a.dtype.is_complex:
+        return aten.div.Tensor(a, b)
+    return aten.div.Tensor_mode(a, b, rounding_mode="trunc")
+
+
+def _prims_iota(length, *, start, step, dtype, device, requires_grad):
+    return torch.ops.aten.arange.start_step(
+        start, start + length * step, step, dtype=dtype, device=device
+    )
+
+
+def _empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    # A dense layout is an empty tensor in that dimension order, permuted back, so the
+    # graph's value keeps eager's strides; any other layout is as_strided on a flat buffer of
+    # the storage it spans.
+    aten = torch.ops.aten
+    size, stride = list(size), list(stride)
+    order = dense_order(size, stride)
+    if order is not None:
+        base = aten.empty.memory_format([size[d] for d in order], dtype=dtype, device=device)
+        inverse = [order.index(d) for d in range(len(size))]
+        return aten.permute.default(base, inverse)
+    span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    base = aten.empty.memory_format([span], dtype=dtype, device=device)
+    return aten.as_strided.default(base, size, stride)
+
+
+def _new_empty_strided(
+    x, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None
+):
+    return _empty_strided(
+        size, stride, dtype=dtype or x.dtype, device=device or x.device
+    )
+
+
+def _copy_strided(x, stride):
+    # prims.copy_strided: x's values in a fresh tensor laid out with `stride`.
+    out = _empty_strided(list(x.shape), list(stride), dtype=x.dtype, device=x.device)
+    return torch.ops.aten.copy.default(out, x)
+
+
+def _masked_scatter(x, mask, source):
+    # The two-step form eager's CUDA kernel and Inductor use: the k-th set element of the mask
+    # (row-major) takes source's k-th element, found by a running count of the mask.
+    aten = torch.ops.aten
+    x, mask = aten.broadcast_tensors.default([x, mask])
+    flat_mask = aten.reshape.default(mask, [-1])
+    count = aten.cumsum.default(flat_mask, 0, dtype=torch.int64)
+    n = max(source.numel(), 1)
+    at = aten.clamp.default(aten.sub.Tensor(count, 1), 0, n - 1)
+    flat_source = aten.reshape.default(source, [-1])
+    if source.numel() == 0:
+        flat_source = aten.new_zeros.default(flat_source, [1])
+    taken = aten.index.Tensor(flat_source, [at])
+    out = aten.where.self(flat_mask, taken, aten.reshape.default(x, [-1]))
+    return aten.reshape.default(out, list(x.shape))
+
+
+def _adaptive_max_pool2d(x, output_size):
+    # PyTorch's windows (start floor(i*H/out), end ceil((i+1)*H/out)) gathered at the longest
+    # window's length, the positions past a window's end masked to -inf; the index is the
+    # flat position ih*W+iw of the window's first maximum (NaN counting as one), as eager's.
+    aten = torch.ops.aten
+    h_in, w_in = x.shape[-2], x.shape[-1]
+    h_out, w_out = output_size
+    if h_out == 0 or w_out == 0 or (h_in % h_out == 0 and w_in % w_out == 0):
+        return NotImplemented  # PyTorch's own decomposition covers these
+
+    def windows(n_in, n_out, shape_idx, shape_j):
+        # Window starts, a clamped position for each of the k offsets, and which are inside.
+        k = max(-(-(i + 1) * n_in // n_out) - (i * n_in) // n_out for i in range(n_out))
+        i = aten.arange.default(n_out, dtype=torch.int64, device=x.device)
+        start = aten.floor_divide.default(aten.mul.Tensor(i, n_in), n_out)
+        end = aten.neg.default(
+            aten.floor_divide.default(aten.mul.Tensor(aten.add.Tensor(i, 1), -n_in), n_out)
+        )
+        j = aten.arange.default(k, dtype=torch.int64, device=x.device)
+        start = aten.reshape.default(start, shape_idx)
+        end = aten.reshape.default(end, shape_idx)
+        at = aten.add.Tensor(start, aten.reshape.default(j, shape_j))
+        inside = aten.lt.Tensor(at, end)
+        return k, aten.clamp.default(at, None, n_in - 1), inside
+
+    kh, ih_t, vh = windows(h_in, h_out, [h_out, 1, 1, 1], [1, 1, -1, 1])
+    kw, iw_t, vw = windows(w_in, w_out, [1, w_out, 1, 1], [1, 1, 1, -1])
+    valid = aten.logical_and.default(vh, vw)
+    # [..., h_out, w_out, kh, kw]
+    win = aten.index.Tensor(x, [None] * (x.dim() - 2) + [ih_t, iw_t])
+    low = torch.finfo(x.dtype).min if x.dtype.is_floating_point else torch.iinfo(x.dtype).min
+    fill = -math.inf if x.dtype.is_floating_point else low
+    win = aten.where.ScalarOther(valid, win, fill)
+    flat = aten.reshape.default(win, list(win.shape[:-2]) + [kh * kw])
+    values = aten.amax.default(flat, [-1])
+    local = aten.argmax.default(flat, -1)
+    pos = aten.add.Tensor(
+        aten.mul.Tensor(ih_t.expand(h_out, w_out, kh, kw), w_in), iw_t.expand(h_out, w_out, kh, kw)
+    )
+    pos = aten.reshape.default(pos, [h_out, w_out, kh * kw])
+    lead = list(flat.shape[:-3])
+    pos = aten.expand.default(pos, lead + [h_out, w_out, kh * kw])
+    indices = aten.gather.default(pos, -1, aten.unsqueeze.default(local, -1))
+    return values, aten.squeeze.dim(indices, -1)
 
 
 def _in_f32(f):
@@ -144,6 +282,30 @@ def extra_decompositions():
         if op is not None:
             ops.append(op)
     table = dict(get_decompositions(ops))
+    from torch._inductor.decomposition import decompositions as inductor
+
+    for name in INDUCTOR:
+        packet, overload = name.rsplit(".", 1)
+        op = getattr(getattr(aten, packet, None), overload, None)
+        if op is not None and op in inductor:
+            table[op] = inductor[op]
+    prims = torch.ops.prims
+    pytorch_adaptive_max = table.get(aten.adaptive_max_pool2d.default)
+
+    def adaptive_max_pool2d(x, output_size):
+        out = _adaptive_max_pool2d(x, output_size)
+        if out is NotImplemented and pytorch_adaptive_max is not None:
+            return pytorch_adaptive_max(x, output_size)
+        return out
+
+    table[aten.adaptive_max_pool2d.default] = adaptive_max_pool2d
+    table[aten.masked_scatter.default] = _masked_scatter
+    table[aten.signbit.default] = _signbit
+    table[prims.div.default] = _prims_div
+    table[prims.iota.default] = _prims_iota
+    table[prims.copy_strided.default] = _copy_strided
+    table[aten.empty_strided.default] = _empty_strided
+    table[aten.new_empty_strided.default] = _new_empty_strided
     table[aten.isnan.default] = _isnan
     table[aten.sign.default] = _sign
     table[aten.max.dim] = _max_dim

@@ -506,6 +506,55 @@ def test_ops_coil_takes_as_decompositions_match_eager(device, dtype):
     assert_all_compiled()
 
 
+class MoreDecomposedOps(torch.nn.Module):
+    """Ops coil takes as Inductor's decompositions of them or its own (`_decomp.py`):
+    signbit, prims' div and iota, empty_strided, masked_scatter, adaptive max pooling with
+    uneven windows, fmax/fmin, dist."""
+
+    def forward(self, x, a, b, i, j, mask, src):
+        prims = torch.ops.prims
+        iota = prims.iota.default(
+            7, start=3, step=-2, dtype=torch.int64, device=x.device, requires_grad=False
+        )
+        strided = torch.empty_strided((3, 4), (1, 3), device=x.device, dtype=x.dtype)
+        strided.copy_(x[0, 0, :3, :4])
+        return (
+            torch.signbit(a),
+            prims.div(i, j),
+            prims.div(a, b),
+            iota * 2,
+            strided,
+            x.masked_scatter(mask, src),
+            *torch.nn.functional.adaptive_max_pool2d(x, (3, 2), return_indices=True),
+            torch.fmax(a, b),
+            torch.fmin(a, b),
+            torch.dist(a, b),
+            torch.dist(a, b, p=1.5),
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_ops_taken_as_inductors_or_coils_decompositions_match_eager(device):
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 7, 5, device=device)
+    x[0, 1, 2, 3] = float("nan")
+    special = [0.0, -0.0, float("nan"), -float("nan"), float("inf"), -float("inf"), 1.0, -2.0]
+    a = torch.tensor(special, device=device)
+    b = torch.tensor(special[::-1], device=device)
+    i = torch.tensor([7, -7, 9, -9, 1, 0, 100, -3], device=device)
+    j = torch.tensor([2, 2, -4, -4, 3, 5, 7, 2], device=device)
+    mask = torch.rand(2, 3, 7, 5, device=device) > 0.5
+    src = torch.randn(300, device=device)
+    want, got = compiled(MoreDecomposedOps(), x, a, b, i, j, mask, src)
+    names = ["signbit", "div int", "div float", "iota", "empty_strided", "masked_scatter",
+             "adaptive max", "adaptive max indices", "fmax", "fmin", "dist", "dist 1.5"]
+    for name, w, g in zip(names, want, got):
+        assert g.dtype == w.dtype, name
+        assert g.stride() == w.stride(), name
+        torch.testing.assert_close(g, w, equal_nan=True, msg=name)
+    assert_all_compiled()
+
+
 class Router(torch.nn.Module):
     """A mixture-of-experts router (Mixtral's): the top two experts per token and their
     renormalized weights, then a sort of the chosen expert ids (host fallbacks: sort, topk)."""
