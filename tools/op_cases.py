@@ -1256,6 +1256,27 @@ def round_decimals():
 
 
 @case
+def index_put_boolean_masks():
+    # index_put with boolean masks: over the leading dims with a one-element value (a fused
+    # where, accumulating or not), over all dims, with a value per selected element (a host
+    # call: nonzero at run time), and a mask beside an integer index.
+    x = torch.randn(6, 4, 3)
+    m2 = torch.rand(6, 4) > 0.5
+    m1 = torch.tensor([True, False, True, True, False, True])
+    m3 = torch.rand(6, 4, 3) > 0.3
+    v = torch.tensor(2.5)
+    rows = torch.randn(4, 4, 3)
+    ii = torch.tensor([0, 2])
+    mc = torch.tensor([True, False, True])
+    return (Fn(lambda x, m2, m1, m3, v, rows, ii, mc: (
+        torch.index_put(x, [m2], v), torch.index_put(x, [m2], v, accumulate=True),
+        torch.index_put(x, [m3], v.reshape(1)), torch.index_put(x, [m1], rows),
+        torch.index_put(x, [m1], rows, accumulate=True),
+        torch.ops.aten.index_put.default(x, [None, ii, mc], v))),
+        (x, m2, m1, m3, v, rows, ii, mc))
+
+
+@case
 def pow_int_negative_exponents():
     # Integer pow to a negative power (a tensor exponent): 1 of 1, +-1 of -1 by the parity,
     # 0 of everything else; wrapping powers in every width.

@@ -12,6 +12,7 @@ import torch
 
 from . import _native
 from ._decomp import decompositions
+from ._random import draw_seed, seed_random_ops
 from ._fx import TORCH_DTYPES, Unsupported, contiguous_strides, dense_order, describe
 from ._storage import alias_plan, output_alias, storage_rewrite
 
@@ -294,6 +295,9 @@ def _compile(gm, example_inputs, options, trusted):
         device = _device_of(example_inputs)
         lifted, consts = lift_constants(gm)
         inputs = list(example_inputs) + consts
+        seeded = seed_random_ops(lifted)
+        if seeded:
+            inputs.append(torch.zeros((), dtype=torch.int64))
         storage_rewrite(lifted, inputs)
         plan = alias_plan(lifted, eager_strides=options.get("frontend", "fx") == "fx")
         source, layouts = _source(lifted, inputs, options)
@@ -317,7 +321,7 @@ def _compile(gm, example_inputs, options, trusted):
         report["extern_calls"],
         report["compile_s"],
     )
-    runner = _Runner(model, device, inputs, consts, layouts, trusted)
+    runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded)
     return runner if plan.trivial else lambda *args: plan.apply(runner(*args))
 
 
@@ -338,7 +342,7 @@ class _Runner:
     copied once per call, said in the log), outputs allocated through torch with eager's
     strides and written in place, CUDA work queued on torch's current stream."""
 
-    def __init__(self, model, device, example_inputs, consts, layouts, trusted):
+    def __init__(self, model, device, example_inputs, consts, layouts, trusted, seeded=False):
         self.model = model
         self.device = device
         self.cuda = device.type == "cuda"
@@ -349,7 +353,9 @@ class _Runner:
         with unset_fake_temporarily():  # AOTAutograd compiles under a fake mode
             self.consts = [c.detach().to(device).contiguous() for c in consts]
         self.const_ptrs = [c.data_ptr() for c in self.consts]
-        n_args = len(example_inputs) - len(consts)
+        # A graph with random ops takes a seed after its constants, drawn at every call.
+        self.seeded = seeded
+        n_args = len(example_inputs) - len(consts) - int(seeded)
         self.shapes = [torch.Size(t.shape) for t in example_inputs[:n_args]]
         self.dtypes = [t.dtype for t in example_inputs[:n_args]]
         strided = [i for i, t in enumerate(example_inputs[:n_args]) if not t.is_contiguous()]
@@ -421,9 +427,11 @@ class _Runner:
         return [_with_layout(b, view) for b, (_, _, view) in zip(bufs, self.outs)]
 
     def __call__(self, *args):
+        seed = draw_seed(self.device) if self.seeded else None
+        extra = [seed.data_ptr()] if self.seeded else []
         if self.trusted:
             ptrs = [a.data_ptr() for a in args]
-            ptrs += self.const_ptrs
+            ptrs += self.const_ptrs + extra
             if self.cuda:
                 bufs = [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
                 if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
@@ -435,22 +443,25 @@ class _Runner:
                 return self._views(bufs) if self.any_view else bufs
         if self.cuda:
             ptrs, copies, placed = self._pointers(args, True)
+            ptrs += extra
             if placed:
                 bufs = [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
                 if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
                     return self._views(bufs) if self.any_view else bufs
-            return self._through_host(list(args))
+            return self._through_host(list(args), seed)
         ptrs, copies, placed = self._pointers(args, False)
+        ptrs += extra
         if not placed:
-            return self._through_host(list(args))
+            return self._through_host(list(args), seed)
         bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
         self.model.run(ptrs, [b.data_ptr() for b in bufs])
         return self._views(bufs) if self.any_view else bufs
 
-    def _through_host(self, inputs):
+    def _through_host(self, inputs, seed=None):
         """A call through host memory (inputs on another device than compiled for, or a CUDA
         model that cannot use the tensors in place)."""
-        host = [t.detach().cpu().contiguous() for t in inputs + self.consts]
+        extra = [seed] if seed is not None else []
+        host = [t.detach().cpu().contiguous() for t in inputs + self.consts + extra]
         bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
         in_place = self.model.run([t.data_ptr() for t in host], [b.data_ptr() for b in bufs])
         log.debug("coil: %d inputs and %d outputs used in place", *in_place)

@@ -33,6 +33,7 @@ EXTRA = (
     "adaptive_max_pool2d.default",
     "max_pool2d_with_indices_backward.default",
     "_native_batch_norm_legit_functional.default",
+    "native_dropout.default",
 )
 
 # Overloads decomposed as Inductor decomposes them (`torch._inductor.decomposition`): Inductor

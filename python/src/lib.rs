@@ -80,7 +80,7 @@ fn eager_blas_loaded() -> bool {
 #[pyfunction]
 fn op_names() -> Vec<String> {
     coil_graph::OpRef::all()
-        .map(|o| format!("aten.{}", o.schema().qualified_name()))
+        .map(|o| o.to_string())
         .collect()
 }
 

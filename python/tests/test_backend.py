@@ -555,6 +555,69 @@ def test_ops_taken_as_inductors_or_coils_decompositions_match_eager(device):
     assert_all_compiled()
 
 
+class RandomOps(torch.nn.Module):
+    def forward(self, x):
+        return (
+            torch.rand_like(x),
+            torch.randn(64, 48, device=x.device),
+            torch.randint(-5, 5, (64, 48), device=x.device),
+            torch.bernoulli(torch.full_like(x, 0.25)),
+            torch.nn.functional.dropout(x, 0.4, training=True),
+            torch.rand(64, 48, device=x.device, dtype=torch.bfloat16),
+            torch.randint(3 << 30, (4096,), device=x.device),
+            torch.empty_like(x).uniform_(-2.0, 3.0),
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_random_ops_are_reproducible_and_have_their_distributions(device):
+    x = torch.ones(64, 48, device=device)
+    f = torch.compile(RandomOps(), backend="coil", dynamic=False, options={"strict": True})
+    with torch.no_grad():
+        torch.manual_seed(7)
+        a, a2 = f(x), f(x)
+        torch.manual_seed(7)
+        b = f(x)
+    assert_all_compiled()
+    for i, (p, q, r) in enumerate(zip(a, b, a2)):
+        assert torch.equal(p, q), f"output {i}: not reproducible under manual_seed"
+        assert not torch.equal(p, r), f"output {i}: two calls drew the same numbers"
+    u, n, r, bern, drop, h, wide, unif = [t.double().cpu() for t in a]
+    k = u.numel()
+    assert 0 <= u.min() and u.max() < 1 and abs(u.mean() - 0.5) < 5 * (1 / 12 / k) ** 0.5
+    assert abs(n.mean()) < 5 / k**0.5 and abs(n.var() - 1) < 0.1
+    assert r.min() == -5 and r.max() == 4 and a[2].dtype == torch.int64
+    assert abs(bern.mean() - 0.25) < 0.03 and set(bern.unique().tolist()) <= {0.0, 1.0}
+    kept = drop != 0
+    assert abs(kept.double().mean() - 0.6) < 0.03
+    torch.testing.assert_close(drop[kept], torch.full_like(drop[kept], 1 / 0.6))
+    assert a[5].dtype == torch.bfloat16 and h.max() < 1
+    # randint over 3/4 of 2^32: the low quarter of the range is not drawn twice as often.
+    assert abs((wide < (1 << 30)).double().mean() - 1 / 3) < 0.03
+    assert -2 <= unif.min() and unif.max() < 3 and abs(unif.mean() - 0.5) < 0.1
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_philox_ops_compiled_equal_their_eager_kernels(device):
+    coil_ops = torch.ops.coil
+
+    def fn(seed):
+        return (
+            coil_ops.philox_rand(seed, 3, [33, 17], dtype=torch.float32),
+            coil_ops.philox_rand(seed, 4, [33, 17], dtype=torch.float64),
+            coil_ops.philox_randint(seed, 5, [33, 17], -7, 1 << 40, dtype=torch.int64),
+            coil_ops.philox_randn(seed, 6, [33, 17], dtype=torch.float32),
+        )
+
+    seed = torch.tensor(-1234567891011, device=device)
+    want = fn(seed)
+    got = torch.compile(fn, backend="coil", dynamic=False, options={"strict": True})(seed)
+    for w, g in zip(want[:3], got[:3]):
+        assert torch.equal(w, g)
+    torch.testing.assert_close(got[3], want[3], rtol=2e-5, atol=2e-5)
+    assert_all_compiled()
+
+
 class Router(torch.nn.Module):
     """A mixture-of-experts router (Mixtral's): the top two experts per token and their
     renormalized weights, then a sort of the chosen expert ids (host fallbacks: sort, topk)."""

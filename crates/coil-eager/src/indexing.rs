@@ -106,10 +106,25 @@ pub(crate) fn eval(
                 .collect::<Result<_, _>>()?;
             let v = a.tensor("values")?;
             let accumulate = a.b.bool("accumulate")?;
+            // A boolean mask is its set positions' coordinates (one index per dim it covers),
+            // as eager's `nonzero` makes them.
+            let expanded = masks_as_indices(x, &idx)?;
+            let idx: Vec<Option<&Tensor>> = expanded.iter().map(Option::as_ref).collect();
             let mut o = Vals::of(x);
             let (vv, vsizes) = (Vals::of(v), v.sizes().to_vec());
             let targets = index_positions(x, &idx)?;
             let (rsizes, offs) = targets;
+            let fits = vsizes.len() <= rsizes.len()
+                && vsizes
+                    .iter()
+                    .zip(&rsizes[rsizes.len() - vsizes.len()..])
+                    .all(|(&v, &r)| v == 1 || v == r);
+            if !fits {
+                return fail(format!(
+                    "shape mismatch: value tensor of shape {vsizes:?} cannot be broadcast to \
+                     indexing result of shape {rsizes:?}"
+                ));
+            }
             // values broadcast to the indexing result's shape.
             let vst = strides(&vsizes);
             let mut n = 0;
@@ -131,6 +146,47 @@ pub(crate) fn eval(
             one(o.into_tensor(out.dtype, out.sizes.clone())?)
         }
     }
+}
+
+/// `indices` with each boolean mask replaced by the int64 coordinates of its set elements
+/// (row-major), one index tensor per dim the mask covers; the mask's sizes must be those dims'.
+fn masks_as_indices(x: &Tensor, indices: &[Option<&Tensor>]) -> Result<Vec<Option<Tensor>>, OpError> {
+    let mut out = Vec::new();
+    let mut dim = 0;
+    for i in indices {
+        match i {
+            Some(m) if m.dtype() == coil_graph::DType::Bool => {
+                let k = m.sizes().len();
+                let covered = x.sizes().get(dim..dim + k);
+                if covered != Some(m.sizes()) {
+                    return fail(format!(
+                        "The shape of the mask {:?} at index {dim} does not match the shape of \
+                         the indexed tensor {:?}",
+                        m.sizes(),
+                        x.sizes()
+                    ));
+                }
+                let vals = m.contiguous().to_f64_vec();
+                let st = strides(m.sizes());
+                let mut coords: Vec<Vec<i64>> = vec![Vec::new(); k];
+                for (flat, _) in vals.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                    for d in 0..k {
+                        coords[d].push(((flat / st[d]) % m.sizes()[d]) as i64);
+                    }
+                }
+                for c in coords {
+                    let n = c.len();
+                    out.push(Some(Tensor::new(coil_graph::Data::I64(c), vec![n])?));
+                }
+                dim += k;
+            }
+            other => {
+                out.push(other.map(|t| (*t).clone()));
+                dim += 1;
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Runs a scan (`cumsum`, `cumprod`).

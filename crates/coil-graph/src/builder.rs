@@ -130,7 +130,7 @@ impl GraphBuilder {
     /// Adds a call of `op` (`aten.add.Tensor`) named `name` (another front end's node name,
     /// such as FX's; suffixed when taken), as the text parser does: `None` for an op that
     /// returns nothing (`_assert_tensor_metadata`: the call is checked and keeps no node).
-    /// An op outside the registry, or outside the `aten` namespace, is
+    /// An op outside the registry (ATen's and coil's own namespaces) is
     /// [`GraphError::UnsupportedOp`]; a call the op rejects is an error naming the node.
     pub fn call_named(
         &mut self,
@@ -144,7 +144,7 @@ impl GraphBuilder {
             line: None,
         };
         let bare = op.strip_prefix("torch.ops.").unwrap_or(op);
-        if bare.split('.').count() != 3 || !bare.starts_with("aten.") {
+        if bare.split('.').count() != 3 {
             return Err(unsupported());
         }
         let op_ref = OpRef::lookup(bare).ok_or_else(unsupported)?;

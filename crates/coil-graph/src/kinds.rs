@@ -266,6 +266,12 @@ op_kinds! {
         ScalarTensor,
         FullLike,
         NewFull,
+        /// Uniform in [0, 1), Philox-4x32-10 of (seed, offset, element): `coil.philox_rand`.
+        PhiloxRand,
+        /// Standard normal (Box-Muller of two uniforms): `coil.philox_randn`.
+        PhiloxRandn,
+        /// Integers in [low, high): `coil.philox_randint`.
+        PhiloxRandint,
     }
     Extern(LibraryKind) {
         // Matmul and convolution.

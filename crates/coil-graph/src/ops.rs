@@ -639,6 +639,22 @@ const SCHEMAS: &[(OpKind, &str)] = {
             "_assert_tensor_metadata.default(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, \
              ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
         ),
+        // coil's random ops (`coil_kernel::philox`): the seed is a graph input (the Python
+        // path draws it from torch's generator each call), `offset` numbers the op in its
+        // graph, so two draws in one graph differ and none is merged with another.
+        (
+            PhiloxRand,
+            "coil::philox_rand.default(Tensor seed, int offset, SymInt[] size, *, ScalarType dtype) -> Tensor",
+        ),
+        (
+            PhiloxRandn,
+            "coil::philox_randn.default(Tensor seed, int offset, SymInt[] size, *, ScalarType dtype) -> Tensor",
+        ),
+        (
+            PhiloxRandint,
+            "coil::philox_randint.default(Tensor seed, int offset, SymInt[] size, int low, int high, *, \
+             ScalarType dtype) -> Tensor",
+        ),
     ]
 };
 
@@ -649,6 +665,9 @@ pub struct OpDef {
     pub kind: OpKind,
     /// Its signature.
     pub schema: Schema,
+    /// Its operator namespace: `aten`, or `coil` for coil's own (the random ops, whose
+    /// schema text starts `coil::`).
+    pub namespace: &'static str,
 }
 
 /// A handle to a registered overload; cheap to copy, prints as `aten.add.Tensor`.
@@ -665,23 +684,41 @@ fn registry() -> &'static Registry {
     REGISTRY.get_or_init(|| {
         let defs: Vec<OpDef> = SCHEMAS
             .iter()
-            .map(|&(kind, text)| OpDef {
-                kind,
-                // The table is ours and checked by a test; a bad entry is a bug, not user input.
-                schema: Schema::parse(text).unwrap_or_else(|e| panic!("bad schema {text:?}: {e}")),
+            .map(|&(kind, text)| {
+                let (namespace, text) = text.split_once("::").unwrap_or(("aten", text));
+                OpDef {
+                    kind,
+                    // The table is ours and checked by a test; a bad entry is a bug, not user
+                    // input.
+                    schema: Schema::parse(text)
+                        .unwrap_or_else(|e| panic!("bad schema {text:?}: {e}")),
+                    namespace,
+                }
             })
             .collect();
         let by_name = defs
             .iter()
             .enumerate()
-            .map(|(i, d)| (d.schema.qualified_name(), OpRef(i as u16)))
+            .map(|(i, d)| (d.key(), OpRef(i as u16)))
             .collect();
         Registry { defs, by_name }
     })
 }
 
+impl OpDef {
+    /// The registry's key: `add.Tensor` for ATen's, `coil.philox_rand.default` for others.
+    fn key(&self) -> String {
+        if self.namespace == "aten" {
+            self.schema.qualified_name()
+        } else {
+            format!("{}.{}", self.namespace, self.schema.qualified_name())
+        }
+    }
+}
+
 impl OpRef {
-    /// Looks up `add.Tensor` (with or without the `aten.` / `torch.ops.aten.` prefix).
+    /// Looks up `add.Tensor` (with or without the `aten.` / `torch.ops.aten.` prefix), or
+    /// another namespace's op by its full name (`coil.philox_rand.default`).
     pub fn lookup(name: &str) -> Option<OpRef> {
         let name = name.strip_prefix("torch.ops.").unwrap_or(name);
         let name = name.strip_prefix("aten.").unwrap_or(name);
@@ -730,7 +767,12 @@ impl OpRef {
 
 impl fmt::Display for OpRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "aten.{}", self.schema().qualified_name())
+        let d = self.def();
+        if d.namespace == "aten" {
+            write!(f, "aten.{}", d.schema.qualified_name())
+        } else {
+            f.write_str(&d.key())
+        }
     }
 }
 

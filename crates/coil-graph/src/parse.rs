@@ -465,10 +465,8 @@ impl Parser {
             return cur.err(col, msg);
         };
         let qualified = format!("{namespace}.{op}.{overload}");
-        let op_ref = (namespace == "aten")
-            .then(|| OpRef::lookup(&qualified))
-            .flatten()
-            .ok_or_else(|| GraphError::UnsupportedOp {
+        // ATen's ops, and coil's own (`torch.ops.coil.philox_rand.default`).
+        let op_ref = OpRef::lookup(&qualified).ok_or_else(|| GraphError::UnsupportedOp {
                 op: qualified.clone(),
                 line: Some(cur.line),
             })?;

@@ -125,6 +125,17 @@ impl DType {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
     }
 
+    /// The stored mantissa bits of a float type (23 for f32); 0 for the others.
+    pub fn mantissa_bits(self) -> u32 {
+        match self {
+            DType::F64 => 52,
+            DType::F32 => 23,
+            DType::F16 => 10,
+            DType::BF16 => 7,
+            _ => 0,
+        }
+    }
+
     /// PyTorch's "opmath" type: half types compute (and keep statistics) in f32, every other
     /// type in itself.
     pub fn opmath(self) -> DType {

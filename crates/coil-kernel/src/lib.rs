@@ -22,6 +22,7 @@ mod interp;
 mod kernel;
 mod math_fn;
 mod op;
+pub mod philox;
 mod reader;
 pub mod scalar;
 mod target;

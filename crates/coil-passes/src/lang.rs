@@ -206,7 +206,10 @@ impl fmt::Display for Aten {
             Aten::Input(i) => write!(f, "input.{i}"),
             Aten::Lit(l) => write!(f, "{l}"),
             Aten::List(_) => f.write_str("list"),
-            Aten::Call(op, _) => f.write_str(&op.schema().qualified_name()),
+            Aten::Call(op, _) => {
+                let name = op.to_string();
+                f.write_str(name.strip_prefix("aten.").unwrap_or(&name))
+            }
             Aten::GetItem(i, _) => write!(f, "getitem.{i}"),
         }
     }

@@ -12,6 +12,7 @@ mod guarded;
 mod ir;
 mod kernels;
 mod parallel;
+mod philox;
 mod pipeline;
 mod random;
 mod real;

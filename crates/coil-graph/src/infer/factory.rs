@@ -62,6 +62,46 @@ pub(super) fn infer(cx: &Cx<'_>, kind: FactoryKind) -> Result<Vec<TensorMeta>, G
             checked_numel(&[len])?;
             one(TensorMeta::contiguous(dtype, vec![len]))
         }
+        PhiloxRand | PhiloxRandn | PhiloxRandint => {
+            let seed = cx.meta("seed")?;
+            if seed.dtype != DType::I64 || seed.numel() != 1 {
+                return super::dtype_err(format!(
+                    "{}: the seed must be one int64 element, got {}{:?}",
+                    cx.schema.name, seed.dtype, seed.sizes
+                ));
+            }
+            let offset = b.int("offset")?;
+            if !(0..=u32::MAX as i64).contains(&offset) {
+                return shape_err(format!(
+                    "{}: offset {offset} is outside 0..2^32",
+                    cx.schema.name
+                ));
+            }
+            let sizes = sizes_arg(cx)?;
+            let dtype = b.dtype("dtype")?;
+            if kind == PhiloxRandint {
+                let (low, high) = (b.int("low")?, b.int("high")?);
+                if high.checked_sub(low).is_none() {
+                    return shape_err(format!(
+                        "philox_randint: the range [{low}, {high}) is wider than int64 holds"
+                    ));
+                }
+                if low >= high {
+                    return shape_err(format!(
+                        "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+                    ));
+                }
+                if dtype == DType::Bool {
+                    return super::dtype_err("philox_randint: bool is not an integer range");
+                }
+            } else if !dtype.is_float() {
+                return super::dtype_err(format!(
+                    "{}: expected a floating point dtype, got {dtype}",
+                    cx.schema.name
+                ));
+            }
+            one(TensorMeta::contiguous(dtype, sizes))
+        }
         ScalarTensor => {
             b.scalar("s")?;
             one(TensorMeta::contiguous(

@@ -261,21 +261,47 @@ pub(super) fn infer(cx: &Cx<'_>, kind: IndexingKind) -> Result<Vec<TensorMeta>, 
             let m = cx.meta("self")?;
             let v = cx.meta("values")?;
             let mut shapes = vec![];
+            // A boolean mask covers as many dims as it has, with their sizes; how many
+            // elements it selects is known at run time only, so the values' shape is
+            // checked then (coil-eager) against the selection's.
+            let mut masked = false;
+            let mut dim = 0;
             for i in b.opt_tensors("indices")? {
                 shapes.push(match i {
-                    None => None,
+                    None => {
+                        dim += 1;
+                        None
+                    }
                     Some(n) => {
                         let im = graph.node(n).meta();
-                        if !is_index_dtype(im.dtype) {
+                        if im.dtype == DType::Bool {
+                            let k = im.rank();
+                            if m.sizes.get(dim..dim + k) != Some(&im.sizes[..]) {
+                                return shape_err(format!(
+                                    "index_put: the shape of the mask {} at index {dim} does not \
+                                     match the shape of the indexed tensor {}",
+                                    Dims(&im.sizes),
+                                    Dims(&m.sizes)
+                                ));
+                            }
+                            masked = true;
+                            dim += k;
+                            None
+                        } else if !is_index_dtype(im.dtype) {
                             return dtype_err(format!(
-                                "index_put: indices must be integer tensors (boolean masks need data-dependent \
-                                 shapes), got {}",
+                                "index_put: tensors used as indices must be long, int, byte or \
+                                 bool tensors, got {}",
                                 im.dtype
                             ));
+                        } else {
+                            dim += 1;
+                            Some(im.sizes.clone())
                         }
-                        Some(im.sizes.clone())
                     }
                 });
+            }
+            if masked {
+                return one(TensorMeta::contiguous(m.dtype, m.sizes));
             }
             let a = advanced_index(&m.sizes, &shapes)?;
             if broadcast_shapes(&a.sizes, &v.sizes).ok().as_deref() != Some(&a.sizes[..]) {

@@ -35,6 +35,7 @@ impl Lowerer<'_> {
                 let root = cx.body.constant(scalar_const(s), out);
                 one(self.finish_pointwise(node, cx, root, out))
             }
+            K::PhiloxRand | K::PhiloxRandn | K::PhiloxRandint => self.lower_random(node, kind, b),
             K::Arange => {
                 let (start, _, step) = arange_params(b).map_err(|e| Self::graph_err(node, e))?;
                 let mut cx = BodyCx::new(&meta.sizes);

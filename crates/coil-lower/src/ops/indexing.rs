@@ -12,6 +12,7 @@
 use coil_graph::IndexingKind;
 use coil_graph::{Bound, Call, DType, Node, advanced_index, normalize_dim};
 
+use crate::body::{Const, Op};
 use crate::index::IndexExpr;
 use crate::ir::{IndexCheck, TensorId};
 use crate::lowering::{BodyCx, Lowerer, Result};
@@ -44,6 +45,52 @@ impl Lowerer<'_> {
         let v = self.load_at(cx, index, at, None);
         let check = self.index_check(node, call, dim, size);
         cx.body.indirect_index(v, size, wrap_negative, check)
+    }
+
+    /// `index_put(x, [mask], v)` with one boolean mask over `x`'s leading dims and a
+    /// one-element `v`: a masked fill, `where(mask, v, x)` (`x + where(mask, v, 0)` when
+    /// accumulating), fused like any pointwise op (Inductor's rewrite of it too). `None` for
+    /// every other `index_put`, which stays a host call.
+    pub(super) fn try_index_put_as_where(
+        &mut self,
+        node: &Node,
+        b: &Bound<'_>,
+    ) -> Result<Option<TensorId>> {
+        let gerr = |e| Self::graph_err(node, e);
+        let list = b.opt_tensors("indices").map_err(gerr)?;
+        let [Some(mask_node)] = list[..] else {
+            return Ok(None);
+        };
+        let x = self.tensor(node, b, "self")?;
+        let v = self.tensor(node, b, "values")?;
+        let mask = self.value(mask_node, &node.name)?;
+        let (mt, vt) = (&self.g.tensors[mask], &self.g.tensors[v]);
+        if mt.dtype != DType::Bool || vt.sizes.iter().product::<usize>() != 1 {
+            return Ok(None);
+        }
+        let k = mt.sizes.len();
+        let v_rank = vt.sizes.len();
+        let accumulate = b.bool("accumulate").map_err(gerr)?;
+        let meta = node.meta().clone();
+        let out = meta.dtype;
+        if accumulate && out == DType::Bool {
+            return Ok(None);
+        }
+        let mut cx = BodyCx::new(&meta.sizes);
+        let idx = cx.idx.clone();
+        let m = self.load_at(&mut cx, mask, &idx[..k], None);
+        let zeros = vec![IndexExpr::zero(); v_rank];
+        let value = self.load_at(&mut cx, v, &zeros, None);
+        let value = cx.body.to_dtype(value, out);
+        let old = self.load_at(&mut cx, x, &idx, None);
+        let root = if accumulate {
+            let zero = cx.body.constant(Const::Int(0), out);
+            let add = cx.body.where_(m, value, zero);
+            cx.body.binary(Op::Add, old, add)
+        } else {
+            cx.body.where_(m, value, old)
+        };
+        Ok(Some(self.finish_pointwise(node, cx, root, out)))
     }
 
     pub(super) fn lower_indexing(

@@ -4,6 +4,7 @@
 
 mod conv;
 mod factory;
+mod random;
 mod fallback;
 mod indexing;
 mod matmul;
@@ -122,6 +123,11 @@ impl Lowerer<'_> {
             .schema()
             .bind(&call.args, &call.kwargs)
             .map_err(|e| Self::graph_err(node, e))?;
+        if call.op.kind() == coil_graph::OpKind::IndexPut
+            && let Some(t) = self.try_index_put_as_where(node, &b)?
+        {
+            return Ok(vec![t]);
+        }
         if !has_lowering(call.op.kind()) {
             return self.lower_fallback(node, call);
         }
