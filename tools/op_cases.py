@@ -1277,6 +1277,27 @@ def index_put_boolean_masks():
 
 
 @case
+def scatter_reductions():
+    # scatter_reduce with every reduction, with and without self's values, on floats and
+    # integers (an integer mean floors), duplicate targets; scatter(reduce=add|multiply) with
+    # a tensor and with a scalar. Host calls, as Inductor's on the CPU.
+    x = torch.randn(5, 6)
+    xi = torch.randint(-9, 10, (5, 6))
+    idx = torch.randint(0, 5, (4, 6))
+    src = torch.randn(4, 6)
+    srci = torch.randint(-9, 10, (4, 6))
+    outs = lambda x, xi, idx, src, srci: tuple(
+        [x.scatter_reduce(0, idx, src, r, include_self=s)
+         for r in ("sum", "prod", "mean", "amax", "amin") for s in (True, False)]
+        + [xi.scatter_reduce(0, idx, srci, r, include_self=s)
+           for r in ("sum", "mean", "amax") for s in (True, False)]
+        + [x.scatter(0, idx, src, reduce="add"), x.scatter(0, idx, src, reduce="multiply"),
+           x.scatter(1, idx[:, :3], 1.5, reduce="multiply"),
+           xi.scatter(0, idx, srci, reduce="add")])
+    return (Fn(outs), (x, xi, idx, src, srci))
+
+
+@case
 def pow_int_negative_exponents():
     # Integer pow to a negative power (a tensor exponent): 1 of 1, +-1 of -1 by the parity,
     # 0 of everything else; wrapping powers in every width.

@@ -202,6 +202,67 @@ def _adaptive_max_pool2d(x, output_size):
     return values, aten.squeeze.dim(indices, -1)
 
 
+def _count_below(seq, values, right, out_int32):
+    # How many of `seq`'s last-dim entries lie below each value (at or below: `right`), as a
+    # fused compare-and-sum over that dim: PyTorch's binary-search answer for a sorted `seq`.
+    # Counted as "not at or above", so a NaN value counts every entry, as PyTorch puts NaN
+    # after all of them.
+    aten = torch.ops.aten
+    above = aten.gt.Tensor if right else aten.ge.Tensor
+    below = aten.logical_not.default(above(seq, values))
+    return aten.sum.dim_IntList(below, [-1], dtype=torch.int32 if out_int32 else torch.int64)
+
+
+def _bucketize(x, boundaries, *, out_int32=False, right=False):
+    aten = torch.ops.aten
+    return _count_below(boundaries, aten.unsqueeze.default(x, -1), right, out_int32)
+
+
+def _searchsorted(seq, values, *, out_int32=False, right=False, side=None, sorter=None):
+    aten = torch.ops.aten
+    if side is not None:
+        right = side == "right"
+    if sorter is not None:
+        seq = aten.gather.default(seq, -1, sorter)
+    v = aten.unsqueeze.default(values, -1)
+    if seq.dim() > 1:
+        seq = aten.unsqueeze.default(seq, -2)
+    return _count_below(seq, v, right, out_int32)
+
+
+def _resize(x, size, memory_format=None):
+    # The functional resize: x's storage read from its start (as eager's resize keeps the
+    # storage), laid out contiguously or channels-last; grown elements are what eager's
+    # deterministic mode writes there (NaN, or the integer maximum).
+    aten = torch.ops.aten
+    size = list(size)
+    n = math.prod(size)
+    if memory_format == torch.channels_last and len(size) == 4:
+        order = [0, 2, 3, 1]
+    elif memory_format == torch.channels_last_3d and len(size) == 5:
+        order = [0, 2, 3, 4, 1]
+    else:
+        order = list(range(len(size)))
+    stride = [0] * len(size)
+    step = 1
+    for d in reversed(order):
+        stride[d] = step
+        step *= max(size[d], 1)
+    have = x.numel()
+    if n <= have:
+        return aten.as_strided.default(x, size, stride)
+    flat = aten.as_strided.default(x, [have], [1])
+    if x.dtype.is_floating_point:
+        fill = math.nan
+    elif x.dtype == torch.bool:
+        fill = True
+    else:
+        fill = torch.iinfo(x.dtype).max
+    grown = aten.full.default([n - have], fill, dtype=x.dtype, device=x.device)
+    whole = aten.cat.default([flat, grown])
+    return aten.as_strided.default(whole, size, stride)
+
+
 def _in_f32(f):
     """`f` computed on f32 copies of a 16-bit float input, the result rounded back once."""
 
@@ -302,6 +363,9 @@ def extra_decompositions():
     table[aten.adaptive_max_pool2d.default] = adaptive_max_pool2d
     table[aten.masked_scatter.default] = _masked_scatter
     table[aten.signbit.default] = _signbit
+    table[aten.resize.default] = _resize
+    table[aten.bucketize.Tensor] = _bucketize
+    table[aten.searchsorted.Tensor] = _searchsorted
     table[prims.div.default] = _prims_div
     table[prims.iota.default] = _prims_iota
     table[prims.copy_strided.default] = _copy_strided

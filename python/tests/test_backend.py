@@ -555,6 +555,35 @@ def test_ops_taken_as_inductors_or_coils_decompositions_match_eager(device):
     assert_all_compiled()
 
 
+class SearchAndResize(torch.nn.Module):
+    def forward(self, x, bounds, seq, ints):
+        return (
+            torch.bucketize(x, bounds),
+            torch.bucketize(x, bounds, right=True, out_int32=True),
+            torch.bucketize(ints, torch.tensor([1, 4, 9, 16], device=x.device)),
+            torch.searchsorted(seq, x[:3, :5]),
+            torch.searchsorted(seq, x[:3, :5], side="right"),
+            torch.searchsorted(bounds, x[0, 0]),
+            torch.ops.aten.resize(x, [3, 2]),
+            torch.ops.aten.resize(x.t(), [2, 2, 2], memory_format=torch.contiguous_format),
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bucketize_searchsorted_and_resize_match_eager(device):
+    x = torch.randn(4, 6, device=device)
+    x[1, 2], x[2, 3] = float("nan"), 0.5  # NaN goes after every boundary; 0.5 is one
+    bounds = torch.tensor([-1.0, -0.25, 0.0, 0.5, 1.5], device=device)
+    seq = torch.sort(torch.randn(3, 7, device=device)).values
+    seq[1, 3] = seq[1, 4]  # a tie: left and right sides differ
+    ints = torch.randint(0, 20, (5, 5), device=device)
+    want, got = compiled(SearchAndResize(), x, bounds, seq, ints)
+    for i, (w, g) in enumerate(zip(want, got)):
+        assert g.dtype == w.dtype and g.stride() == w.stride(), i
+        torch.testing.assert_close(g, w, equal_nan=True, msg=f"output {i}")
+    assert_all_compiled()
+
+
 class RandomOps(torch.nn.Module):
     def forward(self, x):
         return (

@@ -331,6 +331,11 @@ impl Vals {
         }
     }
 
+    /// Writes `v` at `i`, converted to this tensor's kind.
+    pub(crate) fn set(&mut self, i: usize, v: Val) {
+        self.put(i, v, false);
+    }
+
     /// Writes (or, with `add`, adds) `v` at `i`, converted to this tensor's kind.
     pub(crate) fn put(&mut self, i: usize, v: Val, add: bool) {
         match self {

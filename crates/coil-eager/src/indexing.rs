@@ -97,6 +97,7 @@ pub(crate) fn eval(
             });
             one(o.into_tensor(out.dtype, out.sizes.clone())?)
         }
+        ScatterReduce => one(scatter_reduce(a, out)?),
         IndexPut => {
             let x = a.tensor("self")?;
             let list = a.b.opt_tensors("indices")?;
@@ -145,6 +146,97 @@ pub(crate) fn eval(
             });
             one(o.into_tensor(out.dtype, out.sizes.clone())?)
         }
+    }
+}
+
+/// `scatter(reduce=...)` and `scatter_reduce`: each target combines the values scattered into
+/// it, in index order, with its own (unless `include_self` is false); `mean` divides by how
+/// many values met there (flooring for integers, as PyTorch's); amax and amin propagate NaN.
+fn scatter_reduce(a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
+    let x = a.tensor("self")?;
+    let it = a.tensor("index")?;
+    let idx = indices(it);
+    let d = normalize_dim(a.b.int("dim")?, x.sizes().len())?;
+    let name = a.b.schema().name.clone();
+    let offs = offsets_along(&name, it.sizes(), x.sizes(), d, |_, n| idx[n])?;
+    let reduce = a.b.opt_str("reduce").unwrap_or_default();
+    let include_self = !a.b.has("include_self") || a.b.bool("include_self")?;
+    let src = match a.b.has("src") {
+        true => {
+            let s = a.tensor("src")?;
+            Some((Vals::of(s), strides(s.sizes())))
+        }
+        false => None,
+    };
+    let value = a.b.opt_scalar("value");
+    let mut vals: Vec<Val> = Vec::with_capacity(offs.len());
+    for_each_index(it.sizes(), |p| {
+        vals.push(match (&src, value) {
+            (Some((sv, ss)), _) => sv.get((0..p.len()).map(|k| p[k] * ss[k]).sum()),
+            (None, Some(v)) => Val::of_scalar(v),
+            (None, None) => Val::I(0),
+        });
+    });
+    let float = x.dtype().is_float();
+    let mut o = Vals::of(x);
+    let mut count = vec![0usize; x.numel()];
+    for (&at, &v) in offs.iter().zip(&vals) {
+        let cur = o.get(at);
+        let first = count[at] == 0 && !include_self;
+        count[at] += 1;
+        let combined = if first {
+            v
+        } else {
+            combine(reduce, cur, v, float)
+        };
+        o.set(at, combined);
+    }
+    if reduce == "mean" {
+        for (at, &c) in count.iter().enumerate() {
+            let n = c + usize::from(include_self);
+            if c > 0 && n > 1 {
+                let s = o.get(at);
+                o.set(
+                    at,
+                    match s {
+                        Val::F(f) => Val::F(f / n as f64),
+                        Val::I(i) => Val::I(i.div_euclid(n as i64)),
+                    },
+                );
+            }
+        }
+    }
+    o.into_tensor(out.dtype, out.sizes.clone())
+}
+
+/// `cur` combined with `v` by `reduce` (`scatter`'s add/multiply, `scatter_reduce`'s names).
+fn combine(reduce: &str, cur: Val, v: Val, float: bool) -> Val {
+    let f = |x: Val| match x {
+        Val::F(f) => f,
+        Val::I(i) => i as f64,
+    };
+    let i = |x: Val| match x {
+        Val::F(f) => f as i64,
+        Val::I(i) => i,
+    };
+    if float {
+        let (a, b) = (f(cur), f(v));
+        Val::F(match reduce {
+            "add" | "sum" | "mean" => a + b,
+            "multiply" | "prod" => a * b,
+            "amax" if a.is_nan() || b.is_nan() => f64::NAN,
+            "amin" if a.is_nan() || b.is_nan() => f64::NAN,
+            "amax" => a.max(b),
+            _ => a.min(b),
+        })
+    } else {
+        let (a, b) = (i(cur), i(v));
+        Val::I(match reduce {
+            "add" | "sum" | "mean" => a.wrapping_add(b),
+            "multiply" | "prod" => a.wrapping_mul(b),
+            "amax" => a.max(b),
+            _ => a.min(b),
+        })
     }
 }
 

@@ -227,6 +227,9 @@ op_kinds! {
         Gather,
         Scatter,
         ScatterAdd,
+        /// `scatter(reduce=add|multiply)` and `scatter_reduce` (sum, prod, mean, amax, amin,
+        /// with or without `self`'s values).
+        ScatterReduce,
         IndexPut,
     }
     View(ViewKind) {

@@ -481,6 +481,19 @@ const SCHEMAS: &[(OpKind, &str)] = {
             "scatter_add.default(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
         ),
         (
+            ScatterReduce,
+            "scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor",
+        ),
+        (
+            ScatterReduce,
+            "scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor",
+        ),
+        (
+            ScatterReduce,
+            "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, \
+             bool include_self=True) -> Tensor",
+        ),
+        (
             IndexPut,
             "index_put.default(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
         ),

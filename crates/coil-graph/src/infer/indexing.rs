@@ -240,8 +240,22 @@ pub(super) fn infer(cx: &Cx<'_>, kind: IndexingKind) -> Result<Vec<TensorMeta>, 
             check_same_rank(name, &m, &idx, d, false)?;
             one(TensorMeta::contiguous(m.dtype, idx.sizes))
         }
-        Scatter | ScatterAdd => {
+        Scatter | ScatterAdd | ScatterReduce => {
             let m = cx.meta("self")?;
+            if kind == ScatterReduce {
+                let reduce = b.opt_str("reduce").unwrap_or_default();
+                let known: &[&str] = if name == "scatter" {
+                    &["add", "multiply"]
+                } else {
+                    &["sum", "prod", "mean", "amax", "amin"]
+                };
+                if !known.contains(&reduce) {
+                    return shape_err(format!(
+                        "{name}(): reduce argument must be one of {}, got '{reduce}'",
+                        known.join(", ")
+                    ));
+                }
+            }
             let idx = index_meta("index")?;
             let d = normalize_dim(b.int("dim")?, m.rank())?;
             check_same_rank(name, &m, &idx, d, false)?;
