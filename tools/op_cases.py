@@ -1687,6 +1687,68 @@ def float_table_integers():
             (torch.tensor([[-3, 0, 1, 7]]), torch.tensor([[2], [0], [-5]])))
 
 
+SPECIAL_KEEP = tuple(getattr(aten, n).default for n in (
+    "lgamma", "digamma", "polygamma", "special_zeta", "i0", "special_i0e", "special_i1",
+    "special_i1e", "special_modified_bessel_k0", "special_modified_bessel_k1",
+    "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+    "special_spherical_bessel_j0"))
+POLY_KEEP = tuple(getattr(aten, "special_" + n).n_scalar for n in (
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+    "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"))
+
+
+def special_inputs():
+    # Both signs, poles and integers, the branch points (2, 20) and far values, edges.
+    x = torch.cat([torch.tensor([0.0, -0.0, 1.0, 2.0, -1.0, -2.5, 0.5, 1e-6, 19.99, 20.01, 35.0,
+                                 120.0, float("inf"), -float("inf"), float("nan")]),
+                   torch.linspace(-12, 12, 97)])
+    q = torch.cat([torch.tensor([0.25, 1.0, 2.0, 3.5, -2.0, -1.5]), torch.rand(106) * 6 + 0.1])
+    return x, q
+
+
+def special_table(x, q, trigamma=True):
+    # (PyTorch's trigamma, polygamma(1, x), is good to about 1e-9 only: checked in f32.)
+    sp = torch.special
+    pos = x.abs() + 0.01
+    tri = (torch.polygamma(1, pos),) if trigamma else ()
+    return (torch.lgamma(x), torch.digamma(x)) + tri + (torch.polygamma(3, pos),
+            sp.zeta(x.abs() + 1.5, q), sp.zeta(torch.full_like(q, 3.0), q), torch.i0(x),
+            sp.i0e(x), sp.i1(x), sp.i1e(x), sp.modified_bessel_k0(x), sp.modified_bessel_k1(x),
+            sp.scaled_modified_bessel_k0(x), sp.scaled_modified_bessel_k1(x),
+            sp.spherical_bessel_j0(x))
+
+
+@case(keep=SPECIAL_KEEP)
+def special_functions_f32():
+    return Fn(special_table), special_inputs()
+
+
+@case(keep=SPECIAL_KEEP)
+def special_functions_f64():
+    return (Fn(lambda x, q: special_table(x, q, trigamma=False)),
+            tuple(t.double() for t in special_inputs()))
+
+
+@case(keep=POLY_KEEP)
+def special_polynomials():
+    # Each polynomial at degrees -1, 0, 1, 2, 5 (and 12) over [-1.5, 1.5] (and the shifted ones
+    # over [0, 1] mapped the same way), in f32 and f64.
+    sp = torch.special
+    fns = [sp.chebyshev_polynomial_t, sp.chebyshev_polynomial_u, sp.chebyshev_polynomial_v,
+           sp.chebyshev_polynomial_w, sp.shifted_chebyshev_polynomial_t,
+           sp.shifted_chebyshev_polynomial_u, sp.shifted_chebyshev_polynomial_v,
+           sp.shifted_chebyshev_polynomial_w, sp.hermite_polynomial_h, sp.hermite_polynomial_he,
+           sp.laguerre_polynomial_l, sp.legendre_polynomial_p]
+    x = torch.cat([torch.tensor([-1.0, 1.0, 0.0, 0.5]), torch.linspace(-1.5, 1.5, 29)])
+    # (Degree 12 in f64 only: above 8, PyTorch's f32 kernels switch to trigonometric forms
+    # that lose 1e-3 in f32; coil's f64 recurrence matches its f64 results.)
+    return (Fn(lambda x, d: tuple(f(v, n) for f in fns for n in (-1, 0, 1, 2, 5)
+                                  for v in (x, d)) + tuple(f(d, 12) for f in fns)),
+            (x, x.double()))
+
+
 # ---------------------------------------------------------------- as_strided reads storage
 
 

@@ -203,11 +203,7 @@ pub(crate) fn float(
 ) -> Result<coil_graph::Tensor, OpError> {
     let dtype = out.dtype;
     // The table's reference meaning, in f64, rounded once to the result's dtype.
-    let names: &[&str] = if f.arity() == 2 {
-        &["self", "other"]
-    } else {
-        &["self"]
-    };
+    let names = f.params();
     let values: Vec<Value<'_>> = names.iter().map(|n| a.value(n)).collect::<Result<_, _>>()?;
     let sizes = broadcast(&values)?;
     let v = match values.as_slice() {

@@ -36,11 +36,61 @@ pub enum FloatFn {
     Erfinv,
     /// `2^x`.
     Exp2,
+    /// `ln|Gamma(x)|`.
+    Lgamma,
+    /// The logarithmic derivative of Gamma.
+    Digamma,
+    /// `polygamma(n, x)`, the `n`-th derivative of digamma (`n` a number).
+    Polygamma,
+    /// The Hurwitz zeta function `zeta(x, q)`.
+    Zeta,
+    /// The modified Bessel function `I_0`.
+    I0,
+    /// `e^-|x| I_0(x)`.
+    I0e,
+    /// The modified Bessel function `I_1`.
+    I1,
+    /// `e^-|x| I_1(x)`.
+    I1e,
+    /// The modified Bessel function of the second kind `K_0`.
+    K0,
+    /// The modified Bessel function of the second kind `K_1`.
+    K1,
+    /// `e^x K_0(x)`.
+    K0e,
+    /// `e^x K_1(x)`.
+    K1e,
+    /// The spherical Bessel function `j_0(x) = sin(x) / x`.
+    SphericalJ0,
+    /// Chebyshev polynomial `T_n(x)` (`n` a number, as the other polynomials).
+    ChebyshevT,
+    /// Chebyshev polynomial `U_n(x)`.
+    ChebyshevU,
+    /// Chebyshev polynomial `V_n(x)`.
+    ChebyshevV,
+    /// Chebyshev polynomial `W_n(x)`.
+    ChebyshevW,
+    /// Shifted Chebyshev polynomial `T*_n(x) = T_n(2x - 1)`.
+    ShiftedChebyshevT,
+    /// Shifted Chebyshev polynomial `U*_n(x)`.
+    ShiftedChebyshevU,
+    /// Shifted Chebyshev polynomial `V*_n(x)`.
+    ShiftedChebyshevV,
+    /// Shifted Chebyshev polynomial `W*_n(x)`.
+    ShiftedChebyshevW,
+    /// Physicists' Hermite polynomial `H_n(x)`.
+    HermiteH,
+    /// Probabilists' Hermite polynomial `He_n(x)`.
+    HermiteHe,
+    /// Laguerre polynomial `L_n(x)`.
+    LaguerreL,
+    /// Legendre polynomial `P_n(x)`.
+    LegendreP,
 }
 
 impl FloatFn {
     /// Every function, in declaration order.
-    pub const ALL: [FloatFn; 13] = [
+    pub const ALL: [FloatFn; 38] = [
         FloatFn::Atan,
         FloatFn::Asin,
         FloatFn::Acos,
@@ -54,6 +104,31 @@ impl FloatFn {
         FloatFn::Erfc,
         FloatFn::Erfinv,
         FloatFn::Exp2,
+        FloatFn::Lgamma,
+        FloatFn::Digamma,
+        FloatFn::Polygamma,
+        FloatFn::Zeta,
+        FloatFn::I0,
+        FloatFn::I0e,
+        FloatFn::I1,
+        FloatFn::I1e,
+        FloatFn::K0,
+        FloatFn::K1,
+        FloatFn::K0e,
+        FloatFn::K1e,
+        FloatFn::SphericalJ0,
+        FloatFn::ChebyshevT,
+        FloatFn::ChebyshevU,
+        FloatFn::ChebyshevV,
+        FloatFn::ChebyshevW,
+        FloatFn::ShiftedChebyshevT,
+        FloatFn::ShiftedChebyshevU,
+        FloatFn::ShiftedChebyshevV,
+        FloatFn::ShiftedChebyshevW,
+        FloatFn::HermiteH,
+        FloatFn::HermiteHe,
+        FloatFn::LaguerreL,
+        FloatFn::LegendreP,
     ];
 
     /// The ATen name (`atan2`).
@@ -72,43 +147,139 @@ impl FloatFn {
             FloatFn::Erfc => "erfc",
             FloatFn::Erfinv => "erfinv",
             FloatFn::Exp2 => "exp2",
+            FloatFn::Lgamma => "lgamma",
+            FloatFn::Digamma => "digamma",
+            FloatFn::Polygamma => "polygamma",
+            FloatFn::Zeta => "special_zeta",
+            FloatFn::I0 => "i0",
+            FloatFn::I0e => "special_i0e",
+            FloatFn::I1 => "special_i1",
+            FloatFn::I1e => "special_i1e",
+            FloatFn::K0 => "special_modified_bessel_k0",
+            FloatFn::K1 => "special_modified_bessel_k1",
+            FloatFn::K0e => "special_scaled_modified_bessel_k0",
+            FloatFn::K1e => "special_scaled_modified_bessel_k1",
+            FloatFn::SphericalJ0 => "special_spherical_bessel_j0",
+            FloatFn::ChebyshevT => "special_chebyshev_polynomial_t",
+            FloatFn::ChebyshevU => "special_chebyshev_polynomial_u",
+            FloatFn::ChebyshevV => "special_chebyshev_polynomial_v",
+            FloatFn::ChebyshevW => "special_chebyshev_polynomial_w",
+            FloatFn::ShiftedChebyshevT => "special_shifted_chebyshev_polynomial_t",
+            FloatFn::ShiftedChebyshevU => "special_shifted_chebyshev_polynomial_u",
+            FloatFn::ShiftedChebyshevV => "special_shifted_chebyshev_polynomial_v",
+            FloatFn::ShiftedChebyshevW => "special_shifted_chebyshev_polynomial_w",
+            FloatFn::HermiteH => "special_hermite_polynomial_h",
+            FloatFn::HermiteHe => "special_hermite_polynomial_he",
+            FloatFn::LaguerreL => "special_laguerre_polynomial_l",
+            FloatFn::LegendreP => "special_legendre_polynomial_p",
         }
     }
 
-    /// How many tensor operands it takes (`self`, and `other` for the binary ones).
+    /// How many operands it takes (tensors, or numbers where [`FloatFn::params`] says).
     pub fn arity(self) -> usize {
+        self.params().len()
+    }
+
+    /// Its operands' parameter names, in schema order.
+    pub fn params(self) -> &'static [&'static str] {
         match self {
-            FloatFn::Atan2 | FloatFn::Hypot | FloatFn::Logaddexp => 2,
-            FloatFn::Atan
-            | FloatFn::Asin
-            | FloatFn::Acos
-            | FloatFn::Asinh
-            | FloatFn::Acosh
-            | FloatFn::Atanh
-            | FloatFn::Expm1
-            | FloatFn::Erfc
-            | FloatFn::Erfinv
-            | FloatFn::Exp2 => 1,
+            FloatFn::Atan2 | FloatFn::Hypot | FloatFn::Logaddexp | FloatFn::Zeta => {
+                &["self", "other"]
+            }
+            FloatFn::Polygamma => &["n", "self"],
+            FloatFn::K0e | FloatFn::K1e | FloatFn::SphericalJ0 => &["x"],
+            f if f.polynomial().is_some() => &["x", "n"],
+            _ => &["self"],
         }
+    }
+
+    /// The orthogonal polynomial it is, and whether shifted (`T_n(2x - 1)`).
+    pub fn polynomial(self) -> Option<(crate::special::poly::Family, bool)> {
+        use crate::special::poly::Family as P;
+        Some(match self {
+            FloatFn::ChebyshevT => (P::ChebyshevT, false),
+            FloatFn::ChebyshevU => (P::ChebyshevU, false),
+            FloatFn::ChebyshevV => (P::ChebyshevV, false),
+            FloatFn::ChebyshevW => (P::ChebyshevW, false),
+            FloatFn::ShiftedChebyshevT => (P::ChebyshevT, true),
+            FloatFn::ShiftedChebyshevU => (P::ChebyshevU, true),
+            FloatFn::ShiftedChebyshevV => (P::ChebyshevV, true),
+            FloatFn::ShiftedChebyshevW => (P::ChebyshevW, true),
+            FloatFn::HermiteH => (P::HermiteH, false),
+            FloatFn::HermiteHe => (P::HermiteHe, false),
+            FloatFn::LaguerreL => (P::Laguerre, false),
+            FloatFn::LegendreP => (P::Legendre, false),
+            _ => return None,
+        })
+    }
+
+    /// The operand that must be a number known when compiling (a polynomial's degree,
+    /// polygamma's order), by its index in [`FloatFn::params`].
+    pub fn constant_operand(self) -> Option<usize> {
+        match self {
+            FloatFn::Polygamma => Some(0),
+            f if f.polynomial().is_some() => Some(1),
+            _ => None,
+        }
+    }
+
+    /// Whether it is computed in f64 whatever the dtype (the special functions, whose
+    /// series and branches are written for f64; a 32-bit result is then one rounding away).
+    pub fn wide(self) -> bool {
+        !matches!(
+            self,
+            FloatFn::Atan
+                | FloatFn::Asin
+                | FloatFn::Acos
+                | FloatFn::Atan2
+                | FloatFn::Hypot
+                | FloatFn::Asinh
+                | FloatFn::Acosh
+                | FloatFn::Atanh
+                | FloatFn::Expm1
+                | FloatFn::Logaddexp
+                | FloatFn::Erfc
+                | FloatFn::Erfinv
+                | FloatFn::Exp2
+        )
     }
 
     /// Whether integer and bool operands are refused (PyTorch's `hypot` and `logaddexp`
     /// have float kernels only); the others compute integers in the default float dtype.
     pub fn floats_only(self) -> bool {
-        match self {
-            FloatFn::Hypot | FloatFn::Logaddexp => true,
-            FloatFn::Atan
-            | FloatFn::Asin
-            | FloatFn::Acos
-            | FloatFn::Atan2
-            | FloatFn::Asinh
-            | FloatFn::Acosh
-            | FloatFn::Atanh
-            | FloatFn::Expm1
-            | FloatFn::Erfc
-            | FloatFn::Erfinv
-            | FloatFn::Exp2 => false,
+        matches!(self, FloatFn::Hypot | FloatFn::Logaddexp)
+    }
+
+    /// The function written once over [`crate::special::Arith`] (the special functions), or
+    /// `None` for the ones each side writes itself. `x` holds the operands in
+    /// [`FloatFn::params`] order; `constant` is the value of the one operand known when
+    /// compiling ([`FloatFn::constant_operand`]), if any.
+    pub fn generic<A: crate::special::Arith>(
+        self,
+        a: &mut A,
+        x: &[A::V],
+        constant: f64,
+    ) -> Option<A::V> {
+        use crate::special::{bessel, gamma, poly};
+        if let Some((family, shifted)) = self.polynomial() {
+            return Some(poly::eval(a, family, shifted, x[0], constant as i64));
         }
+        Some(match self {
+            FloatFn::Lgamma => gamma::lgamma(a, x[0]),
+            FloatFn::Digamma => gamma::digamma(a, x[0]),
+            FloatFn::Polygamma => gamma::polygamma(a, constant as i64, x[1]),
+            FloatFn::Zeta => gamma::zeta(a, x[0], x[1]),
+            FloatFn::I0 => bessel::bessel_i(a, 0, x[0], false),
+            FloatFn::I0e => bessel::bessel_i(a, 0, x[0], true),
+            FloatFn::I1 => bessel::bessel_i(a, 1, x[0], false),
+            FloatFn::I1e => bessel::bessel_i(a, 1, x[0], true),
+            FloatFn::K0 => bessel::bessel_k(a, 0, x[0], false),
+            FloatFn::K1 => bessel::bessel_k(a, 1, x[0], false),
+            FloatFn::K0e => bessel::bessel_k(a, 0, x[0], true),
+            FloatFn::K1e => bessel::bessel_k(a, 1, x[0], true),
+            FloatFn::SphericalJ0 => bessel::spherical_j0(a, x[0]),
+            _ => return None,
+        })
     }
 
     /// The reference meaning, in f64 (C's libm where it has the function): what coil-eager
@@ -141,6 +312,11 @@ impl FloatFn {
             FloatFn::Erfc => libm::erfc(a),
             FloatFn::Erfinv => erfinv(a),
             FloatFn::Exp2 => libm::exp2(a),
+            f => {
+                let constant = f.constant_operand().map_or(0.0, |i| x[i]);
+                f.generic(&mut crate::special::F64, x, constant)
+                    .expect("every other function is generic")
+            }
         }
     }
 }

@@ -33,6 +33,7 @@ mod ops;
 mod parse;
 mod print;
 mod schema;
+pub mod special;
 mod tensor;
 mod verify;
 

@@ -94,6 +94,142 @@ const SCHEMAS: &[(OpKind, &str)] = {
         ),
         (LogicalNot, "logical_not.default(Tensor self) -> Tensor"),
         (BitwiseNot, "bitwise_not.default(Tensor self) -> Tensor"),
+        (
+            Float(FloatFn::Lgamma),
+            "lgamma.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Digamma),
+            "digamma.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Digamma),
+            "special_digamma.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Digamma),
+            "special_psi.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Lgamma),
+            "special_gammaln.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Polygamma),
+            "polygamma.default(int n, Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Polygamma),
+            "special_polygamma.default(int n, Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Zeta),
+            "special_zeta.default(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Zeta),
+            "special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Zeta),
+            "special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor",
+        ),
+        (
+            Float(FloatFn::I0),
+            "i0.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::I0),
+            "special_i0.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::I0),
+            "special_modified_bessel_i0.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::I0e),
+            "special_i0e.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::I1),
+            "special_i1.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::I1),
+            "special_modified_bessel_i1.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::I1e),
+            "special_i1e.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::K0),
+            "special_modified_bessel_k0.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::K1),
+            "special_modified_bessel_k1.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::K0e),
+            "special_scaled_modified_bessel_k0.default(Tensor x) -> Tensor",
+        ),
+        (
+            Float(FloatFn::K1e),
+            "special_scaled_modified_bessel_k1.default(Tensor x) -> Tensor",
+        ),
+        (
+            Float(FloatFn::SphericalJ0),
+            "special_spherical_bessel_j0.default(Tensor x) -> Tensor",
+        ),
+        (
+            Float(FloatFn::ChebyshevT),
+            "special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::ChebyshevU),
+            "special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::ChebyshevV),
+            "special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::ChebyshevW),
+            "special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::ShiftedChebyshevT),
+            "special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::ShiftedChebyshevU),
+            "special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::ShiftedChebyshevV),
+            "special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::ShiftedChebyshevW),
+            "special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::HermiteH),
+            "special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::HermiteHe),
+            "special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::LaguerreL),
+            "special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
+        (
+            Float(FloatFn::LegendreP),
+            "special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor",
+        ),
         (Float(FloatFn::Atan), "atan.default(Tensor self) -> Tensor"),
         (Float(FloatFn::Asin), "asin.default(Tensor self) -> Tensor"),
         (Float(FloatFn::Acos), "acos.default(Tensor self) -> Tensor"),

@@ -59,6 +59,10 @@ pub struct LowerConfig {
     /// deterministic (Inductor's `emulate_precision_casts`, off by default: then 16-bit values
     /// stay f32 inside a kernel and round once at each store or explicit cast).
     pub emulate_precision_casts: bool,
+    /// The backend computes f64 transcendental ops (`exp`, `log`, `sin`, `cos`, `pow`): the
+    /// special functions (`lgamma`, the Bessel functions, ...) then compute in f64 for every
+    /// dtype; otherwise in the opmath type (the CUDA backend's math library is f32).
+    pub f64_math: bool,
 }
 
 impl LowerConfig {
@@ -78,6 +82,7 @@ impl LowerConfig {
             conv_post_ops: false,
             matmul_post_ops: Vec::new(),
             emulate_precision_casts: false,
+            f64_math: false,
         }
     }
 
@@ -85,6 +90,7 @@ impl LowerConfig {
     pub fn cpu() -> LowerConfig {
         LowerConfig {
             realize_on_reuse_ops: vec![Op::Exp, Op::Sigmoid],
+            f64_math: true,
             ..LowerConfig::gpu()
         }
     }

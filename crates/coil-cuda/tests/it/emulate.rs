@@ -153,6 +153,14 @@ fn narrow_int_op_cases_match_pytorch() {
     );
 }
 
+/// The special functions in f32 (computed in f32 here: the backend's math library has no
+/// f64 transcendentals) and the orthogonal polynomials (f32 and f64).
+#[test]
+fn special_function_op_cases_match_pytorch() {
+    let seen = emulated_op_cases(|n| n == "special_functions_f32" || n == "special_polynomials");
+    assert_eq!(seen, 2, "the f32 special functions and the polynomials");
+}
+
 /// Runs the op cases whose names `pick` selects through the emulated GPU against PyTorch's
 /// outputs (floats within f32's test tolerance, a 16-bit result within one of its ulp,
 /// integers exactly); how many ran.

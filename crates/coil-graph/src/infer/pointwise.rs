@@ -206,11 +206,20 @@ pub(super) fn infer(cx: &Cx<'_>, kind: PointwiseKind) -> Result<Vec<TensorMeta>,
 
 /// The output of a float function of the table: its operands broadcast, a float result.
 pub(super) fn float(cx: &Cx<'_>, f: FloatFn) -> Result<Vec<TensorMeta>, GraphError> {
-    let names: &[&str] = if f.arity() == 2 {
-        &["self", "other"]
-    } else {
-        &["self"]
-    };
+    let names = f.params();
+    if let Some(i) = f.constant_operand() {
+        let n = cx.b.scalar(names[i])?.to_f64();
+        if f == FloatFn::Polygamma && n < 0.0 {
+            return dtype_err("polygamma(n, x) does not support negative n.");
+        }
+        if f.polynomial().is_some() && n > crate::special::poly::MAX_DEGREE as f64 {
+            return shape_err(format!(
+                "{}: degree {n} is above the {} coil unrolls",
+                f.name(),
+                crate::special::poly::MAX_DEGREE
+            ));
+        }
+    }
     let (sizes, dtype) = cx.pointwise(names)?;
     if f.floats_only() && !dtype.is_float() {
         return dtype_err(format!("\"{}\" not implemented for {dtype}", f.name()));

@@ -239,16 +239,16 @@ impl Lowerer<'_> {
         b: &Bound<'_>,
     ) -> Result<TensorId> {
         let out = node.meta().dtype;
-        let names: &[&str] = if f.arity() == 2 {
-            &["self", "other"]
-        } else {
-            &["self"]
-        };
+        let names = f.params();
         let xs = names
             .iter()
             .map(|n| self.operand(node, b, n))
             .collect::<Result<Vec<_>>>()?;
-        let t = crate::math::compute_dtype(out);
+        let t = if f.wide() && self.config.f64_math {
+            DType::F64
+        } else {
+            crate::math::compute_dtype(out)
+        };
         Ok(self.elementwise(node, &xs, t, |cx, a| {
             crate::math::expand(f, &mut cx.body, a, t)
         }))
