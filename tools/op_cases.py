@@ -1731,6 +1731,21 @@ def special_functions_f64():
             tuple(t.double() for t in special_inputs()))
 
 
+@case(keep=(aten.special_erfcx.default, aten.special_ndtri.default))
+def special_erfcx_ndtri():
+    # erfcx over both tails (overflowing to inf below about -9.4 in f32), ndtri at the ends of
+    # [0, 1], tiny tail probabilities and outside (NaN); log_ndtr as PyTorch decomposes it.
+    x = torch.cat([torch.tensor([0.0, 0.49, 0.51, -0.49, -0.51, 5.0, 30.0, 1e10, -5.0, -9.0,
+                                 -30.0, float("inf"), -float("inf"), float("nan")]),
+                   torch.linspace(-8, 40, 61)])
+    p = torch.tensor([0.0, 1.0, 0.5, 1e-30, 1e-10, 1e-3, 0.025, 0.3, 0.7, 0.975, 0.999, 1 - 1e-7,
+                      -0.1, 1.1, float("nan")])
+    sp = torch.special
+    return (Fn(lambda x, p, xd, pd: (sp.erfcx(x), sp.ndtri(p), sp.log_ndtr(x), sp.erfcx(xd),
+                                     sp.ndtri(pd), sp.log_ndtr(xd))),
+            (x, p, x.double(), p.double()))
+
+
 @case(keep=POLY_KEEP)
 def special_polynomials():
     # Each polynomial at degrees -1, 0, 1, 2, 5 (and 12) over [-1.5, 1.5] (and the shifted ones

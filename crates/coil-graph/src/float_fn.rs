@@ -36,6 +36,10 @@ pub enum FloatFn {
     Erfinv,
     /// `2^x`.
     Exp2,
+    /// The scaled complementary error function `e^(x^2) erfc(x)`.
+    Erfcx,
+    /// The standard normal quantile, `sqrt(2) erfinv(2p - 1)`.
+    Ndtri,
     /// `ln|Gamma(x)|`.
     Lgamma,
     /// The logarithmic derivative of Gamma.
@@ -90,7 +94,7 @@ pub enum FloatFn {
 
 impl FloatFn {
     /// Every function, in declaration order.
-    pub const ALL: [FloatFn; 38] = [
+    pub const ALL: [FloatFn; 40] = [
         FloatFn::Atan,
         FloatFn::Asin,
         FloatFn::Acos,
@@ -104,6 +108,8 @@ impl FloatFn {
         FloatFn::Erfc,
         FloatFn::Erfinv,
         FloatFn::Exp2,
+        FloatFn::Erfcx,
+        FloatFn::Ndtri,
         FloatFn::Lgamma,
         FloatFn::Digamma,
         FloatFn::Polygamma,
@@ -147,6 +153,8 @@ impl FloatFn {
             FloatFn::Erfc => "erfc",
             FloatFn::Erfinv => "erfinv",
             FloatFn::Exp2 => "exp2",
+            FloatFn::Erfcx => "special_erfcx",
+            FloatFn::Ndtri => "special_ndtri",
             FloatFn::Lgamma => "lgamma",
             FloatFn::Digamma => "digamma",
             FloatFn::Polygamma => "polygamma",
@@ -241,6 +249,8 @@ impl FloatFn {
                 | FloatFn::Erfc
                 | FloatFn::Erfinv
                 | FloatFn::Exp2
+                | FloatFn::Erfcx
+                | FloatFn::Ndtri
         )
     }
 
@@ -312,6 +322,15 @@ impl FloatFn {
             FloatFn::Erfc => libm::erfc(a),
             FloatFn::Erfinv => erfinv(a),
             FloatFn::Exp2 => libm::exp2(a),
+            FloatFn::Erfcx => erfcx(a),
+            FloatFn::Ndtri => {
+                if !(0.0..=1.0).contains(&a) {
+                    f64::NAN
+                } else {
+                    let x = 2.0 * a - 1.0;
+                    std::f64::consts::SQRT_2 * erfinv_of(x.abs(), 2.0 * a.min(1.0 - a)).copysign(x)
+                }
+            }
             f => {
                 let constant = f.constant_operand().map_or(0.0, |i| x[i]);
                 f.generic(&mut crate::special::F64, x, constant)
@@ -321,22 +340,53 @@ impl FloatFn {
     }
 }
 
-/// `erfinv(x)` in f64: Winitzki's closed-form guess, then Newton steps (on `erfc(y) = 1 - x`
-/// near +-1, where `erf(y)` cannot tell values apart).
+/// `erfcx(x) = e^(x^2) erfc(x)` in f64: directly below 26, its asymptotic series above
+/// (where erfc underflows), `2 e^(x^2) - erfcx(-x)` for negative `x`.
+fn erfcx(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    if x < 0.0 {
+        return 2.0 * libm::exp(x * x) - erfcx(-x);
+    }
+    if x < 26.0 {
+        return libm::exp(x * x) * libm::erfc(x);
+    }
+    // 1/(x sqrt(pi)) sum_k (-1)^k (2k-1)!! / (2x^2)^k
+    let inv = 1.0 / (2.0 * x * x);
+    let (mut term, mut sum) = (1.0, 1.0);
+    for k in 1..12 {
+        term *= -((2 * k - 1) as f64) * inv;
+        sum += term;
+    }
+    sum / (x * std::f64::consts::PI.sqrt())
+}
+
+/// `erfinv(x)` in f64.
 fn erfinv(x: f64) -> f64 {
     if x.is_nan() || x.abs() > 1.0 {
         return f64::NAN;
     }
-    if x.abs() == 1.0 {
-        return x * f64::INFINITY;
+    erfinv_of(x.abs(), 1.0 - x.abs()).copysign(x)
+}
+
+/// `erfinv(a)` for `a` in [0, 1] given `target = 1 - a` (exact: it keeps a tail
+/// probability's digits where `a` has rounded to 1): Winitzki's closed-form guess, then Newton
+/// steps (on `erfc(y) = target` from 1/2 on, where `erf(y)` cannot tell values apart).
+fn erfinv_of(a: f64, target: f64) -> f64 {
+    if target == 0.0 {
+        return f64::INFINITY;
     }
-    if x == 0.0 {
-        return x;
+    if a == 0.0 {
+        return 0.0;
     }
-    let a = x.abs();
     // A guess within a few percent: Winitzki's closed form.
     let k = 0.147;
-    let l = libm::log1p(-a * a);
+    let l = if a < 0.5 {
+        libm::log1p(-a * a)
+    } else {
+        libm::log(target) + libm::log1p(a)
+    };
     let t = 2.0 / (std::f64::consts::PI * k) + l / 2.0;
     let mut y = (libm::sqrt(t * t - l / k) - t).sqrt();
     for _ in 0..6 {
@@ -349,12 +399,14 @@ fn erfinv(x: f64) -> f64 {
         let step = if a < 0.5 {
             (a - libm::erf(y)) / slope
         } else {
-            (libm::erfc(y) - (1.0 - a)) / slope
+            // Newton on log(erfc(y)) in the tail, nearly linear there.
+            let c = libm::erfc(y);
+            c * libm::log(c / target) / slope
         };
         y += step;
         if step.abs() <= 1e-17 * y {
             break;
         }
     }
-    y.copysign(x)
+    y
 }

@@ -230,6 +230,14 @@ const SCHEMAS: &[(OpKind, &str)] = {
             Float(FloatFn::LegendreP),
             "special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor",
         ),
+        (
+            Float(FloatFn::Erfcx),
+            "special_erfcx.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Ndtri),
+            "special_ndtri.default(Tensor self) -> Tensor",
+        ),
         (Float(FloatFn::Atan), "atan.default(Tensor self) -> Tensor"),
         (Float(FloatFn::Asin), "asin.default(Tensor self) -> Tensor"),
         (Float(FloatFn::Acos), "acos.default(Tensor self) -> Tensor"),

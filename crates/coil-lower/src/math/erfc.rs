@@ -103,13 +103,75 @@ pub(super) fn erfc(m: &mut M<'_>, x: ExprId) -> ExprId {
     m.selc(gone, 0.0, r)
 }
 
+/// `erfcx(x) = e^(x^2) erfc(x)`: `t exp(P(t))` from 1/2 on (erfc's tail form without its
+/// `exp(-x^2)`), `e^(x^2) (1 - erf(x))` between -1/2 and 1/2, and `2 e^(x^2) - erfcx(-x)`
+/// below -1/2 (infinite where `e^(x^2)` is).
+pub(super) fn erfcx(m: &mut M<'_>, x: ExprId) -> ExprId {
+    let tail = |m: &mut M<'_>, x: ExprId| {
+        let d = m.addc(x, 2.0);
+        let two = m.c(2.0);
+        let t = m.div(two, d);
+        let p = if m.f64() {
+            m.poly(t, &P64)
+        } else {
+            m.poly(t, &P)
+        };
+        let ep = m.exp(p);
+        m.mul(t, ep)
+    };
+    let g = exp_minus_square(m, x);
+    let one = m.c(1.0);
+    let ex2 = m.div(one, g); // e^(x^2), inf where exp(-x^2) underflows
+    let e = m.un(crate::body::Op::Erf, x);
+    let head = m.rsubc(1.0, e);
+    let mid = m.mul(ex2, head);
+    let right = tail(m, x);
+    let nx = m.neg(x);
+    let mirrored = tail(m, nx);
+    let twice = m.mulc(ex2, 2.0);
+    let left = m.sub(twice, mirrored);
+    let low = m.ltc(x, -0.5);
+    let high = m.ltc(x, 0.5);
+    let v = m.sel(high, mid, right);
+    let v = m.sel(low, left, v);
+    // Far left e^(x^2) overflows (and its split square would itself overflow: NaN).
+    let edge = if m.f64() { -27.0 } else { -9.5 };
+    let far = m.ltc(x, edge);
+    m.selc(far, f64::INFINITY, v)
+}
+
 /// `erfinv(x)`: odd, NaN outside [-1, 1], infinite at +-1.
 pub(super) fn erfinv(m: &mut M<'_>, x: ExprId) -> ExprId {
     let a = m.abs(x);
+    let target = m.rsubc(1.0, a); // exact from 1/2 on
+    let y = erfinv_magnitude(m, a, target);
+    m.with_sign_of(y, x)
+}
+
+/// `ndtri(p)`, the standard normal quantile: `sqrt(2) erfinv(2p - 1)`, with `1 - |2p - 1|`
+/// computed as `2 min(p, 1 - p)` (exact), so tiny tail probabilities keep their digits.
+pub(super) fn ndtri(m: &mut M<'_>, p: ExprId) -> ExprId {
+    let x = m.mulc(p, 2.0);
+    let x = m.addc(x, -1.0);
+    let a = m.abs(x);
+    let q = m.rsubc(1.0, p);
+    let lo = m.min(p, q);
+    let target = m.mulc(lo, 2.0);
+    let y = erfinv_magnitude(m, a, target);
+    let y = m.mulc(y, std::f64::consts::SQRT_2);
+    m.with_sign_of(y, x)
+}
+
+/// `erfinv(a)` for `a` in [0, 1] given `target = 1 - a` (exactly, for the tail).
+fn erfinv_magnitude(m: &mut M<'_>, a: ExprId, target: ExprId) -> ExprId {
     // Winitzki: y^2 = sqrt((2/(pi k) + l/2)^2 - l/k) - (2/(pi k) + l/2), l = log(1 - a^2).
     let k = 0.147;
+    // log(1 - a): log1p(-a) below 1/2, log of the exact `target` above (the tail).
     let na = m.neg(a);
-    let l1 = m.log1p(na);
+    let near = m.log1p(na);
+    let far = m.log(target);
+    let half = m.ltc(a, 0.5);
+    let l1 = m.sel(half, near, far);
     let l2 = m.log1p(a);
     let l = m.add(l1, l2);
     let half_l = m.mulc(l, 0.5);
@@ -122,7 +184,6 @@ pub(super) fn erfinv(m: &mut M<'_>, x: ExprId) -> ExprId {
     let mut y = m.sqrt(y2);
     // erfinv(0.53) = 0.51: the tail form's fit starts at 1/2.
     let low = m.ltc(a, 0.53);
-    let target = m.rsubc(1.0, a); // exact from 1/2 on
     // Newton doubles the correct digits: from the guess's 3e-3, two steps reach f32, three f64.
     let steps = if m.f64() { 3 } else { 2 };
     for _ in 0..steps {
@@ -132,7 +193,11 @@ pub(super) fn erfinv(m: &mut M<'_>, x: ExprId) -> ExprId {
         // exp(-y^2) once, for the tail form and the slope.
         let g = exp_minus_square(m, y);
         let c = erfc_tail(m, y, g);
-        let tail = m.sub(c, target);
+        // In the tail, Newton on log(erfc(y)) (nearly linear there, so far-out guesses
+        // converge as fast as near ones): the residual c log(c / target).
+        let ratio = m.div(c, target);
+        let lr = m.log(ratio);
+        let tail = m.mul(c, lr);
         let resid = m.sel(low, head, tail);
         let slope = m.mulc(g, TWO_OVER_SQRT_PI);
         let step = m.div(resid, slope);
@@ -141,11 +206,10 @@ pub(super) fn erfinv(m: &mut M<'_>, x: ExprId) -> ExprId {
         let flat = m.eqc(slope, 0.0);
         y = m.sel(flat, y, next);
     }
-    let one = m.eqc(a, 1.0);
+    let one = m.eqc(target, 0.0);
     let y = m.selc(one, f64::INFINITY, y);
     let beyond = m.gtc(a, 1.0);
     let y = m.selc(beyond, f64::NAN, y);
     let zero = m.eqc(a, 0.0);
-    let y = m.selc(zero, 0.0, y);
-    m.with_sign_of(y, x)
+    m.selc(zero, 0.0, y)
 }

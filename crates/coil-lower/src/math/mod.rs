@@ -44,6 +44,8 @@ pub(crate) fn expand(f: FloatFn, g: &mut ExprGraph, args: &[ExprId], t: DType) -
         FloatFn::Logaddexp => hyperbolic::logaddexp(&mut m, x, args[1]),
         FloatFn::Erfc => erfc::erfc(&mut m, x),
         FloatFn::Erfinv => erfc::erfinv(&mut m, x),
+        FloatFn::Erfcx => erfc::erfcx(&mut m, x),
+        FloatFn::Ndtri => erfc::ndtri(&mut m, x),
         // `pow` of a constant base: every backend's pow is exact at integers and as accurate
         // as its `exp(x log 2)` (computed in f64 for f32 on the CPU).
         FloatFn::Exp2 => {
@@ -381,7 +383,7 @@ mod tests {
     fn expansions_match_the_reference() {
         for f in FloatFn::ALL {
             let limit = match f {
-                FloatFn::Erfinv => 8.0,
+                FloatFn::Erfinv | FloatFn::Ndtri => 8.0,
                 _ => 4.0,
             };
             let mut w32: f64 = 0.0;
@@ -427,7 +429,7 @@ mod tests {
                     (got64 - want64).abs() / want64.abs().max(1e-300)
                 };
                 let tol = match f {
-                    FloatFn::Erfc | FloatFn::Erfinv => 1e-13,
+                    FloatFn::Erfc | FloatFn::Erfinv | FloatFn::Erfcx | FloatFn::Ndtri => 1e-13,
                     _ => 1e-12,
                 };
                 assert!(
