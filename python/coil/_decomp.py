@@ -34,6 +34,7 @@ EXTRA = (
     "max_pool2d_with_indices_backward.default",
     "_native_batch_norm_legit_functional.default",
     "native_dropout.default",
+    "upsample_bicubic2d.default",
 )
 
 # Overloads decomposed as Inductor decomposes them (`torch._inductor.decomposition`): Inductor

@@ -584,6 +584,28 @@ def test_bucketize_searchsorted_and_resize_match_eager(device):
     assert_all_compiled()
 
 
+def banded_scores(scores, w):
+    # Longformer's sliding-window layout: writes through a view of a transposed view, which
+    # functionalization replays as views of slice_scatter results that eager lays out
+    # transposed (coil's are contiguous; the views become the reshapes they mean).
+    b, chunks, _, _ = scores.shape
+    out = scores.new_zeros((b, chunks + 1, w, 2 * w + 1))
+    out[:, :-1, :, w:] = scores[:, :, :w, : w + 1]
+    t = out.view(2, b // 2, (chunks + 1) * w, 2 * w + 1).transpose(2, 1)
+    t[:, :w, :, : w + 1] = torch.full_like(t[:, :w, :, : w + 1], -float("inf"))
+    return t * 2
+
+
+def test_views_of_values_eager_lays_out_otherwise_match_eager():
+    scores = torch.randn(6, 3, 8, 9)
+    want = banded_scores(scores, 4)
+    got = torch.compile(banded_scores, backend="coil", dynamic=False, options={"strict": True})(
+        scores, 4
+    )
+    torch.testing.assert_close(got, want)
+    assert_all_compiled()
+
+
 class RandomOps(torch.nn.Module):
     def forward(self, x):
         return (

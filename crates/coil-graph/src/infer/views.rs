@@ -26,14 +26,11 @@ pub(super) fn infer(cx: &Cx<'_>, kind: ViewKind) -> Result<Vec<TensorMeta>, Grap
                     sizes,
                     strides,
                 }),
-                None if kind == Reshape => one(TensorMeta::contiguous(m.dtype, sizes)),
-                None => shape_err(format!(
-                    "view size {} is not compatible with input tensor's size {} and stride {} (at least one \
-                     dimension spans across two contiguous subspaces); use reshape instead",
-                    Dims(&sizes),
-                    Dims(&m.sizes),
-                    Dims(&m.strides)
-                )),
+                // A `view` whose input coil lays out otherwise than eager did (coil's results
+                // are contiguous where eager's keep their input's strides: a `slice_scatter`
+                // of a transposed tensor) is the reshape it means: the same values, and a
+                // graph of values does not tell a copy from a view.
+                None => one(TensorMeta::contiguous(m.dtype, sizes)),
             }
         }
         Permute => {
