@@ -12,6 +12,7 @@ import torch
 
 from . import _native
 from ._decomp import decompositions
+from ._complex import lower_complex
 from ._random import draw_seed, seed_random_ops
 from ._fx import TORCH_DTYPES, Unsupported, contiguous_strides, dense_order, describe
 from ._storage import alias_plan, output_alias, storage_rewrite
@@ -294,7 +295,12 @@ def _compile(gm, example_inputs, options, trusted):
     try:
         device = _device_of(example_inputs)
         lifted, consts = lift_constants(gm)
-        inputs = list(example_inputs) + consts
+        complex_in, complex_out = lower_complex(lifted)
+        inputs = [
+            torch.view_as_real(t) if i in complex_in else t
+            for i, t in enumerate(list(example_inputs) + consts)
+        ]
+        consts = inputs[len(example_inputs):]
         seeded = seed_random_ops(lifted)
         if seeded:
             inputs.append(torch.zeros((), dtype=torch.int64))
@@ -322,7 +328,31 @@ def _compile(gm, example_inputs, options, trusted):
         report["compile_s"],
     )
     runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded)
+    if complex_in or complex_out:
+        runner = _ComplexRunner(runner, complex_in, complex_out)
     return runner if plan.trivial else lambda *args: plan.apply(runner(*args))
+
+
+class _ComplexRunner:
+    """A runner whose graph had complex values (`_complex.lower_complex`): complex inputs go
+    in as their real views, complex outputs come back through `view_as_complex` (neither
+    copies)."""
+
+    def __init__(self, runner, complex_in, complex_out):
+        self.runner = runner
+        self.complex_in = frozenset(complex_in)
+        self.complex_out = [i for i, _ in complex_out]
+
+    def __call__(self, *args):
+        args = [
+            torch.view_as_real(a.resolve_conj()) if i in self.complex_in else a
+            for i, a in enumerate(args)
+        ]
+        outs = list(self.runner(*args))
+        for i in self.complex_out:
+            o = outs[i]
+            outs[i] = torch.view_as_complex(o if o.stride(-1) == 1 else o.contiguous())
+        return outs
 
 
 def _with_layout(buf, view):

@@ -43,6 +43,7 @@ INDUCTOR = (
     "fmax.default",
     "fmin.default",
     "grid_sampler_2d.default",
+    "angle.default",
 )
 
 _TABLE = None

@@ -606,6 +606,46 @@ def test_views_of_values_eager_lays_out_otherwise_match_eager():
     assert_all_compiled()
 
 
+class ComplexOps(torch.nn.Module):
+    """Complex values through their real view: Llama's original rotary embedding
+    (view_as_complex, a product with polar frequencies, view_as_real), arithmetic with
+    complex and real operands and scalars, conj, abs, angle, exp, a matmul, sums."""
+
+    def forward(self, q, freqs, a, b, m, r):
+        rot = torch.view_as_real(torch.view_as_complex(q.reshape(2, 6, 4, 2)) * freqs).flatten(2)
+        return (
+            rot,
+            torch.add(a, b, alpha=2) - 1.5j,
+            a * b / (b + 1),
+            a.conj() * r,
+            a.abs() + torch.angle(b),
+            torch.exp(a * 0.5),
+            a @ m,
+            (a.unsqueeze(0).transpose(1, 2) * 2).sum(-1),
+            torch.polar(r.abs(), r),
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_values_match_eager(device, dtype):
+    real = torch.float32 if dtype == torch.complex64 else torch.float64
+    q = torch.randn(2, 6, 8, device=device, dtype=real)
+    freqs = torch.polar(torch.ones(6, 4, device=device, dtype=real),
+                        torch.rand(6, 4, device=device, dtype=real) * 6)
+    a = torch.randn(3, 4, device=device, dtype=dtype)
+    b = torch.randn(3, 4, device=device, dtype=dtype)
+    m = torch.randn(4, 5, device=device, dtype=dtype)
+    r = torch.randn(3, 4, device=device, dtype=real)
+    if device == "cuda" and dtype == torch.complex128:
+        pytest.skip("the CUDA backend's math library is f32 (exp, cos, sin of f64)")
+    want, got = compiled(ComplexOps(), q, freqs, a, b, m, r)
+    for i, (w, g) in enumerate(zip(want, got)):
+        assert g.dtype == w.dtype and g.shape == w.shape, i
+        torch.testing.assert_close(g, w, msg=f"output {i}")
+    assert_all_compiled()
+
+
 class RandomOps(torch.nn.Module):
     def forward(self, x):
         return (
