@@ -30,6 +30,7 @@ mod infer;
 mod kinds;
 mod meta;
 mod ops;
+mod ops_float;
 mod parse;
 mod print;
 mod schema;

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
-use crate::FloatFn;
 use crate::kinds::OpKind;
 use crate::schema::Schema;
 
@@ -94,187 +93,6 @@ const SCHEMAS: &[(OpKind, &str)] = {
         ),
         (LogicalNot, "logical_not.default(Tensor self) -> Tensor"),
         (BitwiseNot, "bitwise_not.default(Tensor self) -> Tensor"),
-        (
-            Float(FloatFn::Lgamma),
-            "lgamma.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Digamma),
-            "digamma.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Digamma),
-            "special_digamma.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Digamma),
-            "special_psi.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Lgamma),
-            "special_gammaln.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Polygamma),
-            "polygamma.default(int n, Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Polygamma),
-            "special_polygamma.default(int n, Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Zeta),
-            "special_zeta.default(Tensor self, Tensor other) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Zeta),
-            "special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Zeta),
-            "special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor",
-        ),
-        (
-            Float(FloatFn::I0),
-            "i0.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::I0),
-            "special_i0.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::I0),
-            "special_modified_bessel_i0.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::I0e),
-            "special_i0e.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::I1),
-            "special_i1.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::I1),
-            "special_modified_bessel_i1.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::I1e),
-            "special_i1e.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::K0),
-            "special_modified_bessel_k0.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::K1),
-            "special_modified_bessel_k1.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::K0e),
-            "special_scaled_modified_bessel_k0.default(Tensor x) -> Tensor",
-        ),
-        (
-            Float(FloatFn::K1e),
-            "special_scaled_modified_bessel_k1.default(Tensor x) -> Tensor",
-        ),
-        (
-            Float(FloatFn::SphericalJ0),
-            "special_spherical_bessel_j0.default(Tensor x) -> Tensor",
-        ),
-        (
-            Float(FloatFn::ChebyshevT),
-            "special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::ChebyshevU),
-            "special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::ChebyshevV),
-            "special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::ChebyshevW),
-            "special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::ShiftedChebyshevT),
-            "special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::ShiftedChebyshevU),
-            "special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::ShiftedChebyshevV),
-            "special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::ShiftedChebyshevW),
-            "special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::HermiteH),
-            "special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::HermiteHe),
-            "special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::LaguerreL),
-            "special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::LegendreP),
-            "special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Erfcx),
-            "special_erfcx.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Ndtri),
-            "special_ndtri.default(Tensor self) -> Tensor",
-        ),
-        (Float(FloatFn::Atan), "atan.default(Tensor self) -> Tensor"),
-        (Float(FloatFn::Asin), "asin.default(Tensor self) -> Tensor"),
-        (Float(FloatFn::Acos), "acos.default(Tensor self) -> Tensor"),
-        (
-            Float(FloatFn::Atan2),
-            "atan2.default(Tensor self, Tensor other) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Hypot),
-            "hypot.default(Tensor self, Tensor other) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Asinh),
-            "asinh.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Acosh),
-            "acosh.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Atanh),
-            "atanh.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Expm1),
-            "expm1.default(Tensor self) -> Tensor",
-        ),
-        (
-            Float(FloatFn::Logaddexp),
-            "logaddexp.default(Tensor self, Tensor other) -> Tensor",
-        ),
-        (Float(FloatFn::Erfc), "erfc.default(Tensor self) -> Tensor"),
-        (
-            Float(FloatFn::Erfinv),
-            "erfinv.default(Tensor self) -> Tensor",
-        ),
-        (Float(FloatFn::Exp2), "exp2.default(Tensor self) -> Tensor"),
         (
             RoundDecimals,
             "round.decimals(Tensor self, *, int decimals) -> Tensor",
@@ -796,24 +614,16 @@ const SCHEMAS: &[(OpKind, &str)] = {
             "_assert_tensor_metadata.default(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, \
              ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",
         ),
-        // coil's random ops (`coil_kernel::philox`): the seed is a graph input (the Python
-        // path draws it from torch's generator each call), `offset` numbers the op in its
-        // graph, so two draws in one graph differ and none is merged with another.
-        (
-            PhiloxRand,
-            "coil::philox_rand.default(Tensor seed, int offset, SymInt[] size, *, ScalarType dtype) -> Tensor",
-        ),
-        (
-            PhiloxRandn,
-            "coil::philox_randn.default(Tensor seed, int offset, SymInt[] size, *, ScalarType dtype) -> Tensor",
-        ),
-        (
-            PhiloxRandint,
-            "coil::philox_randint.default(Tensor seed, int offset, SymInt[] size, int low, int high, *, \
-             ScalarType dtype) -> Tensor",
-        ),
     ]
 };
+
+/// Every schema: ATen's above, the float functions', and coil's own ops.
+fn all_schemas() -> impl Iterator<Item = &'static (OpKind, &'static str)> {
+    SCHEMAS
+        .iter()
+        .chain(crate::ops_float::FLOAT_SCHEMAS)
+        .chain(crate::ops_float::COIL_SCHEMAS)
+}
 
 /// One registered overload.
 #[derive(Debug)]
@@ -839,8 +649,7 @@ struct Registry {
 fn registry() -> &'static Registry {
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let defs: Vec<OpDef> = SCHEMAS
-            .iter()
+        let defs: Vec<OpDef> = all_schemas()
             .map(|&(kind, text)| {
                 let (namespace, text) = text.split_once("::").unwrap_or(("aten", text));
                 OpDef {
@@ -946,8 +755,8 @@ mod tests {
 
     #[test]
     fn every_schema_parses_and_names_are_unique() {
-        assert_eq!(OpRef::all().count(), SCHEMAS.len());
-        assert_eq!(registry().by_name.len(), SCHEMAS.len());
+        assert_eq!(OpRef::all().count(), all_schemas().count());
+        assert_eq!(registry().by_name.len(), all_schemas().count());
         assert_eq!(
             OpRef::lookup("torch.ops.aten.add.Tensor").unwrap().kind(),
             OpKind::Add
@@ -980,7 +789,7 @@ mod tests {
                 );
             }
         }
-        for f in FloatFn::ALL {
+        for f in crate::FloatFn::ALL {
             assert!(OpRef::all().any(|o| o.kind() == OpKind::Float(f)), "{f:?}");
         }
     }
