@@ -355,6 +355,18 @@ class _ComplexRunner:
         return outs
 
 
+def _non_overlapping(sizes, strides):
+    """Whether no two elements of the layout share a memory location."""
+    span = 0
+    for size, stride in sorted(
+        ((s, st) for s, st in zip(sizes, strides) if s > 1), key=lambda p: p[1]
+    ):
+        if stride <= span:
+            return False
+        span += (size - 1) * stride
+    return True
+
+
 def _with_layout(buf, view):
     """A contiguous output buffer handed back with eager's layout: as it is, viewed (a dense
     layout: sizes and strides), or copied into a strided tensor (a layout with holes)."""
@@ -406,9 +418,14 @@ class _Runner:
             ) is not None):
                 if layout.strides != tuple(contiguous_strides(layout.sizes)):
                     view = (layout.sizes, layout.strides)
-            elif layout is not None and layout.strides != tuple(contiguous_strides(layout.sizes)):
-                # Holes or overlaps (a strided slice of a bigger buffer): written contiguously,
-                # then copied into a tensor with eager's strides.
+            elif (
+                layout is not None
+                and layout.strides != tuple(contiguous_strides(layout.sizes))
+                and _non_overlapping(layout.sizes, layout.strides)
+            ):
+                # Holes (a strided slice of a bigger buffer): written contiguously, then copied
+                # into a tensor with eager's strides. (An overlapping layout, an expand, cannot
+                # be written: it stays contiguous.)
                 view = (layout.sizes, layout.strides, True)
                 log.info(
                     "coil: output %d has eager's strides %s (not a dense layout): copied into "

@@ -646,6 +646,29 @@ def test_complex_values_match_eager(device, dtype):
     assert_all_compiled()
 
 
+class SpecialFunctions(torch.nn.Module):
+    def forward(self, x, p):
+        sp = torch.special
+        pos = x.abs() + 0.05
+        return (
+            torch.lgamma(x), torch.digamma(x), torch.polygamma(2, pos), sp.zeta(pos + 1, pos),
+            torch.i0(x), sp.i1e(x), sp.modified_bessel_k0(pos), sp.scaled_modified_bessel_k1(pos),
+            sp.spherical_bessel_j0(x), sp.chebyshev_polynomial_t(x / 5, 4),
+            sp.hermite_polynomial_h(x / 5, 3), sp.legendre_polynomial_p(x / 5, 5),
+            sp.erfcx(x), sp.ndtri(p), sp.log_ndtr(x), sp.multigammaln(pos + 2, 3),
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_special_functions_match_eager(device):
+    x = torch.linspace(-7.3, 24.1, 96, device=device)
+    p = torch.linspace(0.0, 1.0, 96, device=device)
+    want, got = compiled(SpecialFunctions(), x, p)
+    for i, (w, g) in enumerate(zip(want, got)):
+        torch.testing.assert_close(g, w, rtol=2e-5, atol=1e-5, equal_nan=True, msg=f"output {i}")
+    assert_all_compiled()
+
+
 class RandomOps(torch.nn.Module):
     def forward(self, x):
         return (
