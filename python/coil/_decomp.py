@@ -30,6 +30,7 @@ EXTRA = (
     "narrow_copy.default",
     "diagonal.default",
     "dist.default",
+    "linalg_vector_norm.default",
     "adaptive_max_pool2d.default",
     "max_pool2d_with_indices_backward.default",
     "_native_batch_norm_legit_functional.default",

@@ -503,6 +503,12 @@ impl<'a> Lowerer<'a> {
             );
         }
         // Not expressible with strides: copy into a contiguous buffer.
+        self.realize_copy(t)
+    }
+
+    /// `t` copied into a contiguous buffer of its own.
+    fn realize_copy(&mut self, t: TensorId) -> (BufRef, FixedLayout) {
+        let tb = self.g.tensors[t].clone();
         let mut cx = BodyCx::new(&tb.sizes);
         let idx = cx.idx.clone();
         let root = self.load_at(&mut cx, t, &idx, None);
@@ -523,10 +529,17 @@ impl<'a> Lowerer<'a> {
         sizes: Vec<usize>,
         dtype: DType,
     ) -> TensorId {
+        let matrix = matches!(kind, ExternKind::Matmul(_));
         let inputs: Vec<ExternInput> = operands
             .iter()
             .map(|&t| {
-                let (buffer, layout) = self.realize_strided(t);
+                let (mut buffer, mut layout) = self.realize_strided(t);
+                // A matrix operand needs a unit stride in one of its two dims (row or column
+                // major, as every library takes them): a strided view (a column of complex
+                // parts, every other row) is copied contiguous.
+                if matrix && !has_unit_matrix_stride(&layout) {
+                    (buffer, layout) = self.realize_copy(t);
+                }
                 ExternInput { buffer, layout }
             })
             .collect();
@@ -612,4 +625,16 @@ impl<'a> Lowerer<'a> {
             || stats.read_buffers.len() > c.realize_reads_threshold
             || stats.num_ops > c.realize_opcount_threshold
     }
+}
+
+/// Whether a matmul operand's last two dims have a unit stride in one of them (size-1 dims
+/// count as either).
+fn has_unit_matrix_stride(l: &FixedLayout) -> bool {
+    let r = l.sizes.len();
+    if r < 2 {
+        return true;
+    }
+    let (rows, cols) = (l.sizes[r - 2], l.sizes[r - 1]);
+    let (rs, cs) = (l.strides[r - 2], l.strides[r - 1]);
+    cs == 1 || cols == 1 || rs == 1 || rows == 1
 }
