@@ -266,6 +266,122 @@ def _resize(x, size, memory_format=None):
     return aten.as_strided.default(whole, size, stride)
 
 
+def _window_sources(n_in, n_out, k, s, p, device):
+    """For each input position along a pooled dim, its ceil(k / s) candidate windows
+    (`[n_in, c]`, clamped into range), which of them cover it, and each window's divisors
+    counting the padding and not (`[n_out]` each)."""
+    aten = torch.ops.aten
+    i64 = torch.int64
+    c = -(-k // s)
+    h = aten.reshape.default(aten.arange.default(n_in, dtype=i64, device=device), [n_in, 1])
+    j = aten.reshape.default(aten.arange.default(c, dtype=i64, device=device), [1, c])
+    top = aten.floor_divide.default(aten.add.Tensor(h, p), s)
+    o = aten.sub.Tensor(top, j)
+    covers = aten.gt.Tensor(aten.add.Tensor(aten.sub.Tensor(aten.mul.Tensor(o, s), p), k), h)
+    inside = aten.logical_and.default(aten.ge.Scalar(o, 0), aten.lt.Scalar(o, n_out))
+    valid = aten.logical_and.default(covers, inside)
+    o = aten.clamp.default(o, 0, n_out - 1)
+    w = aten.arange.default(n_out, dtype=i64, device=device)
+    start = aten.sub.Tensor(aten.mul.Tensor(w, s), p)
+    end = aten.clamp.default(aten.add.Tensor(start, k), None, n_in + p)
+    incl = aten.sub.Tensor(end, start)
+    excl = aten.sub.Tensor(aten.clamp.default(end, None, n_in), aten.clamp.default(start, 0))
+    return o, valid, incl, excl
+
+
+def _avg_pool_backward(d):
+    """avg_pool{d}d_backward as a gather: each input position sums, over the (at most
+    ceil(k / s) per dim) windows covering it, the window's gradient over its divisor
+    (PyTorch's: the padded window clipped at size + padding, or the part inside the input).
+    Inductor lowers it as the same gather."""
+
+    def backward(grad, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                 divisor_override=None):
+        aten = torch.ops.aten
+
+        def per_dim(v, default):
+            v = list(v) if v else list(default)
+            return v * d if len(v) == 1 else v
+
+        ks = per_dim(kernel_size, kernel_size)
+        ss = per_dim(stride, ks)
+        ps = per_dim(padding, [0])
+        lead = x.dim() - d
+        dtype = grad.dtype
+        wide = grad if dtype not in (torch.bfloat16, torch.float16) else aten._to_copy.default(
+            grad, dtype=torch.float32)
+        divisor = None
+        idx, masks = [], []
+        rank = 2 * d
+        for i in range(d):
+            n_in, n_out = x.shape[lead + i], grad.shape[lead + i]
+            o, valid, incl, excl = _window_sources(n_in, n_out, ks[i], ss[i], ps[i], x.device)
+            size = incl if count_include_pad else excl
+            shape = [1] * d
+            shape[i] = n_out
+            size = aten.reshape.default(size, shape)
+            divisor = size if divisor is None else aten.mul.Tensor(divisor, size)
+            at = [1] * rank
+            at[2 * i], at[2 * i + 1] = n_in, o.shape[1]
+            idx.append(aten.reshape.default(o, at))
+            masks.append(aten.reshape.default(valid, at))
+        if divisor_override:
+            scaled = aten.div.Tensor(wide, divisor_override)
+        else:
+            scaled = aten.div.Tensor(wide, divisor)
+        g = aten.index.Tensor(scaled, [None] * lead + idx)
+        mask = masks[0]
+        for m in masks[1:]:
+            mask = aten.logical_and.default(mask, m)
+        g = aten.where.ScalarOther(mask, g, 0.0)
+        out = aten.sum.dim_IntList(g, [lead + 2 * i + 1 for i in range(d)])
+        return out if out.dtype == dtype else aten._to_copy.default(out, dtype=dtype)
+
+    return backward
+
+
+def _f32(v):
+    import struct
+
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def _upsample_nearest2d_backward(grad, output_size, input_size, scales_h=None, scales_w=None):
+    # Each input position sums the output positions whose nearest source it is (PyTorch's
+    # source index: floor(dst * scale) in f32, clamped; scale = in / out or 1 / the given
+    # scale): at most c of them, c counted here from the same f32 arithmetic.
+    aten = torch.ops.aten
+    lead = grad.dim() - 2
+    idx, masks = [], []
+    for i, given in enumerate((scales_h, scales_w)):
+        n_in, n_out = input_size[lead + i], output_size[i]
+        scale = _f32(1.0 / given) if given else _f32(n_in / n_out)
+        src_py = [min(math.floor(_f32(_f32(float(o)) * scale)), n_in - 1) for o in range(n_out)]
+        c = max(src_py.count(h) for h in range(n_in)) if n_out else 1
+        o = aten.arange.default(n_out, dtype=torch.float32, device=grad.device)
+        src = aten._to_copy.default(aten.floor.default(aten.mul.Tensor(o, scale)), dtype=torch.int64)
+        src = aten.clamp.default(src, None, n_in - 1)
+        h = aten.reshape.default(aten.arange.default(n_in, dtype=torch.int64, device=grad.device), [n_in, 1])
+        # The first output position mapping to h or beyond: how many map below it.
+        below = aten.lt.Tensor(aten.reshape.default(src, [1, n_out]), h)
+        start = aten.sum.dim_IntList(below, [1], True)
+        j = aten.reshape.default(aten.arange.default(c, dtype=torch.int64, device=grad.device), [1, c])
+        cand = aten.add.Tensor(start, j)
+        inside = aten.lt.Scalar(cand, n_out)
+        cand = aten.clamp.default(cand, None, n_out - 1)
+        hits = aten.logical_and.default(inside, aten.eq.Tensor(aten.index.Tensor(src, [cand]), h))
+        at = [1] * 4
+        at[2 * i], at[2 * i + 1] = n_in, c
+        idx.append(aten.reshape.default(cand, at))
+        masks.append(aten.reshape.default(hits, at))
+    wide = grad if grad.dtype not in (torch.bfloat16, torch.float16) else aten._to_copy.default(
+        grad, dtype=torch.float32)
+    g = aten.index.Tensor(wide, [None] * lead + idx)
+    g = aten.where.ScalarOther(aten.logical_and.default(masks[0], masks[1]), g, 0.0)
+    out = aten.sum.dim_IntList(g, [lead + 1, lead + 3])
+    return out if out.dtype == grad.dtype else aten._to_copy.default(out, dtype=grad.dtype)
+
+
 def _in_f32(f):
     """`f` computed on f32 copies of a 16-bit float input, the result rounded back once."""
 
@@ -367,6 +483,9 @@ def extra_decompositions():
     table[aten.masked_scatter.default] = _masked_scatter
     table[aten.signbit.default] = _signbit
     table[aten.resize.default] = _resize
+    table[aten.avg_pool2d_backward.default] = _avg_pool_backward(2)
+    table[aten.avg_pool3d_backward.default] = _avg_pool_backward(3)
+    table[aten.upsample_nearest2d_backward.default] = _upsample_nearest2d_backward
     table[aten.bucketize.Tensor] = _bucketize
     table[aten.searchsorted.Tensor] = _searchsorted
     table[prims.div.default] = _prims_div

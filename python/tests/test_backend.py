@@ -669,6 +669,31 @@ def test_special_functions_match_eager(device):
     assert_all_compiled()
 
 
+class PoolingBackward(torch.nn.Module):
+    def forward(self, g2, x2, g3, x3, gu):
+        aten = torch.ops.aten
+        return (
+            # overlapping windows, padding, ceil mode, with and without the padding counted
+            aten.avg_pool2d_backward(g2, x2, [3, 3], [2, 2], [1, 1], True, False, None),
+            aten.avg_pool2d_backward(g2, x2, [3, 3], [2, 2], [1, 1], True, True, None),
+            aten.avg_pool2d_backward(g2, x2, [3, 2], [2, 2], [1, 0], True, True, 5),
+            aten.avg_pool3d_backward(g3, x3, [2, 3, 2], [1, 2, 2], [0, 1, 1], False, False, None),
+            aten.upsample_nearest2d_backward(gu, [7, 10], [2, 3, 3, 4], None, None),
+            aten.upsample_nearest2d_backward(gu, [7, 10], [2, 3, 5, 6], 1.5, 1.75),
+        )
+
+
+def test_pooling_and_upsampling_backward_match_eager():
+    g2, x2 = torch.randn(2, 3, 5, 4), torch.randn(2, 3, 9, 7)
+    g3, x3 = torch.randn(1, 2, 4, 4, 3), torch.randn(1, 2, 5, 7, 5)
+    gu = torch.randn(2, 3, 7, 10)
+    want, got = compiled(PoolingBackward(), g2, x2, g3, x3, gu)
+    for i, (w, g) in enumerate(zip(want, got)):
+        assert g.shape == w.shape, i
+        torch.testing.assert_close(g, w, msg=f"output {i}")
+    assert_all_compiled()
+
+
 class RandomOps(torch.nn.Module):
     def forward(self, x):
         return (
