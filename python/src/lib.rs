@@ -79,9 +79,7 @@ fn eager_blas_loaded() -> bool {
 /// decomposes the others where PyTorch has a decomposition for them.
 #[pyfunction]
 fn op_names() -> Vec<String> {
-    coil_graph::OpRef::all()
-        .map(|o| o.to_string())
-        .collect()
+    coil_graph::OpRef::all().map(|o| o.to_string()).collect()
 }
 
 /// Compiles `source` (an ATen graph: `coil._fx`'s description, or readable-FX text) for

@@ -242,7 +242,10 @@ fn combine(reduce: &str, cur: Val, v: Val, float: bool) -> Val {
 
 /// `indices` with each boolean mask replaced by the int64 coordinates of its set elements
 /// (row-major), one index tensor per dim the mask covers; the mask's sizes must be those dims'.
-fn masks_as_indices(x: &Tensor, indices: &[Option<&Tensor>]) -> Result<Vec<Option<Tensor>>, OpError> {
+fn masks_as_indices(
+    x: &Tensor,
+    indices: &[Option<&Tensor>],
+) -> Result<Vec<Option<Tensor>>, OpError> {
     let mut out = Vec::new();
     let mut dim = 0;
     for i in indices {

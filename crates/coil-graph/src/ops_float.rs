@@ -48,10 +48,7 @@ pub(crate) const FLOAT_SCHEMAS: &[(OpKind, &str)] = {
             Float(FloatFn::Zeta),
             "special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor",
         ),
-        (
-            Float(FloatFn::I0),
-            "i0.default(Tensor self) -> Tensor",
-        ),
+        (Float(FloatFn::I0), "i0.default(Tensor self) -> Tensor"),
         (
             Float(FloatFn::I0),
             "special_i0.default(Tensor self) -> Tensor",

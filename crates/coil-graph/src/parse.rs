@@ -467,9 +467,9 @@ impl Parser {
         let qualified = format!("{namespace}.{op}.{overload}");
         // ATen's ops, and coil's own (`torch.ops.coil.philox_rand.default`).
         let op_ref = OpRef::lookup(&qualified).ok_or_else(|| GraphError::UnsupportedOp {
-                op: qualified.clone(),
-                line: Some(cur.line),
-            })?;
+            op: qualified.clone(),
+            line: Some(cur.line),
+        })?;
         let open_col = cur.col();
         cur.expect_punct('(', "after the op")?;
         let (args, kwargs) = self.call_args(cur, open_col, "argument list", 0)?;

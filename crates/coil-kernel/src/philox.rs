@@ -139,6 +139,9 @@ mod tests {
         let low_quarter = (0..n)
             .filter(|&i| int_in(words(9, 0, i), 0, 3 << 30) < 1 << 30)
             .count() as f64;
-        assert!((low_quarter / n as f64 - 1.0 / 3.0).abs() < 0.01, "{low_quarter}");
+        assert!(
+            (low_quarter / n as f64 - 1.0 / 3.0).abs() < 0.01,
+            "{low_quarter}"
+        );
     }
 }

@@ -50,7 +50,10 @@ fn random_ops_give_the_reference_numbers_fused_or_not() {
                 if i == 4 || i == 5 {
                     // Normal values through the backend's own log and cos.
                     for (a, b) in w.iter().zip(&o) {
-                        assert!((a - b).abs() <= 2e-5 * (1.0 + a.abs()), "output {i}: {a} {b}");
+                        assert!(
+                            (a - b).abs() <= 2e-5 * (1.0 + a.abs()),
+                            "output {i}: {a} {b}"
+                        );
                     }
                 } else {
                     assert_eq!(w, o, "output {i}, seed {seed}, {fusion:?}");
@@ -64,20 +67,34 @@ fn random_ops_give_the_reference_numbers_fused_or_not() {
 fn random_ops_differ_by_seed_and_op_number() {
     let g = coil_graph::parse(GRAPH).expect("parse");
     let l = lower(&g);
-    let a = run(backend(), &l, &all_in_one(&l), &inputs(1)).unwrap().outputs;
-    let b = run(backend(), &l, &all_in_one(&l), &inputs(2)).unwrap().outputs;
-    let again = run(backend(), &l, &per_buffer(&l), &inputs(1)).unwrap().outputs;
+    let a = run(backend(), &l, &all_in_one(&l), &inputs(1))
+        .unwrap()
+        .outputs;
+    let b = run(backend(), &l, &all_in_one(&l), &inputs(2))
+        .unwrap()
+        .outputs;
+    let again = run(backend(), &l, &per_buffer(&l), &inputs(1))
+        .unwrap()
+        .outputs;
     assert_eq!(values(&a[0]), values(&again[0]), "one seed, one stream");
     let same = |x: &[f64], y: &[f64]| x.iter().zip(y).filter(|(p, q)| p == q).count();
-    assert!(same(&values(&a[0]), &values(&b[0])) < 10, "seeds 1 and 2 agree too often");
-    assert!(same(&values(&a[0]), &values(&a[1])) < 10, "ops 0 and 1 agree too often");
+    assert!(
+        same(&values(&a[0]), &values(&b[0])) < 10,
+        "seeds 1 and 2 agree too often"
+    );
+    assert!(
+        same(&values(&a[0]), &values(&a[1])) < 10,
+        "ops 0 and 1 agree too often"
+    );
 }
 
 #[test]
 fn random_ops_have_their_distributions() {
     let g = coil_graph::parse(GRAPH).expect("parse");
     let l = lower(&g);
-    let out = run(backend(), &l, &all_in_one(&l), &inputs(1234)).unwrap().outputs;
+    let out = run(backend(), &l, &all_in_one(&l), &inputs(1234))
+        .unwrap()
+        .outputs;
     let n = (64 * 33) as f64;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let var = |v: &[f64]| {
@@ -88,8 +105,14 @@ fn random_ops_have_their_distributions() {
     // equal bins pass a chi-square test (15 degrees of freedom; 37.7 is its 0.1% point).
     for i in [0usize, 1, 2, 3] {
         let v = values(&out[i]);
-        assert!(v.iter().all(|&x| (0.0..1.0).contains(&x)), "output {i} leaves [0, 1)");
-        assert!((mean(&v) - 0.5).abs() < 5.0 * (1.0f64 / 12.0 / n).sqrt(), "output {i} mean");
+        assert!(
+            v.iter().all(|&x| (0.0..1.0).contains(&x)),
+            "output {i} leaves [0, 1)"
+        );
+        assert!(
+            (mean(&v) - 0.5).abs() < 5.0 * (1.0f64 / 12.0 / n).sqrt(),
+            "output {i} mean"
+        );
         assert!((var(&v) - 1.0 / 12.0).abs() < 0.01, "output {i} variance");
         let mut bins = [0f64; 16];
         for x in &v {
@@ -101,22 +124,43 @@ fn random_ops_have_their_distributions() {
     }
     for i in [4usize, 5] {
         let v = values(&out[i]);
-        assert!(mean(&v).abs() < 5.0 / n.sqrt(), "output {i} mean {}", mean(&v));
-        assert!((var(&v) - 1.0).abs() < 0.1, "output {i} variance {}", var(&v));
+        assert!(
+            mean(&v).abs() < 5.0 / n.sqrt(),
+            "output {i} mean {}",
+            mean(&v)
+        );
+        assert!(
+            (var(&v) - 1.0).abs() < 0.1,
+            "output {i} variance {}",
+            var(&v)
+        );
         let within_one = v.iter().filter(|x| x.abs() < 1.0).count() as f64 / n;
-        assert!((within_one - 0.6827).abs() < 0.03, "output {i}: {within_one} within 1");
+        assert!(
+            (within_one - 0.6827).abs() < 0.03,
+            "output {i}: {within_one} within 1"
+        );
     }
     let r = values(&out[6]);
-    assert!(r.iter().all(|&x| (-3.0..17.0).contains(&x) && x.fract() == 0.0));
+    assert!(
+        r.iter()
+            .all(|&x| (-3.0..17.0).contains(&x) && x.fract() == 0.0)
+    );
     let mut seen = [0usize; 20];
     for x in &r {
         seen[(x + 3.0) as usize] += 1;
     }
     assert!(seen.iter().all(|&c| c > 60), "randint bins {seen:?}");
     let big = values(&out[7]);
-    assert!(big.iter().any(|&x| x > 4.5e15), "the wide range uses its high bits");
+    assert!(
+        big.iter().any(|&x| x > 4.5e15),
+        "the wide range uses its high bits"
+    );
     // Dropout's mask keeps about half.
-    let kept = values(&out[8]).iter().zip(values(&out[0])).filter(|(_, u)| *u < 0.5).count();
+    let kept = values(&out[8])
+        .iter()
+        .zip(values(&out[0]))
+        .filter(|(_, u)| *u < 0.5)
+        .count();
     assert!((kept as f64 / n - 0.5).abs() < 0.05);
 }
 
@@ -128,6 +172,9 @@ fn random_op_errors_are_clear() {
     let bad = GRAPH.replace("seed: \"i64[]\"", "seed: \"f32[]\"");
     let e = coil_graph::parse(&bad).unwrap_err().to_string();
     assert!(e.contains("seed must be one int64 element"), "{e}");
-    let bad = GRAPH.replace("dtype = torch.float32)\n        u2", "dtype = torch.int32)\n        u2");
+    let bad = GRAPH.replace(
+        "dtype = torch.float32)\n        u2",
+        "dtype = torch.int32)\n        u2",
+    );
     assert!(coil_graph::parse(&bad).is_err());
 }

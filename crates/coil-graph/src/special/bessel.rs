@@ -206,31 +206,73 @@ mod tests {
     fn modified_bessel_functions_have_their_known_values() {
         // PyTorch's f64 values (Cephes); the scaled forms by their definitions.
         let cases = [
-            (1.0, 1.266_065_877_752_008_2, 0.565_159_103_992_485_1, 0.421_024_438_240_708_2, 0.601_907_230_197_234_6),
-            (2.5, 3.289_839_144_050_123, 2.516_716_245_288_698_4, 0.062_347_553_200_366_196, 0.073_890_816_347_747_05),
-            (10.0, 2_815.716_628_466_254, 2_670.988_303_701_255, 1.778_006_231_616_765e-5, 1.864_877_345_382_558_5e-5),
-            (30.0, 781_672_297_823.977_5, 768_532_038_938.956_9, 2.132_477_496_463_056_3e-14, 2.167_732_001_891_549_5e-14),
+            (
+                1.0,
+                1.266_065_877_752_008_2,
+                0.565_159_103_992_485_1,
+                0.421_024_438_240_708_2,
+                0.601_907_230_197_234_6,
+            ),
+            (
+                2.5,
+                3.289_839_144_050_123,
+                2.516_716_245_288_698_4,
+                0.062_347_553_200_366_196,
+                0.073_890_816_347_747_05,
+            ),
+            (
+                10.0,
+                2_815.716_628_466_254,
+                2_670.988_303_701_255,
+                1.778_006_231_616_765e-5,
+                1.864_877_345_382_558_5e-5,
+            ),
+            (
+                30.0,
+                781_672_297_823.977_5,
+                768_532_038_938.956_9,
+                2.132_477_496_463_056_3e-14,
+                2.167_732_001_891_549_5e-14,
+            ),
         ];
         for (x, i0, i1, k0, k1) in cases {
             assert!(close(bessel_i(&mut F64, 0, x, false), i0, 1e-14), "i0({x})");
             assert!(close(bessel_i(&mut F64, 1, x, false), i1, 1e-14), "i1({x})");
-            assert!(close(bessel_i(&mut F64, 1, -x, false), -i1, 1e-14), "i1(-{x})");
+            assert!(
+                close(bessel_i(&mut F64, 1, -x, false), -i1, 1e-14),
+                "i1(-{x})"
+            );
             assert!(close(bessel_k(&mut F64, 0, x, false), k0, 1e-13), "k0({x})");
             assert!(close(bessel_k(&mut F64, 1, x, false), k1, 1e-13), "k1({x})");
             let e = libm::exp(x);
-            assert!(close(bessel_i(&mut F64, 0, x, true), i0 / e, 1e-14), "i0e({x})");
-            assert!(close(bessel_k(&mut F64, 1, x, true), k1 * e, 1e-13), "k1e({x})");
+            assert!(
+                close(bessel_i(&mut F64, 0, x, true), i0 / e, 1e-14),
+                "i0e({x})"
+            );
+            assert!(
+                close(bessel_k(&mut F64, 1, x, true), k1 * e, 1e-13),
+                "k1e({x})"
+            );
         }
         assert_eq!(bessel_k(&mut F64, 0, 0.0, false), f64::INFINITY);
         assert!(bessel_k(&mut F64, 1, -1.0, false).is_nan());
-        assert!(bessel_i(&mut F64, 0, f64::INFINITY, false).is_nan(), "as PyTorch's");
+        assert!(
+            bessel_i(&mut F64, 0, f64::INFINITY, false).is_nan(),
+            "as PyTorch's"
+        );
         assert_eq!(bessel_i(&mut F64, 0, f64::INFINITY, true), 0.0);
         assert_eq!(bessel_k(&mut F64, 0, f64::INFINITY, true), 0.0);
         // The branches meet: K continuous across 2 and 20, I across 20.
         for (f, at) in [(0u32, 2.0), (1, 2.0), (0, 20.0), (1, 20.0)] {
-            let (lo, hi) = (bessel_k(&mut F64, f, at - 1e-13, true), bessel_k(&mut F64, f, at + 1e-13, true));
+            let (lo, hi) = (
+                bessel_k(&mut F64, f, at - 1e-13, true),
+                bessel_k(&mut F64, f, at + 1e-13, true),
+            );
             assert!(close(lo, hi, 1e-12), "K{f} at {at}: {lo} {hi}");
-            let (lo, hi) = (bessel_i(&mut F64, f, at - 1e-13, true), bessel_i(&mut F64, f, at + 1e-13, true));
+            let (lo, hi) = (
+                bessel_i(&mut F64, f, at - 1e-13, true),
+                bessel_i(&mut F64, f, at + 1e-13, true),
+            );
             assert!(close(lo, hi, 1e-12), "I{f} at {at}: {lo} {hi}");
         }
     }
@@ -238,7 +280,10 @@ mod tests {
     #[test]
     fn spherical_j0_is_sinc() {
         for x in [1e-8, 0.1, 0.49, 0.51, 3.0, -7.5, 100.0] {
-            assert!(close(spherical_j0(&mut F64, x), libm::sin(x) / x, 1e-15), "{x}");
+            assert!(
+                close(spherical_j0(&mut F64, x), libm::sin(x) / x, 1e-15),
+                "{x}"
+            );
         }
         assert_eq!(spherical_j0(&mut F64, 0.0), 1.0);
         assert_eq!(spherical_j0(&mut F64, f64::NEG_INFINITY), 0.0);

@@ -231,9 +231,17 @@ mod tests {
     fn digamma_has_its_known_values() {
         let euler = 0.577_215_664_901_532_9;
         assert!(close(digamma(&mut F64, 1.0), -euler, 1e-15));
-        assert!(close(digamma(&mut F64, 0.5), -euler - 2.0 * 2f64.ln(), 1e-15));
+        assert!(close(
+            digamma(&mut F64, 0.5),
+            -euler - 2.0 * 2f64.ln(),
+            1e-15
+        ));
         assert!(close(digamma(&mut F64, 10.0), 2.251_752_589_066_721, 1e-15));
-        assert!(close(digamma(&mut F64, -0.5), 0.036_489_973_978_576_52, 1e-13));
+        assert!(close(
+            digamma(&mut F64, -0.5),
+            0.036_489_973_978_576_52,
+            1e-13
+        ));
         assert!(close(digamma(&mut F64, 1e-9), -1e9 - euler, 1e-15));
         // digamma(x + 1) = digamma(x) + 1 / x everywhere.
         for i in -300..300 {
@@ -251,8 +259,16 @@ mod tests {
         let pi2 = std::f64::consts::PI.powi(2);
         assert!(close(zeta(&mut F64, 2.0, 1.0), pi2 / 6.0, 1e-15));
         assert!(close(zeta(&mut F64, 4.0, 1.0), pi2 * pi2 / 90.0, 1e-15));
-        assert!(close(zeta(&mut F64, 3.0, 2.0), 0.202_056_903_159_594_3, 1e-14));
-        assert!(close(zeta(&mut F64, 1.5, 0.25), 10.213_055_360_466_601, 1e-13));
+        assert!(close(
+            zeta(&mut F64, 3.0, 2.0),
+            0.202_056_903_159_594_3,
+            1e-14
+        ));
+        assert!(close(
+            zeta(&mut F64, 1.5, 0.25),
+            10.213_055_360_466_601,
+            1e-13
+        ));
         assert_eq!(zeta(&mut F64, 1.0, 3.0), f64::INFINITY);
         assert!(zeta(&mut F64, 0.5, 3.0).is_nan());
         assert_eq!(zeta(&mut F64, 2.0, -3.0), f64::INFINITY);
@@ -260,6 +276,10 @@ mod tests {
         assert!(close(polygamma(&mut F64, 1, 1.0), pi2 / 6.0, 1e-15));
         assert!(close(polygamma(&mut F64, 1, 0.5), pi2 / 2.0, 1e-14));
         // polygamma(2, 1) = -2 zeta(3).
-        assert!(close(polygamma(&mut F64, 2, 1.0), -2.0 * 1.202_056_903_159_594, 1e-14));
+        assert!(close(
+            polygamma(&mut F64, 2, 1.0),
+            -2.0 * 1.202_056_903_159_594,
+            1e-14
+        ));
     }
 }

@@ -101,7 +101,13 @@ impl Lowerer<'_> {
         b: &Bound<'_>,
     ) -> Result<Vec<TensorId>> {
         use IndexingKind as I;
-        if let I::EmbeddingBag | I::Scatter | I::ScatterAdd | I::ScatterReduce | I::IndexPut | I::Sort | I::Topk = kind
+        if let I::EmbeddingBag
+        | I::Scatter
+        | I::ScatterAdd
+        | I::ScatterReduce
+        | I::IndexPut
+        | I::Sort
+        | I::Topk = kind
         {
             return self.lower_fallback(node, call);
         }
@@ -205,7 +211,13 @@ impl Lowerer<'_> {
                 }
                 self.load_at(&mut cx, x, &xi, None)
             }
-            I::EmbeddingBag | I::Scatter | I::ScatterAdd | I::ScatterReduce | I::IndexPut | I::Sort | I::Topk => {
+            I::EmbeddingBag
+            | I::Scatter
+            | I::ScatterAdd
+            | I::ScatterReduce
+            | I::IndexPut
+            | I::Sort
+            | I::Topk => {
                 return self.lower_fallback(node, call);
             }
         };

@@ -4,11 +4,11 @@
 
 mod conv;
 mod factory;
-mod random;
 mod fallback;
 mod indexing;
 mod matmul;
 mod pointwise;
+mod random;
 mod reduce;
 mod views;
 mod window;
@@ -191,7 +191,13 @@ pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
     match kind.family() {
         F::Indexing(I::Embedding | I::Index | I::IndexSelect | I::Gather) => true,
         F::Indexing(
-            I::EmbeddingBag | I::Scatter | I::ScatterAdd | I::ScatterReduce | I::IndexPut | I::Sort | I::Topk,
+            I::EmbeddingBag
+            | I::Scatter
+            | I::ScatterAdd
+            | I::ScatterReduce
+            | I::IndexPut
+            | I::Sort
+            | I::Topk,
         ) => false,
         F::Copy(Co::AsStridedScatter) | F::Check(Ch::AssertTensorMetadata) => false,
         F::KernelOp(..)
