@@ -15,7 +15,7 @@ after fixing a bug, delete its entry here and re-run this script.
 
 Idempotent: both folders are emptied of `*.py` / `*.safetensors` and every case rewritten.
 Each exported graph is checked to call only overloads listed in coil-graph's op registry
-(`crates/coil-graph/src/ops.rs`, SCHEMAS); a case that needs anything else is an error.
+(`crates/coil-graph/src/ops.rs` and `ops_float.rs`); a case that needs anything else is an error.
 """
 
 import argparse
@@ -35,7 +35,7 @@ from export_graph import export  # noqa: E402
 
 OPS_DIR = ROOT / "crates/coil-eager/tests/data/ops"
 BUGS_DIR = ROOT / "crates/coil-eager/tests/data/ops_known_bugs"
-SCHEMAS = ROOT / "crates/coil-graph/src/ops.rs"
+SCHEMAS = [ROOT / "crates/coil-graph/src/ops.rs", ROOT / "crates/coil-graph/src/ops_float.rs"]
 
 # Cases on which coil-eager disagrees with PyTorch (a coil bug, kept as a reproducer in
 # ops_known_bugs/ until it is fixed). The first run found 20 (a NaN max-pool index, int64 values
@@ -1691,7 +1691,7 @@ SPECIAL_KEEP = tuple(getattr(aten, n).default for n in (
     "lgamma", "digamma", "polygamma", "special_zeta", "i0", "special_i0e", "special_i1",
     "special_i1e", "special_modified_bessel_k0", "special_modified_bessel_k1",
     "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
-    "special_spherical_bessel_j0"))
+    "special_spherical_bessel_j0", "special_bessel_j0", "special_bessel_j1"))
 POLY_KEEP = tuple(getattr(aten, "special_" + n).n_scalar for n in (
     "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
     "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
@@ -1709,15 +1709,17 @@ def special_inputs():
 
 
 def special_table(x, q, trigamma=True):
-    # (PyTorch's trigamma, polygamma(1, x), is good to about 1e-9 only: checked in f32.)
+    # (PyTorch's trigamma, polygamma(1, x), is good to about 1e-9 only, its f64 bessel_j0 and
+    # j1 to about 1e-7 (J0(6) = 0.150645257250997, PyTorch 0.1506452002673): checked in f32.)
     sp = torch.special
     pos = x.abs() + 0.01
     tri = (torch.polygamma(1, pos),) if trigamma else ()
+    bessel_j = (sp.bessel_j0(x * 3), sp.bessel_j1(x * 3)) if trigamma else ()
     return (torch.lgamma(x), torch.digamma(x)) + tri + (torch.polygamma(3, pos),
             sp.zeta(x.abs() + 1.5, q), sp.zeta(torch.full_like(q, 3.0), q), torch.i0(x),
             sp.i0e(x), sp.i1(x), sp.i1e(x), sp.modified_bessel_k0(x), sp.modified_bessel_k1(x),
             sp.scaled_modified_bessel_k0(x), sp.scaled_modified_bessel_k1(x),
-            sp.spherical_bessel_j0(x))
+            sp.spherical_bessel_j0(x)) + bessel_j
 
 
 @case(keep=SPECIAL_KEEP)
@@ -1810,7 +1812,7 @@ def as_strided_scatter_into_a_copy():
 
 
 def supported_ops() -> set[str]:
-    text = SCHEMAS.read_text()
+    text = "".join(p.read_text() for p in SCHEMAS)
     return set(re.findall(r'\(\s*[\w:]+(?:\([\w:]+\))?,\s*"(\w+\.\w+)\(', text))
 
 

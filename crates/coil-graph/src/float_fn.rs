@@ -66,6 +66,10 @@ pub enum FloatFn {
     K1e,
     /// The spherical Bessel function `j_0(x) = sin(x) / x`.
     SphericalJ0,
+    /// The Bessel function of the first kind `J_0`.
+    J0,
+    /// The Bessel function of the first kind `J_1`.
+    J1,
     /// Chebyshev polynomial `T_n(x)` (`n` a number, as the other polynomials).
     ChebyshevT,
     /// Chebyshev polynomial `U_n(x)`.
@@ -94,7 +98,7 @@ pub enum FloatFn {
 
 impl FloatFn {
     /// Every function, in declaration order.
-    pub const ALL: [FloatFn; 40] = [
+    pub const ALL: [FloatFn; 42] = [
         FloatFn::Atan,
         FloatFn::Asin,
         FloatFn::Acos,
@@ -123,6 +127,8 @@ impl FloatFn {
         FloatFn::K0e,
         FloatFn::K1e,
         FloatFn::SphericalJ0,
+        FloatFn::J0,
+        FloatFn::J1,
         FloatFn::ChebyshevT,
         FloatFn::ChebyshevU,
         FloatFn::ChebyshevV,
@@ -168,6 +174,8 @@ impl FloatFn {
             FloatFn::K0e => "special_scaled_modified_bessel_k0",
             FloatFn::K1e => "special_scaled_modified_bessel_k1",
             FloatFn::SphericalJ0 => "special_spherical_bessel_j0",
+            FloatFn::J0 => "special_bessel_j0",
+            FloatFn::J1 => "special_bessel_j1",
             FloatFn::ChebyshevT => "special_chebyshev_polynomial_t",
             FloatFn::ChebyshevU => "special_chebyshev_polynomial_u",
             FloatFn::ChebyshevV => "special_chebyshev_polynomial_v",
@@ -288,6 +296,8 @@ impl FloatFn {
             FloatFn::K0e => bessel::bessel_k(a, 0, x[0], true),
             FloatFn::K1e => bessel::bessel_k(a, 1, x[0], true),
             FloatFn::SphericalJ0 => bessel::spherical_j0(a, x[0]),
+            FloatFn::J0 => bessel::bessel_j(a, 0, x[0]),
+            FloatFn::J1 => bessel::bessel_j(a, 1, x[0]),
             _ => return None,
         })
     }

@@ -142,6 +142,14 @@ pub(crate) const FLOAT_SCHEMAS: &[(OpKind, &str)] = {
             "special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor",
         ),
         (
+            Float(FloatFn::J0),
+            "special_bessel_j0.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::J1),
+            "special_bessel_j1.default(Tensor self) -> Tensor",
+        ),
+        (
             Float(FloatFn::Erfcx),
             "special_erfcx.default(Tensor self) -> Tensor",
         ),

@@ -1,5 +1,4 @@
-//! PyTorch's special functions (the gamma family, modified Bessel functions, orthogonal
-//! polynomials), each written once over [`Arith`]: the operations every backend's loop bodies
+//! PyTorch's special functions (the gamma family, Bessel functions, orthogonal polynomials), each written once over [`Arith`]: the operations every backend's loop bodies
 //! have (arithmetic, comparisons, `where`, `exp`, `log`, `sqrt`, `sin`, `cos`, `floor`,
 //! `pow`). [`F64`] evaluates an algorithm on one `f64`: that is the reference meaning
 //! (coil-eager's); the lowering implements [`Arith`] by building loop-body ops, so every

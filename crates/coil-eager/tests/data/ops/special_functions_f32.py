@@ -3,6 +3,10 @@ class GraphModule(torch.nn.Module):
         abs_1: "f32[112]" = torch.ops.aten.abs.default(xs_0)
         add: "f32[112]" = torch.ops.aten.add.Tensor(abs_1, 0.01);  abs_1 = None
         polygamma: "f32[112]" = torch.ops.aten.polygamma.default(1, add)
+        mul: "f32[112]" = torch.ops.aten.mul.Tensor(xs_0, 3)
+        special_bessel_j0: "f32[112]" = torch.ops.aten.special_bessel_j0.default(mul);  mul = None
+        mul_1: "f32[112]" = torch.ops.aten.mul.Tensor(xs_0, 3)
+        special_bessel_j1: "f32[112]" = torch.ops.aten.special_bessel_j1.default(mul_1);  mul_1 = None
         lgamma: "f32[112]" = torch.ops.aten.lgamma.default(xs_0)
         digamma: "f32[112]" = torch.ops.aten.digamma.default(xs_0)
         polygamma_1: "f32[112]" = torch.ops.aten.polygamma.default(3, add);  add = None
@@ -20,4 +24,4 @@ class GraphModule(torch.nn.Module):
         special_scaled_modified_bessel_k0: "f32[112]" = torch.ops.aten.special_scaled_modified_bessel_k0.default(xs_0)
         special_scaled_modified_bessel_k1: "f32[112]" = torch.ops.aten.special_scaled_modified_bessel_k1.default(xs_0)
         special_spherical_bessel_j0: "f32[112]" = torch.ops.aten.special_spherical_bessel_j0.default(xs_0);  xs_0 = None
-        return (lgamma, digamma, polygamma, polygamma_1, special_zeta, special_zeta_1, i0, special_i0e, special_i1, special_i1e, special_modified_bessel_k0, special_modified_bessel_k1, special_scaled_modified_bessel_k0, special_scaled_modified_bessel_k1, special_spherical_bessel_j0)
+        return (lgamma, digamma, polygamma, polygamma_1, special_zeta, special_zeta_1, i0, special_i0e, special_i1, special_i1e, special_modified_bessel_k0, special_modified_bessel_k1, special_scaled_modified_bessel_k0, special_scaled_modified_bessel_k1, special_spherical_bessel_j0, special_bessel_j0, special_bessel_j1)
