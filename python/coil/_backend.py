@@ -295,6 +295,7 @@ def _compile(gm, example_inputs, options, trusted):
     try:
         device = _device_of(example_inputs)
         lifted, consts = lift_constants(gm)
+        numbers = _number_outputs(lifted)
         complex_in, complex_out = lower_complex(lifted)
         inputs = [
             torch.view_as_real(t) if i in complex_in else t
@@ -330,7 +331,33 @@ def _compile(gm, example_inputs, options, trusted):
     runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded)
     if complex_in or complex_out:
         runner = _ComplexRunner(runner, complex_in, complex_out)
+    if numbers:
+        runner = _with_numbers(runner, numbers)
     return runner if plan.trivial else lambda *args: plan.apply(runner(*args))
+
+
+def _number_outputs(gm):
+    """Takes the graph's outputs that are numbers (a static size Dynamo returns, say) out of
+    it; returns `(position, value)` of each, for `_with_numbers` to put back."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    (result,) = out.args
+    if not isinstance(result, (list, tuple)):
+        return []
+    numbers = [(i, r) for i, r in enumerate(result) if isinstance(r, (int, float, bool))]
+    if numbers:
+        out.args = (type(result)(r for r in result if not isinstance(r, (int, float, bool))),)
+        gm.recompile()
+    return numbers
+
+
+def _with_numbers(runner, numbers):
+    def call(*args):
+        outs = list(runner(*args))
+        for i, v in numbers:
+            outs.insert(i, v)
+        return outs
+
+    return call
 
 
 class _ComplexRunner:

@@ -694,6 +694,20 @@ def test_pooling_and_upsampling_backward_match_eager():
     assert_all_compiled()
 
 
+def test_number_outputs_come_back_beside_the_tensors():
+    # Dynamo returns a static size as a number among the outputs.
+    def fn(x):
+        return x + 1, x.size(1), x * 2, x.shape[0] * 3
+
+    x = torch.randn(4, 6)
+    got = torch.compile(fn, backend="coil", dynamic=False, options={"strict": True})(x)
+    want = fn(x)
+    assert got[1] == 6 and got[3] == 12
+    torch.testing.assert_close(got[0], want[0])
+    torch.testing.assert_close(got[2], want[2])
+    assert_all_compiled()
+
+
 class RandomOps(torch.nn.Module):
     def forward(self, x):
         return (
