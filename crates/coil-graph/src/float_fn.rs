@@ -70,6 +70,10 @@ pub enum FloatFn {
     J0,
     /// The Bessel function of the first kind `J_1`.
     J1,
+    /// The Bessel function of the second kind `Y_0`.
+    Y0,
+    /// The Bessel function of the second kind `Y_1`.
+    Y1,
     /// Chebyshev polynomial `T_n(x)` (`n` a number, as the other polynomials).
     ChebyshevT,
     /// Chebyshev polynomial `U_n(x)`.
@@ -98,7 +102,7 @@ pub enum FloatFn {
 
 impl FloatFn {
     /// Every function, in declaration order.
-    pub const ALL: [FloatFn; 42] = [
+    pub const ALL: [FloatFn; 44] = [
         FloatFn::Atan,
         FloatFn::Asin,
         FloatFn::Acos,
@@ -129,6 +133,8 @@ impl FloatFn {
         FloatFn::SphericalJ0,
         FloatFn::J0,
         FloatFn::J1,
+        FloatFn::Y0,
+        FloatFn::Y1,
         FloatFn::ChebyshevT,
         FloatFn::ChebyshevU,
         FloatFn::ChebyshevV,
@@ -176,6 +182,8 @@ impl FloatFn {
             FloatFn::SphericalJ0 => "special_spherical_bessel_j0",
             FloatFn::J0 => "special_bessel_j0",
             FloatFn::J1 => "special_bessel_j1",
+            FloatFn::Y0 => "special_bessel_y0",
+            FloatFn::Y1 => "special_bessel_y1",
             FloatFn::ChebyshevT => "special_chebyshev_polynomial_t",
             FloatFn::ChebyshevU => "special_chebyshev_polynomial_u",
             FloatFn::ChebyshevV => "special_chebyshev_polynomial_v",
@@ -298,6 +306,8 @@ impl FloatFn {
             FloatFn::SphericalJ0 => bessel::spherical_j0(a, x[0]),
             FloatFn::J0 => bessel::bessel_j(a, 0, x[0]),
             FloatFn::J1 => bessel::bessel_j(a, 1, x[0]),
+            FloatFn::Y0 => bessel::bessel_y(a, 0, x[0]),
+            FloatFn::Y1 => bessel::bessel_y(a, 1, x[0]),
             _ => return None,
         })
     }

@@ -150,6 +150,14 @@ pub(crate) const FLOAT_SCHEMAS: &[(OpKind, &str)] = {
             "special_bessel_j1.default(Tensor self) -> Tensor",
         ),
         (
+            Float(FloatFn::Y0),
+            "special_bessel_y0.default(Tensor self) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Y1),
+            "special_bessel_y1.default(Tensor self) -> Tensor",
+        ),
+        (
             Float(FloatFn::Erfcx),
             "special_erfcx.default(Tensor self) -> Tensor",
         ),

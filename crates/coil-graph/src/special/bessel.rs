@@ -201,6 +201,128 @@ pub fn bessel_j<A: Arith>(a: &mut A, nu: u32, x: A::V) -> A::V {
     }
     let near = a.mulc(acc, 1.0 / 64.0);
     // Hankel: sqrt(2 / (pi x)) (P cos chi - Q sin chi), chi = x - (nu/2 + 1/4) pi.
+    let (pv, qv) = hankel_pq(a, nu, ax);
+    let (cc, sc) = phase(a, nu, ax);
+    let t1 = a.mul(pv, cc);
+    let t2 = a.mul(qv, sc);
+    let d = a.sub(t1, t2);
+    let r = a.rdivc(2.0 / std::f64::consts::PI, ax);
+    let r = a.sqrt(r);
+    let far = a.mul(r, d);
+    let small = a.lec(ax, 25.0);
+    // (At the infinities this is 0 * NaN: PyTorch's bessel_j0 and j1 give NaN there too.)
+    let v = a.sel(small, near, far);
+    if nu == 1 {
+        let neg = a.ltc(x, 0.0);
+        let m = a.neg(v);
+        a.sel(neg, m, v)
+    } else {
+        v
+    }
+}
+
+/// `Y_nu(x)` for `nu` 0 or 1, `x > 0`: up to 5 the series of A&S 9.1.13 and 9.1.11 (with
+/// `J_nu` from [`bessel_j`]); 5 to 25 the Hankel form with `P_nu` and `Q_nu` from fitted
+/// Chebyshev series (`bessel_y_fit.rs`, error 1e-17 of the envelope); beyond, Hankel's
+/// asymptotic series. -inf at 0, NaN below 0 and at +inf (as PyTorch's).
+pub fn bessel_y<A: Arith>(a: &mut A, nu: u32, x: A::V) -> A::V {
+    use super::bessel_y_fit::{P0, P1, Q0, Q1};
+    use std::f64::consts::PI;
+    // Up to 5: the series.
+    let half = a.mulc(x, 0.5);
+    let lh = a.log(half);
+    let t = a.mul(half, half);
+    let j = bessel_j(a, nu, x);
+    let small = if nu == 0 {
+        // (2/pi)(ln(x/2) + gamma) J0 + (2/pi) sum_k (-1)^(k+1) H_k t^k / (k!)^2
+        let mut h = 0.0;
+        let c: Vec<f64> = series_coefficients(0, 40)
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| {
+                if k > 0 {
+                    h += 1.0 / k as f64;
+                }
+                let sign = if k % 2 == 1 { 1.0 } else { -1.0 };
+                sign * c * h * 2.0 / PI
+            })
+            .collect();
+        let s = a.poly(t, &c);
+        let l = a.addc(lh, EULER);
+        let l = a.mulc(l, 2.0 / PI);
+        let p = a.mul(l, j);
+        a.add(p, s)
+    } else {
+        // -2/(pi x) + (2/pi) ln(x/2) J1 - (x/(2 pi)) sum_k (psi(k+1)+psi(k+2)) (-t)^k / (k!(k+1)!)
+        let mut h = 0.0;
+        let c: Vec<f64> = series_coefficients(1, 40)
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| {
+                if k > 0 {
+                    h += 1.0 / k as f64;
+                }
+                let h1 = h + 1.0 / (k + 1) as f64;
+                let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                sign * c * (h + h1 - 2.0 * EULER)
+            })
+            .collect();
+        let s = a.poly(t, &c);
+        let q = a.mulc(x, 1.0 / (2.0 * PI));
+        let q = a.mul(q, s);
+        let l = a.mulc(lh, 2.0 / PI);
+        let p = a.mul(l, j);
+        let inv = a.rdivc(-2.0 / PI, x);
+        let r = a.add(inv, p);
+        a.sub(r, q)
+    };
+    // 5 to 25: the fitted P and Q; beyond, Hankel's series.
+    let x2 = a.mul(x, x);
+    let u = a.rdivc(25.0, x2);
+    let u0 = 25.0 / 625.0;
+    let ts = a.mulc(u, 2.0 / (1.0 - u0));
+    let ts = a.addc(ts, -(1.0 + u0) / (1.0 - u0));
+    let (pf, qf) = if nu == 0 { (&P0, &Q0) } else { (&P1, &Q1) };
+    let pm = clenshaw(a, pf, ts);
+    let qm = clenshaw(a, qf, ts);
+    let (ph, qh) = hankel_pq(a, nu, x);
+    let mid = a.lec(x, 25.0);
+    let p = a.sel(mid, pm, ph);
+    let q = a.sel(mid, qm, qh);
+    let (cc, sc) = phase(a, nu, x);
+    let t1 = a.mul(p, sc);
+    let t2 = a.mul(q, cc);
+    let d = a.add(t1, t2);
+    let r = a.rdivc(2.0 / PI, x);
+    let r = a.sqrt(r);
+    let large = a.mul(r, d);
+    let le5 = a.lec(x, 5.0);
+    let v = a.sel(le5, small, large);
+    let zero = a.eqc(x, 0.0);
+    let v = a.selc(zero, f64::NEG_INFINITY, v);
+    let neg = a.ltc(x, 0.0);
+    a.selc(neg, f64::NAN, v)
+}
+
+/// A Chebyshev series at `t` (Clenshaw's recurrence).
+fn clenshaw<A: Arith>(a: &mut A, c: &[f64], t: A::V) -> A::V {
+    let two_t = a.mulc(t, 2.0);
+    let mut b1 = a.c(0.0);
+    let mut b2 = a.c(0.0);
+    for &k in c[1..].iter().rev() {
+        let m = a.mul(two_t, b1);
+        let m = a.sub(m, b2);
+        let next = a.addc(m, k);
+        b2 = b1;
+        b1 = next;
+    }
+    let m = a.mul(t, b1);
+    let m = a.sub(m, b2);
+    a.addc(m, c[0])
+}
+
+/// Hankel's asymptotic `P_nu(x)` and `Q_nu(x)` (24 terms between them).
+fn hankel_pq<A: Arith>(a: &mut A, nu: u32, ax: A::V) -> (A::V, A::V) {
     let c = asymptotic_coefficients(nu, 24);
     let p: Vec<f64> = (0..12)
         .map(|k| if k % 2 == 0 { c[2 * k] } else { -c[2 * k] })
@@ -218,12 +340,16 @@ pub fn bessel_j<A: Arith>(a: &mut A, nu: u32, x: A::V) -> A::V {
     let inv2 = a.mul(inv, inv);
     let pv = a.poly(inv2, &p);
     let qv = a.poly(inv2, &q);
-    let qv = a.mul(qv, inv);
-    // cos and sin of chi = x - pi/4 (nu = 0) or x - 3 pi/4 (nu = 1) from those of x, whose
-    // argument reduction is exact: x - pi/4 itself would lose the phase for a large x.
+    (pv, a.mul(qv, inv))
+}
+
+/// `(cos chi, sin chi)`, `chi = x - pi/4` (`nu = 0`) or `x - 3 pi/4` (`nu = 1`), from the cos
+/// and sin of `x` itself, whose argument reduction is exact: `x - pi/4` would lose the phase
+/// for a large `x`.
+fn phase<A: Arith>(a: &mut A, nu: u32, ax: A::V) -> (A::V, A::V) {
     let (cx, sx) = (a.cos(ax), a.sin(ax));
     let h = std::f64::consts::FRAC_1_SQRT_2;
-    let (cc, sc) = if nu == 0 {
+    if nu == 0 {
         let p = a.add(cx, sx);
         let m = a.sub(sx, cx);
         (a.mulc(p, h), a.mulc(m, h))
@@ -231,22 +357,6 @@ pub fn bessel_j<A: Arith>(a: &mut A, nu: u32, x: A::V) -> A::V {
         let p = a.sub(sx, cx);
         let m = a.add(sx, cx);
         (a.mulc(p, h), a.mulc(m, -h))
-    };
-    let t1 = a.mul(pv, cc);
-    let t2 = a.mul(qv, sc);
-    let d = a.sub(t1, t2);
-    let r = a.rdivc(2.0 / std::f64::consts::PI, ax);
-    let r = a.sqrt(r);
-    let far = a.mul(r, d);
-    let small = a.lec(ax, 25.0);
-    // (At the infinities this is 0 * NaN: PyTorch's bessel_j0 and j1 give NaN there too.)
-    let v = a.sel(small, near, far);
-    if nu == 1 {
-        let neg = a.ltc(x, 0.0);
-        let m = a.neg(v);
-        a.sel(neg, m, v)
-    } else {
-        v
     }
 }
 
@@ -386,6 +496,32 @@ mod tests {
             "as PyTorch's"
         );
         assert_eq!(bessel_j(&mut F64, 0, 0.0), 1.0);
+    }
+
+    #[test]
+    fn bessel_y_matches_libm() {
+        let envelope = |x: f64| (2.0 / (std::f64::consts::PI * x)).sqrt();
+        for i in 1..800 {
+            let x = i as f64 * 0.0731;
+            for (nu, want) in [(0, libm::y0(x)), (1, libm::y1(x))] {
+                let got = bessel_y(&mut F64, nu, x);
+                let tol = 2e-14 * want.abs().max(envelope(x));
+                assert!((got - want).abs() <= tol, "y{nu}({x}): {got} vs {want}");
+            }
+        }
+        for x in [1e-300, 1e-8, 4.999, 5.001, 24.999, 25.001, 100.0, 1e6] {
+            for (nu, want) in [(0, libm::y0(x)), (1, libm::y1(x))] {
+                let got = bessel_y(&mut F64, nu, x);
+                let tol = 2e-14 * want.abs().max(envelope(x));
+                assert!((got - want).abs() <= tol, "y{nu}({x}): {got} vs {want}");
+            }
+        }
+        assert_eq!(bessel_y(&mut F64, 0, 0.0), f64::NEG_INFINITY);
+        assert!(bessel_y(&mut F64, 1, -1.0).is_nan());
+        assert!(
+            bessel_y(&mut F64, 0, f64::INFINITY).is_nan(),
+            "as PyTorch's"
+        );
     }
 
     #[test]

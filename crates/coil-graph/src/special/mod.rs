@@ -15,6 +15,7 @@
 //! ([`bessel`]), not tabulated; the one table is Lanczos's (g = 7, 9 terms).
 
 pub mod bessel;
+mod bessel_y_fit;
 pub mod gamma;
 pub mod poly;
 
