@@ -329,11 +329,16 @@ def _compile(gm, example_inputs, options, trusted):
         report["compile_s"],
     )
     runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded)
+    # The wrappers in the order the graph's rewrites were made, undone outward: the alias plan
+    # (on the real outputs), complex outputs, then the number outputs put back.
+    if not plan.trivial:
+        base = runner
+        runner = lambda *args: plan.apply(base(*args))  # noqa: E731
     if complex_in or complex_out:
         runner = _ComplexRunner(runner, complex_in, complex_out)
     if numbers:
         runner = _with_numbers(runner, numbers)
-    return runner if plan.trivial else lambda *args: plan.apply(runner(*args))
+    return runner
 
 
 def _number_outputs(gm):
