@@ -382,6 +382,61 @@ def _upsample_nearest2d_backward(grad, output_size, input_size, scales_h=None, s
     return out if out.dtype == grad.dtype else aten._to_copy.default(out, dtype=grad.dtype)
 
 
+def _fractional_max_pool2d(x, kernel_size, output_size, random_samples):
+    # PyTorch's windows: start_i = trunc((i + u) alpha) - trunc(u alpha), alpha = (in - k) /
+    # (out - 1), in the input's float type (f32 for the 16-bit ones), the last at in - k; the
+    # width's sample is u[..., 0], the height's u[..., 1]. The index is the window's first
+    # maximum, or its last NaN (eager's `val > max || isnan(val)`).
+    aten = torch.ops.aten
+    batched = x.dim() == 4
+    if not batched:
+        x = aten.unsqueeze.default(x, 0)
+    n, c, h, w = x.shape
+    kh, kw = kernel_size
+    oh, ow = output_size
+    ft = torch.float64 if x.dtype == torch.float64 else torch.float32
+    rnd = (lambda v: v) if ft == torch.float64 else _f32
+    u = aten._to_copy.default(random_samples, dtype=ft)
+
+    def starts(sample, n_in, n_out, k):
+        last = aten.full.default([n, c, 1], n_in - k, dtype=torch.int64, device=x.device)
+        if n_out == 1:
+            return last
+        alpha = rnd(rnd(float(n_in - k)) / rnd(float(n_out - 1)))
+        i = aten.arange.default(n_out - 1, dtype=ft, device=x.device)
+        s = aten.unsqueeze.default(sample, -1)
+        a = aten.trunc.default(aten.mul.Tensor(aten.add.Tensor(i, s), alpha))
+        b = aten.trunc.default(aten.mul.Tensor(s, alpha))
+        seq = aten._to_copy.default(aten.sub.Tensor(a, b), dtype=torch.int64)
+        return aten.cat.default([seq, last], -1)
+
+    sh = starts(aten.select.int(u, -1, 1), h, oh, kh)
+    sw = starts(aten.select.int(u, -1, 0), w, ow, kw)
+    dev = x.device
+    rows = aten.add.Tensor(aten.unsqueeze.default(sh, -1),
+                           aten.arange.default(kh, dtype=torch.int64, device=dev))
+    cols = aten.add.Tensor(aten.unsqueeze.default(sw, -1),
+                           aten.arange.default(kw, dtype=torch.int64, device=dev))
+    r = aten.reshape.default(rows, [n, c, oh, 1, kh, 1])
+    q = aten.reshape.default(cols, [n, c, 1, ow, 1, kw])
+    ni = aten.reshape.default(aten.arange.default(n, dtype=torch.int64, device=dev), [n, 1, 1, 1, 1, 1])
+    ci = aten.reshape.default(aten.arange.default(c, dtype=torch.int64, device=dev), [1, c, 1, 1, 1, 1])
+    win = aten.index.Tensor(x, [ni, ci, r, q])
+    flat = aten.reshape.default(win, [n, c, oh, ow, kh * kw])
+    values = aten.amax.default(flat, [-1])
+    first = aten.argmax.default(flat, -1)
+    nan = aten._to_copy.default(aten.ne.Tensor(flat, flat), dtype=torch.int32)
+    last_nan = aten.rsub.Scalar(aten.argmax.default(aten.flip.default(nan, [-1]), -1), kh * kw - 1)
+    any_nan = aten.gt.Scalar(aten.amax.default(nan, [-1]), 0)
+    local = aten.where.self(any_nan, last_nan, first)
+    pos = aten.add.Tensor(aten.mul.Tensor(r, w), q)
+    pos = aten.reshape.default(aten.expand.default(pos, [n, c, oh, ow, kh, kw]), [n, c, oh, ow, kh * kw])
+    indices = aten.squeeze.dim(aten.gather.default(pos, -1, aten.unsqueeze.default(local, -1)), -1)
+    if not batched:
+        values, indices = aten.squeeze.dim(values, 0), aten.squeeze.dim(indices, 0)
+    return values, indices
+
+
 def _in_f32(f):
     """`f` computed on f32 copies of a 16-bit float input, the result rounded back once."""
 
@@ -483,6 +538,7 @@ def extra_decompositions():
     table[aten.masked_scatter.default] = _masked_scatter
     table[aten.signbit.default] = _signbit
     table[aten.resize.default] = _resize
+    table[aten.fractional_max_pool2d.default] = _fractional_max_pool2d
     table[aten.avg_pool2d_backward.default] = _avg_pool_backward(2)
     table[aten.avg_pool3d_backward.default] = _avg_pool_backward(3)
     table[aten.upsample_nearest2d_backward.default] = _upsample_nearest2d_backward

@@ -711,6 +711,27 @@ def test_number_outputs_come_back_beside_the_tensors():
     assert_all_compiled()
 
 
+@pytest.mark.parametrize(
+    "shape, kernel, out",
+    [((1, 4, 16, 16), (3, 3), (2, 2)), ((2, 4, 16, 16), (1, 1), (16, 16)),
+     ((2, 3, 37, 29), (4, 3), (9, 11)), ((3, 20, 20), (2, 2), (10, 1))],
+)
+def test_fractional_max_pool2d_matches_eager(shape, kernel, out):
+    # Windows from the samples as eager places them; NaN windows give eager's (last NaN) index.
+    x = torch.randn(shape)
+    x.view(-1)[::7] = float("nan")
+    u = torch.rand(shape[0] if len(shape) == 4 else 1, shape[-3], 2)
+
+    def fn(x, u):
+        return torch.ops.aten.fractional_max_pool2d(x, kernel, out, u)
+
+    want = fn(x, u)
+    got = torch.compile(fn, backend="coil", dynamic=False, options={"strict": True})(x, u)
+    torch.testing.assert_close(got[0], want[0], equal_nan=True)
+    assert torch.equal(got[1], want[1])
+    assert_all_compiled()
+
+
 class RandomOps(torch.nn.Module):
     def forward(self, x):
         return (
