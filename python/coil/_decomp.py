@@ -1,7 +1,10 @@
 """The decomposition table coil's graphs are traced (and `tools/export_graph.py`'s exported)
-with: core ATen's, plus PyTorch's own decompositions of the overloads in `EXTRA` and coil's of a
-few more (`isnan`, `sign`, `max.dim`, `min.dim`, whole-tensor `max` and `min`), so a model using one compiles as the ops it is
-made of instead of failing; `log2`, `log10`, `sinh`, `cosh` and `tan` are built from
+with: core ATen's, plus PyTorch's own decompositions of the overloads in `EXTRA`, Inductor's of
+those in `INDUCTOR`, and coil's of a few more (`isnan`, `sign`, `max.dim`, `min.dim`,
+`signbit`, prims' `div`, `iota` and `copy_strided`, `empty_strided`, `masked_scatter`,
+`adaptive_max_pool2d` and `fractional_max_pool2d`, `bucketize`, `searchsorted`, `resize`, the
+pooling and nearest-upsampling backwards as gathers), so a model using one compiles as the ops
+it is made of instead of failing; `log2`, `log10`, `sinh`, `cosh` and `tan` are built from
 `log`, `exp`, `expm1`, `sin` and `cos` in f32 (within a few f32 ulp; sinh through expm1). Not the whole of `torch._decomp`: some of its entries bottom out in
 prims, or (`lift_fresh`) break the tracing of constants. Whether an overload is decomposed at
 all is coil's op table's decision: every overload coil compiles (`coil._native.op_names()`) is
