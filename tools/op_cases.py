@@ -1692,7 +1692,7 @@ SPECIAL_KEEP = tuple(getattr(aten, n).default for n in (
     "special_i1e", "special_modified_bessel_k0", "special_modified_bessel_k1",
     "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
     "special_spherical_bessel_j0", "special_bessel_j0", "special_bessel_j1", "special_bessel_y0",
-    "special_bessel_y1"))
+    "special_bessel_y1", "special_airy_ai"))
 POLY_KEEP = tuple(getattr(aten, "special_" + n).n_scalar for n in (
     "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
     "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
@@ -1711,13 +1711,13 @@ def special_inputs():
 
 def special_table(x, q, trigamma=True):
     # (PyTorch's trigamma, polygamma(1, x), is good to about 1e-9 only, its f64 bessel_j0 and
-    # j1 (and y0, y1) to about 1e-7 (J0(6) = 0.150645257250997, PyTorch 0.1506452002673):
-    # checked in f32.)
+    # j1 (and y0, y1, airy_ai) to about 1e-7 (J0(6) = 0.150645257250997, PyTorch
+    # 0.1506452002673; Ai(-4) = -0.07026553294929, PyTorch -0.07026553297551): checked in f32.)
     sp = torch.special
     pos = x.abs() + 0.01
     tri = (torch.polygamma(1, pos),) if trigamma else ()
     bessel_j = (sp.bessel_j0(x * 3), sp.bessel_j1(x * 3), sp.bessel_y0(x * 3),
-                sp.bessel_y1(x * 3)) if trigamma else ()
+                sp.bessel_y1(x * 3), sp.airy_ai(x * 2)) if trigamma else ()
     return (torch.lgamma(x), torch.digamma(x)) + tri + (torch.polygamma(3, pos),
             sp.zeta(x.abs() + 1.5, q), sp.zeta(torch.full_like(q, 3.0), q), torch.i0(x),
             sp.i0e(x), sp.i1(x), sp.i1e(x), sp.modified_bessel_k0(x), sp.modified_bessel_k1(x),

@@ -74,6 +74,8 @@ pub enum FloatFn {
     Y0,
     /// The Bessel function of the second kind `Y_1`.
     Y1,
+    /// The Airy function `Ai`.
+    AiryAi,
     /// Chebyshev polynomial `T_n(x)` (`n` a number, as the other polynomials).
     ChebyshevT,
     /// Chebyshev polynomial `U_n(x)`.
@@ -102,7 +104,7 @@ pub enum FloatFn {
 
 impl FloatFn {
     /// Every function, in declaration order.
-    pub const ALL: [FloatFn; 44] = [
+    pub const ALL: [FloatFn; 45] = [
         FloatFn::Atan,
         FloatFn::Asin,
         FloatFn::Acos,
@@ -135,6 +137,7 @@ impl FloatFn {
         FloatFn::J1,
         FloatFn::Y0,
         FloatFn::Y1,
+        FloatFn::AiryAi,
         FloatFn::ChebyshevT,
         FloatFn::ChebyshevU,
         FloatFn::ChebyshevV,
@@ -184,6 +187,7 @@ impl FloatFn {
             FloatFn::J1 => "special_bessel_j1",
             FloatFn::Y0 => "special_bessel_y0",
             FloatFn::Y1 => "special_bessel_y1",
+            FloatFn::AiryAi => "special_airy_ai",
             FloatFn::ChebyshevT => "special_chebyshev_polynomial_t",
             FloatFn::ChebyshevU => "special_chebyshev_polynomial_u",
             FloatFn::ChebyshevV => "special_chebyshev_polynomial_v",
@@ -211,7 +215,7 @@ impl FloatFn {
                 &["self", "other"]
             }
             FloatFn::Polygamma => &["n", "self"],
-            FloatFn::K0e | FloatFn::K1e | FloatFn::SphericalJ0 => &["x"],
+            FloatFn::K0e | FloatFn::K1e | FloatFn::SphericalJ0 | FloatFn::AiryAi => &["x"],
             f if f.polynomial().is_some() => &["x", "n"],
             _ => &["self"],
         }
@@ -308,6 +312,7 @@ impl FloatFn {
             FloatFn::J1 => bessel::bessel_j(a, 1, x[0]),
             FloatFn::Y0 => bessel::bessel_y(a, 0, x[0]),
             FloatFn::Y1 => bessel::bessel_y(a, 1, x[0]),
+            FloatFn::AiryAi => bessel::airy_ai(a, x[0]),
             _ => return None,
         })
     }

@@ -158,6 +158,10 @@ pub(crate) const FLOAT_SCHEMAS: &[(OpKind, &str)] = {
             "special_bessel_y1.default(Tensor self) -> Tensor",
         ),
         (
+            Float(FloatFn::AiryAi),
+            "special_airy_ai.default(Tensor x) -> Tensor",
+        ),
+        (
             Float(FloatFn::Erfcx),
             "special_erfcx.default(Tensor self) -> Tensor",
         ),

@@ -14,6 +14,7 @@
 //! The series and asymptotic coefficients are computed from their closed forms
 //! ([`bessel`]), not tabulated; the one table is Lanczos's (g = 7, 9 terms).
 
+mod airy_fit;
 pub mod bessel;
 mod bessel_y_fit;
 pub mod gamma;

@@ -11,6 +11,8 @@ class GraphModule(torch.nn.Module):
         special_bessel_y0: "f32[112]" = torch.ops.aten.special_bessel_y0.default(mul_2);  mul_2 = None
         mul_3: "f32[112]" = torch.ops.aten.mul.Tensor(xs_0, 3)
         special_bessel_y1: "f32[112]" = torch.ops.aten.special_bessel_y1.default(mul_3);  mul_3 = None
+        mul_4: "f32[112]" = torch.ops.aten.mul.Tensor(xs_0, 2)
+        special_airy_ai: "f32[112]" = torch.ops.aten.special_airy_ai.default(mul_4);  mul_4 = None
         lgamma: "f32[112]" = torch.ops.aten.lgamma.default(xs_0)
         digamma: "f32[112]" = torch.ops.aten.digamma.default(xs_0)
         polygamma_1: "f32[112]" = torch.ops.aten.polygamma.default(3, add);  add = None
@@ -28,4 +30,4 @@ class GraphModule(torch.nn.Module):
         special_scaled_modified_bessel_k0: "f32[112]" = torch.ops.aten.special_scaled_modified_bessel_k0.default(xs_0)
         special_scaled_modified_bessel_k1: "f32[112]" = torch.ops.aten.special_scaled_modified_bessel_k1.default(xs_0)
         special_spherical_bessel_j0: "f32[112]" = torch.ops.aten.special_spherical_bessel_j0.default(xs_0);  xs_0 = None
-        return (lgamma, digamma, polygamma, polygamma_1, special_zeta, special_zeta_1, i0, special_i0e, special_i1, special_i1e, special_modified_bessel_k0, special_modified_bessel_k1, special_scaled_modified_bessel_k0, special_scaled_modified_bessel_k1, special_spherical_bessel_j0, special_bessel_j0, special_bessel_j1, special_bessel_y0, special_bessel_y1)
+        return (lgamma, digamma, polygamma, polygamma_1, special_zeta, special_zeta_1, i0, special_i0e, special_i1, special_i1e, special_modified_bessel_k0, special_modified_bessel_k1, special_scaled_modified_bessel_k0, special_scaled_modified_bessel_k1, special_spherical_bessel_j0, special_bessel_j0, special_bessel_j1, special_bessel_y0, special_bessel_y1, special_airy_ai)
