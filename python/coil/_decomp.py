@@ -440,6 +440,19 @@ def _fractional_max_pool2d(x, kernel_size, output_size, random_samples):
     return values, indices
 
 
+def _embedding_bag_byte_unpack(w):
+    # quantized.embedding_bag_byte_unpack: each row is uint8 data then an f32 scale and an f32
+    # bias (8 bytes); the result is data * scale + bias in f32 (Inductor lowers it the same).
+    aten = torch.ops.aten
+    n = w.shape[-1] - 8
+    data = aten._to_copy.default(aten.slice.Tensor(w, -1, 0, n), dtype=torch.float32)
+    tail = aten.clone.default(aten.slice.Tensor(w, -1, n, n + 8))
+    sb = aten.view.dtype(tail, torch.float32)
+    scale = aten.slice.Tensor(sb, -1, 0, 1)
+    bias = aten.slice.Tensor(sb, -1, 1, 2)
+    return aten.add.Tensor(aten.mul.Tensor(data, scale), bias)
+
+
 def _in_f32(f):
     """`f` computed on f32 copies of a 16-bit float input, the result rounded back once."""
 
@@ -541,6 +554,10 @@ def extra_decompositions():
     table[aten.masked_scatter.default] = _masked_scatter
     table[aten.signbit.default] = _signbit
     table[aten.resize.default] = _resize
+    quantized = getattr(torch.ops, "quantized", None)
+    unpack = getattr(getattr(quantized, "embedding_bag_byte_unpack", None), "default", None)
+    if unpack is not None:
+        table[unpack] = _embedding_bag_byte_unpack
     table[aten.fractional_max_pool2d.default] = _fractional_max_pool2d
     table[aten.avg_pool2d_backward.default] = _avg_pool_backward(2)
     table[aten.avg_pool3d_backward.default] = _avg_pool_backward(3)

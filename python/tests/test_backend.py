@@ -732,6 +732,24 @@ def test_fractional_max_pool2d_matches_eager(shape, kernel, out):
     assert_all_compiled()
 
 
+@pytest.mark.parametrize("shape", [(32, 64), (3, 5, 17)])
+def test_embedding_bag_byte_unpack_matches_eager(shape):
+    # Rows of uint8 data, then each row's f32 scale and bias as 8 bytes.
+    *lead, n = shape
+    data = torch.randint(0, 256, (*lead, n), dtype=torch.uint8)
+    scale = torch.randn(*lead, 1).view(torch.uint8)
+    bias = torch.randn(*lead, 1).view(torch.uint8)
+    packed = torch.cat([data, scale, bias], dim=-1)
+
+    def fn(w):
+        return torch.ops.quantized.embedding_bag_byte_unpack(w)
+
+    want = fn(packed)
+    got = torch.compile(fn, backend="coil", dynamic=False, options={"strict": True})(packed)
+    torch.testing.assert_close(got, want)
+    assert_all_compiled()
+
+
 class RandomOps(torch.nn.Module):
     def forward(self, x):
         return (
