@@ -26,8 +26,8 @@ fn series_coefficients(nu: u32, n: usize) -> Vec<f64> {
 }
 
 /// Hankel's `a_k(nu) = prod_{j<=k} (4 nu^2 - (2j - 1)^2) / (k! 8^k)` for `k = 0..n`.
-fn asymptotic_coefficients(nu: u32, n: usize) -> Vec<f64> {
-    let mu = 4.0 * f64::from(nu * nu);
+fn asymptotic_coefficients(nu: f64, n: usize) -> Vec<f64> {
+    let mu = 4.0 * nu * nu;
     let mut c = Vec::with_capacity(n);
     let mut v = 1.0;
     for k in 0..n {
@@ -56,7 +56,7 @@ pub fn bessel_i<A: Arith>(a: &mut A, nu: u32, x: A::V, scaled: bool) -> A::V {
     let ax = a.abs(x);
     let series = i_series(a, nu, ax, 45);
     // Asymptotic: e^ax / sqrt(2 pi ax) sum (-1)^k a_k / ax^k.
-    let alt: Vec<f64> = asymptotic_coefficients(nu, 24)
+    let alt: Vec<f64> = asymptotic_coefficients(f64::from(nu), 24)
         .iter()
         .enumerate()
         .map(|(k, &c)| if k % 2 == 1 { -c } else { c })
@@ -136,26 +136,8 @@ pub fn bessel_k<A: Arith>(a: &mut A, nu: u32, x: A::V, scaled: bool) -> A::V {
         let r = a.add(inv, p);
         a.sub(r, q)
     };
-    // 2 to 20: e^x K = h (1/2 + sum_j e^(-x (cosh(jh) - 1)) cosh(nu j h)).
-    let step = 0.1f64;
-    let mut acc = a.c(0.5);
-    for j in 1..=40 {
-        let u = j as f64 * step;
-        let e = a.mulc(x, -(u.cosh() - 1.0));
-        let e = a.exp(e);
-        let w = if nu == 0 { 1.0 } else { u.cosh() };
-        let term = a.mulc(e, w);
-        acc = a.add(acc, term);
-    }
-    let middle = a.mulc(acc, step);
-    // Beyond 20: sqrt(pi / 2x) sum a_k / x^k.
-    let inv = a.rdivc(1.0, x);
-    let sum = a.poly(inv, &asymptotic_coefficients(nu, 24));
-    let r = a.rdivc(std::f64::consts::FRAC_PI_2, x);
-    let r = a.sqrt(r);
-    let far = a.mul(sum, r);
-    let below20 = a.ltc(x, 20.0);
-    let large = a.sel(below20, middle, far);
+    // Above 2: the integral, then the asymptotic series (scaled by e^x).
+    let large = k_scaled_large(a, f64::from(nu), x);
     let ex = a.exp(x);
     let nx = a.neg(x);
     let enx = a.exp(nx);
@@ -323,7 +305,7 @@ fn clenshaw<A: Arith>(a: &mut A, c: &[f64], t: A::V) -> A::V {
 
 /// Hankel's asymptotic `P_nu(x)` and `Q_nu(x)` (24 terms between them).
 fn hankel_pq<A: Arith>(a: &mut A, nu: u32, ax: A::V) -> (A::V, A::V) {
-    let c = asymptotic_coefficients(nu, 24);
+    let c = asymptotic_coefficients(f64::from(nu), 24);
     let p: Vec<f64> = (0..12)
         .map(|k| if k % 2 == 0 { c[2 * k] } else { -c[2 * k] })
         .collect();
@@ -360,8 +342,8 @@ fn phase<A: Arith>(a: &mut A, nu: u32, ax: A::V) -> (A::V, A::V) {
     }
 }
 
-/// `e^x K_nu(x)` for any order and `x > 2`: the trapezoidal rule on the integral up to 20 (as
-/// [`bessel_k`]), the asymptotic series beyond.
+/// `e^x K_nu(x)` for any order and `x > 2`: `int_0^inf e^(-x (cosh t - 1)) cosh(nu t) dt` by
+/// the trapezoidal rule up to 20 (step 0.1, 40 nodes), the asymptotic series beyond.
 fn k_scaled_large<A: Arith>(a: &mut A, nu: f64, x: A::V) -> A::V {
     let step = 0.1f64;
     let mut acc = a.c(0.5);
@@ -373,16 +355,8 @@ fn k_scaled_large<A: Arith>(a: &mut A, nu: f64, x: A::V) -> A::V {
         acc = a.add(acc, term);
     }
     let middle = a.mulc(acc, step);
-    let mu = 4.0 * nu * nu;
-    let mut c = Vec::with_capacity(24);
-    let mut v = 1.0;
-    for k in 0..24 {
-        c.push(v);
-        let j = (2 * k + 1) as f64;
-        v *= (mu - j * j) / (8.0 * (k + 1) as f64);
-    }
     let inv = a.rdivc(1.0, x);
-    let sum = a.poly(inv, &c);
+    let sum = a.poly(inv, &asymptotic_coefficients(nu, 24));
     let r = a.rdivc(std::f64::consts::FRAC_PI_2, x);
     let r = a.sqrt(r);
     let far = a.mul(sum, r);

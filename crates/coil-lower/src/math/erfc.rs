@@ -73,8 +73,8 @@ fn exp_minus_square(m: &mut M<'_>, x: ExprId) -> ExprId {
     m.mul(e1, e2)
 }
 
-/// `erfc(x)` for `x >= 1/2` (any `x` computes, the caller selects), given `g = exp(-x^2)`.
-fn erfc_tail(m: &mut M<'_>, x: ExprId, g: ExprId) -> ExprId {
+/// `t` and `exp(P(t))`, `t = 2 / (2 + x)`: the tail form's factors but `exp(-x^2)`.
+fn tail_factors(m: &mut M<'_>, x: ExprId) -> (ExprId, ExprId) {
     let d = m.addc(x, 2.0);
     let two = m.c(2.0);
     let t = m.div(two, d);
@@ -83,7 +83,12 @@ fn erfc_tail(m: &mut M<'_>, x: ExprId, g: ExprId) -> ExprId {
     } else {
         m.poly(t, &P)
     };
-    let ep = m.exp(p);
+    (t, m.exp(p))
+}
+
+/// `erfc(x)` for `x >= 1/2` (any `x` computes, the caller selects), given `g = exp(-x^2)`.
+fn erfc_tail(m: &mut M<'_>, x: ExprId, g: ExprId) -> ExprId {
+    let (t, ep) = tail_factors(m, x);
     let tg = m.mul(t, g);
     m.mul(tg, ep)
 }
@@ -108,15 +113,7 @@ pub(super) fn erfc(m: &mut M<'_>, x: ExprId) -> ExprId {
 /// below -1/2 (infinite where `e^(x^2)` is).
 pub(super) fn erfcx(m: &mut M<'_>, x: ExprId) -> ExprId {
     let tail = |m: &mut M<'_>, x: ExprId| {
-        let d = m.addc(x, 2.0);
-        let two = m.c(2.0);
-        let t = m.div(two, d);
-        let p = if m.f64() {
-            m.poly(t, &P64)
-        } else {
-            m.poly(t, &P)
-        };
-        let ep = m.exp(p);
+        let (t, ep) = tail_factors(m, x);
         m.mul(t, ep)
     };
     let g = exp_minus_square(m, x);
