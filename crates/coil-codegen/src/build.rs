@@ -172,6 +172,10 @@ pub(crate) fn build_with_args(
             stage = Some(kind);
         }
         let vars = cx.member_vars(c).map_err(err)?;
+        if let Some(sc) = c.scatter {
+            cx.scatter(c, sc, &vars).map_err(err)?;
+            continue;
+        }
         let value = cx
             .translate(&c.body.exprs, c.body.value, &vars)
             .map_err(err)?;
@@ -364,6 +368,20 @@ impl Ctx<'_> {
         root: ExprId,
         vars: &HashMap<Var, IndexExpr>,
     ) -> Result<ValueId, String> {
+        self.translate_map(exprs, root, vars)?
+            .get(&root)
+            .copied()
+            .ok_or_else(|| "the body's value was not translated".into())
+    }
+
+    /// Translates the nodes of a body DAG up to `root` (in id order, so every node `root`
+    /// depends on); returns each one's value.
+    fn translate_map(
+        &mut self,
+        exprs: &coil_lower::ExprGraph,
+        root: ExprId,
+        vars: &HashMap<Var, IndexExpr>,
+    ) -> Result<HashMap<ExprId, ValueId>, String> {
         let mut done: HashMap<ExprId, ValueId> = HashMap::new();
         for (id, e) in exprs.iter() {
             if id.index() > root.index() {
@@ -427,7 +445,8 @@ impl Ctx<'_> {
                         return Err("a reduction inside a body".into());
                     }
                     let acc = self.b.reduce(*reduction_type, done[value], dtype);
-                    return Ok(ValueId(acc.0 | ACC_BIT));
+                    done.insert(id, ValueId(acc.0 | ACC_BIT));
+                    return Ok(done);
                 }
                 Expr::Scan { scan_type, value } => {
                     if id != root {
@@ -442,9 +461,43 @@ impl Ctx<'_> {
             };
             done.insert(id, v);
         }
-        done.get(&root)
-            .copied()
-            .ok_or_else(|| "the body's value was not translated".into())
+        Ok(done)
+    }
+
+    /// A scatter member: its value stored (or added) into its target at its store index,
+    /// whose indirect indices become the kernel's values.
+    fn scatter(
+        &mut self,
+        c: &ComputedBuffer,
+        sc: coil_lower::Scatter,
+        vars: &HashMap<Var, IndexExpr>,
+    ) -> Result<(), String> {
+        let body = &c.body;
+        let ind = body.store_index.indirect_nodes();
+        let last = ind
+            .iter()
+            .map(|&n| ExprId::new(n))
+            .chain([body.value])
+            .max_by_key(|e| e.index())
+            .unwrap_or(body.value);
+        let done = self.translate_map(&body.exprs, last, vars)?;
+        let value = *done
+            .get(&body.value)
+            .ok_or("the scattered value was not translated")?;
+        let index = body
+            .store_index
+            .subst(&mut |v| match v.indirect_node() {
+                Some(n) => done
+                    .get(&ExprId::new(n))
+                    .map(|x| IndexExpr::var(Var::indirect(x.0 as usize))),
+                None => vars.get(&v).cloned(),
+            })
+            .simplify(&self.kernel_ranges);
+        let target = BufRef::Buffer(sc.target);
+        self.arg(target, false);
+        let arg = self.arg(target, true);
+        self.b.store_with(arg, index, value, sc.mode);
+        Ok(())
     }
 
     /// A load: from memory, or, for a member of this kernel, its accumulator or its

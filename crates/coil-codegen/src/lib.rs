@@ -27,7 +27,7 @@ pub use coil_kernel::{
     Capabilities, CompiledKernels, Compiler, Const, DType, Device, DeviceClock, DeviceTimes,
     ExternCall, ExternKind, IndexExpr, InterpBackend, KExpr, Kernel, KernelArg, KernelBuilder,
     KernelKind, LoopStyle, MatmulOp, Op, ReductionType, Runtime, Stage, StageKind, Store,
-    StridedOperand, Target, Term, ValueId, Var, VarRanges, VerifyError, eval_kernel,
+    StoreMode, StridedOperand, Target, Term, ValueId, Var, VarRanges, VerifyError, eval_kernel,
 };
 pub use coil_lower::LowerConfig;
 pub use coil_sched::{CppLoops, LoopCompat, LoopPlan, SchedConfig, SimdLoops};

@@ -14,7 +14,7 @@ use crate::backend::{
     Backend, BackendError, BufferHandle, CompiledKernels, Compiler, ExternCall, Runtime,
     StridedOperand,
 };
-use crate::kernel::{KExpr, Kernel, StageKind, ValueId};
+use crate::kernel::{KExpr, Kernel, StageKind, StoreMode, ValueId};
 use crate::scalar::{Acc, Scalar, binary as eval_binary, unary as eval_unary};
 use crate::{Const, DType, Device, ExternKind, MatmulOp, Target, Var};
 
@@ -238,13 +238,14 @@ pub fn eval_kernel(kernel: &Kernel, args: &mut [Vec<u8>]) -> Result<(), BackendE
                 for s in &stage.stores {
                     let a = kernel.arg(s.arg);
                     let what = || format!("{} (store {} {})", kernel.name, s.arg, a.name);
-                    write(
-                        &mut args[s.arg.0 as usize],
-                        a.dtype,
-                        s.index.eval(&var),
-                        vals[s.value.0 as usize],
-                        &what,
-                    )?;
+                    let at = s.index.eval(&var);
+                    let mut v = vals[s.value.0 as usize];
+                    if s.mode == StoreMode::AtomicAdd {
+                        let old = read(&args[s.arg.0 as usize], a.dtype, at, &what)?;
+                        v = eval_binary(crate::Op::Add, old, v.cast(a.dtype), a.dtype)
+                            .map_err(|e| runtime(format!("{}: {e}", what())))?;
+                    }
+                    write(&mut args[s.arg.0 as usize], a.dtype, at, v, &what)?;
                 }
                 Ok(())
             })?;

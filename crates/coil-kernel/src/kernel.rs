@@ -158,7 +158,19 @@ pub struct Accumulator {
     pub dtype: DType,
 }
 
-/// A write of a value to a buffer.
+/// How a store combines with what its element holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum StoreMode {
+    /// The element becomes the value.
+    #[default]
+    Set,
+    /// The value is added to the element, atomically (Inductor's `atomic_add` scatter mode):
+    /// points that store to the same element all add, in some order.
+    AtomicAdd,
+}
+
+/// A write of a value to a buffer. Its index may use indirect indices (`ind<n>`, a scatter),
+/// whose values are then among the stage's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Store {
     /// The buffer.
@@ -167,6 +179,8 @@ pub struct Store {
     pub index: IndexExpr,
     /// The value (converted to the buffer's dtype by the backend if it differs).
     pub value: ValueId,
+    /// Set or add.
+    pub mode: StoreMode,
 }
 
 /// Whether a stage loops over the reduction ranges.
@@ -366,8 +380,18 @@ impl KernelBuilder {
 
     /// Adds a store to the current stage.
     pub fn store(&mut self, arg: ArgId, index: IndexExpr, value: ValueId) {
+        self.store_with(arg, index, value, StoreMode::Set);
+    }
+
+    /// Adds a store of `mode` to the current stage.
+    pub fn store_with(&mut self, arg: ArgId, index: IndexExpr, value: ValueId, mode: StoreMode) {
         let stage = self.stages.last_mut().expect("a stage was begun");
-        stage.stores.push(Store { arg, index, value });
+        stage.stores.push(Store {
+            arg,
+            index,
+            value,
+            mode,
+        });
     }
 
     /// Finishes the kernel.
@@ -481,7 +505,11 @@ impl fmt::Display for Kernel {
                 )?;
             }
             for st in &s.stores {
-                writeln!(f, "    store {}[{}] = {}", st.arg, st.index, st.value)?;
+                let word = match st.mode {
+                    StoreMode::Set => "store",
+                    StoreMode::AtomicAdd => "atomic_add",
+                };
+                writeln!(f, "    {word} {}[{}] = {}", st.arg, st.index, st.value)?;
             }
         }
         Ok(())

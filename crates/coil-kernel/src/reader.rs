@@ -13,7 +13,7 @@ use std::str::FromStr;
 
 use crate::kernel::{
     AccId, Accumulator, ArgId, ArgRole, KExpr, Kernel, KernelArg, KernelKind, Stage, StageKind,
-    Store, ValueId,
+    Store, StoreMode, ValueId,
 };
 use crate::{Const, DType, IndexExpr, Op, ReductionType, Term, Var, VarPrefix};
 
@@ -372,7 +372,8 @@ impl Draft {
         let (w, at) = c.word();
         match w {
             "outer" | "reduction" => self.stage(c, w),
-            "store" => self.store(c, at),
+            "store" => self.store(c, at, StoreMode::Set),
+            "atomic_add" => self.store(c, at, StoreMode::AtomicAdd),
             _ if numbered(w, "arg").is_some() => self.arg(c, w, at),
             _ if numbered(w, "acc").is_some() => self.accumulator(c, w, at),
             _ if numbered(w, "v").is_some() => self.value(c, w, at),
@@ -494,8 +495,8 @@ impl Draft {
         Ok(())
     }
 
-    /// `store argK[index] = vN` (`store` read, at `at`).
-    fn store(&mut self, c: &mut Cur<'_>, at: usize) -> Result<()> {
+    /// `store argK[index] = vN` or `atomic_add argK[index] = vN` (the word read, at `at`).
+    fn store(&mut self, c: &mut Cur<'_>, at: usize, mode: StoreMode) -> Result<()> {
         self.need_stage(c, at)?;
         let arg = self.arg_ref(c)?;
         c.expect("[")?;
@@ -505,7 +506,12 @@ impl Draft {
         let value = self.value_ref(c)?;
         c.end()?;
         if let Some(s) = self.stages.last_mut() {
-            s.stores.push(Store { arg, index, value });
+            s.stores.push(Store {
+                arg,
+                index,
+                value,
+                mode,
+            });
         }
         Ok(())
     }

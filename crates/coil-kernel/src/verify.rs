@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use crate::{IndexExpr, ReductionType, Var, VarRanges};
 
-use crate::kernel::{AccId, ArgId, ArgRole, KExpr, Kernel, StageKind, ValueId};
+use crate::kernel::{AccId, ArgId, ArgRole, KExpr, Kernel, StageKind, StoreMode, ValueId};
 
 /// A broken promise of the kernel IR: the kernel, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -199,6 +199,12 @@ impl Kernel {
                     None => {
                         return Err(err(format!(
                             "stage {si} stores to {}, which does not exist",
+                            st.arg
+                        )));
+                    }
+                    Some(ArgRole::Output) if st.mode == StoreMode::AtomicAdd => {
+                        return Err(err(format!(
+                            "stage {si} adds to {}, which it does not read",
                             st.arg
                         )));
                     }

@@ -400,7 +400,25 @@ impl ExprGraph {
         ranges: &crate::index::VarRanges,
         mask: Option<ExprId>,
     ) -> ExprId {
-        let live = src.reachable(root);
+        self.inline_all(src, &[root], subst, ranges, mask)[0]
+    }
+
+    /// [`Self::inline`] for several roots at once (shared nodes copied once); returns their
+    /// copies in order.
+    pub fn inline_all(
+        &mut self,
+        src: &ExprGraph,
+        roots: &[ExprId],
+        subst: &mut impl FnMut(Var) -> Option<IndexExpr>,
+        ranges: &crate::index::VarRanges,
+        mask: Option<ExprId>,
+    ) -> Vec<ExprId> {
+        let mut live = vec![false; src.exprs.len()];
+        for &r in roots {
+            for (l, x) in live.iter_mut().zip(src.reachable(r)) {
+                *l |= x;
+            }
+        }
         let mut map: Vec<Option<ExprId>> = vec![None; src.exprs.len()];
         for (id, e) in src.exprs.iter_enumerated() {
             if !live[id.index()] {
@@ -427,7 +445,10 @@ impl ExprGraph {
             };
             map[id.index()] = Some(copied);
         }
-        map[root.index()].expect("root is copied")
+        roots
+            .iter()
+            .map(|r| map[r.index()].expect("roots are copied"))
+            .collect()
     }
 
     /// What a value computes, for the realize heuristics: `(distinct nodes, distinct buffers

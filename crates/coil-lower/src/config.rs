@@ -63,6 +63,10 @@ pub struct LowerConfig {
     /// special functions (`lgamma`, the Bessel functions, ...) then compute in f64 for every
     /// dtype; otherwise in the opmath type (the CUDA backend's math library is f32).
     pub f64_math: bool,
+    /// The dtypes the backend's kernels can add to memory atomically: `scatter_add`,
+    /// `index_put(accumulate=True)` and `scatter_reduce(sum)` of these run as scatter kernels,
+    /// of the others on the host (Inductor's `needs_fallback_due_to_atomic_add_limitations`).
+    pub atomic_add: Vec<DType>,
 }
 
 impl LowerConfig {
@@ -83,6 +87,15 @@ impl LowerConfig {
             matmul_post_ops: Vec::new(),
             emulate_precision_casts: false,
             f64_math: false,
+            // PTX's `red.add`: f16, bf16 (sm_90), f32, f64, and 32- and 64-bit integers.
+            atomic_add: vec![
+                DType::F16,
+                DType::BF16,
+                DType::F32,
+                DType::F64,
+                DType::I32,
+                DType::I64,
+            ],
         }
     }
 
@@ -91,6 +104,18 @@ impl LowerConfig {
         LowerConfig {
             realize_on_reuse_ops: vec![Op::Exp, Op::Sigmoid],
             f64_math: true,
+            // A compare-and-swap loop on the element's bits, for every width.
+            atomic_add: vec![
+                DType::F16,
+                DType::BF16,
+                DType::F32,
+                DType::F64,
+                DType::U8,
+                DType::I8,
+                DType::I16,
+                DType::I32,
+                DType::I64,
+            ],
             ..LowerConfig::gpu()
         }
     }

@@ -128,11 +128,19 @@ impl Memory<'_> {
         Ok(out)
     }
 
-    fn computed(&self, c: &ComputedBuffer, dtype: DType, numel: usize) -> R<Vec<Scalar>> {
+    /// The values a computed buffer stores: its own elements, or for a scatter, its target's
+    /// after the scatter (`init`, the target's elements before it).
+    fn computed(
+        &self,
+        c: &ComputedBuffer,
+        dtype: DType,
+        numel: usize,
+        init: Option<Vec<Scalar>>,
+    ) -> R<Vec<Scalar>> {
         let body: &LoopBody = &c.body;
         let n = body.exprs.len();
         let mut vals = vec![Scalar::I(0); n];
-        let mut out = vec![Scalar::zero(dtype); numel];
+        let mut out = init.unwrap_or_else(|| vec![Scalar::zero(dtype); numel]);
         let it_ranges: Vec<usize> = body.iter_vars().iter().map(|(_, r)| *r).collect();
         let red_ranges: Vec<usize> = body.reduction_vars().iter().map(|(_, r)| *r).collect();
         let nit = it_ranges.len();
@@ -181,12 +189,22 @@ impl Memory<'_> {
                     acc.finish(body.exprs.dtype(body.value))
                 }
             };
-            let at = body.store_index.eval(&|v| env[v.n as usize]);
+            let at = body.store_index.eval(&|v| match v.indirect_node() {
+                Some(k) => vals[k].as_i64(),
+                None => env[v.n as usize],
+            });
             let slot = usize::try_from(at)
                 .ok()
                 .and_then(|i| out.get_mut(i))
                 .ok_or_else(|| LowerError::Eval(format!("store at {at} is out of bounds")))?;
-            *slot = value.cast(dtype);
+            *slot = match c.scatter.map(|s| s.mode) {
+                Some(crate::StoreMode::AtomicAdd) => {
+                    binary(crate::Op::Add, *slot, value.cast(dtype), dtype)
+                        .map_err(|e| LowerError::Eval(e.to_string()))?
+                        .cast(dtype)
+                }
+                _ => value.cast(dtype),
+            };
             Ok(())
         })?;
         Ok(out)
@@ -411,7 +429,17 @@ impl LoweredGraph {
             }
             let numel = buf.layout.storage_len();
             let vals = match &buf.kind {
-                BufferKind::Computed(c) => mem.computed(c, buf.layout.dtype, numel)?,
+                BufferKind::Computed(c) if c.scatter.is_some() => {
+                    let target = c.scatter.map(|s| s.target.index()).unwrap_or_default();
+                    let init = mem.buffers.get_mut(target).and_then(Option::take);
+                    let Some(init) = init else {
+                        return eval_err(format!("{id} scatters into a buffer not computed yet"));
+                    };
+                    let after = mem.computed(c, buf.layout.dtype, numel, Some(init))?;
+                    mem.buffers[target] = Some(after);
+                    Vec::new()
+                }
+                BufferKind::Computed(c) => mem.computed(c, buf.layout.dtype, numel, None)?,
                 BufferKind::Extern(e) => {
                     mem.extern_kernel(e, buf.layout.dtype, &buf.layout.sizes)?
                 }

@@ -106,7 +106,12 @@ impl LoweredGraph {
             }
             buf.id = map(id);
             match &mut buf.kind {
-                BufferKind::Computed(c) => c.body.exprs.map_loads(map_ref),
+                BufferKind::Computed(c) => {
+                    c.body.exprs.map_loads(map_ref);
+                    if let Some(sc) = &mut c.scatter {
+                        sc.target = map(sc.target);
+                    }
+                }
                 BufferKind::Extern(e) => {
                     for i in &mut e.inputs {
                         i.buffer = map_ref(i.buffer);

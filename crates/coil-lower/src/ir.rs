@@ -255,6 +255,22 @@ pub struct ComputedBuffer {
     pub reduction_type: Option<ReductionType>,
     /// The loop body.
     pub body: LoopBody,
+    /// For a scatter: where its body's values go instead of into the buffer itself.
+    pub scatter: Option<Scatter>,
+}
+
+/// A scatter (Inductor's `ir.Scatter`): a pointwise loop nest over the source's points that
+/// writes each value into an earlier buffer, `target`, at the body's store index, which uses
+/// indirect indices (`self[index[i][j]][j] = src[i][j]`). It mutates `target` (its deps write
+/// it, so readers of `target` that come later follow it); its own buffer holds nothing. The
+/// scheduler never fuses it: every element of `target` must be written before it runs, and it
+/// may write any element before a reader runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scatter {
+    /// The buffer written.
+    pub target: BufferId,
+    /// Set (`scatter`, `index_put`) or add (`scatter_add`, `index_put(accumulate=True)`).
+    pub mode: coil_kernel::StoreMode,
 }
 
 impl ComputedBuffer {

@@ -60,7 +60,7 @@ pub use body::{BodyStats, Expr, ExprGraph, ExprId, LoopBody};
 pub use coil_kernel::scalar::{Acc, Scalar, binary as eval_binary, unary as eval_unary};
 pub use coil_kernel::{
     Const, ConvOp, ExternKind, HostOp, Idx, IndexExpr, IndexVec, MatmulOp, Op, PostOp,
-    ReductionType, Term, Var, VarPrefix, VarRanges, resolve_indirect, typed_id,
+    ReductionType, StoreMode, Term, Var, VarPrefix, VarRanges, resolve_indirect, typed_id,
 };
 pub use config::LowerConfig;
 pub use deps::{Dep, MemoryDep, StarDep, WeakDep};
@@ -68,7 +68,7 @@ pub use error::LowerError;
 pub use ir::{
     BufRef, Buffer, BufferId, BufferKind, ComputedBuffer, Epilogue, ExternInput, ExternKernel,
     FixedLayout, IndexCheck, InputBuffer, InputId, Origin, OutputRef, Pointwise, Reduction,
-    StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
+    Scatter, StorageBox, StorageData, StorageId, TensorBox, TensorId, View,
 };
 pub use lowering::lower;
 pub use ops::has_lowering;

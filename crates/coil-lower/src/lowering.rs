@@ -152,7 +152,7 @@ pub(crate) fn positional_index(sizes: &[usize]) -> Vec<IndexExpr> {
 }
 
 /// Substitution of positional variables `p<i>` by `idx[i]`.
-fn positional_subst(idx: &[IndexExpr]) -> impl FnMut(Var) -> Option<IndexExpr> + '_ {
+pub(crate) fn positional_subst(idx: &[IndexExpr]) -> impl FnMut(Var) -> Option<IndexExpr> + '_ {
     move |v| {
         (v.prefix == coil_kernel::VarPrefix::P)
             .then(|| idx.get(v.n as usize).cloned())
@@ -463,6 +463,7 @@ impl<'a> Lowerer<'a> {
                 reduction_ranges,
                 reduction_type,
                 body,
+                scatter: None,
             }),
             reads,
             writes,

@@ -55,9 +55,24 @@ impl LoweredGraph {
                     } else {
                         VarRanges::new(c.body.iter_vars().to_vec())
                     };
+                    // A scatter stores into its target, at indirect indices.
+                    let (target, iter) = match c.scatter {
+                        Some(sc) => {
+                            let t = BufRef::Buffer(sc.target);
+                            if !exists(t, pos) {
+                                return bad(format!(
+                                    "{name} scatters into {}, which is not defined before it",
+                                    sc.target
+                                ));
+                            }
+                            (t, ranges.clone())
+                        }
+                        None => (BufRef::Buffer(buf.id), iter),
+                    };
                     if !empty {
-                        let len = buf.layout.storage_len();
-                        in_range(&name, "store to", &name, &c.body.store_index, &iter, len)?;
+                        let len = self.layout(target).storage_len();
+                        let tname = self.name(target);
+                        in_range(&name, "store to", &tname, &c.body.store_index, &iter, len)?;
                     }
                 }
                 BufferKind::Extern(e) => {

@@ -148,6 +148,17 @@ impl Schedule<'_> {
         io.len()
     }
 
+    /// True when `n` writes a buffer it does not produce (a scatter into an earlier buffer):
+    /// such a node never fuses, since every element of what it writes must be there before
+    /// it runs, and any element may change before a reader runs.
+    pub fn mutates(&self, n: NodeId) -> bool {
+        let node = &self.nodes[n];
+        node.read_writes
+            .writes
+            .iter()
+            .any(|&d| !node.produces(self.deps.buffer(d)))
+    }
+
     /// True when `b` depends on `a` (a producer/consumer pair).
     pub fn is_vertical(&self, a: NodeId, b: NodeId) -> bool {
         self.nodes[a].op_set.intersects(&self.nodes[b].ancestors)
@@ -164,6 +175,9 @@ impl Schedule<'_> {
     ) -> Result<LoopPlan, WhyNoFuse> {
         if a == b {
             return Err(WhyNoFuse::SameNode);
+        }
+        if self.mutates(a) || self.mutates(b) {
+            return Err(WhyNoFuse::Mutation);
         }
         if self.template_of(a).is_some() {
             return self.can_fuse_template(a, b);

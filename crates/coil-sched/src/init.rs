@@ -228,6 +228,18 @@ impl<'g> Schedule<'g> {
                 is_output[b.index()] = true;
             }
         }
+        // An operation that writes a returned buffer or a graph input (a scatter into it)
+        // is live as the buffer's own is.
+        let writes_output: Vec<bool> = rw_refs
+            .iter()
+            .map(|(_, writes)| {
+                writes.iter().any(|w| match w {
+                    BufRef::Buffer(b) => is_output[b.index()],
+                    BufRef::Input(_) => true,
+                    BufRef::IndexChecks => false,
+                })
+            })
+            .collect();
         // Topological order (Inductor's `topological_sort_schedule`: depth first, the
         // dependencies of a node in name order before it).
         let name_of = |op: OpId| op.buffer().to_string();
@@ -239,7 +251,7 @@ impl<'g> Schedule<'g> {
         let mut removed = Vec::new();
         for &op in order.iter().rev() {
             let i = op.index();
-            if is_output[i] || live_readers[i] > 0 {
+            if is_output[i] || writes_output[i] || live_readers[i] > 0 {
                 live[i] = true;
                 for p in &preds[i] {
                     live_readers[p.index()] += 1;

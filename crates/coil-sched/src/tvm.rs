@@ -93,8 +93,8 @@ pub fn op_pattern(sched: &Schedule<'_>, op: OpId) -> OpPatternKind {
     if c.reduction_type.is_some() {
         return OpPatternKind::CommReduce;
     }
-    if c.is_scan() {
-        // TVM computes scans (`cumsum`) outside its fusable patterns.
+    if c.is_scan() || c.scatter.is_some() {
+        // TVM computes scans (`cumsum`) and scatters outside its fusable patterns.
         return OpPatternKind::Opaque;
     }
     let body = &c.body;

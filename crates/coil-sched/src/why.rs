@@ -12,6 +12,8 @@ pub enum WhyNoFuse {
     Node1ExternOrNop,
     /// `node2 is extern or nop`.
     Node2ExternOrNop,
+    /// One of them writes a buffer it does not produce (a scatter).
+    Mutation,
     /// `node1 must go before node2`: node1 depends on node2.
     MustGoBefore,
     /// `device mismatch (cpu vs cuda:0)`.
@@ -91,6 +93,7 @@ impl fmt::Display for WhyNoFuse {
         match self {
             WhyNoFuse::SameNode => f.write_str("same node"),
             WhyNoFuse::Node1ExternOrNop => f.write_str("node1 is extern or nop"),
+            WhyNoFuse::Mutation => f.write_str("one of them mutates a buffer (a scatter)"),
             WhyNoFuse::Node2ExternOrNop => f.write_str("node2 is extern or nop"),
             WhyNoFuse::MustGoBefore => f.write_str("node1 must go before node2"),
             WhyNoFuse::DeviceMismatch(a, b) => write!(f, "device mismatch ({a} vs {b})"),

@@ -650,7 +650,7 @@ impl<'a, 'ctx> Ir<'a, 'ctx> {
     }
 
     /// Memory form to compute form.
-    fn decode(&self, raw: V<'ctx>, d: DType) -> Result<V<'ctx>, CpuError> {
+    pub(crate) fn decode(&self, raw: V<'ctx>, d: DType) -> Result<V<'ctx>, CpuError> {
         match d {
             DType::Bool => self.icmp(IntPredicate::NE, raw, self.zero_like(raw)?),
             DType::F16 => self.fpcast(raw, self.cx.f32_type()),
@@ -694,7 +694,7 @@ impl<'a, 'ctx> Ir<'a, 'ctx> {
     }
 
     /// Compute form to memory form.
-    fn encode(&self, v: V<'ctx>, d: DType) -> Result<V<'ctx>, CpuError> {
+    pub(crate) fn encode(&self, v: V<'ctx>, d: DType) -> Result<V<'ctx>, CpuError> {
         match d {
             DType::Bool => self.iresize(v, self.cx.i8_type(), false),
             DType::F16 => self.fpcast(v, self.cx.f16_type()),

@@ -18,6 +18,8 @@
 //! - **Gathers** (indirect indices, [`gather`]): each checked index computed once per copy of
 //!   the body; a load through one is a vector load when the index is the same for every lane,
 //!   one scalar load per lane otherwise.
+//! - **Scatters** ([`scatter`]): a store through indirect indices is written lane by lane; an
+//!   atomic add is a compare-and-swap loop per lane.
 //! - **Values** are named after the kernel IR (`v12`; `v12.s` in the scalar tail), accumulators
 //!   `acc0`, loop variables `p1`, arguments by their buffer names.
 
@@ -32,6 +34,7 @@ mod rowcache;
 mod rows_bounded;
 mod rows_guarded;
 mod rows_pipelined;
+mod scatter;
 
 use std::collections::{HashMap, HashSet};
 
@@ -1313,6 +1316,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             d,
             false,
         )?;
+        if st.mode == coil_codegen::StoreMode::AtomicAdd {
+            return self.atomic_add_store(st, v, env);
+        }
         match self.access(&st.index, env) {
             Access::Uniform => {
                 // Every lane writes the same element: the last lane's value is the one left.

@@ -197,6 +197,32 @@ impl Emitter<'_> {
         );
     }
 
+    /// Adds `v` to the element at `addr` atomically (`red.global.add`): f16 and bf16 (sm_70
+    /// and sm_90), f32, f64, 32- and 64-bit integers (the lowering's `atomic_add` dtypes;
+    /// others run on the host).
+    pub(crate) fn atomic_add_scalar(
+        &mut self,
+        addr: Reg,
+        dtype: DType,
+        v: Val,
+        guard: Option<Reg>,
+    ) {
+        let (value, ty) = match dtype {
+            DType::F32 => (self.reg(Repr::F32, v), "f32"),
+            DType::F64 => (self.reg(Repr::F64, v), "f64"),
+            DType::I64 => (self.reg(Repr::I64, v), "u64"),
+            DType::F16 => (self.round_to_16bit(v, dtype), "noftz.f16"),
+            DType::BF16 => (self.round_to_16bit(v, dtype), "noftz.bf16"),
+            // Two's complement: the same bits as a signed add.
+            _ => (self.reg(Repr::I32, v), "u32"),
+        };
+        self.guarded_emit(
+            guard,
+            format!("red.global.add.{ty}"),
+            vec![Operand::Addr(addr.into()), Operand::Reg(value)],
+        );
+    }
+
     /// Stores `vs` (in `dtype`'s repr) as consecutive elements at an address aligned to their
     /// total size, in accesses of at most 16 bytes; 16-bit floats are rounded and packed two
     /// to a 32-bit word. The counterpart of [`Self::load_words`].

@@ -44,7 +44,7 @@ pub use plan::{
 use std::collections::HashMap;
 
 use coil_codegen::{
-    AccId, Accumulator, ArgId, ArgRole, KExpr, Kernel, Stage, StageKind, Store, ValueId,
+    AccId, Accumulator, ArgId, ArgRole, KExpr, Kernel, Stage, StageKind, Store, StoreMode, ValueId,
 };
 use coil_graph::DType;
 use coil_lower::{IndexExpr, Var, VarRanges};
@@ -962,6 +962,29 @@ impl<'k> Emitter<'k> {
         let flat = self.flat(&st.index);
         let ptr = self.ptrs[a];
         let size = mem.itemsize();
+        if st.mode == StoreMode::AtomicAdd {
+            // Every slot is a point of its own, even where index and value are uniform.
+            let slots: Vec<(usize, Option<Reg>, IndexEnv)> = match cx {
+                Some(cx) => {
+                    let w = cx.width as usize;
+                    let mut v = Vec::new();
+                    for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
+                        let g = self.and_guard(guard, chunk.valid);
+                        for lane in 0..w {
+                            v.push((c * w + lane, g, self.slot_env(cx, c * w + lane)));
+                        }
+                    }
+                    v
+                }
+                None => vec![(0, guard, self.env.clone())],
+            };
+            for (slot, g, env) in slots {
+                let i = self.eval_in(&env, &flat);
+                let at = address(&mut self.b, &self.env, ptr, i, size);
+                self.atomic_add_scalar(at, mem, lv.get(slot), g);
+            }
+            return;
+        }
         match cx {
             Some(cx) if flat.contains_var(cx.var) || !lv.is_one() => {
                 let w = cx.width as usize;

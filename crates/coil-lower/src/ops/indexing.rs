@@ -6,8 +6,8 @@
 //! positions only. A read through an indirect index is a whole-buffer dependency (`StarDep`)
 //! for the scheduler.
 //!
-//! Writes at indirect positions (`scatter`, `index_put`) and `_embedding_bag` stay host
-//! fallbacks.
+//! Writes at indirect positions (`scatter`, `index_put`) are in `scatter.rs`;
+//! `_embedding_bag` stays a host fallback.
 
 use coil_graph::IndexingKind;
 use coil_graph::{Bound, Call, DType, Node, advanced_index, normalize_dim};
@@ -31,7 +31,7 @@ impl Lowerer<'_> {
 
     /// Loads `index` at `at` and makes it a checked index into a dim of `size`.
     #[allow(clippy::too_many_arguments)]
-    fn indirect(
+    pub(super) fn indirect(
         &mut self,
         cx: &mut BodyCx,
         node: &Node,
@@ -45,6 +45,49 @@ impl Lowerer<'_> {
         let v = self.load_at(cx, index, at, None);
         let check = self.index_check(node, call, dim, size);
         cx.body.indirect_index(v, size, wrap_negative, check)
+    }
+
+    /// Advanced indexing (`x[i0, :, i2]`) at the point of `cx` (over the indexing result's
+    /// sizes, `adv.sizes`): the element of `x` (of `sizes`) it names, one index expression per
+    /// dim, the index tensors loaded and checked (negatives wrap).
+    pub(super) fn advanced_positions(
+        &mut self,
+        cx: &mut BodyCx,
+        node: &Node,
+        call: &Call,
+        sizes: &[usize],
+        idx: &[Option<TensorId>],
+        adv: &coil_graph::AdvancedIndex,
+    ) -> Vec<IndexExpr> {
+        let out_idx = cx.idx.clone();
+        let nb = adv.broadcast.len();
+        let bpos = out_idx[adv.at..adv.at + nb].to_vec();
+        // Kept dims fill the result's other positions, in order.
+        let mut rest = (0..out_idx.len()).filter(|&k| k < adv.at || k >= adv.at + nb);
+        let mut xi: Vec<IndexExpr> = vec![IndexExpr::zero(); sizes.len()];
+        for (d, slot) in xi.iter_mut().enumerate() {
+            if !adv.indexed.contains(&d) {
+                *slot = out_idx[rest.next().unwrap_or(0)].clone();
+            }
+        }
+        for &d in &adv.indexed {
+            let Some(t) = idx[d] else { continue };
+            let isz = self.g.tensors[t].sizes.clone();
+            let lead = nb - isz.len();
+            let at: Vec<IndexExpr> = isz
+                .iter()
+                .enumerate()
+                .map(|(k, &s)| {
+                    if s == 1 {
+                        IndexExpr::zero()
+                    } else {
+                        bpos[lead + k].clone()
+                    }
+                })
+                .collect();
+            xi[d] = self.indirect(cx, node, call, t, &at, d, sizes[d], true);
+        }
+        xi
     }
 
     /// `index_put(x, [mask], v)` with one boolean mask over `x`'s leading dims and a
@@ -101,14 +144,10 @@ impl Lowerer<'_> {
         b: &Bound<'_>,
     ) -> Result<Vec<TensorId>> {
         use IndexingKind as I;
-        if let I::EmbeddingBag
-        | I::Scatter
-        | I::ScatterAdd
-        | I::ScatterReduce
-        | I::IndexPut
-        | I::Sort
-        | I::Topk = kind
-        {
+        if let I::Scatter | I::ScatterAdd | I::ScatterReduce | I::IndexPut = kind {
+            return self.lower_scatter(node, call, kind, b);
+        }
+        if let I::EmbeddingBag | I::Sort | I::Topk = kind {
             return self.lower_fallback(node, call);
         }
         let meta = node.meta().clone();
@@ -182,33 +221,7 @@ impl Lowerer<'_> {
                     .map(|t| t.map(|t| self.g.tensors[t].sizes.clone()))
                     .collect();
                 let adv = advanced_index(&sizes, &shapes).map_err(gerr)?;
-                let nb = adv.broadcast.len();
-                let bpos = out_idx[adv.at..adv.at + nb].to_vec();
-                // Kept dims fill the result's other positions, in order.
-                let mut rest = (0..out_idx.len()).filter(|&k| k < adv.at || k >= adv.at + nb);
-                let mut xi: Vec<IndexExpr> = vec![IndexExpr::zero(); sizes.len()];
-                for (d, slot) in xi.iter_mut().enumerate() {
-                    if !adv.indexed.contains(&d) {
-                        *slot = out_idx[rest.next().unwrap_or(0)].clone();
-                    }
-                }
-                for &d in &adv.indexed {
-                    let Some(t) = idx[d] else { continue };
-                    let isz = self.g.tensors[t].sizes.clone();
-                    let lead = nb - isz.len();
-                    let at: Vec<IndexExpr> = isz
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &s)| {
-                            if s == 1 {
-                                IndexExpr::zero()
-                            } else {
-                                bpos[lead + k].clone()
-                            }
-                        })
-                        .collect();
-                    xi[d] = self.indirect(&mut cx, node, call, t, &at, d, sizes[d], true);
-                }
+                let xi = self.advanced_positions(&mut cx, node, call, &sizes, &idx, &adv);
                 self.load_at(&mut cx, x, &xi, None)
             }
             I::EmbeddingBag

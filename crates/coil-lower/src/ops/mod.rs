@@ -10,6 +10,7 @@ mod matmul;
 mod pointwise;
 mod random;
 mod reduce;
+mod scatter;
 mod views;
 mod window;
 
@@ -189,16 +190,19 @@ impl Lowerer<'_> {
 pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
     use coil_graph::{CheckKind as Ch, CopyKind as Co, IndexingKind as I, OpFamily as F};
     match kind.family() {
-        F::Indexing(I::Embedding | I::Index | I::IndexSelect | I::Gather) => true,
+        // The scatters lower as kernels, except where Inductor's run on the host too (see
+        // `ops/scatter.rs`): those fall back from inside their lowering.
         F::Indexing(
-            I::EmbeddingBag
+            I::Embedding
+            | I::Index
+            | I::IndexSelect
+            | I::Gather
             | I::Scatter
             | I::ScatterAdd
             | I::ScatterReduce
-            | I::IndexPut
-            | I::Sort
-            | I::Topk,
-        ) => false,
+            | I::IndexPut,
+        ) => true,
+        F::Indexing(I::EmbeddingBag | I::Sort | I::Topk) => false,
         F::Copy(Co::AsStridedScatter) | F::Check(Ch::AssertTensorMetadata) => false,
         F::KernelOp(..)
         | F::Float(_)
