@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use coil_kernel::{
     AccId, ArgId, BackendError, Const, DType, IndexExpr, KExpr, Kernel, Op, ReductionType,
-    StageKind, Term, ValueId,
+    StageKind, StoreMode, Term, ValueId,
 };
 
 /// A compiled kernel's entry point.
@@ -569,12 +569,13 @@ fn kernel(out: &mut String, k: &Kernel, name: &str) -> Result<(), BackendError> 
         }
         for st in &s.stores {
             let a = k.arg(st.arg);
-            let x = convert(&format!("v{}", st.value.0), k.dtype(st.value), a.dtype);
-            let _ = writeln!(
-                out,
-                "    {}",
-                store_stmt(st.arg, a.dtype, &index(&st.index), &x)
-            );
+            let mut x = convert(&format!("v{}", st.value.0), k.dtype(st.value), a.dtype);
+            let at = index(&st.index);
+            if st.mode == StoreMode::AtomicAdd {
+                // One thread runs the kernel: read, add, write.
+                x = format!("({} + {x})", load_expr(st.arg, a.dtype, &at));
+            }
+            let _ = writeln!(out, "    {}", store_stmt(st.arg, a.dtype, &at, &x));
         }
         if s.kind == StageKind::Reduction {
             let _ = writeln!(out, "    ++rpos;");

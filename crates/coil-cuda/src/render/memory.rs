@@ -214,7 +214,13 @@ impl Emitter<'_> {
             DType::F16 => (self.round_to_16bit(v, dtype), "noftz.f16"),
             DType::BF16 => (self.round_to_16bit(v, dtype), "noftz.bf16"),
             // Two's complement: the same bits as a signed add.
-            _ => (self.reg(Repr::I32, v), "u32"),
+            DType::I32 => (self.reg(Repr::I32, v), "u32"),
+            DType::Bool | DType::U8 | DType::I8 | DType::I16 => {
+                self.fail(format!(
+                    "no atomic add of {dtype} on the GPU (its scatters run on the host)"
+                ));
+                return;
+            }
         };
         self.guarded_emit(
             guard,

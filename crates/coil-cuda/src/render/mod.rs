@@ -962,8 +962,10 @@ impl<'k> Emitter<'k> {
         let flat = self.flat(&st.index);
         let ptr = self.ptrs[a];
         let size = mem.itemsize();
-        if st.mode == StoreMode::AtomicAdd {
-            // Every slot is a point of its own, even where index and value are uniform.
+        let indirect = self.indirect_lanes(&st.index);
+        if st.mode == StoreMode::AtomicAdd || !indirect.is_empty() {
+            // A scatter: one access per slot, each `ind<n>` bound to that slot's index; every
+            // slot is a point of its own, even where index and value are uniform.
             let slots: Vec<(usize, Option<Reg>, IndexEnv)> = match cx {
                 Some(cx) => {
                     let w = cx.width as usize;
@@ -978,42 +980,47 @@ impl<'k> Emitter<'k> {
                 }
                 None => vec![(0, guard, self.env.clone())],
             };
-            for (slot, g, env) in slots {
+            for (slot, g, mut env) in slots {
+                self.bind_indirect(&mut env, &indirect, slot);
                 let i = self.eval_in(&env, &flat);
                 let at = address(&mut self.b, &self.env, ptr, i, size);
-                self.atomic_add_scalar(at, mem, lv.get(slot), g);
-            }
-            return;
-        }
-        match cx {
-            Some(cx) if flat.contains_var(cx.var) || !lv.is_one() => {
-                let w = cx.width as usize;
-                let shape = lane_shape(&flat, cx.var, w as i64);
-                let vector = vector_access(shape, w, mem);
-                for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
-                    let g = self.and_guard(guard, chunk.valid);
-                    if vector {
-                        let env = self.slot_env(cx, c * w);
-                        let i = self.eval_in(&env, &flat);
-                        let at = address(&mut self.b, &self.env, ptr, i, size);
-                        let vs: Vec<Val> = (0..w).map(|l| lv.get(c * w + l)).collect();
-                        self.store_vector(at, mem, &vs, g);
-                        continue;
-                    }
-                    for lane in 0..w {
-                        let slot = c * w + lane;
-                        let env = self.slot_env(cx, slot);
-                        let i = self.eval_in(&env, &flat);
-                        let at = address(&mut self.b, &self.env, ptr, i, size);
-                        self.store_scalar(at, mem, lv.get(slot), g);
-                    }
+                if st.mode == StoreMode::AtomicAdd {
+                    self.atomic_add_scalar(at, mem, lv.get(slot), g);
+                } else {
+                    self.store_scalar(at, mem, lv.get(slot), g);
                 }
             }
-            _ => {
-                let env = self.env.clone();
-                let i = self.eval_in(&env, &flat);
-                let at = address(&mut self.b, &self.env, ptr, i, size);
-                self.store_scalar(at, mem, lv.get(0), guard);
+        } else {
+            match cx {
+                Some(cx) if flat.contains_var(cx.var) || !lv.is_one() => {
+                    let w = cx.width as usize;
+                    let shape = lane_shape(&flat, cx.var, w as i64);
+                    let vector = vector_access(shape, w, mem);
+                    for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
+                        let g = self.and_guard(guard, chunk.valid);
+                        if vector {
+                            let env = self.slot_env(cx, c * w);
+                            let i = self.eval_in(&env, &flat);
+                            let at = address(&mut self.b, &self.env, ptr, i, size);
+                            let vs: Vec<Val> = (0..w).map(|l| lv.get(c * w + l)).collect();
+                            self.store_vector(at, mem, &vs, g);
+                            continue;
+                        }
+                        for lane in 0..w {
+                            let slot = c * w + lane;
+                            let env = self.slot_env(cx, slot);
+                            let i = self.eval_in(&env, &flat);
+                            let at = address(&mut self.b, &self.env, ptr, i, size);
+                            self.store_scalar(at, mem, lv.get(slot), g);
+                        }
+                    }
+                }
+                _ => {
+                    let env = self.env.clone();
+                    let i = self.eval_in(&env, &flat);
+                    let at = address(&mut self.b, &self.env, ptr, i, size);
+                    self.store_scalar(at, mem, lv.get(0), guard);
+                }
             }
         }
         // Later loads of this buffer must read memory again.

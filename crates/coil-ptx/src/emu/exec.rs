@@ -347,9 +347,10 @@ impl Block<'_> {
             }
             Kind::Cvta => v(1),
             Kind::Membar => return Ok(Flow::Next),
-            Kind::AtomAdd { space, ty } => {
+            Kind::AtomAdd { space, ty, returns } => {
                 let size = (ty.bits() / 8).max(1) as usize;
-                let (addr, add) = (v(1), v(2));
+                let first = usize::from(*returns);
+                let (addr, add) = (v(first), v(first + 1));
                 let fault = |m: String| EmuError::Fault {
                     entry: String::new(),
                     block: 0,
@@ -360,12 +361,22 @@ impl Block<'_> {
                 let mut x = [0u8; 8];
                 x[..size].copy_from_slice(cell);
                 let old = u64::from_le_bytes(x);
-                let new = if *ty == T::F32 {
-                    fbits(f32::from_bits(old as u32) + f32::from_bits(add as u32))
-                } else {
-                    old.wrapping_add(add) & mask(ty.bits())
+                let new = match ty {
+                    T::F32 => fbits(f32::from_bits(old as u32) + f32::from_bits(add as u32)),
+                    T::F64 => (f64v(old) + f64v(add)).to_bits(),
+                    // The sum of two 16-bit floats is exact in f64: one rounding.
+                    T::F16 => {
+                        u64::from(f16::from_f64(float_in(old, *ty) + float_in(add, *ty)).to_bits())
+                    }
+                    T::Bf16 => {
+                        u64::from(bf16::from_f64(float_in(old, *ty) + float_in(add, *ty)).to_bits())
+                    }
+                    _ => old.wrapping_add(add) & mask(ty.bits()),
                 };
                 cell.copy_from_slice(&new.to_le_bytes()[..size]);
+                if !*returns {
+                    return Ok(Flow::Next);
+                }
                 old
             }
             Kind::Cvt { to, from, rnd } => {

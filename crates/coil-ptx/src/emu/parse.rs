@@ -158,10 +158,12 @@ pub(crate) enum ShflMode {
 pub(crate) enum Kind {
     /// A memory fence (`membar`, `fence`): a no-op here, where blocks run one at a time.
     Membar,
-    /// `atom.space.add.ty`: the old value; only `add` on integers and f32.
+    /// `atom.space.add.ty` (the old value into the first operand) or, without `returns`,
+    /// `red.space.add.ty` (nothing back): integers and floats.
     AtomAdd {
         space: Space,
         ty: T,
+        returns: bool,
     },
     Mov(T),
     Cvt {
@@ -511,9 +513,10 @@ fn decode(opcode: &str, line: usize) -> Result<Kind, EmuError> {
         "shfl" if has("idx") => Kind::Shfl(ShflMode::Idx),
         "bar" => Kind::Bar,
         "membar" | "fence" => Kind::Membar,
-        "atom" if has("add") => Kind::AtomAdd {
+        "atom" | "red" if has("add") => Kind::AtomAdd {
             space: space()?,
             ty: ty()?,
+            returns: parts[0] == "atom",
         },
         "bra" => Kind::Bra,
         "ret" => Kind::Ret,
