@@ -704,6 +704,46 @@ def index_put_int():
             (torch.randint(0, 9, (5,)), torch.tensor([0, 4, 4, 2]), torch.randint(-3, 3, (4,))))
 
 
+@case
+def scatter_add_many_into_few_bins():
+    # 60000 points added into 16 bins: with kernels, every CPU thread and GPU thread adds to
+    # the same few elements at once (atomic adds), in float and in int64. Index and values are
+    # computed in the graph (so they fuse into the scatter and the file stays small).
+    def f(x, xi):
+        n = torch.arange(60000)
+        i = (n * 7919) % 16
+        s = torch.sin(n.float())
+        si = n % 11 - 5
+        return (x.scatter_add(0, i, s), xi.scatter_add(0, i, si),
+                x.index_put((i,), s, accumulate=True))
+    return Fn(f), (torch.zeros(16), torch.zeros(16, dtype=torch.int64))
+
+
+@case
+def scatter_16bit_and_0d():
+    # bf16 and f16 adds (each target hit at most twice, so the rounding order is eager's),
+    # a 0-d scatter, and a scatter whose src is larger than its index.
+    idx = torch.tensor([[0, 2, 1], [3, 2, 0]])
+    return (Fn(lambda b, h, i, sb, sh, z, zi, zs: (
+        b.scatter_add(0, i, sb), h.scatter_add(1, i, sh), b.scatter(1, i, sb[:, :3]),
+        z.scatter(0, zi, zs), torch.ops.aten.index_put.default(h, [i[0]], sh[0], True))),
+        (torch.randn(4, 4).bfloat16(), torch.randn(4, 4).half(), idx,
+         torch.randn(2, 5).bfloat16(), torch.randn(3, 4).half(),
+         torch.tensor(1.5), torch.tensor(0), torch.tensor(-4.0)))
+
+
+@case
+def scatter_into_views():
+    # self, index and src as views (a transpose, a slice, an expand): the scatter reads them
+    # through their strides and writes a fresh contiguous result.
+    x = torch.randn(6, 5)
+    idx = torch.tensor([[0, 1, 2, 3, 4], [4, 3, 2, 1, 0]])
+    return (Fn(lambda x, i, s: (x.t().scatter(1, i[:, :4].t().contiguous(), s.t()[:4, :2]),
+                                x[1:].scatter_add(0, i.expand(2, 5), s[:2, :5]),
+                                x.index_put((i[0, :3],), s[0, :5], accumulate=True))),
+            (x, idx, torch.randn(5, 6)))
+
+
 # ---------------------------------------------------------------- scans
 
 

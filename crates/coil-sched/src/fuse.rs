@@ -217,6 +217,21 @@ impl Schedule<'_> {
     /// other buffer `b` reads may come from a node that itself depends on `a`.
     pub fn can_fuse_vertical(&self, a: NodeId, b: NodeId) -> Result<(), WhyNoFuse> {
         let (na, nb) = (&self.nodes[a], &self.nodes[b]);
+        // A buffer of `a` that a scatter outside `a` changes before `b` reads it: what `b`
+        // reads is the scatter's (Inductor's mutation renaming), an intermediate node.
+        for &r in &nb.read_writes.reads {
+            let buf = self.deps.buffer(r);
+            if !na.produces(buf) {
+                continue;
+            }
+            let between = self.mutators.get(&buf).is_some_and(|ms| {
+                ms.iter()
+                    .any(|&m| nb.ancestors.contains(m) && !na.op_set.contains(m))
+            });
+            if between {
+                return Err(WhyNoFuse::IntermediateNodes);
+            }
+        }
         let mut remaining: Vec<&Dep> = nb.norm_unmet.iter().map(|&d| self.deps.get(d)).collect();
         for &w in &na.norm.writes {
             if let Dep::Memory(w) = self.deps.get(w) {

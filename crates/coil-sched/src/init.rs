@@ -228,6 +228,14 @@ impl<'g> Schedule<'g> {
                 is_output[b.index()] = true;
             }
         }
+        let mut mutators: HashMap<BufRef, Vec<OpId>> = HashMap::new();
+        for (i, (_, writes)) in rw_refs.iter().enumerate() {
+            for &w in writes {
+                if w != BufRef::Buffer(bufs[i].id) {
+                    mutators.entry(w).or_default().push(OpId::new(i));
+                }
+            }
+        }
         // An operation that writes a returned buffer or a graph input (a scatter into it)
         // is live as the buffer's own is.
         let writes_output: Vec<bool> = rw_refs
@@ -382,6 +390,7 @@ impl<'g> Schedule<'g> {
             position,
             ids_in_order,
             deps,
+            mutators,
             log: Vec::new(),
             kernels: Vec::new(),
             strategy: "none",

@@ -46,6 +46,9 @@ pub struct Schedule<'g> {
     pub(crate) ids_in_order: bool,
     /// Every dep nodes refer to.
     pub(crate) deps: DepTable,
+    /// Per buffer written by operations other than its own (a scatter's target), those
+    /// operations, in program order.
+    pub(crate) mutators: hashbrown::HashMap<BufRef, Vec<OpId>>,
     pub(crate) log: Vec<String>,
     pub(crate) kernels: Vec<KernelInfo>,
     pub(crate) strategy: &'static str,

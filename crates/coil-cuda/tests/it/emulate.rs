@@ -161,6 +161,17 @@ fn special_function_op_cases_match_pytorch() {
     assert_eq!(seen, 2, "the f32 special functions and the polynomials");
 }
 
+/// The scatters (`scatter`, `scatter_add`, `scatter_reduce`, `index_put`): stores and
+/// `red.global.add`s through indirect indices, duplicates, 16-bit floats, views, 0-d, and the
+/// reductions and boolean masks that stay on the host.
+#[test]
+fn scatter_op_cases_match_pytorch() {
+    let seen = emulated_op_cases(|n| {
+        n.starts_with("scatter_") || n.starts_with("index_put_") || n.contains("_index_put")
+    });
+    assert!(seen >= 15, "{seen} scatter and index_put cases");
+}
+
 /// Runs the op cases whose names `pick` selects through the emulated GPU against PyTorch's
 /// outputs (floats within f32's test tolerance, a 16-bit result within one of its ulp,
 /// integers exactly); how many ran.

@@ -5,6 +5,7 @@ mod cpu;
 mod deep;
 mod edge_shapes;
 mod real_ops;
+mod scatter;
 mod strategy;
 mod zero_size;
 mod zoo;
