@@ -906,6 +906,23 @@ def sort_and_topk():
 
 
 @case
+def sort_edges():
+    # sort and topk beyond the common case: a middle dim of a 3-d tensor, bools, f16 with
+    # infinities, a 0-d tensor, a size-1 dim, topk k=len, and a row of 300 (on the CPU longer
+    # than its kernel limit: a host call there, a kernel on the GPU). Empty rows: coil's
+    # scatter tests (the export cannot take empty outputs).
+    m = torch.randn(3, 6, 4)
+    m[1, 2, 0] = m[1, 4, 0]
+    f = torch.randn(4, 9).half()
+    f[0, 1], f[2, 5], f[3, 0] = float("inf"), float("-inf"), float("nan")
+    return (Fn(lambda m, b, f, z, r: (
+        *torch.sort(m, dim=1), *torch.sort(m, dim=-2, descending=True), *torch.sort(b),
+        *torch.sort(f, descending=True), *torch.topk(f, 4, largest=False), *torch.sort(z),
+        *torch.sort(m[:, :1], dim=1), *torch.topk(m, 4), *torch.sort(r), *torch.topk(r, 7))),
+        (m, torch.rand(3, 7) > 0.5, f, torch.tensor(2.5), torch.randn(2, 300)))
+
+
+@case
 def rounding_ops():
     return (Fn(lambda x: (torch.floor(x), torch.ceil(x), torch.round(x), torch.trunc(x))),
             (halves(),))

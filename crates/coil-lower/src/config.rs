@@ -67,6 +67,11 @@ pub struct LowerConfig {
     /// `index_put(accumulate=True)` and `scatter_reduce(sum)` of these run as scatter kernels,
     /// of the others on the host (Inductor's `needs_fallback_due_to_atomic_add_limitations`).
     pub atomic_add: Vec<DType>,
+    /// `sort` and `topk` along rows of at most this many elements are kernels (a rank, then a
+    /// scatter; `len` comparisons per element); longer rows run on the host. The GPU's limit is
+    /// high (a host call costs two copies over PCIe there), the CPU's low (its host sort is
+    /// `n log n` in the same memory).
+    pub sort_kernel_max_len: usize,
 }
 
 impl LowerConfig {
@@ -96,6 +101,7 @@ impl LowerConfig {
                 DType::I32,
                 DType::I64,
             ],
+            sort_kernel_max_len: 4096,
         }
     }
 
@@ -116,6 +122,7 @@ impl LowerConfig {
                 DType::I32,
                 DType::I64,
             ],
+            sort_kernel_max_len: 256,
             ..LowerConfig::gpu()
         }
     }

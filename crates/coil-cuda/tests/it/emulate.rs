@@ -163,13 +163,17 @@ fn special_function_op_cases_match_pytorch() {
 
 /// The scatters (`scatter`, `scatter_add`, `scatter_reduce`, `index_put`): stores and
 /// `red.global.add`s through indirect indices, duplicates, 16-bit floats, views, 0-d, and the
-/// reductions and boolean masks that stay on the host.
+/// reductions and boolean masks that stay on the host; `sort` and `topk` (a rank, then a
+/// scatter).
 #[test]
-fn scatter_op_cases_match_pytorch() {
+fn scatter_and_sort_op_cases_match_pytorch() {
     let seen = emulated_op_cases(|n| {
-        n.starts_with("scatter_") || n.starts_with("index_put_") || n.contains("_index_put")
+        n.starts_with("scatter_")
+            || n.starts_with("index_put_")
+            || n.contains("_index_put")
+            || n == "sort_and_topk"
     });
-    assert!(seen >= 15, "{seen} scatter and index_put cases");
+    assert!(seen >= 16, "{seen} scatter, index_put and sort cases");
 }
 
 /// Runs the op cases whose names `pick` selects through the emulated GPU against PyTorch's

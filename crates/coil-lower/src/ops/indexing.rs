@@ -6,8 +6,8 @@
 //! positions only. A read through an indirect index is a whole-buffer dependency (`StarDep`)
 //! for the scheduler.
 //!
-//! Writes at indirect positions (`scatter`, `index_put`) are in `scatter.rs`;
-//! `_embedding_bag` stays a host fallback.
+//! Writes at indirect positions (`scatter`, `index_put`) are in `scatter.rs`, `sort` and
+//! `topk` in `sort.rs`; `_embedding_bag` stays a host fallback.
 
 use coil_graph::IndexingKind;
 use coil_graph::{Bound, Call, DType, Node, advanced_index, normalize_dim};
@@ -19,7 +19,7 @@ use crate::lowering::{BodyCx, Lowerer, Result};
 
 impl Lowerer<'_> {
     /// A new check of indices into dim `dim` (of size `size`) of the tensor `node` indexes.
-    fn index_check(&mut self, node: &Node, call: &Call, dim: usize, size: usize) -> u32 {
+    pub(super) fn index_check(&mut self, node: &Node, call: &Call, dim: usize, size: usize) -> u32 {
         self.g.index_checks.push(IndexCheck {
             node: node.name.clone(),
             op: call.op.to_string(),
@@ -147,7 +147,10 @@ impl Lowerer<'_> {
         if let I::Scatter | I::ScatterAdd | I::ScatterReduce | I::IndexPut = kind {
             return self.lower_scatter(node, call, kind, b);
         }
-        if let I::EmbeddingBag | I::Sort | I::Topk = kind {
+        if let I::Sort | I::Topk = kind {
+            return self.lower_sort(node, call, kind, b);
+        }
+        if let I::EmbeddingBag = kind {
             return self.lower_fallback(node, call);
         }
         let meta = node.meta().clone();

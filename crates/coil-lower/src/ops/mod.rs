@@ -11,6 +11,7 @@ mod pointwise;
 mod random;
 mod reduce;
 mod scatter;
+mod sort;
 mod views;
 mod window;
 
@@ -190,8 +191,8 @@ impl Lowerer<'_> {
 pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
     use coil_graph::{CheckKind as Ch, CopyKind as Co, IndexingKind as I, OpFamily as F};
     match kind.family() {
-        // The scatters lower as kernels, except where Inductor's run on the host too (see
-        // `ops/scatter.rs`): those fall back from inside their lowering.
+        // The scatters and sorts lower as kernels, except where Inductor's run on the host too
+        // (see `ops/scatter.rs`, `ops/sort.rs`): those fall back from inside their lowering.
         F::Indexing(
             I::Embedding
             | I::Index
@@ -200,9 +201,11 @@ pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
             | I::Scatter
             | I::ScatterAdd
             | I::ScatterReduce
-            | I::IndexPut,
+            | I::IndexPut
+            | I::Sort
+            | I::Topk,
         ) => true,
-        F::Indexing(I::EmbeddingBag | I::Sort | I::Topk) => false,
+        F::Indexing(I::EmbeddingBag) => false,
         F::Copy(Co::AsStridedScatter) | F::Check(Ch::AssertTensorMetadata) => false,
         F::KernelOp(..)
         | F::Float(_)

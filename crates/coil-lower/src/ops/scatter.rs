@@ -259,7 +259,7 @@ impl Lowerer<'_> {
 
     /// Adds the scatter buffer storing `value` (over `cx`'s points) into `target` at `at` (one
     /// index expression per target dim). Nothing is added for an empty source.
-    fn push_scatter(
+    pub(super) fn push_scatter(
         &mut self,
         node: &Node,
         cx: BodyCx,

@@ -210,3 +210,32 @@ proptest! {
         matches_eager(&text, &inputs).map_err(TestCaseError::fail)?;
     }
 }
+
+/// `sort` and `topk` of empty rows, a 0-d tensor and `k = 0`: outputs of the right shapes
+/// and no kernel touching memory.
+#[test]
+fn sorts_of_empty_and_0d_tensors() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, e: "f32[3, 0]", z: "f32[]", m: "f32[2, 5]"):
+        sort = torch.ops.aten.sort.default(e)
+        v0: "f32[3, 0]" = sort[0]
+        i0: "i64[3, 0]" = sort[1];  sort = None
+        sort_1 = torch.ops.aten.sort.default(z, 0, True)
+        v1: "f32[]" = sort_1[0]
+        i1: "i64[]" = sort_1[1];  sort_1 = None
+        topk = torch.ops.aten.topk.default(m, 0)
+        v2: "f32[2, 0]" = topk[0]
+        i2: "i64[2, 0]" = topk[1];  topk = None
+        topk_1 = torch.ops.aten.topk.default(m, 5, 1, False)
+        v3: "f32[2, 5]" = topk_1[0]
+        i3: "i64[2, 5]" = topk_1[1];  topk_1 = None
+        return (v0, i0, v1, i1, v2, i2, v3, i3)
+"#;
+    let inputs = [
+        random_tensor(DType::F32, &[3, 0], 9),
+        random_tensor(DType::F32, &[], 10),
+        random_tensor(DType::F32, &[2, 5], 11),
+    ];
+    matches_eager(text, &inputs).unwrap();
+}
