@@ -584,6 +584,47 @@ def test_bucketize_searchsorted_and_resize_match_eager(device):
     assert_all_compiled()
 
 
+class ScattersAndSorts(torch.nn.Module):
+    """Writes at indirect positions and sorts, as kernels on either device: scatter,
+    scatter_add with duplicates (atomic adds), index_put with and without accumulating
+    (negative indices, two index tensors), scatter_reduce(sum) without self, sort and
+    topk with ties and NaN."""
+
+    def forward(self, x, idx, src, rows, h, v):
+        y = x * 2
+        return (
+            y.scatter_add(0, idx, src),
+            x.scatter(1, idx[:, :3].t().contiguous() % 6, 1.5),
+            torch.index_put(y, (rows,), v, accumulate=True),
+            torch.index_put(x, (rows[:2], rows[2:4] % 6), v[0, :2]),
+            x.scatter_reduce(0, idx, src, "sum", include_self=False),
+            h.scatter_add(0, idx[:2], h[:2] * 3),
+            *torch.sort(x, dim=1, descending=True),
+            *torch.sort(x, dim=0),
+            *torch.topk(y, 3),
+            *torch.topk(h, 2, dim=0, largest=False),
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scatters_and_sorts_are_kernels_matching_eager(device):
+    x = torch.randn(5, 6, device=device)
+    x[2, 1] = float("nan")
+    x[3] = x[1]  # ties along dim 0
+    idx = torch.randint(0, 5, (4, 6), device=device)
+    src = torch.randn(4, 6, device=device)
+    rows = torch.tensor([4, -1, 0, 2, 4], device=device)
+    h = torch.randn(5, 6, device=device).to(torch.bfloat16)
+    v = torch.randn(5, 6, device=device)
+    coil.reset_stats()
+    want, got = compiled(ScattersAndSorts(), x, idx, src, rows, h, v)
+    for i, (w, g) in enumerate(zip(want, got)):
+        tol = 2e-2 if w.dtype == torch.bfloat16 else 1e-5
+        torch.testing.assert_close(g, w, equal_nan=True, rtol=tol, atol=tol, msg=f"output {i}")
+    assert_all_compiled()
+    assert coil.torch_stats()["fallback_ops"] == [], coil.torch_stats()
+
+
 def banded_scores(scores, w):
     # Longformer's sliding-window layout: writes through a view of a transposed view, which
     # functionalization replays as views of slice_scatter results that eager lays out

@@ -247,6 +247,19 @@ impl Kernel {
             .any(|v| matches!(self.expr(*v), KExpr::Scan { .. }))
     }
 
+    /// Whether running the kernel twice leaves what running it once does: no atomic add, and
+    /// no load of a buffer it also stores to. A backend that times candidate launches on the
+    /// real buffers (autotuning) may only do so for these.
+    pub fn is_idempotent(&self) -> bool {
+        let stores = self.stages.iter().flat_map(|s| &s.stores);
+        let written: Vec<ArgId> = stores.clone().map(|st| st.arg).collect();
+        !stores.clone().any(|st| st.mode == StoreMode::AtomicAdd)
+            && !self
+                .values
+                .iter()
+                .any(|(e, _)| matches!(e, KExpr::Load { arg, .. } if written.contains(arg)))
+    }
+
     /// Product of `ranges`.
     pub fn numel(&self) -> usize {
         self.ranges.iter().product()

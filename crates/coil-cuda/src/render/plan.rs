@@ -184,8 +184,9 @@ pub fn oriented(mut plan: KernelPlan, reverse: bool) -> KernelPlan {
 }
 
 /// Plans worth timing against each other for `k` on the device (autotuning, as Inductor's
-/// reduction heuristics hand Triton several configs to benchmark at the first call): the
-/// default first, then, for pointwise kernels of a million elements or more, one chunk per
+/// reduction heuristics hand Triton several configs to benchmark at the first call; only for
+/// idempotent kernels, [`Kernel::is_idempotent`], since each is timed on the real buffers):
+/// the default first, then, for pointwise kernels of a million elements or more, one chunk per
 /// thread and iteration, and guaranteed residency (eight or four blocks an SM); for split
 /// reductions, four chunks per thread and iteration, or sixteen times the parts; for
 /// reductions over rows longer than a warp holds, looped reductions of [`LOOPED_BLOCK`]
@@ -196,7 +197,8 @@ pub fn oriented(mut plan: KernelPlan, reverse: bool) -> KernelPlan {
 pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<KernelPlan> {
     let default = plan_kernel(k, caps);
     let mut plans = vec![default];
-    if scans(k) {
+    // Timing runs a candidate on the real buffers: only where running it again is harmless.
+    if scans(k) || !k.is_idempotent() {
         return plans;
     }
     let rnumel = k.rnumel();

@@ -218,3 +218,32 @@ fn sixteen_bit_kernels_take_the_fast_exp_and_eight_wide_accesses() {
         assert!(!ptx.contains("ex2.approx"), "{what}: {ptx}");
     }
 }
+
+/// A kernel that adds atomically (a `scatter_add` of a million points) is never autotuned:
+/// timing its candidates on the real buffers would add every point once per launch (the bug
+/// this pins: 37 times on an H200). The same kernel storing instead is, as it is idempotent.
+#[test]
+fn kernels_that_add_atomically_have_one_candidate() {
+    let text = |word: &str| {
+        format!(
+            "kernel poi_fused_scatter_add_0 (pointwise) ranges=[1048576] reduction_ranges=[]
+  arg0 idx: i64[1048576] in
+  arg1 index_checks: i64[2] out
+  arg2 src: f32[1048576] in
+  arg3 buf0: f32[1024] inout
+  outer:
+    v0: i64 = load arg0[p0]
+    v1: i64 = indirect(v0, size=1024, check=arg1[0])
+    v2: f32 = load arg2[p0]
+    {word} arg3[ind1] = v2
+"
+        )
+    };
+    let caps = GpuCaps::h200();
+    let adds = &coil_kernel::parse_kernels(&text("atomic_add")).unwrap()[0];
+    assert!(!adds.is_idempotent());
+    assert_eq!(coil_cuda::render::candidate_plans(adds, &caps).len(), 1);
+    let sets = &coil_kernel::parse_kernels(&text("store")).unwrap()[0];
+    assert!(sets.is_idempotent());
+    assert!(coil_cuda::render::candidate_plans(sets, &caps).len() > 1);
+}
