@@ -721,9 +721,9 @@ def scatter_add_many_into_few_bins():
 
 @case
 def scatter_16bit_and_0d():
-    # bf16 and f16 adds (each target hit at most twice, so the rounding order is eager's),
-    # a 0-d scatter, and a scatter whose src is larger than its index.
-    idx = torch.tensor([[0, 2, 1], [3, 2, 0]])
+    # bf16 and f16 adds (each target hit once: with two adds, the order they round in is
+    # the threads'), a 0-d scatter, and a scatter whose src is larger than its index.
+    idx = torch.tensor([[0, 2, 1], [3, 1, 0]])
     return (Fn(lambda b, h, i, sb, sh, z, zi, zs: (
         b.scatter_add(0, i, sb), h.scatter_add(1, i, sh), b.scatter(1, i, sb[:, :3]),
         z.scatter(0, zi, zs), torch.ops.aten.index_put.default(h, [i[0]], sh[0], True))),
@@ -920,6 +920,32 @@ def sort_edges():
         *torch.sort(f, descending=True), *torch.topk(f, 4, largest=False), *torch.sort(z),
         *torch.sort(m[:, :1], dim=1), *torch.topk(m, 4), *torch.sort(r), *torch.topk(r, 7))),
         (m, torch.rand(3, 7) > 0.5, f, torch.tensor(2.5), torch.randn(2, 300)))
+
+
+@case
+def fmod_and_remainder_floats():
+    # fmod and remainder exactly as C's fmod: quotients far beyond the significand (1e30 by
+    # 3.7), subnormals, signed zeros, infinities and NaN on either side, negative operands;
+    # f32, f64, bf16, f16, a scalar divisor. Not pairs whose quotient overflows the dtype:
+    # there eager's vectorized CPU kernel gives NaN (its scalar tail and CUDA give C's exact
+    # fmod, as coil does).
+    special = [0.0, -0.0, 1.0, -1.0, 3.7, -3.7, 1e30, -1e30, 1e-40, -1e-41, 5e-45,
+               float("inf"), float("-inf"), float("nan"), 7.0, 0.5, 123456.789, 2.0 ** 100,
+               2.0 ** -126]
+    a = torch.tensor(special).repeat_interleave(len(special))
+    b = torch.tensor(special).repeat(len(special))
+    a = torch.cat([a, torch.randn(200) * 1e6, torch.randn(50) * 1e35])
+    b = torch.cat([b, torch.randn(200) * 10, torch.rand(50) * 1e-3])
+    d = a.double() * 1e280
+    e = b.double()
+    fine = lambda p, q: (p / q).isfinite() | ~p.isfinite() | ~q.isfinite() | (q == 0)
+    keep = fine(a, b) & fine(d, e) & fine(a.bfloat16(), b.bfloat16()) & fine(a.half(), b.half())
+    a, b, d, e = a[keep], b[keep], d[keep], e[keep]
+    return (Fn(lambda a, b, d, e: (
+        torch.fmod(a, b), torch.remainder(a, b), torch.fmod(d, e), torch.remainder(d, e),
+        torch.fmod(d, 1e-20), torch.fmod(a.bfloat16(), b.bfloat16()),
+        torch.remainder(a.half(), b.half()), torch.fmod(a, 2.5))),
+        (a, b, d, e))
 
 
 @case

@@ -176,6 +176,13 @@ fn scatter_and_sort_op_cases_match_pytorch() {
     assert!(seen >= 16, "{seen} scatter, index_put and sort cases");
 }
 
+/// Exact float `fmod` and `remainder` in integer ops (huge quotients, subnormals, signed
+/// zeros, infinities, NaN; f32, f64, bf16, f16).
+#[test]
+fn fmod_op_case_matches_pytorch() {
+    assert_eq!(emulated_op_cases(|n| n == "fmod_and_remainder_floats"), 1);
+}
+
 /// Runs the op cases whose names `pick` selects through the emulated GPU against PyTorch's
 /// outputs (floats within f32's test tolerance, a 16-bit result within one of its ulp,
 /// integers exactly); how many ran.

@@ -10,6 +10,7 @@
 
 mod atan;
 mod erfc;
+pub(crate) mod fmod;
 mod hyperbolic;
 
 use coil_graph::{DType, FloatFn};

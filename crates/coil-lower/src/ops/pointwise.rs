@@ -60,9 +60,17 @@ impl Lowerer<'_> {
                 one(self.elementwise(node, &[y], out, |_, a| a[0]))
             }
             K::Fmod | K::Remainder if out.is_float() => {
-                // C's fmod is exact; `a - trunc(a / b) * b` is not for floats. The eager
-                // version computes it until the backends have an fmod of their own.
-                self.lower_fallback(node, call)
+                // Exact, in integer ops (`math/fmod.rs`): `a - trunc(a / b) * b` is not.
+                let x = self.operand(node, b, "self")?;
+                let y = self.operand(node, b, "other")?;
+                let t = crate::math::compute_dtype(out);
+                one(self.elementwise(node, &[x, y], t, |cx, a| {
+                    if kind == K::Fmod {
+                        crate::math::fmod::fmod(&mut cx.body, a[0], a[1], t)
+                    } else {
+                        crate::math::fmod::remainder(&mut cx.body, a[0], a[1], t)
+                    }
+                }))
             }
             K::Fmod | K::Remainder => {
                 let x = self.operand(node, b, "self")?;
