@@ -949,6 +949,19 @@ def fmod_and_remainder_floats():
 
 
 @case
+def topk_of_a_vocabulary():
+    # topk over rows of 50000 (a vocabulary's logits, computed in the graph so the file stays
+    # small), largest and smallest. Distinct values: ATen's topk orders ties as its partial
+    # sort leaves them (coil's picks the lowest position first, as its sort does).
+    def f(scale):
+        n = torch.arange(100000).float().reshape(2, 50000)
+        logits = torch.sin(n * 0.37) * scale + n * 1e-4
+        return (*torch.topk(logits, 8), *torch.topk(logits, 5, largest=False),
+                *torch.topk(logits[:, :4000], 16, dim=-1))
+    return Fn(f), (torch.tensor(50.0),)
+
+
+@case
 def rounding_ops():
     return (Fn(lambda x: (torch.floor(x), torch.ceil(x), torch.round(x), torch.trunc(x))),
             (halves(),))

@@ -600,7 +600,8 @@ class ScattersAndSorts(torch.nn.Module):
             x.scatter_reduce(0, idx, src, "sum", include_self=False),
             h.scatter_add(0, idx[:2], h[:2] * 3),
             *torch.sort(x, dim=1, descending=True),
-            *torch.sort(x, dim=0),
+            # Ties along dim 0: only a stable sort has one answer (CUDA's default is not).
+            *torch.sort(x, dim=0, stable=True),
             *torch.topk(y, 3),
             *torch.topk(h, 2, dim=0, largest=False),
         )
