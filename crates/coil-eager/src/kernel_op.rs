@@ -201,7 +201,7 @@ fn binary(
             };
             finish(v, dtype, sizes)
         }
-        Op::Add | Op::Sub | Op::TrueDiv | Op::FloorDiv | Op::TruncDiv => fail(format!(
+        Op::Add | Op::Sub | Op::TrueDiv | Op::FloorDiv | Op::TruncDiv | Op::Fmod => fail(format!(
             "{op} is no op kind's whole body (add, sub and div take their own arguments)"
         )),
         coil_kernel::unary_ops!() | Op::Where => fail(format!("{op} takes one or three operands")),

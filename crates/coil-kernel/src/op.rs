@@ -152,6 +152,10 @@ op_table! {
     TruncDiv = "truncdiv", 2, Same, Divide, -;
     /// `a ** b`.
     Pow = "pow", 2, Same, Transcendental, Pow;
+    /// C's `fmod(a, b)` on floats (exact: `a - trunc(a / b) * b` without rounding). Backends
+    /// with a native one take it (the lowering's `LowerConfig::native_fmod`); for the others
+    /// the lowering builds it from integer ops.
+    Fmod = "fmod", 2, Same, Divide, -;
     /// NaN-propagating max.
     Maximum = "maximum", 2, Same, Cheap, -;
     /// NaN-propagating min.
@@ -229,6 +233,7 @@ macro_rules! binary_ops {
             | $crate::Op::FloorDiv
             | $crate::Op::TruncDiv
             | $crate::Op::Pow
+            | $crate::Op::Fmod
             | $crate::Op::Maximum
             | $crate::Op::Minimum
             | $crate::Op::Eq

@@ -269,6 +269,7 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
                 FloorDiv => (x / y).floor(),
                 TruncDiv => (x / y).trunc(),
                 Pow => x.powf(y),
+                Fmod => x % y,
                 Maximum => nan_max(x, y, true),
                 Minimum => nan_max(x, y, false),
                 Eq => return Ok(Scalar::B(x == y)),
@@ -296,9 +297,10 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
                 Add => x.wrapping_add(y),
                 Sub => x.wrapping_sub(y),
                 Mul => x.wrapping_mul(y),
-                FloorDiv | TruncDiv | TrueDiv if y == 0 => {
+                FloorDiv | TruncDiv | TrueDiv | Fmod if y == 0 => {
                     return eval_err("integer division by zero");
                 }
+                Fmod => x.wrapping_rem(y),
                 FloorDiv => {
                     let q = x.wrapping_div(y);
                     if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
@@ -346,6 +348,7 @@ pub fn binary(op: Op, a: Scalar, b: Scalar, dtype: DType) -> R<Scalar> {
             | FloorDiv
             | TruncDiv
             | Pow
+            | Fmod
             | LogicalAnd
             | LogicalOr
             | Where

@@ -72,6 +72,9 @@ pub struct LowerConfig {
     /// high (a host call costs two copies over PCIe there), the CPU's low (its host sort is
     /// `n log n` in the same memory).
     pub sort_kernel_max_len: usize,
+    /// The backend has an exact float `fmod` of its own ([`Op::Fmod`]: LLVM's `frem` on the
+    /// CPU); otherwise the lowering builds it from integer ops (`math/fmod.rs`).
+    pub native_fmod: bool,
 }
 
 impl LowerConfig {
@@ -102,6 +105,7 @@ impl LowerConfig {
                 DType::I64,
             ],
             sort_kernel_max_len: 4096,
+            native_fmod: false,
         }
     }
 
@@ -123,6 +127,7 @@ impl LowerConfig {
                 DType::I64,
             ],
             sort_kernel_max_len: 256,
+            native_fmod: true,
             ..LowerConfig::gpu()
         }
     }

@@ -388,6 +388,7 @@ fn binary(
             FloorDiv => fit(&format!("floor({a} / {b})"), to),
             TruncDiv => fit(&format!("trunc({a} / {b})"), to),
             Pow => fit(&format!("pow({a}, {b})"), to),
+            Fmod => fit(&format!("fmod({a}, {b})"), to),
             Maximum => fit(&format!("f_max({a}, {b})"), to),
             Minimum => fit(&format!("f_min({a}, {b})"), to),
             Eq => cmp("=="),
@@ -431,7 +432,7 @@ fn binary(
                 Shl => int(format!("i_shl({a}, {b}, {})", from.bits())),
                 Shr if from.is_unsigned() => int(format!("i_shru({a}, {b}, {})", from.bits())),
                 Shr => int(format!("i_shr({a}, {b}, {})", from.bits())),
-                other @ (coil_kernel::unary_ops!() | LogicalAnd | LogicalOr | Where) => {
+                other @ (coil_kernel::unary_ops!() | Fmod | LogicalAnd | LogicalOr | Where) => {
                     return Err(unsupported(k, format!("{other} of two integers")));
                 }
             }
@@ -455,6 +456,7 @@ fn binary(
             | FloorDiv
             | TruncDiv
             | Pow
+            | Fmod
             | LogicalAnd
             | LogicalOr
             | Where

@@ -306,6 +306,7 @@ impl<'a, 'ctx> Ir<'a, 'ctx> {
     bin!(fsub, build_float_sub, float);
     bin!(fmul, build_float_mul, float);
     bin!(fdiv, build_float_div, float);
+    bin!(frem, build_float_rem, float);
     bin!(iadd, build_int_add, int);
     bin!(isub, build_int_sub, int);
     bin!(imul, build_int_mul, int);

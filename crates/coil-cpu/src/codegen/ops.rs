@@ -227,6 +227,8 @@ impl<'ctx> Ir<'_, 'ctx> {
             Op::FloorDiv => self.fintr("llvm.floor", &[self.fdiv(a, b)?])?,
             Op::TruncDiv => self.fintr("llvm.trunc", &[self.fdiv(a, b)?])?,
             Op::Pow => self.fpow(a, b, c, b_const)?,
+            // LLVM's `frem` is C's exact fmod (per lane through libm for vectors).
+            Op::Fmod => self.frem(a, b)?,
             Op::Maximum | Op::Minimum => {
                 // NaN-propagating: a wins when it is NaN or beats b.
                 let p = if op == Op::Maximum { F::OGT } else { F::OLT };
@@ -290,6 +292,7 @@ impl<'ctx> Ir<'_, 'ctx> {
                 self.select(b_zero, zero, q)?
             }
             Op::Pow => self.ipow(a, b, c, b_const)?,
+            Op::Fmod => return Err(err("fmod of integers (the lowering computes it)")),
             Op::Maximum => self.select(self.icmp(I::SGT, a, b)?, a, b)?,
             Op::Minimum => self.select(self.icmp(I::SLT, a, b)?, a, b)?,
             Op::Eq => return cmp(I::EQ),

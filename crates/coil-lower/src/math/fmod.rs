@@ -7,6 +7,11 @@
 //! then the result scaled back (exactly: it is a multiple of `y`'s unit in the last place below
 //! `|y|`) and given `x`'s sign.
 //!
+//! Backends with an exact fmod of their own (the CPU's LLVM `frem`, C's `fmod`) take
+//! [`Op::Fmod`] instead ([`crate::LowerConfig::native_fmod`]): this is for the GPU, where it
+//! costs about 7 times Inductor's `fmodf` (a loop with an early exit, which a body cannot
+//! express) on an H200.
+//!
 //! In f32 (for f32, bf16 and f16, whose fmod is the f32 one rounded, exactly) the products of
 //! two 24-bit significands fit an `i64`. In f64 they do not: a product modulo `m` takes the
 //! quotient estimated in f64 (off by at most a few units) and the remainder in wrapping `i64`
@@ -155,10 +160,19 @@ pub(crate) fn fmod(g: &mut ExprGraph, x: ExprId, y: ExprId, t: DType) -> ExprId 
     n.g.where_(bad, nan, kept)
 }
 
+/// `fmod(x, y)`: the backend's own [`Op::Fmod`] where it has one (`native`), else [`fmod`].
+pub(crate) fn fmod_of(g: &mut ExprGraph, x: ExprId, y: ExprId, t: DType, native: bool) -> ExprId {
+    if native {
+        g.binary(Op::Fmod, x, y)
+    } else {
+        fmod(g, x, y, t)
+    }
+}
+
 /// PyTorch's float `remainder`: `fmod`, plus `y` where it is nonzero and its sign differs
 /// from `y`'s.
-pub(crate) fn remainder(g: &mut ExprGraph, x: ExprId, y: ExprId, t: DType) -> ExprId {
-    let m = fmod(g, x, y, t);
+pub(crate) fn remainder(g: &mut ExprGraph, x: ExprId, y: ExprId, t: DType, native: bool) -> ExprId {
+    let m = fmod_of(g, x, y, t, native);
     let zero = g.constant(Const::Float(0.0), t);
     let nonzero = g.binary(Op::Ne, m, zero);
     let m_neg = g.binary(Op::Lt, m, zero);

@@ -64,11 +64,12 @@ impl Lowerer<'_> {
                 let x = self.operand(node, b, "self")?;
                 let y = self.operand(node, b, "other")?;
                 let t = crate::math::compute_dtype(out);
+                let native = self.config.native_fmod;
                 one(self.elementwise(node, &[x, y], t, |cx, a| {
                     if kind == K::Fmod {
-                        crate::math::fmod::fmod(&mut cx.body, a[0], a[1], t)
+                        crate::math::fmod::fmod_of(&mut cx.body, a[0], a[1], t, native)
                     } else {
-                        crate::math::fmod::remainder(&mut cx.body, a[0], a[1], t)
+                        crate::math::fmod::remainder(&mut cx.body, a[0], a[1], t, native)
                     }
                 }))
             }
