@@ -24,6 +24,7 @@
 //!   `acc0`, loop variables `p1`, arguments by their buffer names.
 
 mod bounds;
+mod fmod;
 mod gather;
 mod ir;
 mod ops;

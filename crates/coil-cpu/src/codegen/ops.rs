@@ -227,8 +227,7 @@ impl<'ctx> Ir<'_, 'ctx> {
             Op::FloorDiv => self.fintr("llvm.floor", &[self.fdiv(a, b)?])?,
             Op::TruncDiv => self.fintr("llvm.trunc", &[self.fdiv(a, b)?])?,
             Op::Pow => self.fpow(a, b, c, b_const)?,
-            // LLVM's `frem` is C's exact fmod (per lane through libm for vectors).
-            Op::Fmod => self.frem(a, b)?,
+            Op::Fmod => self.ffmod(a, b, c)?,
             Op::Maximum | Op::Minimum => {
                 // NaN-propagating: a wins when it is NaN or beats b.
                 let p = if op == Op::Maximum { F::OGT } else { F::OLT };
