@@ -665,7 +665,7 @@ impl CpuKernels {
             return Ok(());
         }
         let threads = self.rt.pool.threads();
-        let chunks = if k.shape.work < PARALLEL_WORK || threads == 1 {
+        let chunks = if k.shape.work < PARALLEL_WORK || threads == 1 || k.shape.serial {
             1
         } else {
             (threads * 4).min(k.shape.outer)

@@ -1,7 +1,9 @@
 //! Scatters on the CPU: a store whose index uses indirect indices is written lane by lane
-//! (as any strided store), and an atomic add ([`StoreMode::AtomicAdd`]) is a compare-and-swap
+//! (as any strided store), and an atomic add (`StoreMode::AtomicAdd`) is a compare-and-swap
 //! loop on the element's bits, for every dtype: read the bits, add in the dtype's compute
 //! form, swap in the new bits if nobody wrote meanwhile, else try again with what they wrote.
+//! A kernel adding more points than its target has elements runs on one thread instead
+//! ([`super::serial_adds`]), its adds plain reads, adds and writes.
 
 use inkwell::AtomicOrdering;
 use inkwell::values::{IntValue, PointerValue};
@@ -35,9 +37,17 @@ impl<'ctx> Emitter<'_, 'ctx> {
             }
         };
         // Every lane is a point of its own, even where index and value are uniform.
+        let serial = super::serial_adds(self.k);
         for l in 0..env.width.max(1) {
             let i = lane(idx, l)?.into_int_value();
-            self.atomic_add(d, base, i, lane(v, l)?)?;
+            if serial {
+                // One thread runs the kernel: read, add, write.
+                let old = ir.load(d, base, i, 1)?;
+                let sum = ir.binary(Op::Add, old, lane(v, l)?, d, d, None)?;
+                ir.store(d, base, i, sum)?;
+            } else {
+                self.atomic_add(d, base, i, lane(v, l)?)?;
+            }
         }
         Ok(())
     }
