@@ -38,42 +38,44 @@ pub(crate) fn eval(
     };
     let inner: usize = sizes.get(d + 1..).map_or(1, |s| s.iter().product());
     let outer: usize = sizes.get(..d).map_or(1, |s| s.iter().product());
-    let keys = Vals::of(x);
-    let order = |p: usize, q: usize| -> std::cmp::Ordering {
-        let ascending = match &keys {
-            Vals::F(v) => {
-                let (a, b) = (v[p], v[q]);
-                match (a.is_nan(), b.is_nan()) {
-                    (true, true) => std::cmp::Ordering::Equal,
-                    (true, false) => std::cmp::Ordering::Greater,
-                    (false, true) => std::cmp::Ordering::Less,
-                    _ => a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal),
+    // Each element's key: an order-preserving u64 of its value (NaN above every number, -0
+    // equal to 0), complemented when descending; with the position after it, every key
+    // differs, so an unstable sort of the pairs gives the stable order.
+    let keys: Vec<u64> = match Vals::of(x) {
+        Vals::F(v) => v
+            .iter()
+            .map(|&f| {
+                if f.is_nan() {
+                    u64::MAX
+                } else {
+                    let b = (if f == 0.0 { 0.0 } else { f }).to_bits();
+                    if b >> 63 == 1 { !b } else { b | 1 << 63 }
                 }
-            }
-            Vals::I(v) => v[p].cmp(&v[q]),
-        };
-        if descending {
-            ascending.reverse()
-        } else {
-            ascending
-        }
+            })
+            .collect(),
+        Vals::I(v) => v.iter().map(|&i| (i as u64) ^ (1 << 63)).collect(),
     };
-    let mut offs = Vec::with_capacity(outer * k * inner);
-    let mut idx = Vec::with_capacity(outer * k * inner);
-    offs.resize(outer * k * inner, 0);
-    idx.resize(outer * k * inner, 0i64);
-    let mut lane: Vec<usize> = Vec::with_capacity(len);
+    let keys: Vec<u64> = if descending {
+        keys.into_iter().map(|k| !k).collect()
+    } else {
+        keys
+    };
+    let mut offs = vec![0usize; outer * k * inner];
+    let mut idx = vec![0i64; outer * k * inner];
+    let mut lane: Vec<(u64, usize)> = Vec::with_capacity(len);
     for o in 0..outer {
         for i in 0..inner {
             lane.clear();
-            lane.extend((0..len).map(|j| (o * len + j) * inner + i));
-            // Stable: equal keys keep their order, descending included (the comparison is
-            // reversed, not the result).
-            lane.sort_by(|&p, &q| order(p, q));
-            for (r, &src) in lane.iter().take(k).enumerate() {
+            lane.extend((0..len).map(|j| (keys[(o * len + j) * inner + i], j)));
+            if k < len {
+                lane.select_nth_unstable(k.saturating_sub(1).min(len - 1));
+                lane.truncate(k);
+            }
+            lane.sort_unstable();
+            for (r, &(_, j)) in lane.iter().enumerate() {
                 let at = (o * k + r) * inner + i;
-                offs[at] = src;
-                idx[at] = ((src / inner) % len) as i64;
+                offs[at] = (o * len + j) * inner + i;
+                idx[at] = j as i64;
             }
         }
     }
