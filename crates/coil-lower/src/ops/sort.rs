@@ -58,8 +58,7 @@ impl Lowerer<'_> {
                 | DType::Bool
         );
         if kind == IndexingKind::Topk
-            && k >= 1
-            && k <= TOPK_SELECT_MAX_K
+            && (1..=TOPK_SELECT_MAX_K).contains(&k)
             && k < len
             && selectable
             && len < u32::MAX as usize
