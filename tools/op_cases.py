@@ -962,6 +962,29 @@ def topk_of_a_vocabulary():
 
 
 @case
+def logcumsumexp_scans():
+    # logcumsumexp as a scan with logaddexp: along each dim, f32 and bf16; -inf (nothing
+    # yet), NaN, +inf, a spread of 1000 (a shift by the row's maximum alone would lose the
+    # prefix below it), a 0-d tensor. (f64: logcumsumexp_f64, which CUDA's f32 math library
+    # does not compute.)
+    x = torch.randn(4, 6) * 3
+    x[0, :3] = float("-inf")
+    x[1, 2] = float("nan")
+    x[2, 4] = float("inf")
+    x[3] = torch.tensor([-1000.0, -999.0, 0.0, 1.0, -2000.0, 3.0])
+    return (Fn(lambda x, h, z: (torch.logcumsumexp(x, 1), torch.logcumsumexp(x, 0),
+                                torch.logcumsumexp(h, 0), torch.logcumsumexp(z, 0))),
+            (x, torch.randn(40, 3).bfloat16(), torch.tensor(1.5)))
+
+
+@case
+def logcumsumexp_f64():
+    d = torch.randn(3, 50).double() * 10
+    d[1, 7] = -1e300
+    return Fn(lambda d: torch.logcumsumexp(d, -1)), (d,)
+
+
+@case
 def rounding_ops():
     return (Fn(lambda x: (torch.floor(x), torch.ceil(x), torch.round(x), torch.trunc(x))),
             (halves(),))

@@ -510,12 +510,25 @@ fn scan(kind: ScanKind, a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpErro
     }
     let xv = values(x);
     let mut o = xv.clone();
+    let log = kind == ScanKind::Logcumsumexp;
     for oi in 0..outer {
         for ii in 0..inner {
-            let mut acc = if prod { 1.0 } else { 0.0 };
+            let mut acc = if log {
+                f64::NEG_INFINITY
+            } else if prod {
+                1.0
+            } else {
+                0.0
+            };
             for k in 0..len {
                 let at = (oi * len + k) * inner + ii;
-                acc = if prod { acc * xv[at] } else { acc + xv[at] };
+                acc = if log {
+                    coil_kernel::scalar::log_add_exp(acc, xv[at])
+                } else if prod {
+                    acc * xv[at]
+                } else {
+                    acc + xv[at]
+                };
                 o[at] = acc;
             }
         }

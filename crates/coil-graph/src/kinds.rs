@@ -207,6 +207,7 @@ op_kinds! {
     Scan(ScanKind) {
         Cumsum,
         Cumprod,
+        Logcumsumexp,
     }
     Window(WindowKind) {
         // Sliding windows over the trailing (spatial) dims.

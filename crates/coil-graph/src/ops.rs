@@ -376,6 +376,10 @@ const SCHEMAS: &[(OpKind, &str)] = {
             "cumprod.default(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
         ),
         (
+            Logcumsumexp,
+            "logcumsumexp.default(Tensor self, int dim) -> Tensor",
+        ),
+        (
             MaxPoolWithIndices,
             "max_pool2d_with_indices.default(Tensor self, int[2] kernel_size, int[2] stride=[], \
              int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",

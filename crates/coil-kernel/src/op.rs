@@ -285,13 +285,15 @@ pub enum ReductionType {
     Argmax,
     /// Position of the first min; NaN wins.
     Argmin,
+    /// `log(exp(a) + exp(b))` (-inf for no elements); in scans only (`logcumsumexp`).
+    LogAddExp,
 }
 
 impl ReductionType {
     /// Every reduction type.
-    pub const ALL: [ReductionType; 6] = {
+    pub const ALL: [ReductionType; 7] = {
         use ReductionType::*;
-        [Sum, Prod, Max, Min, Argmax, Argmin]
+        [Sum, Prod, Max, Min, Argmax, Argmin, LogAddExp]
     };
 
     /// The reduction named `name` (as [`ReductionType::name`] gives it).
@@ -308,6 +310,7 @@ impl ReductionType {
             ReductionType::Min => "min",
             ReductionType::Argmax => "argmax",
             ReductionType::Argmin => "argmin",
+            ReductionType::LogAddExp => "logaddexp",
         }
     }
 }

@@ -370,6 +370,20 @@ pub enum Acc {
     Prod(f64, i64),
     Extreme(Option<Scalar>),
     Arg(Option<(Scalar, i64)>),
+    LogAddExp(f64),
+}
+
+/// `log(exp(a) + exp(b))`: the larger plus `log1p(exp(-|a - b|))`; -inf when both are, NaN
+/// when either is.
+pub fn log_add_exp(a: f64, b: f64) -> f64 {
+    let m = a.max(b);
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if m == f64::NEG_INFINITY {
+        m
+    } else {
+        m + (-(a - b).abs()).exp().ln_1p()
+    }
 }
 
 /// True when `a` beats `b` for max (or min): NaN wins, ties keep the first.
@@ -405,6 +419,7 @@ impl Acc {
             ReductionType::Prod => Acc::Prod(1.0, 1),
             ReductionType::Max | ReductionType::Min => Acc::Extreme(None),
             ReductionType::Argmax | ReductionType::Argmin => Acc::Arg(None),
+            ReductionType::LogAddExp => Acc::LogAddExp(f64::NEG_INFINITY),
         }
     }
 
@@ -430,6 +445,7 @@ impl Acc {
                     *best = Some((v, pos));
                 }
             }
+            Acc::LogAddExp(f) => *f = log_add_exp(*f, v.as_f64()),
         }
     }
 
@@ -450,6 +466,7 @@ impl Acc {
                 None => Scalar::zero(dtype),
             },
             Acc::Arg(best) => Scalar::I(best.map_or(0, |(_, p)| p)),
+            Acc::LogAddExp(f) => Scalar::F(round_float(f, dtype)),
         }
     }
 }

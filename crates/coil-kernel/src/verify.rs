@@ -151,7 +151,10 @@ impl Kernel {
                         if stage.kind != StageKind::Reduction {
                             return Err(err(format!("{v} scans in outer stage {si}")));
                         }
-                        if !matches!(scan_type, ReductionType::Sum | ReductionType::Prod) {
+                        if !matches!(
+                            scan_type,
+                            ReductionType::Sum | ReductionType::Prod | ReductionType::LogAddExp
+                        ) {
                             return Err(err(format!("{v} scans with {scan_type}")));
                         }
                         if self.dtype(*value) != self.dtype(v) {
@@ -181,6 +184,12 @@ impl Kernel {
                     return Err(err(format!(
                         "{} reduces {}, not a value of stage {si}",
                         acc.id, acc.value
+                    )));
+                }
+                if acc.reduction_type == ReductionType::LogAddExp {
+                    return Err(err(format!(
+                        "{} reduces by logaddexp, a scan's only",
+                        acc.id
                     )));
                 }
             }

@@ -109,6 +109,7 @@ static inline int64_t i_pow(int64_t a, int64_t b, int *st) {
     return (int64_t)r;
 }
 static inline double f_max(double a, double b) { return (a != a || b != b) ? NAN : (a > b ? a : b); }
+static inline double f_logaddexp(double a, double b) { double m = f_max(a, b); return (m == -INFINITY) ? m : m + log1p(exp(-fabs(a - b))); }
 static inline double f_min(double a, double b) { return (a != a || b != b) ? NAN : (a < b ? a : b); }
 /* Index arithmetic: Python's floor division and modulo by a positive constant. */
 static inline int64_t x_div(int64_t a, int64_t d) { int64_t q = a / d; return (a % d != 0 && a < 0) ? q - 1 : q; }
@@ -518,19 +519,23 @@ fn kernel(out: &mut String, k: &Kernel, name: &str) -> Result<(), BackendError> 
                             c_type(vd)
                         );
                     }
+                    ReductionType::LogAddExp => {
+                        return Err(unsupported(
+                            k,
+                            "a logaddexp reduction (a scan's only)".into(),
+                        ));
+                    }
                 }
             }
             // Each scan's running value (the value's own type, as the IR's dtype rules say).
             for &v in &s.values {
                 if let KExpr::Scan { scan_type, .. } = k.expr(v) {
-                    let one = *scan_type == ReductionType::Prod;
-                    let _ = writeln!(
-                        out,
-                        "  {} scan{} = {};",
-                        c_type(k.dtype(v)),
-                        v.0,
-                        i32::from(one)
-                    );
+                    let init = match scan_type {
+                        ReductionType::Prod => "1",
+                        ReductionType::LogAddExp => "-INFINITY",
+                        _ => "0",
+                    };
+                    let _ = writeln!(out, "  {} scan{} = {init};", c_type(k.dtype(v)), v.0);
                 }
             }
             let _ = writeln!(out, "  int64_t rpos = 0;");
@@ -566,6 +571,8 @@ fn kernel(out: &mut String, k: &Kernel, name: &str) -> Result<(), BackendError> 
                     "if (!{acc}_has || {beats}({x}, {acc}, {})) {{ {acc} = {x}; {acc}_has = 1; {acc}_pos = rpos; }}",
                     max as i32
                 ),
+                // Refused where it is declared.
+                ReductionType::LogAddExp => format!("{acc} = f_logaddexp({acc}, {x});"),
             };
             let _ = writeln!(out, "    {line}");
         }
@@ -599,6 +606,7 @@ fn kernel(out: &mut String, k: &Kernel, name: &str) -> Result<(), BackendError> 
                         format!("({acc}_has ? {} : {empty})", convert(&acc, vd, a.dtype))
                     }
                     ReductionType::Argmax | ReductionType::Argmin => format!("{acc}_pos"),
+                    ReductionType::LogAddExp => convert(&acc, held, a.dtype),
                 };
                 let _ = writeln!(out, "  {acc}_fin = {fin};");
             }
@@ -651,6 +659,7 @@ fn value(k: &Kernel, v: ValueId) -> Result<String, BackendError> {
             let acc = format!("scan{}", v.0);
             let next = match (scan_type, class(d) == Class::Float) {
                 (ReductionType::Prod, true) => format!("{acc} * {x}"),
+                (ReductionType::LogAddExp, _) => format!("f_logaddexp({acc}, {x})"),
                 (ReductionType::Prod, false) => format!("i_mul({acc}, {x})"),
                 (_, true) => format!("{acc} + {x}"),
                 (_, false) => format!("i_add({acc}, {x})"),

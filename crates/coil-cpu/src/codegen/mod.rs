@@ -835,10 +835,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             // order, one element at a time.
             for &v in &stage.values {
                 if let KExpr::Scan { scan_type, .. } = self.k.expr(v) {
-                    let one = *scan_type == coil_lower::ReductionType::Prod;
-                    let init = self
-                        .ir
-                        .constant(Const::Int(i64::from(one)), self.k.dtype(v));
+                    let identity = match scan_type {
+                        coil_lower::ReductionType::Prod => Const::Int(1),
+                        coil_lower::ReductionType::LogAddExp => Const::Float(f64::NEG_INFINITY),
+                        _ => Const::Int(0),
+                    };
+                    let init = self.ir.constant(identity, self.k.dtype(v));
                     self.ir.store_slot(self.scan_slots[&v].0, init)?;
                 }
             }
@@ -1157,11 +1159,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         .ok_or_else(|| err(format!("{v} scans outside a scan stage")))?;
                     let x = self.value(&vals, *value)?;
                     let cur = self.ir.load_slot(p, ty, "")?;
-                    let op = match scan_type {
-                        coil_lower::ReductionType::Prod => Op::Mul,
-                        _ => Op::Add,
+                    let next = match scan_type {
+                        coil_lower::ReductionType::Prod => {
+                            self.ir.binary(Op::Mul, cur, x, dt, dt, None)?
+                        }
+                        coil_lower::ReductionType::LogAddExp => self.ir.log_add_exp(cur, x, dt)?,
+                        _ => self.ir.binary(Op::Add, cur, x, dt, dt, None)?,
                     };
-                    let next = self.ir.binary(op, cur, x, dt, dt, None)?;
                     self.ir.store_slot(p, next)?;
                     next
                 }

@@ -11,6 +11,26 @@ use crate::CpuError;
 use crate::vmath::MathFn;
 
 impl<'ctx> Ir<'_, 'ctx> {
+    /// `log(exp(a) + exp(b))` of floats of `dtype`: the larger plus `log1p(exp(-|a - b|))`,
+    /// -inf where both are, NaN where either is (a `logcumsumexp` scan's combine).
+    pub(crate) fn log_add_exp(
+        &self,
+        a: V<'ctx>,
+        b: V<'ctx>,
+        dtype: DType,
+    ) -> Result<V<'ctx>, CpuError> {
+        let m = self.binary(Op::Maximum, a, b, dtype, dtype, None)?;
+        let d = self.binary(Op::Sub, a, b, dtype, dtype, None)?;
+        let d = self.unary(Op::Abs, d, dtype, dtype)?;
+        let d = self.unary(Op::Neg, d, dtype, dtype)?;
+        let e = self.unary(Op::Exp, d, dtype, dtype)?;
+        let l = self.unary(Op::Log1p, e, dtype, dtype)?;
+        let r = self.binary(Op::Add, m, l, dtype, dtype, None)?;
+        let ninf = self.cf(Class::of(dtype), f64::NEG_INFINITY);
+        let none = self.fcmp(F::OEQ, m, ninf)?;
+        self.select(none, m, r)
+    }
+
     /// A constant of `dtype` (PyTorch's conversion of the written value to the dtype).
     pub(crate) fn constant(&self, c: Const, dtype: DType) -> V<'ctx> {
         let class = Class::of(dtype);

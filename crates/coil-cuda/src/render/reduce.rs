@@ -178,6 +178,10 @@ impl Emitter<'_> {
                     m
                 }
             }
+            ReductionType::LogAddExp => {
+                self.fail("a logaddexp reduction (a scan's only)".into());
+                return (x, None);
+            }
             ReductionType::Argmax | ReductionType::Argmin => {
                 let (Some(ir), Some(ia), Some(ic)) = (spec.index, a.1, c.1) else {
                     self.fail("argmax/argmin without positions".into());

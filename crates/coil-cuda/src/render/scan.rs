@@ -63,10 +63,6 @@ impl<'k> Emitter<'k> {
         };
         let repr = Repr::of(dtype);
         let ty = repr.ty();
-        let op = match scan_type {
-            coil_lower::ReductionType::Prod => coil_lower::Op::Mul,
-            _ => coil_lower::Op::Add,
-        };
         let id = Operand::Imm(scan_identity(scan_type, repr));
         let mut x = self.reg(repr, x);
         if let Some(valid) = self.scan_valid {
@@ -78,7 +74,7 @@ impl<'k> Emitter<'k> {
         for d in [1u32, 2, 4, 8, 16] {
             let y = self.shuffle_as(Shfl::Up, x, repr, d);
             let has = self.b.setp(Cmp::Ge, Ty::U32, lane, d);
-            let z = self.binary(op, Val::Reg(x), Val::Reg(y), dtype, dtype);
+            let z = self.scan_combine(scan_type, Val::Reg(x), Val::Reg(y), dtype);
             let z = self.reg(repr, z);
             x = self.b.selp(ty, z, x, has);
         }
@@ -108,28 +104,65 @@ impl<'k> Emitter<'k> {
                     Cache::DEFAULT,
                 );
                 let before = self.b.setp(Cmp::Gt, Ty::U32, warp, w);
-                let with = self.binary(op, Val::Reg(prefix), Val::Reg(p), dtype, dtype);
+                let with = self.scan_combine(scan_type, Val::Reg(prefix), Val::Reg(p), dtype);
                 let with = self.reg(repr, with);
                 prefix = self.b.selp(ty, with, prefix, before);
-                let t = self.binary(op, Val::Reg(total), Val::Reg(p), dtype, dtype);
+                let t = self.scan_combine(scan_type, Val::Reg(total), Val::Reg(p), dtype);
                 total = self.reg(repr, t);
             }
-            let y = self.binary(op, Val::Reg(prefix), Val::Reg(x), dtype, dtype);
+            let y = self.scan_combine(scan_type, Val::Reg(prefix), Val::Reg(x), dtype);
             x = self.reg(repr, y);
             // The next tile writes the totals again only after every thread read them.
             self.b.bar_sync(0);
             total
         };
-        let out = self.binary(op, Val::Reg(carry), Val::Reg(x), dtype, dtype);
+        let out = self.scan_combine(scan_type, Val::Reg(carry), Val::Reg(x), dtype);
         let out = self.reg(repr, out);
-        let next = self.binary(op, Val::Reg(carry), Val::Reg(total), dtype, dtype);
+        let next = self.scan_combine(scan_type, Val::Reg(carry), Val::Reg(total), dtype);
         self.b.assign(ty, carry, next);
         Val::Reg(out)
     }
 }
 
-/// 0 for sums, 1 for products, in `repr`'s type.
+impl Emitter<'_> {
+    /// `a` combined with `b` by `scan_type`: a sum, a product, or `logaddexp` (the larger
+    /// plus `log1p(exp(-|a - b|))`, -inf where both are, NaN where either is).
+    pub(super) fn scan_combine(
+        &mut self,
+        scan_type: coil_lower::ReductionType,
+        a: Val,
+        b: Val,
+        dtype: DType,
+    ) -> Val {
+        use coil_lower::Op;
+        match scan_type {
+            coil_lower::ReductionType::Prod => self.binary(Op::Mul, a, b, dtype, dtype),
+            coil_lower::ReductionType::LogAddExp => {
+                let m = self.binary(Op::Maximum, a, b, dtype, dtype);
+                let d = self.binary(Op::Sub, a, b, dtype, dtype);
+                let d = self.unary(Op::Abs, d, dtype, dtype);
+                let d = self.unary(Op::Neg, d, dtype, dtype);
+                let e = self.unary(Op::Exp, d, dtype, dtype);
+                let l = self.unary(Op::Log1p, e, dtype, dtype);
+                let r = self.binary(Op::Add, m, l, dtype, dtype);
+                let repr = Repr::of(dtype);
+                let ninf = Val::Imm(scan_identity(scan_type, repr));
+                let none = self.binary(Op::Eq, m, ninf, dtype, DType::Bool);
+                self.select((none, DType::Bool), (m, dtype), (r, dtype), dtype)
+            }
+            _ => self.binary(Op::Add, a, b, dtype, dtype),
+        }
+    }
+}
+
+/// 0 for sums, 1 for products, -inf for `logaddexp`, in `repr`'s type.
 fn scan_identity(scan_type: coil_lower::ReductionType, repr: Repr) -> crate::ptx::Imm {
+    if scan_type == coil_lower::ReductionType::LogAddExp {
+        return match repr {
+            Repr::F64 => crate::ptx::Imm::F64(f64::NEG_INFINITY),
+            _ => crate::ptx::Imm::F32(f32::NEG_INFINITY),
+        };
+    }
     let one = scan_type == coil_lower::ReductionType::Prod;
     match repr {
         Repr::F32 => crate::ptx::Imm::F32(if one { 1.0 } else { 0.0 }),

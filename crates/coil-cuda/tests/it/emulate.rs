@@ -250,6 +250,13 @@ class GraphModule(torch.nn.Module):
     }
 }
 
+/// `logcumsumexp`: a block scan whose combine is `logaddexp` (-inf, NaN, +inf, spreads of
+/// 1000; f32, f64, bf16).
+#[test]
+fn logcumsumexp_op_case_matches_pytorch() {
+    assert_eq!(emulated_op_cases(|n| n == "logcumsumexp_scans"), 1);
+}
+
 /// Runs the op cases whose names `pick` selects through the emulated GPU against PyTorch's
 /// outputs (floats within f32's test tolerance, a 16-bit result within one of its ulp,
 /// integers exactly); how many ran.

@@ -347,6 +347,17 @@ pub(super) fn infer_scan(cx: &Cx<'_>, kind: ScanKind) -> Result<Vec<TensorMeta>,
             });
             one(TensorMeta::contiguous(dtype, m.sizes))
         }
+        Logcumsumexp => {
+            let m = cx.meta("self")?;
+            normalize_dim(b.int("dim")?, m.rank())?;
+            if !m.dtype.is_float() {
+                return dtype_err(format!(
+                    "\"logcumsumexp\" is not implemented for {}",
+                    m.dtype.torch_name()
+                ));
+            }
+            one(TensorMeta::contiguous(m.dtype, m.sizes))
+        }
     }
 }
 

@@ -709,10 +709,10 @@ impl Lowerer<'_> {
             let v = self.load_at(&mut cx, x, &idx, None);
             return Ok(vec![self.finish_pointwise(node, cx, v, out)]);
         }
-        let scan_type = if call.op.kind() == OpKind::Cumprod {
-            crate::body::ReductionType::Prod
-        } else {
-            crate::body::ReductionType::Sum
+        let scan_type = match call.op.kind() {
+            OpKind::Cumprod => crate::body::ReductionType::Prod,
+            OpKind::Logcumsumexp => crate::body::ReductionType::LogAddExp,
+            _ => crate::body::ReductionType::Sum,
         };
         // Positional variables: the other dims in order, then the scanned one.
         let mut loop_sizes: Vec<usize> = sizes.clone();
