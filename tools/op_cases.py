@@ -985,6 +985,25 @@ def logcumsumexp_f64():
 
 
 @case
+def incomplete_gamma():
+    # igamma and igammac (P and Q) on a grid of shapes a and arguments x, the series side,
+    # the continued fraction's side and near x = a, in f64 and f32, with PyTorch's edges:
+    # negative or NaN operands, zeros, infinities. Near x = a for a above 20, PyTorch's f64
+    # (Temme's expansion) is good to about 1e-9 (P(50, 49): 0.46210439334, mpmath and coil
+    # 0.46210439360094): those pairs are checked in f32 only.
+    av = [0.1, 0.5, 1.0, 2.5, 10.0, 50.0, 150.0, 0.0, -1.0, float("inf"), float("nan")]
+    xv = [0.0, 0.01, 0.5, 1.0, 2.0, 5.0, 20.0, 49.0, 100.0, 151.0, float("inf"), -2.0]
+    a = torch.tensor(av, dtype=torch.float64).repeat_interleave(len(xv))
+    x = torch.tensor(xv, dtype=torch.float64).repeat(len(av))
+    temme = (a > 20) & ((x - a).abs() / a < 0.3)
+    a64, x64 = a[~temme], x[~temme]
+    return (Fn(lambda a, x, a64, x64: (torch.igamma(a64, x64), torch.igammac(a64, x64),
+                                       torch.special.gammainc(a, x),
+                                       torch.special.gammaincc(a, x))),
+            (a.float(), x.float(), a64, x64))
+
+
+@case
 def rounding_ops():
     return (Fn(lambda x: (torch.floor(x), torch.ceil(x), torch.round(x), torch.trunc(x))),
             (halves(),))

@@ -48,6 +48,10 @@ pub enum FloatFn {
     Polygamma,
     /// The Hurwitz zeta function `zeta(x, q)`.
     Zeta,
+    /// The regularized lower incomplete gamma function `P(a, x)`.
+    Igamma,
+    /// The regularized upper incomplete gamma function `Q(a, x) = 1 - P(a, x)`.
+    Igammac,
     /// The modified Bessel function `I_0`.
     I0,
     /// `e^-|x| I_0(x)`.
@@ -104,7 +108,7 @@ pub enum FloatFn {
 
 impl FloatFn {
     /// Every function, in declaration order.
-    pub const ALL: [FloatFn; 45] = [
+    pub const ALL: [FloatFn; 47] = [
         FloatFn::Atan,
         FloatFn::Asin,
         FloatFn::Acos,
@@ -124,6 +128,8 @@ impl FloatFn {
         FloatFn::Digamma,
         FloatFn::Polygamma,
         FloatFn::Zeta,
+        FloatFn::Igamma,
+        FloatFn::Igammac,
         FloatFn::I0,
         FloatFn::I0e,
         FloatFn::I1,
@@ -174,6 +180,8 @@ impl FloatFn {
             FloatFn::Digamma => "digamma",
             FloatFn::Polygamma => "polygamma",
             FloatFn::Zeta => "special_zeta",
+            FloatFn::Igamma => "igamma",
+            FloatFn::Igammac => "igammac",
             FloatFn::I0 => "i0",
             FloatFn::I0e => "special_i0e",
             FloatFn::I1 => "special_i1",
@@ -211,9 +219,12 @@ impl FloatFn {
     /// Its operands' parameter names, in schema order.
     pub fn params(self) -> &'static [&'static str] {
         match self {
-            FloatFn::Atan2 | FloatFn::Hypot | FloatFn::Logaddexp | FloatFn::Zeta => {
-                &["self", "other"]
-            }
+            FloatFn::Atan2
+            | FloatFn::Hypot
+            | FloatFn::Logaddexp
+            | FloatFn::Zeta
+            | FloatFn::Igamma
+            | FloatFn::Igammac => &["self", "other"],
             FloatFn::Polygamma => &["n", "self"],
             FloatFn::K0e | FloatFn::K1e | FloatFn::SphericalJ0 | FloatFn::AiryAi => &["x"],
             f if f.polynomial().is_some() => &["x", "n"],
@@ -299,6 +310,8 @@ impl FloatFn {
             FloatFn::Digamma => gamma::digamma(a, x[0]),
             FloatFn::Polygamma => gamma::polygamma(a, constant as i64, x[1]),
             FloatFn::Zeta => gamma::zeta(a, x[0], x[1]),
+            FloatFn::Igamma => gamma::igamma(a, x[0], x[1], false),
+            FloatFn::Igammac => gamma::igamma(a, x[0], x[1], true),
             FloatFn::I0 => bessel::bessel_i(a, 0, x[0], false),
             FloatFn::I0e => bessel::bessel_i(a, 0, x[0], true),
             FloatFn::I1 => bessel::bessel_i(a, 1, x[0], false),

@@ -48,6 +48,22 @@ pub(crate) const FLOAT_SCHEMAS: &[(OpKind, &str)] = {
             Float(FloatFn::Zeta),
             "special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor",
         ),
+        (
+            Float(FloatFn::Igamma),
+            "igamma.default(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Igamma),
+            "special_gammainc.default(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Igammac),
+            "igammac.default(Tensor self, Tensor other) -> Tensor",
+        ),
+        (
+            Float(FloatFn::Igammac),
+            "special_gammaincc.default(Tensor self, Tensor other) -> Tensor",
+        ),
         (Float(FloatFn::I0), "i0.default(Tensor self) -> Tensor"),
         (
             Float(FloatFn::I0),
