@@ -415,10 +415,7 @@ mod tests {
         for &s in &[20.0, 100.0, 300.0] {
             let (pp, qq) = (p(s, s), q(s, s));
             assert!((pp + qq - 1.0).abs() < 1e-13, "{s}");
-            assert!(
-                pp > 0.5 && pp < 0.5 + 0.5 / (s as f64).sqrt(),
-                "P({s}, {s}) = {pp}"
-            );
+            assert!(pp > 0.5 && pp < 0.5 + 0.5 / s.sqrt(), "P({s}, {s}) = {pp}");
         }
         assert!(p(-1.0, 1.0).is_nan() && p(1.0, -1.0).is_nan() && p(0.0, 0.0).is_nan());
         assert_eq!(
