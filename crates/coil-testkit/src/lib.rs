@@ -26,6 +26,7 @@ pub use close::{check_close, check_outputs};
 pub use conformance::{
     ARTICLE_KERNEL_COUNTS, MEMORY_BOUND, conformance, conformance_16, conformance_real_16,
     emulated_casts_match_pytorch, emulated_casts_round_where_eager_rounds,
+    fmod_is_exact_on_random_bits,
 };
 pub use graphs::{BINARY, GraphConfig, OpFamily, RandomGraph, UNARY, inputs, random_graph};
 pub use random::{Rng, random_inputs, random_tensor};

@@ -189,72 +189,10 @@ fn fmod_op_case_matches_pytorch() {
 /// f32 and f64 (every exponent, subnormals, infinities, NaN) against Rust's `%`.
 #[test]
 fn fmod_from_integer_ops_is_exact_on_random_bits() {
-    use coil_graph::{Data, Tensor};
-    use std::sync::Arc;
-    let text = r#"
-class GraphModule(torch.nn.Module):
-    def forward(self, a: "f32[4096]", b: "f32[4096]", c: "f64[4096]", d: "f64[4096]"):
-        f: "f32[4096]" = torch.ops.aten.fmod.Tensor(a, b)
-        g: "f64[4096]" = torch.ops.aten.fmod.Tensor(c, d)
-        return (f, g)
-"#;
-    let g = coil_graph::parse(text).unwrap();
-    let mut rng = coil_testkit::Rng::new(29);
-    let n = 4096;
-    let (mut a, mut b, mut c, mut d) = (vec![], vec![], vec![], vec![]);
-    for _ in 0..n {
-        a.push(f32::from_bits(rng.next_u64() as u32));
-        // Divisors near the dividend's scale half the time (small quotients), any scale else.
-        let near = f32::from_bits(
-            (a[a.len() - 1].to_bits() & 0xff80_0000) | (rng.next_u64() as u32 & 0x807f_ffff),
-        );
-        b.push(if rng.coin() {
-            near
-        } else {
-            f32::from_bits(rng.next_u64() as u32)
-        });
-        c.push(f64::from_bits(rng.next_u64()));
-        d.push(f64::from_bits(rng.next_u64()));
-    }
-    let inputs = vec![
-        Tensor::from_f32(a.clone(), vec![n]).unwrap(),
-        Tensor::from_f32(b.clone(), vec![n]).unwrap(),
-        Tensor::new(Data::F64(c.clone()), vec![n]).unwrap(),
-        Tensor::new(Data::F64(d.clone()), vec![n]).unwrap(),
-    ];
-    let backend: Arc<dyn coil_codegen::Backend> = Arc::new(CudaBackend::emulated());
-    let got = coil::compile(&g, backend, &coil::Options::default())
-        .and_then(|m| m.run(&inputs))
-        .unwrap();
-    let (Data::F32(f), Data::F64(h)) = (&**got[0].storage(), &**got[1].storage()) else {
-        panic!("dtypes")
-    };
-    for i in 0..n {
-        let (want, w64) = (a[i] % b[i], c[i] % d[i]);
-        assert!(
-            want.to_bits() == f[i].to_bits() || want.is_nan() && f[i].is_nan(),
-            "fmod({:e}, {:e}) = {:e}, got {:e}",
-            a[i],
-            b[i],
-            want,
-            f[i]
-        );
-        assert!(
-            w64.to_bits() == h[i].to_bits() || w64.is_nan() && h[i].is_nan(),
-            "fmod({:e}, {:e}) = {:e}, got {:e}",
-            c[i],
-            d[i],
-            w64,
-            h[i]
-        );
-    }
-}
-
-/// `logcumsumexp`: a block scan whose combine is `logaddexp` (-inf, NaN, +inf, spreads of
-/// 1000; f32, f64, bf16).
-#[test]
-fn logcumsumexp_op_case_matches_pytorch() {
-    assert_eq!(emulated_op_cases(|n| n == "logcumsumexp_scans"), 1);
+    let backend: std::sync::Arc<dyn coil_codegen::Backend> =
+        std::sync::Arc::new(CudaBackend::emulated());
+    let failures = coil_testkit::fmod_is_exact_on_random_bits(&backend);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// Runs the op cases whose names `pick` selects through the emulated GPU against PyTorch's

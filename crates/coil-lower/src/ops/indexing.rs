@@ -47,6 +47,28 @@ impl Lowerer<'_> {
         cx.body.indirect_index(v, size, wrap_negative, check)
     }
 
+    /// The index tensors of `index.Tensor` or `index_put` (`None` for a `:`) into a tensor of
+    /// `sizes`, and where their broadcast result goes.
+    pub(super) fn index_tensors(
+        &self,
+        node: &Node,
+        b: &Bound<'_>,
+        sizes: &[usize],
+    ) -> Result<(Vec<Option<TensorId>>, coil_graph::AdvancedIndex)> {
+        let gerr = |e| Self::graph_err(node, e);
+        let list = b.opt_tensors("indices").map_err(gerr)?;
+        let idx: Vec<Option<TensorId>> = list
+            .iter()
+            .map(|n| n.map(|n| self.value(n, &node.name)).transpose())
+            .collect::<Result<_>>()?;
+        let shapes: Vec<Option<Vec<usize>>> = idx
+            .iter()
+            .map(|t| t.map(|t| self.g.tensors[t].sizes.clone()))
+            .collect();
+        let adv = advanced_index(sizes, &shapes).map_err(gerr)?;
+        Ok((idx, adv))
+    }
+
     /// Advanced indexing (`x[i0, :, i2]`) at the point of `cx` (over the indexing result's
     /// sizes, `adv.sizes`): the element of `x` (of `sizes`) it names, one index expression per
     /// dim, the index tensors loaded and checked (negatives wrap).
@@ -144,15 +166,6 @@ impl Lowerer<'_> {
         b: &Bound<'_>,
     ) -> Result<Vec<TensorId>> {
         use IndexingKind as I;
-        if let I::Scatter | I::ScatterAdd | I::ScatterReduce | I::IndexPut = kind {
-            return self.lower_scatter(node, call, kind, b);
-        }
-        if let I::Sort | I::Topk = kind {
-            return self.lower_sort(node, call, kind, b);
-        }
-        if let I::EmbeddingBag = kind {
-            return self.lower_fallback(node, call);
-        }
         let meta = node.meta().clone();
         let gerr = |e| Self::graph_err(node, e);
         let mut cx = BodyCx::new(&meta.sizes);
@@ -214,28 +227,15 @@ impl Lowerer<'_> {
             I::Index => {
                 let x = self.tensor(node, b, "self")?;
                 let sizes = self.g.tensors[x].sizes.clone();
-                let list = b.opt_tensors("indices").map_err(gerr)?;
-                let idx: Vec<Option<TensorId>> = list
-                    .iter()
-                    .map(|n| n.map(|n| self.value(n, &node.name)).transpose())
-                    .collect::<Result<_>>()?;
-                let shapes: Vec<Option<Vec<usize>>> = idx
-                    .iter()
-                    .map(|t| t.map(|t| self.g.tensors[t].sizes.clone()))
-                    .collect();
-                let adv = advanced_index(&sizes, &shapes).map_err(gerr)?;
+                let (idx, adv) = self.index_tensors(node, b, &sizes)?;
                 let xi = self.advanced_positions(&mut cx, node, call, &sizes, &idx, &adv);
                 self.load_at(&mut cx, x, &xi, None)
             }
-            I::EmbeddingBag
-            | I::Scatter
-            | I::ScatterAdd
-            | I::ScatterReduce
-            | I::IndexPut
-            | I::Sort
-            | I::Topk => {
-                return self.lower_fallback(node, call);
+            I::Scatter | I::ScatterAdd | I::ScatterReduce | I::IndexPut => {
+                return self.lower_scatter(node, call, kind, b);
             }
+            I::Sort | I::Topk => return self.lower_sort(node, call, kind, b),
+            I::EmbeddingBag => return self.lower_fallback(node, call),
         };
         let dtype: DType = meta.dtype;
         Ok(vec![self.finish_pointwise(node, cx, root, dtype)])

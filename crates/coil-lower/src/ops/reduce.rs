@@ -186,14 +186,32 @@ impl Lowerer<'_> {
             return self.unrolled_reduction(node, x, &idx, k, &out_sizes, &red_sizes, rt, dtype);
         }
         let root = cx.body.reduction(rt, value, dtype);
+        self.realized_reduction(node, cx, root, out_sizes, red_sizes)
+    }
+
+    /// A realized reduction of `cx`'s body over `ranges` x `reduction_ranges`, whose root is
+    /// the `Expr::Reduction` node `root` (its type and dtype are the buffer's).
+    pub(crate) fn realized_reduction(
+        &mut self,
+        node: &Node,
+        cx: BodyCx,
+        root: crate::body::ExprId,
+        ranges: Vec<usize>,
+        reduction_ranges: Vec<usize>,
+    ) -> TensorId {
+        let dtype = cx.body.dtype(root);
+        let rt = match cx.body.expr(root) {
+            crate::body::Expr::Reduction { reduction_type, .. } => *reduction_type,
+            _ => ReductionType::Sum,
+        };
         let origins = self.gather_origins(node, &cx.reads);
         let s = self.g.storages.push(StorageBox {
-            sizes: out_sizes.clone(),
+            sizes: ranges.clone(),
             dtype,
             data: StorageData::Reduction(Reduction {
                 scan_dim: None,
-                ranges: out_sizes.clone(),
-                reduction_ranges: red_sizes,
+                ranges: ranges.clone(),
+                reduction_ranges,
                 reduction_type: rt,
                 body: cx.body,
                 root,
@@ -204,7 +222,7 @@ impl Lowerer<'_> {
         self.g.tensors.push(TensorBox {
             storage: s,
             view: None,
-            sizes: out_sizes,
+            sizes: ranges,
             dtype,
             view_origins: Vec::new(),
         })

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use coil_graph::{Bound, Call, DType, IndexingKind, Node, advanced_index, normalize_dim};
+use coil_graph::{Bound, Call, DType, IndexingKind, Node, normalize_dim};
 
 use crate::body::{Const, ExprGraph, ExprId, LoopBody};
 use crate::deps::{Dep, StarDep, body_deps};
@@ -36,6 +36,13 @@ enum Plan {
     IndexPut { accumulate: bool },
     /// Runs on the host.
     Host,
+}
+
+/// What a scatter along a dim writes: `src`'s elements, or one number (`scatter.value`, the
+/// zeros that clear elements first).
+enum Source {
+    Tensor(TensorId),
+    Const(Const),
 }
 
 impl Lowerer<'_> {
@@ -100,7 +107,8 @@ impl Lowerer<'_> {
                 zero_first,
             } => {
                 if zero_first {
-                    self.scatter_along(node, call, b, dim, target, None, StoreMode::Set)?;
+                    let zero = Source::Const(Const::Int(0));
+                    self.scatter_along(node, call, b, dim, target, zero, StoreMode::Set)?;
                 }
                 let mode = if add {
                     StoreMode::AtomicAdd
@@ -108,22 +116,11 @@ impl Lowerer<'_> {
                     StoreMode::Set
                 };
                 let src = if b.has("src") {
-                    Some(self.tensor(node, b, "src")?)
+                    Source::Tensor(self.tensor(node, b, "src")?)
                 } else {
-                    None
+                    Source::Const(super::scalar_const(b.scalar("value").map_err(gerr)?))
                 };
-                let value = match src {
-                    Some(_) => None,
-                    None => Some(b.scalar("value").map_err(gerr)?),
-                };
-                let fill = value.map(super::scalar_const);
-                match (src, fill) {
-                    (Some(s), _) => {
-                        self.scatter_along(node, call, b, dim, target, Some(s), mode)?
-                    }
-                    (None, Some(c)) => self.scatter_const(node, call, b, dim, target, c, mode)?,
-                    (None, None) => {}
-                }
+                self.scatter_along(node, call, b, dim, target, src, mode)?;
             }
             Plan::IndexPut { accumulate } => {
                 let mode = if accumulate {
@@ -146,16 +143,20 @@ impl Lowerer<'_> {
         let idx = cx.idx.clone();
         let v = self.load_at(&mut cx, x, &idx, None);
         let t = self.finish_pointwise(node, cx, v, dtype);
+        (t, self.realized_buffer(t))
+    }
+
+    /// Realizes `t`'s storage (a lazy pointwise value) and gives its buffer.
+    pub(super) fn realized_buffer(&mut self, t: TensorId) -> BufferId {
         let s = self.g.tensors[t].storage;
         self.realize(s);
         let Some(BufRef::Buffer(id)) = self.g.storages[s].buffer() else {
             unreachable!("a realized pointwise value is a computed buffer")
         };
-        (t, id)
+        id
     }
 
-    /// `target[i with dim d replaced by index[i]] = src[i]` (or `+=`) over `index`'s points;
-    /// `src` `None` stores zeros.
+    /// `target[i with dim d replaced by index[i]] = src[i]` (or `+=`) over `index`'s points.
     #[allow(clippy::too_many_arguments)]
     fn scatter_along(
         &mut self,
@@ -164,37 +165,20 @@ impl Lowerer<'_> {
         b: &Bound<'_>,
         dim: i64,
         target: BufferId,
-        src: Option<TensorId>,
+        src: Source,
         mode: StoreMode,
     ) -> Result<()> {
         let dtype = self.g.buffers[target].layout.dtype;
         let (mut cx, at) = self.along_dim_positions(node, call, b, dim, target)?;
         let idx = cx.idx.clone();
         let value = match src {
-            Some(s) => self.load_at(&mut cx, s, &idx[..self.g.tensors[s].sizes.len()], None),
-            None => cx.body.constant(Const::Int(0), dtype),
+            Source::Tensor(s) => {
+                self.load_at(&mut cx, s, &idx[..self.g.tensors[s].sizes.len()], None)
+            }
+            Source::Const(c) => cx.body.constant(c, dtype),
         };
         let value = cx.body.to_dtype(value, dtype);
         self.push_scatter(node, cx, value, &at, target, mode);
-        Ok(())
-    }
-
-    /// [`Self::scatter_along`] of a constant.
-    #[allow(clippy::too_many_arguments)]
-    fn scatter_const(
-        &mut self,
-        node: &Node,
-        call: &Call,
-        b: &Bound<'_>,
-        dim: i64,
-        target: BufferId,
-        value: Const,
-        mode: StoreMode,
-    ) -> Result<()> {
-        let dtype = self.g.buffers[target].layout.dtype;
-        let (mut cx, at) = self.along_dim_positions(node, call, b, dim, target)?;
-        let v = cx.body.constant(value, dtype);
-        self.push_scatter(node, cx, v, &at, target, mode);
         Ok(())
     }
 
@@ -235,19 +219,9 @@ impl Lowerer<'_> {
         target: BufferId,
         mode: StoreMode,
     ) -> Result<()> {
-        let gerr = |e| Self::graph_err(node, e);
         let dtype = self.g.buffers[target].layout.dtype;
         let sizes = self.g.buffers[target].layout.sizes.clone();
-        let list = b.opt_tensors("indices").map_err(gerr)?;
-        let idx: Vec<Option<TensorId>> = list
-            .iter()
-            .map(|n| n.map(|n| self.value(n, &node.name)).transpose())
-            .collect::<Result<_>>()?;
-        let shapes: Vec<Option<Vec<usize>>> = idx
-            .iter()
-            .map(|t| t.map(|t| self.g.tensors[t].sizes.clone()))
-            .collect();
-        let adv = advanced_index(&sizes, &shapes).map_err(gerr)?;
+        let (idx, adv) = self.index_tensors(node, b, &sizes)?;
         let mut cx = BodyCx::new(&adv.sizes);
         let at = self.advanced_positions(&mut cx, node, call, &sizes, &idx, &adv);
         let v = self.tensor(node, b, "values")?;

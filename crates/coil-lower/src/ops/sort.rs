@@ -16,7 +16,7 @@ use coil_graph::{Bound, Call, DType, IndexingKind, Node, normalize_dim};
 
 use crate::body::{Const, ExprId, Op, ReductionType};
 use crate::index::IndexExpr;
-use crate::ir::{BufRef, BufferId, Reduction, StorageBox, StorageData, TensorBox, TensorId};
+use crate::ir::{BufferId, TensorId};
 use crate::lowering::{BodyCx, Lowerer, Result};
 use crate::{StoreMode, Var};
 
@@ -201,44 +201,6 @@ impl Lowerer<'_> {
         vec![values, indices]
     }
 
-    /// A realized reduction of `cx`'s body (`root`) over `ranges` x `reduction_ranges`.
-    fn realized_reduction(
-        &mut self,
-        node: &Node,
-        cx: BodyCx,
-        root: ExprId,
-        ranges: Vec<usize>,
-        reduction_ranges: Vec<usize>,
-    ) -> TensorId {
-        let dtype = cx.body.dtype(root);
-        let rt = match cx.body.expr(root) {
-            crate::body::Expr::Reduction { reduction_type, .. } => *reduction_type,
-            _ => ReductionType::Sum,
-        };
-        let origins = self.gather_origins(node, &cx.reads);
-        let s = self.g.storages.push(StorageBox {
-            sizes: ranges.clone(),
-            dtype,
-            data: StorageData::Reduction(Reduction {
-                scan_dim: None,
-                ranges: ranges.clone(),
-                reduction_ranges,
-                reduction_type: rt,
-                body: cx.body,
-                root,
-            }),
-            origins,
-        });
-        self.realize(s);
-        self.g.tensors.push(TensorBox {
-            storage: s,
-            view: None,
-            sizes: ranges,
-            dtype,
-            view_origins: Vec::new(),
-        })
-    }
-
     /// Each element's rank along dim `d` of `x`: the number of elements of its row that come
     /// before it (a realized `i64` reduction).
     fn sort_ranks(&mut self, node: &Node, x: TensorId, d: usize, descending: bool) -> TensorId {
@@ -290,12 +252,7 @@ impl Lowerer<'_> {
         let mut cx = BodyCx::new(sizes);
         let z = cx.body.constant(Const::Int(0), dtype);
         let t = self.finish_pointwise(node, cx, z, dtype);
-        let s = self.g.tensors[t].storage;
-        self.realize(s);
-        let Some(BufRef::Buffer(id)) = self.g.storages[s].buffer() else {
-            unreachable!("a realized pointwise value is a computed buffer")
-        };
-        (t, id)
+        (t, self.realized_buffer(t))
     }
 }
 
