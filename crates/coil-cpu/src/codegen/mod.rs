@@ -73,18 +73,6 @@ pub struct LaunchShape {
     pub serial: bool,
 }
 
-/// Whether `k`'s atomic adds run better on one thread without atomics: some add goes to a
-/// buffer with fewer elements than the kernel has points, so threads would mostly contend for
-/// the same elements (a `scatter_add` of a million points into 1024 bins took 14 ms with
-/// compare-and-swap on two threads, against 0.9 for eager's serial loop).
-pub(crate) fn serial_adds(k: &Kernel) -> bool {
-    let work = k.numel().saturating_mul(k.rnumel().max(1));
-    k.stages
-        .iter()
-        .flat_map(|s| &s.stores)
-        .any(|st| st.mode == coil_codegen::StoreMode::AtomicAdd && k.arg(st.arg).len < work)
-}
-
 /// Iterations of the unrolled vector loop between two folds of a float sum's accumulators.
 const CASCADE_BLOCK: u64 = 16;
 
@@ -104,7 +92,7 @@ impl LaunchShape {
                 work,
                 blocks: 1,
                 block_len: k.ranges.last().copied().unwrap_or(1),
-                serial: serial_adds(k),
+                serial: scatter::serial_adds(k),
             };
         }
         let inner = *k.ranges.last().unwrap_or(&1);
@@ -127,7 +115,7 @@ impl LaunchShape {
             work,
             blocks,
             block_len,
-            serial: serial_adds(k),
+            serial: scatter::serial_adds(k),
         }
     }
 }

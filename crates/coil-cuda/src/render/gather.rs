@@ -1,6 +1,7 @@
 //! Gathers (indirect indexing) in PTX: a checked index per slot (`KExpr::IndirectIndex`, its
 //! out-of-range flag stored by predicated per-thread stores), the `ind<n>` variables bound per
-//! slot, and loads through them (one scalar load per slot).
+//! slot, loads through them (one scalar load per slot), and stores and atomic adds through
+//! them (a scatter: one access per slot).
 
 use super::*;
 
@@ -134,6 +135,47 @@ impl Emitter<'_> {
             lv
         } else {
             self.map(&[lv], |em, x| em.cast(x[0], mem, dtype))
+        }
+    }
+
+    /// A store through indirect indices, or an atomic add (a scatter): one access per slot,
+    /// each `ind<n>` bound to that slot's index; every slot is a point of its own, even where
+    /// index and value are uniform.
+    pub(super) fn emit_scatter_store(
+        &mut self,
+        st: &Store,
+        lv: &Lv,
+        flat: &IndexExpr,
+        indirect: &[(coil_lower::Var, Lv)],
+        cx: Option<&Lanes>,
+        guard: Option<Reg>,
+    ) {
+        let a = st.arg.0 as usize;
+        let mem = self.k.args[a].dtype;
+        let (ptr, size) = (self.ptrs[a], mem.itemsize());
+        let slots: Vec<(usize, Option<Reg>, IndexEnv)> = match cx {
+            Some(cx) => {
+                let w = cx.width as usize;
+                let mut v = Vec::new();
+                for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
+                    let g = self.and_guard(guard, chunk.valid);
+                    for lane in 0..w {
+                        v.push((c * w + lane, g, self.slot_env(cx, c * w + lane)));
+                    }
+                }
+                v
+            }
+            None => vec![(0, guard, self.env.clone())],
+        };
+        for (slot, g, mut env) in slots {
+            self.bind_indirect(&mut env, indirect, slot);
+            let i = self.eval_in(&env, flat);
+            let at = address(&mut self.b, &self.env, ptr, i, size);
+            if st.mode == StoreMode::AtomicAdd {
+                self.atomic_add_scalar(at, mem, lv.get(slot), g);
+            } else {
+                self.store_scalar(at, mem, lv.get(slot), g);
+            }
         }
     }
 }

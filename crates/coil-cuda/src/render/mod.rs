@@ -964,32 +964,7 @@ impl<'k> Emitter<'k> {
         let size = mem.itemsize();
         let indirect = self.indirect_lanes(&st.index);
         if st.mode == StoreMode::AtomicAdd || !indirect.is_empty() {
-            // A scatter: one access per slot, each `ind<n>` bound to that slot's index; every
-            // slot is a point of its own, even where index and value are uniform.
-            let slots: Vec<(usize, Option<Reg>, IndexEnv)> = match cx {
-                Some(cx) => {
-                    let w = cx.width as usize;
-                    let mut v = Vec::new();
-                    for (c, chunk) in cx.chunks.clone().into_iter().enumerate() {
-                        let g = self.and_guard(guard, chunk.valid);
-                        for lane in 0..w {
-                            v.push((c * w + lane, g, self.slot_env(cx, c * w + lane)));
-                        }
-                    }
-                    v
-                }
-                None => vec![(0, guard, self.env.clone())],
-            };
-            for (slot, g, mut env) in slots {
-                self.bind_indirect(&mut env, &indirect, slot);
-                let i = self.eval_in(&env, &flat);
-                let at = address(&mut self.b, &self.env, ptr, i, size);
-                if st.mode == StoreMode::AtomicAdd {
-                    self.atomic_add_scalar(at, mem, lv.get(slot), g);
-                } else {
-                    self.store_scalar(at, mem, lv.get(slot), g);
-                }
-            }
+            self.emit_scatter_store(st, &lv, &flat, &indirect, cx, guard);
         } else {
             match cx {
                 Some(cx) if flat.contains_var(cx.var) || !lv.is_one() => {
