@@ -296,11 +296,12 @@ def _compile(gm, example_inputs, options, trusted):
         device = _device_of(example_inputs)
         lifted, consts = lift_constants(gm)
         numbers = _number_outputs(lifted)
-        complex_in, complex_out = lower_complex(lifted)
+        complex_in, complex_out = lower_complex(lifted, device)
+        lifted, transform_consts = lift_constants(lifted)  # the DFT matrices of `_fft`
         inputs = [
             torch.view_as_real(t) if i in complex_in else t
             for i, t in enumerate(list(example_inputs) + consts)
-        ]
+        ] + transform_consts
         consts = inputs[len(example_inputs):]
         seeded = seed_random_ops(lifted)
         if seeded:

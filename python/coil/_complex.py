@@ -6,12 +6,14 @@ complex inputs as real (no copy) and hands complex outputs back through
 
 Covered: arithmetic (`add`, `sub`, `mul`, `div`, `neg`, `exp`), `conj`, `abs`, `angle`,
 `real`, `imag`, `polar`, `complex`, `view_as_real`, `view_as_complex`, `where`, dtype
-conversions, matmuls (four real ones), sums and means, and the shape ops (views, permutes,
+conversions, matmuls (four real ones), sums and means, the Fourier transforms
+(`_fft_c2c`, `_fft_r2c`, `_fft_c2r`: matmuls with DFT matrices, `_fft`), and the shape ops (views, permutes,
 slices, `cat`, `expand`, ...). Anything else on a complex value is `Unsupported`.
 """
 
 import torch
 
+from . import _fft
 from ._fx import Unsupported
 
 aten = torch.ops.aten
@@ -47,9 +49,26 @@ def _meta_of(v):
 class _Builder:
     """Emits real ops before `anchor`, each with its meta computed on the meta device."""
 
-    def __init__(self, graph, anchor):
-        self.graph = graph
+    def __init__(self, gm, anchor, device):
+        self.gm = gm
+        self.device = device
+        self.graph = gm.graph
         self.anchor = anchor
+
+    @staticmethod
+    def val(node):
+        return _val(node)
+
+    def const(self, t):
+        """A constant tensor as a `get_attr` node (lifted to an input after the rewrite)."""
+        name = f"_coil_constant_{sum(1 for n in self.graph.nodes if n.op == 'get_attr')}"
+        while hasattr(self.gm, name):
+            name += "_"
+        self.gm.register_buffer(name, t)
+        with self.graph.inserting_before(self.anchor):
+            node = self.graph.get_attr(name)
+        node.meta["val"] = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
+        return node
 
     def op(self, target, *args, **kwargs):
         with self.graph.inserting_before(self.anchor):
@@ -97,9 +116,9 @@ class _Builder:
         return self.op(aten.full.default, [], v, dtype=_val(like).dtype, device=_val(like).device)
 
 
-def lower_complex(gm):
-    """Rewrites `gm`'s complex values into real `[..., 2]` ones in place; returns the
-    indices of its complex placeholders and `(index, dtype)` of its complex outputs."""
+def lower_complex(gm, device="cpu"):
+    """Rewrites `gm`'s complex values into real `[..., 2]` ones in place (constants it needs,
+    such as DFT matrices, on `device` as `get_attr` nodes); returns the indices of its complex placeholders and `(index, dtype)` of its complex outputs."""
     graph = gm.graph
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     complex_in = []
@@ -159,7 +178,7 @@ def lower_complex(gm):
         ins = [a for a in _flat(args) if isinstance(a, torch.fx.Node) and a in touched]
         if not ins and not _is_complex(node):
             continue
-        b = _Builder(graph, node)
+        b = _Builder(gm, node, device)
         new = _rewrite(b, node, split, pack, touched)
         if new is None:
             raise Unsupported(f"complex values through {node.target}")
@@ -256,6 +275,15 @@ def _rewrite(b, node, split, pack, touched):
         return pack(b, b.mul(r, b.op(aten.cos.default, th)), b.mul(r, b.op(aten.sin.default, th)), r)
     if t is aten.complex.default:
         return pack(b, a[0], a[1], a[0])
+    if t is aten._fft_c2c.default:
+        re, im = split(b, x0)
+        return pack(b, *_fft.c2c(b, re, im, a[1], a[2], a[3]), re)
+    if t is aten._fft_r2c.default:
+        re, im = _fft.r2c(b, x0, a[1], a[2], a[3])
+        return pack(b, re, im, re)
+    if t is aten._fft_c2r.default:
+        re, im = split(b, x0)
+        return _fft.c2r(b, re, im, a[1], a[2], a[3])
     if t is aten.where.self:
         (ar, ai), (br, bi) = split(b, a[1]), split(b, a[2])
         like = _anchor(a[1:])

@@ -16,6 +16,7 @@ import math
 
 import torch
 
+from ._decomp_nn import convolution_backward, roi_align
 from ._fx import dense_order
 
 # Overloads coil does not compile that PyTorch decomposes into ones it does.
@@ -570,6 +571,11 @@ def extra_decompositions():
     table[aten.empty_strided.default] = _empty_strided
     table[aten.new_empty_strided.default] = _new_empty_strided
     table[aten.isnan.default] = _isnan
+    table[aten.convolution_backward.default] = convolution_backward
+    torchvision = getattr(torch.ops, "torchvision", None)
+    roi = getattr(getattr(torchvision, "roi_align", None), "default", None)
+    if roi is not None:
+        table[roi] = roi_align
     table[aten.sign.default] = _sign
     table[aten.max.dim] = _max_dim
     table[aten.min.dim] = _min_dim
@@ -592,15 +598,22 @@ def native_op_names():
     return frozenset(_native.op_names())
 
 
+def _torchvision_loaded():
+    import sys
+
+    return "torchvision" in sys.modules
+
+
 def decompositions():
     """Core ATen's table plus `extra_decompositions()`, less every overload coil compiles
-    natively (`native_op_names()`): an op in coil's op table reaches coil as itself."""
+    natively (`native_op_names()`): an op in coil's op table reaches coil as itself. Built
+    again once torchvision is imported (its ops register then)."""
     global _TABLE
-    if _TABLE is None:
+    if _TABLE is None or _TABLE[0] != _torchvision_loaded():
         from torch._decomp import core_aten_decompositions
 
         table = dict(core_aten_decompositions())
         table.update(extra_decompositions())
         native = native_op_names()
-        _TABLE = {op: f for op, f in table.items() if str(op) not in native}
-    return _TABLE
+        _TABLE = (_torchvision_loaded(), {op: f for op, f in table.items() if str(op) not in native})
+    return _TABLE[1]

@@ -688,6 +688,100 @@ def test_complex_values_match_eager(device, dtype):
     assert_all_compiled()
 
 
+class FourierTransforms(torch.nn.Module):
+    """Each of `_fft`'s three transforms and three ways to a length: one matmul (16, 20, 6),
+    the four-step split (1000 = 25 * 40), Bluestein's chirp (257, a prime); every
+    normalization, transforms along leading dims, odd inverse lengths."""
+
+    def forward(self, x, c, long, prime, half):
+        fft = torch.fft
+        return (
+            fft.fftn(x),
+            fft.rfft(x, norm="ortho").abs(),
+            fft.irfft(fft.rfft(x), n=15),
+            fft.ifft2(c, norm="forward"),
+            fft.fft(x, n=20, dim=0),
+            fft.fft(long),
+            fft.rfft(long),
+            fft.fft(prime),
+            fft.irfft(half, n=999),
+            fft.hfft(c[0, :4]),
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_fourier_transforms_match_eager(device):
+    x = torch.randn(6, 8, 16, device=device)
+    c = torch.randn(3, 6, 10, device=device, dtype=torch.complex64)
+    long = torch.randn(3, 1000, device=device)
+    prime = torch.randn(2, 257, device=device, dtype=torch.complex64)
+    half = torch.randn(2, 500, device=device, dtype=torch.complex64)
+    want, got = compiled(FourierTransforms(), x, c, long, prime, half)
+    for i, (w, g) in enumerate(zip(want, got)):
+        assert g.dtype == w.dtype and g.shape == w.shape, i
+        scale = w.abs().max().item()
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5 * scale, msg=f"output {i}")
+    assert_all_compiled()
+
+
+CONV_BACKWARD_CASES = [
+    # (dims, stride, padding, dilation, transposed, output_padding, groups, mask)
+    (2, 1, 0, 1, False, 0, 1, (True, True, True)),
+    (2, 2, 1, 1, False, 0, 1, (True, True, False)),
+    (2, 3, 2, 1, False, 0, 2, (True, True, True)),  # an input the strides do not reach
+    (2, 2, 1, 2, False, 0, 2, (False, True, True)),
+    (1, 1, 1, 1, False, 0, 1, (True, True, True)),
+    (3, 1, 1, 1, False, 0, 1, (True, True, True)),
+    (2, 2, 1, 1, True, 1, 1, (True, True, True)),
+    (2, 2, 0, 2, True, 1, 2, (True, True, True)),
+    (2, 1, 1, 1, False, 0, 6, (True, True, True)),  # depthwise
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", CONV_BACKWARD_CASES, ids=str)
+def test_convolution_backward_matches_eager(device, case):
+    nd, stride, pad, dil, transposed, opad, groups, mask = case
+    aten = torch.ops.aten
+    x = torch.randn([2, 6] + [10] * nd, device=device)
+    shape = [6, 6 // groups] + [3] * nd
+    w = torch.randn(shape, device=device)
+    geometry = ([stride] * nd, [pad] * nd, [dil] * nd, transposed, [opad] * nd, groups)
+    dy = torch.randn_like(aten.convolution(x, w, None, *geometry))
+
+    def f(dy, x, w):
+        return aten.convolution_backward(dy, x, w, [6], *geometry, list(mask))
+
+    want, got = f(dy, x, w), torch.compile(f, backend="coil", options={"strict": True})(dy, x, w)
+    for i, (wv, g) in enumerate(zip(want, got)):
+        if wv is None:
+            assert g is None, i
+            continue
+        assert g.shape == wv.shape and g.stride() == wv.stride(), i
+        torch.testing.assert_close(g, wv, rtol=1e-4, atol=1e-4, msg=f"output {i}")
+    assert_all_compiled()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_roi_align_matches_torchvision(device):
+    torchvision = pytest.importorskip("torchvision")
+    x = torch.randn(2, 3, 20, 24, device=device)
+    # inside, across the border, tiny, past the image, entirely outside, at the last pixel
+    boxes = torch.tensor(
+        [[0, 1.0, 1.0, 10.0, 12.0], [1, -3.0, 2.0, 30.0, 19.0], [0, 5.0, 5.0, 5.5, 5.2],
+         [1, 0, 0, 100, 100], [0, -50, -50, -20, -20], [1, 23.0, 19.0, 23.9, 19.9]],
+        device=device,
+    )
+    for aligned, ratio, scale in ((False, 2, 1.0), (True, 1, 0.5), (True, 3, 0.75)):
+        def f(a, b):
+            return torchvision.ops.roi_align(a, b, (7, 5), scale, ratio, aligned)
+
+        torch._dynamo.reset()
+        got = torch.compile(f, backend="coil", options={"strict": True})(x, boxes)
+        torch.testing.assert_close(got, f(x, boxes), msg=f"aligned={aligned} ratio={ratio}")
+    assert_all_compiled()
+
+
 class SpecialFunctions(torch.nn.Module):
     def forward(self, x, p):
         sp = torch.special
