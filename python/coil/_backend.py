@@ -13,6 +13,7 @@ import torch
 from . import _native
 from ._decomp import decompositions
 from ._complex import lower_complex
+from ._unsigned import SIGNED, lower_unsigned
 from ._random import draw_seed, seed_random_ops
 from ._fx import TORCH_DTYPES, Unsupported, contiguous_strides, dense_order, describe
 from ._storage import alias_plan, output_alias, storage_rewrite
@@ -296,10 +297,12 @@ def _compile(gm, example_inputs, options, trusted):
         device = _device_of(example_inputs)
         lifted, consts = lift_constants(gm)
         numbers = _number_outputs(lifted)
+        unsigned_in, unsigned_out = lower_unsigned(lifted)
         complex_in, complex_out = lower_complex(lifted, device)
         lifted, transform_consts = lift_constants(lifted)  # the DFT matrices of `_fft`
         inputs = [
-            torch.view_as_real(t) if i in complex_in else t
+            torch.view_as_real(t) if i in complex_in
+            else t.view(SIGNED[t.dtype]) if i in unsigned_in else t
             for i, t in enumerate(list(example_inputs) + consts)
         ] + transform_consts
         consts = inputs[len(example_inputs):]
@@ -337,6 +340,8 @@ def _compile(gm, example_inputs, options, trusted):
         runner = lambda *args: plan.apply(base(*args))  # noqa: E731
     if complex_in or complex_out:
         runner = _ComplexRunner(runner, complex_in, complex_out)
+    if unsigned_in or unsigned_out:
+        runner = _UnsignedRunner(runner, unsigned_in, unsigned_out)
     if numbers:
         runner = _with_numbers(runner, numbers)
     return runner
@@ -385,6 +390,25 @@ class _ComplexRunner:
         for i in self.complex_out:
             o = outs[i]
             outs[i] = torch.view_as_complex(o if o.stride(-1) == 1 else o.contiguous())
+        return outs
+
+
+class _UnsignedRunner:
+    """A runner whose graph had `uint16`/`uint32`/`uint64` values (`_unsigned`): they go in
+    and come back as views of their signed bits (no copy)."""
+
+    def __init__(self, runner, unsigned_in, unsigned_out):
+        self.runner = runner
+        self.unsigned_in = frozenset(unsigned_in)
+        self.unsigned_out = unsigned_out
+
+    def __call__(self, *args):
+        args = [
+            a.view(SIGNED[a.dtype]) if i in self.unsigned_in else a for i, a in enumerate(args)
+        ]
+        outs = list(self.runner(*args))
+        for i, dtype in self.unsigned_out:
+            outs[i] = outs[i].view(dtype)
         return outs
 
 

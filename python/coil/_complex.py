@@ -39,8 +39,13 @@ def _is_complex(node):
 
 def _meta_of(v):
     if isinstance(v, torch.fx.Node):
+        m = v.meta.get("val")
+        if isinstance(m, (list, tuple)):  # a node of several results (`sort`)
+            return type(m)(_meta_of(x) for x in m)
         m = _val(v)
         return torch.empty_strided(m.shape, m.stride(), dtype=m.dtype, device="meta")
+    if isinstance(v, torch.Tensor):
+        return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
     if isinstance(v, (list, tuple)):
         return type(v)(_meta_of(x) for x in v)
     return v

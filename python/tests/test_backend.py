@@ -782,6 +782,53 @@ def test_roi_align_matches_torchvision(device):
     assert_all_compiled()
 
 
+class WideUnsigned(torch.nn.Module):
+    """What PyTorch's kernels take of uint16/uint32/uint64: products, the bitwise ops,
+    equality, maximum/minimum/clamp and sort (unsigned order), where, views and gathers,
+    the sums (int64), true division and conversions both ways."""
+
+    def forward(self, x, y, m, i, f):
+        dt = x.dtype
+        top = {torch.uint16: 60000, torch.uint32: 4_000_000_000, torch.uint64: 2**62 + 12345}[dt]
+        return (
+            x * y, x * 3, x & y, x | y, x ^ 12345, x == y, x != 7,
+            torch.maximum(x, y), torch.minimum(x, y), x.clamp(100, top), x.clamp_max(2),
+            x.sort(dim=1).values, x.sort(dim=0, descending=True, stable=True).indices,
+            torch.where(m, x, y), torch.cat([x.t().reshape(-1), y[:, 1]]), x.gather(1, i),
+            x.sum(), x.cumsum(0), x / y, x.float(), x.double(), x.half(), x.long(),
+            x.to(torch.uint8), (f * top).to(dt), (i - 3).to(dt),
+            torch.full((3,), top, dtype=dt),
+        )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.uint16, torch.uint32, torch.uint64])
+def test_wide_unsigned_integers_match_eager(device, dtype):
+    bits = {torch.uint16: 16, torch.uint32: 32, torch.uint64: 64}[dtype]
+
+    def draw():
+        v = torch.randint(-(2**63), 2**63 - 1, (4, 5), dtype=torch.int64)
+        v = v if bits == 64 else v & ((1 << bits) - 1)
+        # the extremes: 0, the top value, the sign bit of the signed width, 1 less
+        v[0, :4] = torch.tensor([0, -1 if bits == 64 else (1 << bits) - 1,
+                                 -(2**63) if bits == 64 else 1 << (bits - 1),
+                                 2**63 - 1 if bits == 64 else (1 << (bits - 1)) - 1])
+        return (v.view(dtype) if bits == 64 else v.to(dtype)).to(device)
+
+    x, y = draw(), draw()
+    m = torch.rand(4, 5, device=device) > 0.5
+    i = torch.randint(0, 5, (4, 2), device=device)
+    f = torch.rand(4, 5, device=device, dtype=torch.float64)
+    want, got = compiled(WideUnsigned(), x, y, m, i, f)
+    for k, (w, g) in enumerate(zip(want, got)):
+        assert g.dtype == w.dtype and g.shape == w.shape, k
+        if w.is_floating_point():
+            torch.testing.assert_close(g, w, rtol=0, atol=0, equal_nan=True, msg=f"output {k}")
+        else:  # (assert_close promotes, which the three dtypes refuse)
+            assert torch.equal(g.cpu(), w.cpu()), f"output {k}: {g} != {w}"
+    assert_all_compiled()
+
+
 class SpecialFunctions(torch.nn.Module):
     def forward(self, x, p):
         sp = torch.special
