@@ -13,6 +13,7 @@ import torch
 from . import _native
 from ._decomp import decompositions
 from ._complex import lower_complex
+from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
 from ._random import draw_seed, seed_random_ops
 from ._fx import TORCH_DTYPES, Unsupported, contiguous_strides, dense_order, describe
@@ -297,6 +298,7 @@ def _compile(gm, example_inputs, options, trusted):
         device = _device_of(example_inputs)
         lifted, consts = lift_constants(gm)
         numbers = _number_outputs(lifted)
+        tensorize_scalars(lifted)
         unsigned_in, unsigned_out = lower_unsigned(lifted)
         complex_in, complex_out = lower_complex(lifted, device)
         lifted, transform_consts = lift_constants(lifted)  # the DFT matrices of `_fft`

@@ -829,6 +829,26 @@ def test_wide_unsigned_integers_match_eager(device, dtype):
     assert_all_compiled()
 
 
+def test_numbers_dynamo_passes_as_tensors_are_run_time_inputs():
+    """A float argument under `dynamic=True` reaches the graph as a 0-d tensor read back
+    with `item()`: the number is an input of the compiled graph (a new value compiles
+    nothing), its arithmetic in float64 as Python's."""
+
+    def f(x, y, k):
+        z = x.div(y * x.shape[-1]) + (k - y) / 3
+        return torch.softmax(z, dim=-1), torch.full((2, 3), y * 2.5) + x[0, :2, :3]
+
+    x = torch.randn(1, 10, 40)
+    torch._dynamo.reset()
+    before = coil.torch_stats()["graphs_compiled"]
+    g = torch.compile(f, backend="coil", dynamic=True, options={"strict": True})
+    for y, k in ((1e-5, 2.0), (1e-6, -3.5), (0.25, 7.0)):
+        for w, o in zip(f(x, y, k), g(x, y, k)):
+            torch.testing.assert_close(o, w)
+    assert coil.torch_stats()["graphs_compiled"] - before == 1
+    assert_all_compiled()
+
+
 class SpecialFunctions(torch.nn.Module):
     def forward(self, x, p):
         sp = torch.special
