@@ -21,7 +21,10 @@ from ._storage import alias_plan, output_alias, storage_rewrite
 
 log = logging.getLogger("coil")
 
-_STATS = {"graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0}
+_STATS = {
+    "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
+    "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0,
+}
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
 _NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts", "gemm")
@@ -30,14 +33,17 @@ _KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs")
 
 def torch_stats():
     """What the backend did since the last `reset_stats()`: `graphs_compiled`, `graphs_to_eager`
-    (the reason for each), `fallback_ops` (ops run on the host inside compiled graphs) and
-    `compile_s`."""
+    (the reason for each), `fallback_ops` (ops run on the host inside compiled graphs),
+    `compile_s` (from the ATen graph to a runner: the rewrites and coil's compile),
+    `coil_compile_s` (coil's own compile, within it), `trace_s` (tracing Dynamo's graph to ATen
+    before), and `cache_hits` (graphs whose machine code all came from the compile cache)."""
     return copy.deepcopy(_STATS)
 
 
 def reset_stats():
     """Clears `torch_stats()`."""
-    _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0)
+    _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0,
+                  trace_s=0.0, coil_compile_s=0.0, cache_hits=0)
 
 
 def _check_options(options):
@@ -80,7 +86,9 @@ def backend(gm, example_inputs, options=None, **kwargs):
         # Dynamic shapes: one static graph per concrete shape, compiled at its first call.
         return _PerShape(gm, options)
     with sdpa_kernel([SDPBackend.MATH]):
+        trace_start = time.perf_counter()
         traced = _inference_graph(gm, example_inputs, decompositions())
+        _STATS["trace_s"] += time.perf_counter() - trace_start
         if traced is not None:
             return _compile(traced, list(example_inputs), options, trusted=True)
 
@@ -315,7 +323,9 @@ def _compile(gm, example_inputs, options, trusted):
         plan = alias_plan(lifted, eager_strides=options.get("frontend", "fx") == "fx")
         source, layouts = _source(lifted, inputs, options)
         native = {k: str(options[k]) for k in _NATIVE_OPTIONS if k in options}
+        native_start = time.perf_counter()
         model = _native.compile(source, device.type, native)
+        _STATS["coil_compile_s"] += time.perf_counter() - native_start
     except Exception as e:  # every failure is a fallback to eager, or an error in strict mode
         reason = f"{type(e).__name__ if not isinstance(e, Unsupported) else 'unsupported'}: {e}"
         if strict:
@@ -327,6 +337,7 @@ def _compile(gm, example_inputs, options, trusted):
     _STATS["graphs_compiled"] += 1
     _STATS["compile_s"] += time.perf_counter() - start
     _STATS["fallback_ops"].extend(report["fallback_ops"])
+    _STATS["cache_hits"] += int(report.get("cache") == "hit")
     log.info(
         "coil compiled a graph for %s: %d kernels, %d extern calls, %.3f s",
         device,

@@ -251,7 +251,9 @@ impl Model {
         unsafe { self.inner.run_device(&inputs, &outputs, stream) }.map_err(err)
     }
 
-    /// What compiling did: `{"kernels", "extern_calls", "fallback_ops", "compile_s", "device"}`.
+    /// What compiling did: `{"kernels", "extern_calls", "fallback_ops", "compile_s", "device",
+    /// "cache", "jit_ms"}` (`cache`: `"hit"`, `"miss"`, `"off"`, or empty where the backend
+    /// has no compile cache).
     fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = &self.inner.report;
         let d = PyDict::new(py);
@@ -260,6 +262,8 @@ impl Model {
         d.set_item("fallback_ops", r.fallback_ops.clone())?;
         d.set_item("compile_s", r.times.total_ms() / 1000.0)?;
         d.set_item("device", self.device.clone())?;
+        d.set_item("cache", r.machine_code.cache)?;
+        d.set_item("jit_ms", r.machine_code.jit_ms())?;
         Ok(d)
     }
 }

@@ -169,12 +169,21 @@ impl Cache {
 
     /// Hits and misses of this process's lookups so far.
     pub fn counts(&self) -> (u64, u64) {
-        (self.hits.load(Ordering::Relaxed), self.misses.load(Ordering::Relaxed))
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
     }
 
     fn path(&self, namespace: &str, key: &Key) -> Option<PathBuf> {
         let hex = key.hex();
-        Some(self.dir.as_ref()?.join(namespace).join(&hex[..2]).join(format!("{hex}.bin")))
+        Some(
+            self.dir
+                .as_ref()?
+                .join(namespace)
+                .join(&hex[..2])
+                .join(format!("{hex}.bin")),
+        )
     }
 
     /// The entry `key` of `namespace` (`cubin`, `object`).
@@ -246,7 +255,11 @@ impl Cache {
     /// What the directory holds.
     pub fn stats(&self) -> Stats {
         let dir = self.dir.clone().unwrap_or_default();
-        let entries = if self.dir.is_some() { list(&dir) } else { Vec::new() };
+        let entries = if self.dir.is_some() {
+            list(&dir)
+        } else {
+            Vec::new()
+        };
         Stats {
             entries: entries.len() as u64,
             bytes: entries.iter().map(|e| e.1).sum(),

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 const HELP: &str = "\
 coil run-model <NAME | FILE.py> [options]
+coil cache path|stats|clear
 
 Runs a model of the zoo (by name) or a readable-FX file, and reports what it did.
 
@@ -60,8 +61,14 @@ options:
                               model may take, checked before allocating (e.g. 8G, 512M;
                               default three quarters of the machine's memory)
   --rtol X / --atol X         tolerance of the output check (default 1e-4 / 1e-5)
+  --no-cache                  compile without the persistent compile cache (COIL_CACHE=0)
+
+coil cache path|stats|clear   where the compile cache is, what it holds, empty it
 
 environment:
+  COIL_CACHE_DIR=DIR          the compile cache (default $XDG_CACHE_HOME/coil or ~/.cache/coil)
+  COIL_CACHE=0                compile without it
+  COIL_CACHE_MAX_MB=N         its size cap (default 1024; least recently used entries go)
   COIL_LOGS=passes,...        log these stages (tracing targets) to stderr; +name for trace level
   COIL_DEBUG_DIR=DIR          the debug directory when --debug-dir is not given
 
@@ -71,6 +78,13 @@ models: ";
 /// `COIL_LOGS=+passes` for trace level; logs go to stderr.
 fn init_logging() {
     let Ok(spec) = std::env::var("COIL_LOGS") else {
+        // Without COIL_LOGS, only the compile cache's warnings (a corrupt entry, a directory
+        // that cannot be written).
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new("cache=warn"))
+            .with_writer(std::io::stderr)
+            .with_target(true)
+            .init();
         return;
     };
     let filter = tracing_subscriber::EnvFilter::try_new(coil::log_directives(&spec))
@@ -91,6 +105,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("run-model") => run_model::main(&args[1..]),
+        Some("cache") => cache(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             println!(
                 "{HELP}{}\nreal models (PyTorch's inputs and outputs; checked): {}",
@@ -108,4 +123,31 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `coil cache path|stats|clear`.
+fn cache(args: &[String]) -> ExitCode {
+    let cache = coil_cache::Cache::from_env();
+    let Some(dir) = cache.dir().map(|d| d.display().to_string()) else {
+        println!("the compile cache is off (COIL_CACHE=0, or no home directory)");
+        return ExitCode::SUCCESS;
+    };
+    match args.first().map(String::as_str) {
+        Some("path") => println!("{dir}"),
+        Some("stats") => {
+            let s = cache.stats();
+            println!(
+                "{dir}: {} entries, {:.1} MB of {:.0} MB",
+                s.entries,
+                s.bytes as f64 / 1e6,
+                s.cap_bytes as f64 / 1e6
+            );
+        }
+        Some("clear") => println!("{dir}: removed {} entries", cache.clear()),
+        _ => {
+            eprintln!("coil: usage: coil cache path|stats|clear");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
 }

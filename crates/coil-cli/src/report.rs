@@ -371,6 +371,9 @@ impl Report {
                 "total_ms": c.times.total_ms(),
                 "parse_to_runnable_ms": self.parse_ms + c.times.total_ms(),
                 "planned_bytes": c.planned_bytes,
+                "cache": c.machine_code.cache,
+                "jit_ms": c.machine_code.jit_ms(),
+                "jit": jit_modules(&c.machine_code),
             })),
             "bench": self.bench.as_ref().map(|b| b.to_json()),
             "launch_times": self.launch_times.iter().map(|(name, ms)| json!({ "name": name, "ms": ms })).collect::<Vec<_>>(),
@@ -808,4 +811,12 @@ mod tests {
         assert!(check(FEW_ELEMENTS - 1));
         assert!(!check(FEW_ELEMENTS));
     }
+}
+
+/// Each module's trip to machine code, as `compile.jit` gives it.
+fn jit_modules(code: &coil::MachineCode) -> serde_json::Value {
+    code.modules
+        .iter()
+        .map(|(kernel, ms, source)| json!({ "kernel": kernel, "ms": ms, "source": source }))
+        .collect()
 }

@@ -224,6 +224,10 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 }
             }
             "--json" => opts.json = true,
+            "--no-cache" => {
+                // SAFETY: argument parsing runs before any thread of this process starts.
+                unsafe { std::env::set_var("COIL_CACHE", "0") }
+            }
             "--epilogue" => {
                 opts.unfused_epilogues = match value("--epilogue")?.as_str() {
                     "library" => false,

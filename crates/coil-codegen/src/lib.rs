@@ -26,8 +26,9 @@ pub use coil_kernel::{
     AccId, Accumulator, ArgId, ArgRole, Backend, BackendError, BufferHandle, BuildOptions,
     Capabilities, CompiledKernels, Compiler, Const, DType, Device, DeviceClock, DeviceTimes,
     ExternCall, ExternKind, IndexExpr, InterpBackend, KExpr, Kernel, KernelArg, KernelBuilder,
-    KernelKind, LoopStyle, MatmulOp, Op, ReductionType, Runtime, Stage, StageKind, Store,
-    StoreMode, StridedOperand, Target, Term, ValueId, Var, VarRanges, VerifyError, eval_kernel,
+    KernelKind, LoopStyle, MachineCode, MatmulOp, Op, ReductionType, Runtime, Stage, StageKind,
+    Store, StoreMode, StridedOperand, Target, Term, ValueId, Var, VarRanges, VerifyError,
+    eval_kernel,
 };
 pub use coil_lower::LowerConfig;
 pub use coil_sched::{CppLoops, LoopCompat, LoopPlan, SchedConfig, SimdLoops};

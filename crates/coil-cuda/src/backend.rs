@@ -371,6 +371,10 @@ impl CompiledKernels for CudaKernels {
     fn source_file_name(&self) -> &'static str {
         "output_code.ptx"
     }
+
+    fn machine_code(&self) -> coil_kernel::MachineCode {
+        self.loaded.machine_code()
+    }
 }
 
 /// A matmul operand as cuBLAS sees it: batch count, rows, cols and layout.

@@ -41,6 +41,7 @@ mod blas_lt;
 mod dnn;
 mod error;
 mod exec;
+mod jit;
 mod launch;
 pub mod render;
 mod runtime;
@@ -53,6 +54,7 @@ pub use blas::{Gemm, MatLayout};
 pub use blas_lt::lt_present;
 pub use dnn::{ConvOperand, cudnn_present};
 pub use error::CudaError;
+pub use jit::JitRecord;
 pub use launch::LaunchConfig;
 pub use runtime::{
     DeviceBuffer, DeviceInfo, Element, Event, GpuDevice, LoadedKernel, ParamValue, cublas_present,

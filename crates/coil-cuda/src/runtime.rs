@@ -326,6 +326,8 @@ pub struct GpuDevice {
     pub(crate) use_lt: std::sync::atomic::AtomicBool,
     /// cuDNN's handle and prepared convolutions, made on first use.
     pub(crate) dnn: Mutex<Option<crate::dnn::Dnn>>,
+    /// PTX to cubins, in parallel, through the persistent cache.
+    jit: crate::jit::Jit,
 }
 
 impl std::fmt::Debug for GpuDevice {
@@ -401,6 +403,7 @@ impl GpuDevice {
         unsafe { sys::cuDriverGetVersion(&mut driver_version) }
             .result()
             .map_err(|e| CudaError::driver("cuDriverGetVersion", e))?;
+        let caps_copy = caps.clone();
         let info = DeviceInfo {
             ordinal,
             name: ctx
@@ -413,7 +416,9 @@ impl GpuDevice {
             caps,
         };
         tracing::debug!(target: "cuda", ?info, "opened CUDA device");
+        let jit = crate::jit::Jit::new(caps_copy.compute_capability, driver_version);
         Ok(GpuDevice {
+            jit,
             ctx,
             stream: Mutex::new(stream),
             info,
@@ -659,6 +664,23 @@ impl GpuDevice {
             .collect()
     }
 
+    /// Turns the PTX of every module of `modules` (text, first kernel's name) into machine
+    /// code at once, on every core, ahead of their loads ([`crate::jit`]).
+    pub fn precompile(&self, modules: &[(String, String)]) {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.jit.precompile(modules, threads, &|| self.bind());
+    }
+
+    /// Each module's trip to machine code since the last call.
+    pub fn take_jit_records(&self) -> Vec<crate::jit::JitRecord> {
+        self.jit.take_records()
+    }
+
+    /// The persistent compile cache the cubins go through.
+    pub fn compile_cache(&self) -> &coil_cache::Cache {
+        self.jit.cache()
+    }
+
     /// Modules in the cache.
     pub fn cached_modules(&self) -> usize {
         self.modules
@@ -681,39 +703,13 @@ impl GpuDevice {
         {
             return Ok(m.clone());
         }
+        let cubin = self.jit.cubin(&text, kernel, &|| self.bind())?;
         self.bind()?;
-        let c_text = CString::new(text.as_str()).map_err(|_| {
-            CudaError::Ptx(coil_ptx::PtxError {
-                kernel: kernel.to_string(),
-                reason: "PTX text contains a NUL byte".into(),
-            })
-        })?;
-        let mut log = vec![0u8; 16 * 1024];
-        let mut options = [
-            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
-            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-        ];
-        let mut values = [log.as_mut_ptr().cast::<c_void>(), log.len() as *mut c_void];
         let mut raw = std::ptr::null_mut();
-        // SAFETY: the image is a NUL-terminated PTX string; the options point at a live buffer
-        // of the stated size.
-        let status = unsafe {
-            sys::cuModuleLoadDataEx(
-                &mut raw,
-                c_text.as_ptr().cast::<c_void>(),
-                options.len() as u32,
-                options.as_mut_ptr(),
-                values.as_mut_ptr(),
-            )
-        };
-        if let Err(source) = status.result() {
-            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
-            return Err(CudaError::ModuleLoad {
-                kernel: kernel.to_string(),
-                source,
-                log: String::from_utf8_lossy(&log[..end]).into_owned(),
-            });
-        }
+        // SAFETY: the image is a whole cubin the driver's linker made for this device.
+        unsafe { sys::cuModuleLoadData(&mut raw, cubin.as_ptr().cast::<c_void>()) }
+            .result()
+            .map_err(|e| CudaError::driver(format!("cuModuleLoadData of {kernel}'s cubin"), e))?;
         tracing::debug!(target: "cuda", kernel, bytes = text.len(), "loaded PTX module");
         let module = Arc::new(Module {
             raw,

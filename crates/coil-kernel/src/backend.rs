@@ -143,6 +143,29 @@ pub trait CompiledKernels: Send + Sync {
     fn source(&self) -> String;
     /// The debug-dir file name of [`CompiledKernels::source`] (`output_code.ll`).
     fn source_file_name(&self) -> &'static str;
+    /// How the kernels became machine code (for the compile report). Default: nothing said.
+    fn machine_code(&self) -> MachineCode {
+        MachineCode::default()
+    }
+}
+
+/// How a compile's kernels became machine code, for the compile report.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MachineCode {
+    /// Each module's trip: its first kernel, milliseconds turning it into machine code, and
+    /// where that came from (`"jit"`, `"cache"`: the persistent compile cache, `"memory"`:
+    /// compiled before in this process).
+    pub modules: Vec<(String, f64, &'static str)>,
+    /// The persistent compile cache: `"hit"` (every module from it or from memory), `"miss"`
+    /// (some compiled), `"off"`; empty where the backend has none.
+    pub cache: &'static str,
+}
+
+impl MachineCode {
+    /// Milliseconds of all modules' machine-code generation (summed over threads).
+    pub fn jit_ms(&self) -> f64 {
+        self.modules.iter().map(|m| m.1).sum()
+    }
 }
 
 /// Device time of one measurement (see [`DeviceClock`]).

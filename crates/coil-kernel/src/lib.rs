@@ -30,7 +30,7 @@ mod verify;
 
 pub use backend::{
     Backend, BackendError, BufferHandle, CompiledKernels, Compiler, DeviceClock, DeviceTimes,
-    ExternCall, Runtime, StridedOperand,
+    ExternCall, MachineCode, Runtime, StridedOperand,
 };
 pub use dtype::{Category, DEFAULT_FLOAT, DType, Operand, promote_types, result_type};
 pub use externs::{ConvOp, ExternKind, HostOp, MatmulOp, PostOp};

@@ -141,6 +141,8 @@ pub struct CompileReport {
     pub fusion_log: Vec<String>,
     /// Bytes of memory the plan allocates.
     pub planned_bytes: usize,
+    /// How the backend made machine code (empty before the backend's compile).
+    pub machine_code: coil_codegen::MachineCode,
 }
 
 /// Every stage's output, kept with the compiled model (and given alone by [`prepare`]).
@@ -309,6 +311,7 @@ pub fn prepare(
     })?;
 
     let report = CompileReport {
+        machine_code: Default::default(),
         times,
         passes: pass_stats,
         strategy: strategy.name(),
@@ -362,6 +365,7 @@ pub fn compile(
     let compiled = backend.compile(&artifacts.program.kernels)?;
     debug.write(compiled.source_file_name(), || compiled.source())?;
     report.times.backend_ms = ms(t);
+    report.machine_code = compiled.machine_code();
     stage_done("backend", report.times.backend_ms);
     tracing::info!(target: "output_code", kernels = report.num_kernels, ms = report.times.total_ms(), "compiled");
     CompiledModel::new(backend, compiled, graph, artifacts, report)

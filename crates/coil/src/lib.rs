@@ -22,7 +22,7 @@ mod error;
 mod logs;
 mod model;
 
-pub use coil_codegen::{DeviceClock, DeviceTimes};
+pub use coil_codegen::{DeviceClock, DeviceTimes, MachineCode};
 pub use coil_sched::{builtin_strategies, builtin_strategy, builtin_strategy_names};
 pub use compile::{
     Artifacts, CompileReport, KernelReport, Options, Prepared, StageTimes, compile, prepare,

@@ -42,13 +42,25 @@ fn an_entry_is_found_under_its_key_and_every_part_changed_on_its_own_misses() {
     let k = key(&PARTS);
     assert_eq!(cache.get("cubin", &k), Lookup::Miss);
     cache.put("cubin", &k, b"machine code");
-    assert_eq!(cache.get("cubin", &k), Lookup::Hit(b"machine code".to_vec()));
-    assert_eq!(cache.get("object", &k), Lookup::Miss, "namespaces are apart");
+    assert_eq!(
+        cache.get("cubin", &k),
+        Lookup::Hit(b"machine code".to_vec())
+    );
+    assert_eq!(
+        cache.get("object", &k),
+        Lookup::Miss,
+        "namespaces are apart"
+    );
     for i in 0..PARTS.len() {
         let mut parts = PARTS;
         let changed = format!("{} changed", parts[i].1);
         parts[i].1 = &changed;
-        assert_eq!(cache.get("cubin", &key(&parts)), Lookup::Miss, "part {}", PARTS[i].0);
+        assert_eq!(
+            cache.get("cubin", &key(&parts)),
+            Lookup::Miss,
+            "part {}",
+            PARTS[i].0
+        );
     }
     // Moving bytes from one part to the next is another key.
     assert_ne!(key(&[("a", "bc")]), key(&[("a", "b"), ("", "c")]));
@@ -64,7 +76,9 @@ fn a_truncated_or_corrupted_entry_is_removed_and_never_returned() {
     for damage in 0..3 {
         cache.put("cubin", &k, &payload);
         let found = entries(dir.path());
-        let [file] = &found[..] else { panic!("one entry: {found:?}") };
+        let [file] = &found[..] else {
+            panic!("one entry: {found:?}")
+        };
         let mut bytes = fs::read(&file).unwrap();
         match damage {
             0 => bytes.truncate(bytes.len() / 2),
@@ -76,7 +90,10 @@ fn a_truncated_or_corrupted_entry_is_removed_and_never_returned() {
         }
         fs::write(&file, &bytes).unwrap();
         assert_eq!(cache.get("cubin", &k), Lookup::Corrupt, "damage {damage}");
-        assert!(entries(dir.path()).is_empty(), "the corrupt entry is removed");
+        assert!(
+            entries(dir.path()).is_empty(),
+            "the corrupt entry is removed"
+        );
         assert_eq!(cache.get("cubin", &k), Lookup::Miss);
     }
     cache.put("cubin", &k, &payload);
@@ -111,17 +128,25 @@ fn writers_of_one_entry_at_once_each_leave_a_whole_one() {
     });
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"), "the child ran");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+        "the child ran"
+    );
     let files = entries(dir.path());
     assert_eq!(files.len(), 1, "no file left aside: {files:?}");
-    assert_eq!(Cache::at(dir.path(), 1 << 30).get("cubin", &k), Lookup::Hit(payload));
+    assert_eq!(
+        Cache::at(dir.path(), 1 << 30).get("cubin", &k),
+        Lookup::Hit(payload)
+    );
 }
 
 /// The other process of `writers_of_one_entry_at_once_each_leave_a_whole_one` (does nothing
 /// when run on its own).
 #[test]
 fn child_writes_the_shared_entry() {
-    let Some(dir) = std::env::var_os("COIL_CACHE_TEST_DIR") else { return };
+    let Some(dir) = std::env::var_os("COIL_CACHE_TEST_DIR") else {
+        return;
+    };
     let cache = Cache::at(PathBuf::from(dir), 1 << 30);
     let k = key(&PARTS);
     let payload: Vec<u8> = (0..1 << 16).map(|i: u32| (i % 251) as u8).collect();
@@ -142,7 +167,10 @@ fn eviction_keeps_the_cap_removing_the_least_recently_used() {
         cache.put("object", k, &vec![i as u8; entry]);
         std::thread::sleep(std::time::Duration::from_millis(15));
         // Entry 0 is read after every write: used most recently, it stays.
-        assert!(matches!(cache.get("object", &keys[0]), Lookup::Hit(_)), "after {i}");
+        assert!(
+            matches!(cache.get("object", &keys[0]), Lookup::Hit(_)),
+            "after {i}"
+        );
         assert!(cache.stats().bytes <= cap, "after {i}: {:?}", cache.stats());
     }
     let stats = cache.stats();

@@ -151,6 +151,7 @@ struct GpuKernel {
 struct GpuModule {
     gpu: Gpu,
     kernels: Vec<GpuKernel>,
+    machine_code: coil_kernel::MachineCode,
 }
 
 impl GpuModule {
@@ -225,6 +226,10 @@ impl GpuModule {
 }
 
 impl LoadedModule for GpuModule {
+    fn machine_code(&self) -> coil_kernel::MachineCode {
+        self.machine_code.clone()
+    }
+
     fn launch(
         &self,
         index: usize,
@@ -264,16 +269,20 @@ impl LoadedModule for GpuModule {
     }
 }
 
+/// A kernel rendered under another candidate plan, with its module, not yet loaded.
+struct Candidate {
+    rendered: RenderedKernel,
+    module: PtxModule,
+}
+
 impl Gpu {
-    /// `kernel` rendered and loaded under its other candidate plans (each in a module of its
-    /// own, so entry names may repeat; each with its own scratch memory); plans that fail to
-    /// render or load are left out.
-    fn alternatives(
-        &self,
+    /// `kernel` rendered under its other candidate plans (each in a module of its own, so
+    /// entry names may repeat); plans that fail to render are left out.
+    fn candidates(
         kernel: &Kernel,
         main: &RenderedKernel,
         options: &LoadOptions<'_>,
-    ) -> Vec<Variant> {
+    ) -> Vec<Candidate> {
         let mut out = Vec::new();
         let reverse = matches!(
             main.plan.strategy,
@@ -284,25 +293,46 @@ impl Gpu {
             if plan == main.plan {
                 continue;
             }
-            let loaded = render_planned(kernel, options.caps, options.target, plan).and_then(|r| {
-                if r.arg_bytes != main.arg_bytes {
-                    return Ok(None);
+            let rendered =
+                render_planned(kernel, options.caps, options.target, plan).and_then(|r| {
+                    if r.arg_bytes != main.arg_bytes {
+                        return Ok(None);
+                    }
+                    let mut module = PtxModule::new(options.target);
+                    for l in &r.launches {
+                        module.push(l.kernel.clone())?;
+                    }
+                    Ok(Some(Candidate {
+                        rendered: r,
+                        module,
+                    }))
+                });
+            match rendered {
+                Ok(Some(c)) => out.push(c),
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(target: "cuda", kernel = %main.name, ?plan, %e, "candidate plan left out");
                 }
-                let mut module = PtxModule::new(options.target);
-                for l in &r.launches {
-                    module.push(l.kernel.clone())?;
-                }
-                let entries = self.0.dev.load_module(&module)?;
-                let scratch = scratch(&self.0.dev, &r.scratch_bytes)?;
-                Ok(Some(Variant {
-                    rendered: Some(r),
+            }
+        }
+        out
+    }
+
+    /// The candidates loaded (each with its own scratch memory); those that fail to load are
+    /// left out.
+    fn load_candidates(&self, main: &RenderedKernel, candidates: Vec<Candidate>) -> Vec<Variant> {
+        let mut out = Vec::new();
+        for c in candidates {
+            let plan = c.rendered.plan;
+            let loaded = self.0.dev.load_module(&c.module).and_then(|entries| {
+                Ok(Variant {
+                    scratch: scratch(&self.0.dev, &c.rendered.scratch_bytes)?,
+                    rendered: Some(c.rendered),
                     entries,
-                    scratch,
-                }))
+                })
             });
             match loaded {
-                Ok(Some(v)) => out.push(v),
-                Ok(None) => {}
+                Ok(v) => out.push(v),
                 Err(e) => {
                     tracing::warn!(target: "cuda", kernel = %main.name, ?plan, %e, "candidate plan left out");
                 }
@@ -321,10 +351,54 @@ impl Executor for Gpu {
         kernels: &[Kernel],
         options: &LoadOptions<'_>,
     ) -> Result<Box<dyn LoadedModule>, CudaError> {
-        let loaded = self.0.dev.load_module(module)?;
+        // Every module this compile loads (the kernels', and each autotuning candidate's)
+        // turned into machine code at once, on every core, before the loads.
+        let mut candidates: Vec<Vec<Candidate>> = rendered
+            .iter()
+            .zip(kernels)
+            .map(|(r, k)| {
+                if options.autotune {
+                    Gpu::candidates(k, r, options)
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let first = |m: &PtxModule| {
+            m.kernels()
+                .first()
+                .map_or(String::new(), |k| k.name().to_string())
+        };
+        // One module per kernel (so the kernels compile in parallel), unless
+        // `COIL_CUDA_MODULES=model` asks for the whole model's one module (for measuring).
+        let per_kernel = std::env::var("COIL_CUDA_MODULES").map_or(true, |v| v != "model");
+        let mains: Vec<PtxModule> = if per_kernel {
+            rendered
+                .iter()
+                .map(|r| {
+                    let mut m = PtxModule::new(options.target);
+                    for l in &r.launches {
+                        m.push(l.kernel.clone())?;
+                    }
+                    Ok(m)
+                })
+                .collect::<Result<_, CudaError>>()?
+        } else {
+            vec![module.clone()]
+        };
+        let mut texts: Vec<(String, String)> =
+            mains.iter().map(|m| (m.to_string(), first(m))).collect();
+        for c in candidates.iter().flatten() {
+            texts.push((c.module.to_string(), first(&c.module)));
+        }
+        self.0.dev.precompile(&texts);
+        let mut loaded = Vec::new();
+        for m in &mains {
+            loaded.extend(self.0.dev.load_module(m)?);
+        }
         let mut next_entry = 0;
         let mut out = Vec::with_capacity(rendered.len());
-        for (r, kernel) in rendered.iter().zip(kernels) {
+        for ((r, _kernel), cands) in rendered.iter().zip(kernels).zip(candidates.iter_mut()) {
             let n = r.launches.len();
             let entries: Vec<LoadedKernel> = loaded
                 .get(next_entry..next_entry + n)
@@ -336,17 +410,31 @@ impl Executor for Gpu {
                 entries,
                 scratch: scratch(&self.0.dev, &r.scratch_bytes)?,
             }];
-            if options.autotune {
-                variants.extend(self.alternatives(kernel, r, options));
-            }
+            variants.extend(self.load_candidates(r, std::mem::take(cands)));
             out.push(GpuKernel {
                 variants,
                 choice: Mutex::new(None),
             });
         }
+        let records = self.0.dev.take_jit_records();
+        let cache = if !self.0.dev.compile_cache().is_on() {
+            "off"
+        } else if records.iter().any(|r| r.source == "jit") {
+            "miss"
+        } else {
+            "hit"
+        };
+        let machine_code = coil_kernel::MachineCode {
+            modules: records
+                .into_iter()
+                .map(|r| (r.kernel, r.ms, r.source))
+                .collect(),
+            cache,
+        };
         Ok(Box::new(GpuModule {
             gpu: self.clone(),
             kernels: out,
+            machine_code,
         }))
     }
 

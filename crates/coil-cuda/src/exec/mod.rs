@@ -124,6 +124,10 @@ pub(crate) trait LoadedModule: Send + Sync {
         let _ = index;
         None
     }
+    /// How its modules became machine code. Default: nothing said (no device).
+    fn machine_code(&self) -> coil_kernel::MachineCode {
+        coil_kernel::MachineCode::default()
+    }
 }
 
 /// `buffer` is not (or no longer) one of this executor's.
