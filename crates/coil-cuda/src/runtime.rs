@@ -703,13 +703,25 @@ impl GpuDevice {
         {
             return Ok(m.clone());
         }
-        let cubin = self.jit.cubin(&text, kernel, &|| self.bind())?;
-        self.bind()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: the image is a whole cubin the driver's linker made for this device.
-        unsafe { sys::cuModuleLoadData(&mut raw, cubin.as_ptr().cast::<c_void>()) }
-            .result()
-            .map_err(|e| CudaError::driver(format!("cuModuleLoadData of {kernel}'s cubin"), e))?;
+        let raw = match self.jit.cubin(&text, kernel, &|| self.bind()) {
+            Ok(cubin) => {
+                self.bind()?;
+                let mut raw = std::ptr::null_mut();
+                // SAFETY: the image is a whole cubin the driver's linker made for this device.
+                unsafe { sys::cuModuleLoadData(&mut raw, cubin.as_ptr().cast::<c_void>()) }
+                    .result()
+                    .map_err(|e| {
+                        CudaError::driver(format!("cuModuleLoadData of {kernel}'s cubin"), e)
+                    })?;
+                raw
+            }
+            // The linker failed where the PTX may still load (a driver without it working):
+            // the driver's own JIT, whose error, if any, is the one reported.
+            Err(e) => {
+                tracing::warn!(target: "cuda", kernel, %e, "PTX to cubin failed: loading the PTX itself");
+                self.load_ptx(&text, kernel)?
+            }
+        };
         tracing::debug!(target: "cuda", kernel, bytes = text.len(), "loaded PTX module");
         let module = Arc::new(Module {
             raw,
@@ -718,6 +730,44 @@ impl GpuDevice {
         });
         cache.entry(key).or_default().push(module.clone());
         Ok(module)
+    }
+
+    /// `text` loaded as PTX (the driver's JIT, no cubin kept).
+    fn load_ptx(&self, text: &str, kernel: &str) -> Result<sys::CUmodule, CudaError> {
+        self.bind()?;
+        let c_text = CString::new(text).map_err(|_| {
+            CudaError::Ptx(coil_ptx::PtxError {
+                kernel: kernel.to_string(),
+                reason: "PTX text contains a NUL byte".into(),
+            })
+        })?;
+        let mut log = vec![0u8; 16 * 1024];
+        let mut options = [
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        ];
+        let mut values = [log.as_mut_ptr().cast::<c_void>(), log.len() as *mut c_void];
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: the image is a NUL-terminated PTX string; the options point at a live buffer
+        // of the stated size.
+        let status = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut raw,
+                c_text.as_ptr().cast::<c_void>(),
+                options.len() as u32,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        };
+        if let Err(source) = status.result() {
+            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+            return Err(CudaError::ModuleLoad {
+                kernel: kernel.to_string(),
+                source,
+                log: String::from_utf8_lossy(&log[..end]).into_owned(),
+            });
+        }
+        Ok(raw)
     }
 
     fn function(
