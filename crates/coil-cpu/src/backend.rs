@@ -34,6 +34,9 @@ pub struct CpuOptions {
     /// The LLVM pipeline (`default<O3>`, its vectorizers and unroller off by default) and
     /// whether to keep assembly.
     pub jit: JitOptions,
+    /// Generate every module's machine code, never reading or writing the compile cache
+    /// (which is on by default: `COIL_CACHE=0` also turns it off, [`coil_cache`]).
+    pub no_compile_cache: bool,
     /// The translator's choices (streaming stores, prefetch, row cache, pipelined rows, guarded
     /// max/min, bounded and table `exp`); the vector width comes from the host.
     pub codegen: CodegenOptions,
@@ -155,6 +158,8 @@ pub struct CpuBackend {
     matmul_libs: crate::matmul::MatmulLibraries,
     /// Matmul epilogues as oneDNN post-ops (see [`CpuOptions::unfused_matmul_epilogues`]).
     post_ops: bool,
+    /// Machine code through the process's compile cache ([`crate::compile_cache`]).
+    compile_cache: bool,
 }
 
 impl std::fmt::Debug for CpuBackend {
@@ -191,6 +196,7 @@ impl CpuBackend {
             }),
             jit: options.jit,
             codegen: options.codegen,
+            compile_cache: !options.no_compile_cache,
             width: (target.vector_bytes() / 4).max(1),
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),
@@ -331,7 +337,8 @@ impl CpuBackend {
             i => format!("coil_cpu.{i}"),
         };
         let mut shapes = Vec::with_capacity(part.len());
-        let jit = JitModule::compile(&name, &target, &self.jit, |_cx, module| {
+        let cache = self.compile_cache.then(crate::compile_cache);
+        let jit = JitModule::compile_cached(&name, &target, &self.jit, cache, |_cx, module| {
             for &k in part {
                 shapes.push(emit_planned(
                     module,
@@ -705,5 +712,27 @@ impl CompiledKernels for CpuKernels {
 
     fn source_file_name(&self) -> &'static str {
         "output_code.ll"
+    }
+
+    fn machine_code(&self) -> coil_codegen::MachineCode {
+        let words: Vec<&'static str> = self.modules.iter().map(JitModule::cache).collect();
+        let cache = if words.contains(&"off") {
+            "off"
+        } else if words.contains(&"miss") {
+            "miss"
+        } else {
+            "hit"
+        };
+        coil_codegen::MachineCode {
+            modules: self
+                .modules
+                .iter()
+                .map(|m| {
+                    let source = if m.cache() == "hit" { "cache" } else { "jit" };
+                    (m.name().to_string(), m.codegen_ms(), source)
+                })
+                .collect(),
+            cache,
+        }
     }
 }

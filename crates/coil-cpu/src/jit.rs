@@ -1,14 +1,15 @@
-//! The LLVM harness: host target detection, the `default<O3>` pipeline for the host CPU, MCJIT
-//! compilation, and symbol lookup. A [`JitModule`] owns its LLVM context, so compiled code
-//! outlives the closure that built it and can be kept in a `Box<dyn ...>` by a backend.
+//! The LLVM harness: host target detection, the `default<O3>` pipeline for the host CPU, object
+//! code generation linked into the process by ORC ([`crate::orc`]) through the compile cache,
+//! and symbol lookup. A [`JitModule`] owns its machine code, so compiled code outlives the
+//! closure that built it and can be kept in a `Box<dyn ...>` by a backend.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use coil_cache::{Cache, KeyBuilder, Lookup};
 use inkwell::OptimizationLevel;
 use inkwell::attributes::AttributeLoc;
 use inkwell::context::Context;
-use inkwell::execution_engine::ExecutionEngine;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{
@@ -16,10 +17,14 @@ use inkwell::targets::{
 };
 
 use crate::CpuError;
+use crate::orc::LoadedObject;
 
 /// The machine code generation targets: this process's CPU, with every feature it has.
 pub struct HostTarget {
     machine: TargetMachine,
+    /// The same target for relocatable objects the JIT linker loads (position-independent,
+    /// small code model).
+    object_machine: TargetMachine,
     triple: String,
     cpu: String,
     features: String,
@@ -63,8 +68,21 @@ impl HostTarget {
             .ok_or_else(|| {
                 CpuError::TargetInit(format!("no target machine for {triple} / {cpu}"))
             })?;
+        let object_machine = target
+            .create_target_machine(
+                &triple,
+                &cpu,
+                &features,
+                OptimizationLevel::Aggressive,
+                RelocMode::PIC,
+                CodeModel::Small,
+            )
+            .ok_or_else(|| {
+                CpuError::TargetInit(format!("no object target machine for {triple} / {cpu}"))
+            })?;
         Ok(HostTarget {
             machine,
+            object_machine,
             triple: triple.as_str().to_string_lossy().into_owned(),
             cpu,
             features,
@@ -230,7 +248,8 @@ pub fn link_ir(name: &str, texts: &[&str]) -> Result<String, CpuError> {
     Ok(linked.print_to_string().to_string())
 }
 
-/// JIT-compiled machine code, the optimised IR it came from, and the LLVM state that owns both.
+/// Machine code loaded into this process ([`crate::orc`]), the optimised IR it came from, and
+/// whether it came from the compile cache.
 ///
 /// Every function the module defines is resolved when the module is compiled; lookups afterwards
 /// only read a table, never LLVM.
@@ -239,21 +258,10 @@ pub struct JitModule {
     ir: String,
     assembly: Option<String>,
     symbols: HashMap<String, usize>,
-    // Field order is drop order: the engine (which owns the module's code) and the module go
-    // before the context they were created in.
-    _engine: ExecutionEngine<'static>,
-    _module: Module<'static>,
-    _context: Box<Context>,
+    cache: &'static str,
+    codegen_ms: f64,
+    _object: LoadedObject,
 }
-
-// SAFETY: the LLVM objects (context, module, engine, and the `Rc` that inkwell shares between the
-// module and the engine) are created inside `JitModule::compile`, never handed out, and only
-// touched again by `Drop`; moving the whole bundle to another thread moves every reference to
-// them together. Shared access (`&JitModule`) reads only the Rust-side `name`, `ir` and
-// `symbols`, so it is also safe from several threads.
-unsafe impl Send for JitModule {}
-// SAFETY: see `Send` above: `&self` methods never call into LLVM.
-unsafe impl Sync for JitModule {}
 
 impl std::fmt::Debug for JitModule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -264,9 +272,17 @@ impl std::fmt::Debug for JitModule {
     }
 }
 
+/// The process's compile cache for CPU machine code ([`coil_cache::Cache::from_env`], read
+/// once).
+pub fn compile_cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(Cache::from_env)
+}
+
 impl JitModule {
     /// Creates a context and an empty module `name`, lets `build` fill it with IR, optimises it
-    /// for `target` ([`optimize`]) and JIT-compiles it (MCJIT at `-O3`).
+    /// for `target` ([`optimize`]), generates object code and links it into this process
+    /// ([`crate::orc`]). No compile cache: [`JitModule::compile_cached`].
     ///
     /// Undefined functions the module declares must be LLVM intrinsics, coil runtime helpers
     /// ([`crate::vmath::runtime_symbols`]) or symbols of this process (libc, libm); anything else
@@ -280,21 +296,52 @@ impl JitModule {
     where
         F: for<'ctx> FnOnce(&'ctx Context, &Module<'ctx>) -> Result<(), CpuError>,
     {
-        let context = Box::new(Context::create());
-        // SAFETY: the context lives in a `Box` whose heap address never changes; it is stored in
-        // the returned `JitModule` and dropped after everything created from it (field order).
-        // On every early return below, `module` (and `engine`) are locals declared after
-        // `context` and so are dropped before it.
-        let cx: &'static Context = unsafe { &*(context.as_ref() as *const Context) };
-        let module = cx.create_module(name);
-        build(cx, &module)?;
+        JitModule::compile_cached(name, target, options, None, build)
+    }
+
+    /// [`JitModule::compile`] through `cache`: the entry of the module's IR as built (with the
+    /// target, the options, LLVM's and coil's versions) holds its optimised IR and object
+    /// code; a hit skips optimising and code generation.
+    pub fn compile_cached<F>(
+        name: &str,
+        target: &HostTarget,
+        options: &JitOptions,
+        cache: Option<&Cache>,
+        build: F,
+    ) -> Result<JitModule, CpuError>
+    where
+        F: for<'ctx> FnOnce(&'ctx Context, &Module<'ctx>) -> Result<(), CpuError>,
+    {
+        let context = Context::create();
+        let module = context.create_module(name);
+        build(&context, &module)?;
+        let (defined, runtime) = check_symbols(&module, name)?;
+        let cache = cache.filter(|c| c.is_on() && !options.emit_assembly);
+        let key = cache.map(|_| cache_key(&module, target, options));
+        if let (Some(cache), Some(key)) = (cache, &key) {
+            if let Lookup::Hit(entry) = cache.get("object", key) {
+                if let Some((ir, object)) = split_entry(&entry) {
+                    let start = std::time::Instant::now();
+                    let loaded = LoadedObject::load(name, object, &defined, &runtime)?;
+                    return Ok(JitModule::new(
+                        name,
+                        ir.to_string(),
+                        None,
+                        loaded,
+                        "hit",
+                        ms(start),
+                    ));
+                }
+            }
+        }
+        let start = std::time::Instant::now();
         optimize(&module, target, options)?;
         let ir = module.print_to_string().to_string();
         let assembly = if options.emit_assembly {
             // Code generation rewrites IR in place (CodeGenPrepare), so it runs on a copy.
             let copy = module.clone();
             let buffer = target
-                .machine()
+                .object_machine
                 .write_to_memory_buffer(&copy, FileType::Assembly)
                 .map_err(|e| CpuError::Jit {
                     module: name.to_string(),
@@ -304,52 +351,53 @@ impl JitModule {
         } else {
             None
         };
-        let engine = module
-            .create_jit_execution_engine(OptimizationLevel::Aggressive)
+        let object = target
+            .object_machine
+            .write_to_memory_buffer(&module, FileType::Object)
             .map_err(|e| CpuError::Jit {
                 module: name.to_string(),
-                message: e.to_string(),
+                message: format!("emitting object code: {e}"),
             })?;
-        let runtime: HashMap<&str, usize> = crate::vmath::runtime_symbols().into_iter().collect();
-        let mut defined = Vec::new();
-        for function in module.get_functions() {
-            let fname = function.get_name().to_string_lossy().into_owned();
-            if function.count_basic_blocks() > 0 {
-                if function.get_linkage() != inkwell::module::Linkage::Internal
-                    && function.get_linkage() != inkwell::module::Linkage::Private
-                {
-                    defined.push(fname);
-                }
-            } else if function.get_intrinsic_id() != 0 {
-                continue;
-            } else if let Some(&addr) = runtime.get(fname.as_str()) {
-                engine.add_global_mapping(&function, addr);
-            } else if inkwell::support::search_for_address_of_symbol(&fname).is_none() {
-                return Err(CpuError::UnresolvedSymbol {
-                    module: name.to_string(),
-                    symbol: fname,
-                });
+        let loaded = LoadedObject::load(name, object.as_slice(), &defined, &runtime)?;
+        let codegen_ms = ms(start);
+        let word = match (cache, &key) {
+            (Some(cache), Some(key)) => {
+                cache.put("object", key, &join_entry(&ir, object.as_slice()));
+                "miss"
             }
-        }
-        let mut symbols = HashMap::new();
-        for fname in defined {
-            let addr = engine
-                .get_function_address(&fname)
-                .map_err(|e| CpuError::Jit {
-                    module: name.to_string(),
-                    message: format!("resolving `{fname}`: {e}"),
-                })?;
-            symbols.insert(fname, addr);
-        }
-        Ok(JitModule {
+            _ => "off",
+        };
+        Ok(JitModule::new(name, ir, assembly, loaded, word, codegen_ms))
+    }
+
+    fn new(
+        name: &str,
+        ir: String,
+        assembly: Option<String>,
+        loaded: LoadedObject,
+        cache: &'static str,
+        codegen_ms: f64,
+    ) -> JitModule {
+        JitModule {
             name: name.to_string(),
             ir,
             assembly,
-            symbols,
-            _engine: engine,
-            _module: module,
-            _context: context,
-        })
+            symbols: loaded.symbols().clone(),
+            cache,
+            codegen_ms,
+            _object: loaded,
+        }
+    }
+
+    /// Whether the machine code came from the compile cache (`"hit"`), was generated and
+    /// stored (`"miss"`), or was generated with no cache (`"off"`).
+    pub fn cache(&self) -> &'static str {
+        self.cache
+    }
+
+    /// Milliseconds optimising and generating code (or loading it, on a hit).
+    pub fn codegen_ms(&self) -> f64 {
+        self.codegen_ms
     }
 
     /// The module's name.
@@ -400,6 +448,75 @@ impl JitModule {
         // `addr` is the entry of a function JIT-compiled from this module.
         Ok(unsafe { std::mem::transmute_copy::<usize, F>(&addr) })
     }
+}
+
+fn ms(start: std::time::Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+/// The functions `module` defines (externally visible) and the runtime helpers it declares
+/// with their addresses; an error for a declared symbol nothing defines.
+fn check_symbols(
+    module: &Module<'_>,
+    name: &str,
+) -> Result<(Vec<String>, Vec<(&'static str, usize)>), CpuError> {
+    let runtime: HashMap<&'static str, usize> =
+        crate::vmath::runtime_symbols().into_iter().collect();
+    let mut defined = Vec::new();
+    let mut used = Vec::new();
+    for function in module.get_functions() {
+        let fname = function.get_name().to_string_lossy().into_owned();
+        if function.count_basic_blocks() > 0 {
+            if function.get_linkage() != inkwell::module::Linkage::Internal
+                && function.get_linkage() != inkwell::module::Linkage::Private
+            {
+                defined.push(fname);
+            }
+        } else if function.get_intrinsic_id() != 0 {
+            continue;
+        } else if let Some((&sym, &addr)) = runtime.get_key_value(fname.as_str()) {
+            used.push((sym, addr));
+        } else if inkwell::support::search_for_address_of_symbol(&fname).is_none() {
+            return Err(CpuError::UnresolvedSymbol {
+                module: name.to_string(),
+                symbol: fname,
+            });
+        }
+    }
+    Ok((defined, used))
+}
+
+/// The cache key of a module as built: its IR, the target, the options, LLVM's and coil's
+/// versions.
+fn cache_key(module: &Module<'_>, target: &HostTarget, options: &JitOptions) -> coil_cache::Key {
+    let (major, minor, patch) = inkwell::support::get_llvm_version();
+    KeyBuilder::new()
+        .part("llvm-ir", module.print_to_string().to_bytes())
+        .part("triple", &target.triple)
+        .part("cpu", &target.cpu)
+        .part("features", &target.features)
+        .part("options", format!("{options:?}"))
+        .part("llvm", format!("{major}.{minor}.{patch}"))
+        .part(
+            "coil",
+            concat!("coil-cpu ", env!("CARGO_PKG_VERSION"), " object v1"),
+        )
+        .finish()
+}
+
+/// A cache entry: the optimised IR's length, the IR, the object code.
+fn join_entry(ir: &str, object: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + ir.len() + object.len());
+    out.extend_from_slice(&(ir.len() as u64).to_le_bytes());
+    out.extend_from_slice(ir.as_bytes());
+    out.extend_from_slice(object);
+    out
+}
+
+fn split_entry(entry: &[u8]) -> Option<(&str, &[u8])> {
+    let n = u64::from_le_bytes(entry.get(..8)?.try_into().ok()?) as usize;
+    let ir = std::str::from_utf8(entry.get(8..8usize.checked_add(n)?)?).ok()?;
+    Some((ir, &entry[8 + n..]))
 }
 
 /// Whether LLVM's feature string `features` (`+avx2,+fma,-avx512f,...`) turns `feature` on.
