@@ -6,6 +6,7 @@
 mod accuracy;
 mod backend_ir;
 mod bounded;
+mod cache;
 mod driver;
 mod errors;
 mod guarded;
