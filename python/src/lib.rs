@@ -106,6 +106,7 @@ fn compile(
                 )));
             }
             let cpu = coil_cpu::CpuOptions {
+                compile_cache: Some(compile_cache()),
                 own_f32_matmul_under_torch: gemm != "eager",
                 openblas_f32_matmul: gemm == "openblas",
                 gemm_f32_matmul: gemm == "gemm",
@@ -123,7 +124,8 @@ fn compile(
             Arc::new(
                 coil_cuda::CudaBackend::new()
                     .map_err(err)?
-                    .with_cublaslt(gemm == "lt"),
+                    .with_cublaslt(gemm == "lt")
+                    .with_compile_cache(compile_cache()),
             )
         }
         other => {
@@ -266,6 +268,15 @@ impl Model {
         d.set_item("jit_ms", r.machine_code.jit_ms())?;
         Ok(d)
     }
+}
+
+/// The process's compile cache, as the environment describes it when first asked
+/// (`COIL_CACHE_DIR`, `COIL_CACHE=0`, `COIL_CACHE_MAX_MB`).
+fn compile_cache() -> Arc<coil_cache::Cache> {
+    static CACHE: std::sync::OnceLock<Arc<coil_cache::Cache>> = std::sync::OnceLock::new();
+    CACHE
+        .get_or_init(|| Arc::new(coil_cache::Cache::from_env()))
+        .clone()
 }
 
 /// The native module, `coil._native`.

@@ -604,6 +604,14 @@ fn fallback_summary(ops: &[String]) -> String {
         .join(", ")
 }
 
+/// Each module's trip to machine code, as `compile.jit` gives it.
+fn jit_modules(code: &coil::MachineCode) -> serde_json::Value {
+    code.modules
+        .iter()
+        .map(|(kernel, ms, source)| json!({ "kernel": kernel, "ms": ms, "source": source }))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -811,12 +819,4 @@ mod tests {
         assert!(check(FEW_ELEMENTS - 1));
         assert!(!check(FEW_ELEMENTS));
     }
-}
-
-/// Each module's trip to machine code, as `compile.jit` gives it.
-fn jit_modules(code: &coil::MachineCode) -> serde_json::Value {
-    code.modules
-        .iter()
-        .map(|(kernel, ms, source)| json!({ "kernel": kernel, "ms": ms, "source": source }))
-        .collect()
 }

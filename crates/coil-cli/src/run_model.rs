@@ -1,5 +1,7 @@
 //! `coil run-model`: option parsing, model and input resolution, running, checking.
 
+mod backends;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -21,6 +23,8 @@ struct Options {
     threads: usize,
     backend: Backend,
     json: bool,
+    /// `--no-cache`: compile without the persistent compile cache.
+    no_cache: bool,
     rtol: f64,
     atol: f64,
     /// Whether `--rtol` or `--atol` was given (else a 16-bit run takes PyTorch's tolerance).
@@ -170,6 +174,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         threads: 0,
         backend: Backend::Cpu,
         json: false,
+        no_cache: false,
         rtol: 1e-4,
         atol: 1e-5,
         tolerance_given: false,
@@ -224,10 +229,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 }
             }
             "--json" => opts.json = true,
-            "--no-cache" => {
-                // SAFETY: argument parsing runs before any thread of this process starts.
-                unsafe { std::env::set_var("COIL_CACHE", "0") }
-            }
+            "--no-cache" => opts.no_cache = true,
             "--epilogue" => {
                 opts.unfused_epilogues = match value("--epilogue")?.as_str() {
                     "library" => false,
@@ -526,40 +528,9 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     }
 }
 
-/// The backend `opts` asks for; for `--backend eager`, the one whose rules the schedule report
-/// follows (the CPU's, or the GPU's with `--loops simd`; it compiles nothing).
-fn make_backend(opts: &Options) -> Result<std::sync::Arc<dyn coil_codegen::Backend>, String> {
-    Ok(match (opts.backend, opts.loops) {
-        (Backend::Cuda, _) if opts.compile_only => {
-            std::sync::Arc::new(coil_cuda::CudaBackend::offline())
-        }
-        (Backend::Eager, Some(Loops::Simd)) => {
-            std::sync::Arc::new(coil_cuda::CudaBackend::offline())
-        }
-        (Backend::Cuda, _) => std::sync::Arc::new(
-            coil_cuda::CudaBackend::new()
-                .map_err(|e| format!("cuda backend: {e}"))?
-                .with_cudnn_conv(opts.conv_library == Some(true)),
-        ),
-        (Backend::Cpu | Backend::Eager, _) => std::sync::Arc::new(
-            coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
-                im2col_conv: opts.conv_library == Some(false),
-                library_conv_always: opts.conv_library == Some(true),
-                widen_16bit_matmul: opts.widen_16bit_matmul,
-                gemm_f32_matmul: opts.gemm_f32_matmul,
-                openblas_f32_matmul: opts.openblas_f32_matmul,
-                unfused_matmul_epilogues: opts.unfused_epilogues,
-                threads: opts.threads,
-                ..coil_cpu::CpuOptions::default()
-            })
-            .map_err(|e| format!("cpu backend: {e}"))?,
-        ),
-    })
-}
-
 fn execute(opts: &Options) -> Result<Report, String> {
     let loaded = load(opts)?;
-    let backend = make_backend(opts)?;
+    let backend = backends::make_backend(opts)?;
     let mut options = coil::Options::with_strategy(&opts.policy).map_err(|e| e.to_string())?;
     options.passes = opts.passes.clone();
     options.debug_dir = opts.debug_dir.clone();

@@ -34,9 +34,10 @@ pub struct CpuOptions {
     /// The LLVM pipeline (`default<O3>`, its vectorizers and unroller off by default) and
     /// whether to keep assembly.
     pub jit: JitOptions,
-    /// Generate every module's machine code, never reading or writing the compile cache
-    /// (which is on by default: `COIL_CACHE=0` also turns it off, [`coil_cache`]).
-    pub no_compile_cache: bool,
+    /// The persistent compile cache modules' machine code goes through (none by default;
+    /// the CLI and the Python module hand down the one the environment describes,
+    /// [`coil_cache::Cache::from_env`]).
+    pub compile_cache: Option<Arc<coil_cache::Cache>>,
     /// The translator's choices (streaming stores, prefetch, row cache, pipelined rows, guarded
     /// max/min, bounded and table `exp`); the vector width comes from the host.
     pub codegen: CodegenOptions,
@@ -158,8 +159,8 @@ pub struct CpuBackend {
     matmul_libs: crate::matmul::MatmulLibraries,
     /// Matmul epilogues as oneDNN post-ops (see [`CpuOptions::unfused_matmul_epilogues`]).
     post_ops: bool,
-    /// Machine code through the process's compile cache ([`crate::compile_cache`]).
-    compile_cache: bool,
+    /// The compile cache machine code goes through.
+    compile_cache: Option<Arc<coil_cache::Cache>>,
 }
 
 impl std::fmt::Debug for CpuBackend {
@@ -196,7 +197,7 @@ impl CpuBackend {
             }),
             jit: options.jit,
             codegen: options.codegen,
-            compile_cache: !options.no_compile_cache,
+            compile_cache: options.compile_cache.clone(),
             width: (target.vector_bytes() / 4).max(1),
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),
@@ -337,7 +338,7 @@ impl CpuBackend {
             i => format!("coil_cpu.{i}"),
         };
         let mut shapes = Vec::with_capacity(part.len());
-        let cache = self.compile_cache.then(crate::compile_cache);
+        let cache = self.compile_cache.as_deref();
         let jit = JitModule::compile_cached(&name, &target, &self.jit, cache, |_cx, module| {
             for &k in part {
                 shapes.push(emit_planned(

@@ -272,13 +272,6 @@ impl std::fmt::Debug for JitModule {
     }
 }
 
-/// The process's compile cache for CPU machine code ([`coil_cache::Cache::from_env`], read
-/// once).
-pub fn compile_cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(Cache::from_env)
-}
-
 impl JitModule {
     /// Creates a context and an empty module `name`, lets `build` fill it with IR, optimises it
     /// for `target` ([`optimize`]), generates object code and links it into this process
@@ -318,21 +311,20 @@ impl JitModule {
         let (defined, runtime) = check_symbols(&module, name)?;
         let cache = cache.filter(|c| c.is_on() && !options.emit_assembly);
         let key = cache.map(|_| cache_key(&module, target, options));
-        if let (Some(cache), Some(key)) = (cache, &key) {
-            if let Lookup::Hit(entry) = cache.get("object", key) {
-                if let Some((ir, object)) = split_entry(&entry) {
-                    let start = std::time::Instant::now();
-                    let loaded = LoadedObject::load(name, object, &defined, &runtime)?;
-                    return Ok(JitModule::new(
-                        name,
-                        ir.to_string(),
-                        None,
-                        loaded,
-                        "hit",
-                        ms(start),
-                    ));
-                }
-            }
+        if let (Some(cache), Some(key)) = (cache, &key)
+            && let Lookup::Hit(entry) = cache.get("object", key)
+            && let Some((ir, object)) = split_entry(&entry)
+        {
+            let start = std::time::Instant::now();
+            let loaded = LoadedObject::load(name, object, &defined, &runtime)?;
+            return Ok(JitModule::new(
+                name,
+                ir.to_string(),
+                None,
+                loaded,
+                "hit",
+                ms(start),
+            ));
         }
         let start = std::time::Instant::now();
         optimize(&module, target, options)?;
@@ -454,12 +446,15 @@ fn ms(start: std::time::Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
 }
 
+/// Runtime helpers a module uses: name and address.
+type RuntimeSymbols = Vec<(&'static str, usize)>;
+
 /// The functions `module` defines (externally visible) and the runtime helpers it declares
 /// with their addresses; an error for a declared symbol nothing defines.
 fn check_symbols(
     module: &Module<'_>,
     name: &str,
-) -> Result<(Vec<String>, Vec<(&'static str, usize)>), CpuError> {
+) -> Result<(Vec<String>, RuntimeSymbols), CpuError> {
     let runtime: HashMap<&'static str, usize> =
         crate::vmath::runtime_symbols().into_iter().collect();
     let mut defined = Vec::new();

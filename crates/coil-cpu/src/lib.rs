@@ -59,7 +59,7 @@ pub use codegen::{
 pub use dnnl::onednn_status;
 pub use eager_blas::eager_blas_loaded;
 pub use error::CpuError;
-pub use jit::{HostTarget, JitModule, JitOptions, compile_cache, link_ir, optimize};
+pub use jit::{HostTarget, JitModule, JitOptions, link_ir, optimize};
 pub use openblas::openblas_status;
 pub use parallel::{ArgSpec, Element, JitKernel, KernelArgs, KernelFn, ThreadPool};
 pub use vmath::{FloatKind, MathFn, VMath, VMathFn, VMathOptions};

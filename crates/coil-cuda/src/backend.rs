@@ -45,6 +45,8 @@ pub struct CudaBackend {
     planner: Option<Planner>,
     /// Time each kernel's candidate plans at its first launch and keep the fastest.
     autotune: bool,
+    /// One PTX module per kernel ([`CudaBackend::with_module_per_kernel`]).
+    module_per_kernel: bool,
     /// A column of ones (its buffer and length) that broadcasts an `addmm`'s bias through
     /// cuBLAS (`ones[m, 1] @ bias[1, n]`), grown as needed.
     ones: Arc<std::sync::Mutex<Option<(BufferHandle, usize, DType)>>>,
@@ -108,6 +110,7 @@ impl CudaBackend {
             description,
             planner: None,
             autotune: true,
+            module_per_kernel: true,
             ones: Arc::default(),
             cudnn_conv: false,
         })
@@ -134,6 +137,7 @@ impl CudaBackend {
             target,
             planner: None,
             autotune: true,
+            module_per_kernel: true,
             ones: Arc::default(),
             cudnn_conv: false,
         }
@@ -152,6 +156,7 @@ impl CudaBackend {
             target,
             planner: None,
             autotune: true,
+            module_per_kernel: true,
             ones: Arc::default(),
             cudnn_conv: false,
         }
@@ -193,6 +198,23 @@ impl CudaBackend {
     /// harmless), the fastest kept for every later launch. On by default; off with a planner.
     pub fn with_autotune(mut self, on: bool) -> CudaBackend {
         self.autotune = on;
+        self
+    }
+
+    /// Each kernel in a PTX module of its own, every module of a compile turned into machine
+    /// code at once on every core (the default), or, with `false`, the model's kernels in one
+    /// module (one JIT job: for measuring the two).
+    pub fn with_module_per_kernel(mut self, on: bool) -> CudaBackend {
+        self.module_per_kernel = on;
+        self
+    }
+
+    /// Sends the machine code of later compiles through the persistent compile cache `cache`
+    /// (by default there is none). No effect off a GPU.
+    pub fn with_compile_cache(self, cache: std::sync::Arc<coil_cache::Cache>) -> CudaBackend {
+        if let Some(g) = self.exec.gpu() {
+            g.device().set_compile_cache(cache);
+        }
         self
     }
 
@@ -278,6 +300,7 @@ impl CudaBackend {
             caps: &self.caps,
             target: self.target,
             autotune: self.autotune && self.planner.is_none(),
+            module_per_kernel: self.module_per_kernel,
         };
         let loaded = self
             .exec

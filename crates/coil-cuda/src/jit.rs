@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
 use coil_cache::{Cache, Key, KeyBuilder, Lookup};
@@ -37,7 +37,7 @@ pub struct JitRecord {
 /// The cubins of this process and the persistent cache behind them.
 #[derive(Debug)]
 pub(crate) struct Jit {
-    cache: Cache,
+    cache: RwLock<Arc<Cache>>,
     arch: String,
     driver: i32,
     memo: Mutex<HashMap<Key, Arc<Vec<u8>>>>,
@@ -47,7 +47,7 @@ pub(crate) struct Jit {
 impl Jit {
     pub(crate) fn new(compute_capability: (u32, u32), driver: i32) -> Jit {
         Jit {
-            cache: Cache::from_env(),
+            cache: RwLock::new(Arc::new(Cache::off())),
             arch: format!("sm_{}{}", compute_capability.0, compute_capability.1),
             driver,
             memo: Mutex::new(HashMap::new()),
@@ -73,9 +73,14 @@ impl Jit {
         std::mem::take(&mut *self.records.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// The persistent cache.
-    pub(crate) fn cache(&self) -> &Cache {
-        &self.cache
+    /// The persistent cache (off until [`Jit::set_cache`]).
+    pub(crate) fn cache(&self) -> Arc<Cache> {
+        self.cache.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Sends later cubins through `cache`.
+    pub(crate) fn set_cache(&self, cache: Arc<Cache>) {
+        *self.cache.write().unwrap_or_else(|p| p.into_inner()) = cache;
     }
 
     /// The cubin of `ptx`: from memory, the persistent cache, or the JIT. `bind` makes the
@@ -106,7 +111,8 @@ impl Jit {
             record(0.0, "memory");
             return Ok(c.clone());
         }
-        let cubin = match self.cache.get("cubin", &key) {
+        let cache = self.cache();
+        let cubin = match cache.get("cubin", &key) {
             Lookup::Hit(bytes) => {
                 record(0.0, "cache");
                 Arc::new(bytes)
@@ -118,7 +124,7 @@ impl Jit {
                 let ms = start.elapsed().as_secs_f64() * 1e3;
                 tracing::debug!(target: "cuda", kernel, ms, bytes = bytes.len(), "PTX compiled to a cubin");
                 record(ms, "jit");
-                self.cache.put("cubin", &key, &bytes);
+                cache.put("cubin", &key, &bytes);
                 Arc::new(bytes)
             }
         };

@@ -676,9 +676,14 @@ impl GpuDevice {
         self.jit.take_records()
     }
 
-    /// The persistent compile cache the cubins go through.
-    pub fn compile_cache(&self) -> &coil_cache::Cache {
+    /// The persistent compile cache the cubins go through (off unless set).
+    pub fn compile_cache(&self) -> Arc<coil_cache::Cache> {
         self.jit.cache()
+    }
+
+    /// Sends later cubins through `cache`.
+    pub fn set_compile_cache(&self, cache: Arc<coil_cache::Cache>) {
+        self.jit.set_cache(cache);
     }
 
     /// Modules in the cache.

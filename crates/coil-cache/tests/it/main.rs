@@ -79,7 +79,7 @@ fn a_truncated_or_corrupted_entry_is_removed_and_never_returned() {
         let [file] = &found[..] else {
             panic!("one entry: {found:?}")
         };
-        let mut bytes = fs::read(&file).unwrap();
+        let mut bytes = fs::read(file).unwrap();
         match damage {
             0 => bytes.truncate(bytes.len() / 2),
             1 => {
@@ -88,7 +88,7 @@ fn a_truncated_or_corrupted_entry_is_removed_and_never_returned() {
             }
             _ => bytes[0] = b'X',
         }
-        fs::write(&file, &bytes).unwrap();
+        fs::write(file, &bytes).unwrap();
         assert_eq!(cache.get("cubin", &k), Lookup::Corrupt, "damage {damage}");
         assert!(
             entries(dir.path()).is_empty(),

@@ -24,14 +24,18 @@ fn build<'ctx>(cx: &'ctx Context, module: &Module<'ctx>, k: f64) -> Result<(), C
 
 fn compile(cache: &Cache, k: f64, options: &JitOptions) -> JitModule {
     let target = HostTarget::detect().unwrap();
-    JitModule::compile_cached("cached", &target, options, Some(cache), |cx, m| build(cx, m, k))
-        .unwrap()
+    JitModule::compile_cached("cached", &target, options, Some(cache), |cx, m| {
+        build(cx, m, k)
+    })
+    .unwrap()
 }
 
 fn results(jit: &JitModule) -> Vec<u32> {
     // SAFETY: `f` is `float (float)`.
     let f: extern "C" fn(f32) -> f32 = unsafe { jit.function("f") }.unwrap();
-    (0..1000).map(|i| f(i as f32 * 0.37 - 150.0).to_bits()).collect()
+    (0..1000)
+        .map(|i| f(i as f32 * 0.37 - 150.0).to_bits())
+        .collect()
 }
 
 #[test]
@@ -47,7 +51,10 @@ fn a_warm_compile_loads_the_cold_ones_code_and_a_corrupt_entry_recompiles() {
     assert_eq!(cold.optimized_ir(), warm.optimized_ir());
     // Other IR, other options: other entries.
     assert_eq!(compile(&cache, 2.5, &options).cache(), "miss");
-    let unrolled = JitOptions { llvm_unroll: true, ..JitOptions::default() };
+    let unrolled = JitOptions {
+        llvm_unroll: true,
+        ..JitOptions::default()
+    };
     assert_eq!(compile(&cache, 3.0, &unrolled).cache(), "miss");
     // Every entry damaged: each compile generates again, with the same results.
     for entry in walk(dir.path()) {

@@ -369,9 +369,9 @@ impl Executor for Gpu {
                 .first()
                 .map_or(String::new(), |k| k.name().to_string())
         };
-        // One module per kernel (so the kernels compile in parallel), unless
-        // `COIL_CUDA_MODULES=model` asks for the whole model's one module (for measuring).
-        let per_kernel = std::env::var("COIL_CUDA_MODULES").map_or(true, |v| v != "model");
+        // One module per kernel (so the kernels compile in parallel), unless the backend asks
+        // for the whole model's one module (`CudaBackend::with_module_per_kernel`).
+        let per_kernel = options.module_per_kernel;
         let mains: Vec<PtxModule> = if per_kernel {
             rendered
                 .iter()
