@@ -14,6 +14,12 @@ pub struct SchedConfig {
     pub backend_name: String,
     /// At most this many nodes in one fused node (Inductor's `max_fusion_size`, 64).
     pub max_fusion_size: usize,
+    /// At most this many reductions in one fused node (`None`: no limit, as Inductor). coil's
+    /// own brake, 8 by default: each reduction stage of a kernel recomputes the values before
+    /// it (the kernel IR's stages are loops of their own over the row), so a kernel's code
+    /// grows with the square of its stages; a chain of 500 softmaxes fused 18 to a kernel
+    /// (36 stages) took the CPU backend 17 s to compile (docs/perf.md).
+    pub max_reduction_stages: Option<usize>,
     /// Horizontal fusion needs at least this many shared bytes
     /// (`score_fusion_memory_threshold`, 10).
     pub score_fusion_memory_threshold: usize,
@@ -65,6 +71,9 @@ pub struct Template {
     pub epilogue: Vec<coil_lower::BufferId>,
 }
 
+/// The default of [`SchedConfig::max_reduction_stages`].
+pub(crate) const MAX_REDUCTION_STAGES: usize = 8;
+
 impl SchedConfig {
     /// Inductor's defaults for the CPU backend (kernels named `cpu_...`).
     pub fn cpu() -> SchedConfig {
@@ -72,6 +81,7 @@ impl SchedConfig {
             device: Device::Cpu,
             backend_name: "cpu".into(),
             max_fusion_size: 64,
+            max_reduction_stages: Some(MAX_REDUCTION_STAGES),
             score_fusion_memory_threshold: 10,
             max_fusion_buffer_group_pairwise_attempts: 64,
             aggressive_fusion: false,

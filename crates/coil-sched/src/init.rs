@@ -356,6 +356,7 @@ impl<'g> Schedule<'g> {
                 op_set,
                 outer_loop: None,
                 is_reduction: b.is_reduction(),
+                reductions: usize::from(b.is_reduction()),
                 sizes,
                 group,
                 dep_ids,

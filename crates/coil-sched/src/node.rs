@@ -149,6 +149,8 @@ pub struct SchedNode {
     pub(crate) sizes: LoopSizes,
     pub(crate) group: Group,
     pub(crate) is_reduction: bool,
+    /// Its reductions (scans included): a fused kernel's reduction stages.
+    pub(crate) reductions: usize,
     /// As the lowering wrote them (what the dumps print).
     pub(crate) read_writes: ReadWrites,
     /// The same, each `MemoryDep` normalized (what fusion compares).

@@ -224,6 +224,7 @@ impl<'g> Schedule<'g> {
             sizes,
             group,
             is_reduction,
+            reductions: na.reductions + nb.reductions,
             dep_ids: union_sorted(&na.dep_ids, &nb.dep_ids),
             single_use_reads: single_use_reads(self.graph, deps, &read_writes, &|b| {
                 self.num_users(b)

@@ -189,6 +189,11 @@ impl FusionScorer for InductorScorer {
         if na.num_ops() + nb.num_ops() > cfg.max_fusion_size {
             return Err(WhyNoFuse::ExceedsMaxFusion);
         }
+        if let Some(cap) = cfg.max_reduction_stages
+            && na.reductions + nb.reductions > cap
+        {
+            return Err(WhyNoFuse::TooManyReductions(cap));
+        }
         if s.can_fusion_increase_peak_memory(a, b) {
             return Err(WhyNoFuse::PeakMemory);
         }

@@ -22,6 +22,8 @@ pub enum WhyNoFuse {
     NoSharedData,
     /// `exceeds max fusion`: more than `max_fusion_size` nodes.
     ExceedsMaxFusion,
+    /// More reductions than `max_reduction_stages` in one kernel (coil's own brake).
+    TooManyReductions(usize),
     /// `Fusion will increase peak memory`.
     PeakMemory,
     /// `fusion_prevent_too_many_reads_and_writes`.
@@ -99,6 +101,9 @@ impl fmt::Display for WhyNoFuse {
             WhyNoFuse::DeviceMismatch(a, b) => write!(f, "device mismatch ({a} vs {b})"),
             WhyNoFuse::NoSharedData => f.write_str("no shared data"),
             WhyNoFuse::ExceedsMaxFusion => f.write_str("exceeds max fusion"),
+            WhyNoFuse::TooManyReductions(n) => {
+                write!(f, "more than {n} reductions in one kernel")
+            }
             WhyNoFuse::PeakMemory => f.write_str("Fusion will increase peak memory"),
             WhyNoFuse::TooManyReadsAndWrites => {
                 f.write_str("fusion_prevent_too_many_reads_and_writes")

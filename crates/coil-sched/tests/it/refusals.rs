@@ -170,6 +170,56 @@ fn max_fusion_size_stops_growth() {
 }
 
 #[test]
+fn a_kernel_holds_at_most_max_reduction_stages_reductions() {
+    // Six chained softmaxes: twelve reductions over the rows of one buffer.
+    let mut body = Vec::new();
+    let mut prev = "x".to_string();
+    for i in 0..6 {
+        body.push(format!(
+            r#"s{i}: "f32[64, 64]" = torch.ops.aten._softmax.default({prev}, -1, False)"#
+        ));
+        body.push(format!(
+            r#"a{i}: "f32[64, 64]" = torch.ops.aten.add.Tensor(s{i}, {prev})"#
+        ));
+        prev = format!("a{i}");
+    }
+    let body: Vec<&str> = body.iter().map(String::as_str).collect();
+    let text = module(r#"x: "f32[64, 64]""#, &body, &format!("{prev},"));
+    let l = lower(&passes(&parse(&text)), &LowerConfig::cpu());
+    let reductions = |s: &Schedule<'_>| -> Vec<usize> {
+        s.order()
+            .iter()
+            .map(|&n| {
+                s.node(n)
+                    .buffers()
+                    .filter(|&b| l.buffer(b).is_reduction())
+                    .count()
+            })
+            .collect()
+    };
+    let s = inductor_cpu(&l);
+    let per_kernel = reductions(&s);
+    assert!(per_kernel.iter().all(|&r| r <= 8), "{per_kernel:?}");
+    assert_eq!(per_kernel.iter().sum::<usize>(), 12);
+    assert!(
+        logged_suffix(&s, ": more than 8 reductions in one kernel"),
+        "{:#?}",
+        s.fusion_log()
+    );
+    // Unbraked (as Inductor), the chain is one kernel of twelve stages.
+    let config = SchedConfig {
+        max_reduction_stages: None,
+        ..SchedConfig::cpu()
+    };
+    let s = schedule(&l, config, &CppLoops, &InductorGreedy::new(InductorScorer));
+    assert_eq!(reductions(&s), vec![12]);
+}
+
+fn logged_suffix(s: &Schedule<'_>, suffix: &str) -> bool {
+    s.fusion_log().iter().any(|l| l.ends_with(suffix))
+}
+
+#[test]
 fn fusing_two_consumers_of_single_use_buffers_would_raise_peak_memory() {
     let text = module(
         r#"x: "f32[256, 256]", w1: "f32[256, 256]", w2: "f32[256, 256]", s: "f32[256]""#,
