@@ -6,9 +6,7 @@ use std::hash::{Hash, Hasher};
 
 fn main() {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    for f in ["src/jit.rs"] {
-        println!("cargo:rerun-if-changed={f}");
-        std::fs::read(f).unwrap_or_default().hash(&mut h);
-    }
+    println!("cargo:rerun-if-changed=src/jit.rs");
+    std::fs::read("src/jit.rs").unwrap_or_default().hash(&mut h);
     println!("cargo:rustc-env=COIL_CODE_LOADER_HASH={:016x}", h.finish());
 }
