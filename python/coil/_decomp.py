@@ -523,6 +523,20 @@ def _tan_f(x):
     return aten.div.Tensor(aten.sin.default(x), aten.cos.default(x))
 
 
+def _inductor_decomposition(op):
+    """Inductor's decomposition of `op`, imported when a graph first holds it (importing
+    Inductor's table costs 60-100 ms of every process's first compile); `NotImplemented`
+    where this torch's Inductor has none."""
+
+    def run(*args, **kwargs):
+        from torch._inductor.decomposition import decompositions as inductor
+
+        f = inductor.get(op)
+        return NotImplemented if f is None else f(*args, **kwargs)
+
+    return run
+
+
 def extra_decompositions():
     """`EXTRA`'s decompositions and coil's own, by overload (without core ATen's)."""
     from torch._decomp import get_decompositions
@@ -535,13 +549,11 @@ def extra_decompositions():
         if op is not None:
             ops.append(op)
     table = dict(get_decompositions(ops))
-    from torch._inductor.decomposition import decompositions as inductor
-
     for name in INDUCTOR:
         packet, overload = name.rsplit(".", 1)
         op = getattr(getattr(aten, packet, None), overload, None)
-        if op is not None and op in inductor:
-            table[op] = inductor[op]
+        if op is not None:
+            table[op] = _inductor_decomposition(op)
     prims = torch.ops.prims
     pytorch_adaptive_max = table.get(aten.adaptive_max_pool2d.default)
 
