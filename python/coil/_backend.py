@@ -23,7 +23,7 @@ log = logging.getLogger("coil")
 
 _STATS = {
     "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
-    "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0,
+    "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
 }
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
@@ -36,14 +36,16 @@ def torch_stats():
     (the reason for each), `fallback_ops` (ops run on the host inside compiled graphs),
     `compile_s` (from the ATen graph to a runner: the rewrites and coil's compile),
     `coil_compile_s` (coil's own compile, within it), `trace_s` (tracing Dynamo's graph to ATen
-    before), and `cache_hits` (graphs whose machine code all came from the compile cache)."""
+    before), `cache_hits` (graphs whose machine code all came from the compile cache) and
+    `backward_graphs_compiled` (training graphs' backward halves; `graphs_compiled` counts the
+    rest)."""
     return copy.deepcopy(_STATS)
 
 
 def reset_stats():
     """Clears `torch_stats()`."""
     _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0,
-                  trace_s=0.0, coil_compile_s=0.0, cache_hits=0)
+                  trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0)
 
 
 def _check_options(options):
@@ -72,7 +74,9 @@ def backend(gm, example_inputs, options=None, **kwargs):
     An inference graph (grad disabled, or no input requiring it) is traced to core ATen here,
     once, and its compiled callable is what Dynamo calls: no AOTAutograd wrapper runs per call.
     Anything else (training, a graph that mutates or returns its inputs) goes through
-    AOTAutograd, whose forward coil compiles (backward graphs run eagerly)."""
+    AOTAutograd with Inductor's min-cut partitioner, and coil compiles both halves; a backward
+    graph coil cannot compile runs eagerly with a warning (in `graphs_to_eager`), or raises in
+    strict mode, as a forward does."""
     options = dict(options or {})
     options.update(kwargs)
     _check_options(options)
@@ -92,17 +96,29 @@ def backend(gm, example_inputs, options=None, **kwargs):
         if traced is not None:
             return _compile(traced, list(example_inputs), options, trusted=True)
 
+        from functools import partial
+
+        from torch._functorch.aot_autograd import make_boxed_func
+        from torch._functorch.partitioners import min_cut_rematerialization_partition
+
         def forward(aten_gm, aten_inputs):
-            return compile_fx(aten_gm, aten_inputs, **options)
+            return make_boxed_func(compile_fx(aten_gm, aten_inputs, **options))
 
         def backward(aten_gm, aten_inputs):
-            # coil compiles inference graphs; a backward runs as PyTorch runs it.
-            return aten_gm.forward
+            before = _STATS["graphs_compiled"]
+            run = compile_fx(aten_gm, aten_inputs, **options)
+            if _STATS["graphs_compiled"] > before:
+                _STATS["graphs_compiled"] = before
+                _STATS["backward_graphs_compiled"] += 1
+            return make_boxed_func(run)
 
         compiler = aot_autograd(
             fw_compiler=forward,
             bw_compiler=backward,
             decompositions=decompositions(),
+            # Inductor's partitioner: cheap (fusible) ops recomputed in the backward rather
+            # than saved.
+            partition_fn=partial(min_cut_rematerialization_partition, compiler="inductor"),
         )
         return compiler(gm, example_inputs)
 
@@ -367,9 +383,14 @@ def _number_outputs(gm):
     (result,) = out.args
     if not isinstance(result, (list, tuple)):
         return []
-    numbers = [(i, r) for i, r in enumerate(result) if isinstance(r, (int, float, bool))]
+    # (None: a backward graph's gradient of an input that needs none.)
+    numbers = [
+        (i, r) for i, r in enumerate(result) if r is None or isinstance(r, (int, float, bool))
+    ]
     if numbers:
-        out.args = (type(result)(r for r in result if not isinstance(r, (int, float, bool))),)
+        out.args = (type(result)(
+            r for r in result if not (r is None or isinstance(r, (int, float, bool)))
+        ),)
         gm.recompile()
     return numbers
 

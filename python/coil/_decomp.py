@@ -16,7 +16,7 @@ import math
 
 import torch
 
-from ._decomp_nn import convolution_backward, roi_align
+from ._decomp_nn import convolution_backward, roi_align, weight_norm_interface_backward
 from ._fx import dense_order
 
 # Overloads coil does not compile that PyTorch decomposes into ones it does.
@@ -584,6 +584,7 @@ def extra_decompositions():
     table[aten.new_empty_strided.default] = _new_empty_strided
     table[aten.isnan.default] = _isnan
     table[aten.convolution_backward.default] = convolution_backward
+    table[aten._weight_norm_interface_backward.default] = weight_norm_interface_backward
     torchvision = getattr(torch.ops, "torchvision", None)
     roi = getattr(getattr(torchvision, "roi_align", None), "default", None)
     if roi is not None:

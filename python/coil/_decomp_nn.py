@@ -2,9 +2,14 @@
 
 - `convolution_backward` (Inductor calls ATen's, which calls cuDNN or oneDNN) as forward
   convolutions, which coil compiles: the input's gradient is the transposed convolution of the
-  output's gradient with the weight (a forward one for a transposed convolution), the weight's
+  output's gradient with the weight, written as a forward one (the gradient spread by the
+  stride with zeros between, padded, convolved with the weight flipped and its channels
+  exchanged; for a transposed convolution a plain forward one), the weight's
   is a convolution of the input with the output's gradient over the batch (stride and dilation
   exchanged, groups kept by folding them into the channels), the bias's a sum.
+- `_weight_norm_interface_backward` (PyTorch has no decomposition; its autograd formula): for
+  `w = v g / |v|` with the norm over every dim but `dim`, `dg = sum(dw v) / |v|` and
+  `dv = (g / |v|) dw - (g dg / |v|^2) v`.
 - `torchvision.roi_align` (Inductor falls back to torchvision's kernel) with a fixed sampling
   ratio, as gathers: each bin's samples bilinearly interpolated from their four neighbours,
   averaged. An adaptive ratio (`sampling_ratio <= 0`, a grid size that depends on each box)
@@ -35,6 +40,54 @@ def _fold_groups(x, groups):
                           [n, groups, c] + spatial)
     x = aten.permute.default(x, [2, 1, 0] + list(range(3, 3 + len(spatial))))
     return aten.reshape.default(x, [c, groups * n] + spatial)
+
+
+def _spread(x, stride):
+    """`x` with `stride - 1` zeros between neighbours along each spatial dim."""
+    for i, s in enumerate(stride):
+        if s == 1:
+            continue
+        d = i + 2
+        n = x.shape[d]
+        x = aten.unsqueeze.default(x, d + 1)
+        pad = [0, 0] * (x.dim() - d - 2) + [0, s - 1]
+        x = aten.constant_pad_nd.default(x, pad, 0.0)
+        shape = list(x.shape[:d]) + [n * s] + list(x.shape[d + 2:])
+        x = aten.reshape.default(x, shape)
+        x = aten.slice.Tensor(x, d, 0, (n - 1) * s + 1)
+    return x
+
+
+def _conv_transpose(dy, w, stride, padding, dilation, output_padding, groups):
+    """`convolution(dy, w, transposed=True)` as a forward convolution (coil compiles those;
+    its transposed ones are host calls)."""
+    nd = w.dim() - 2
+    k = w.shape[2:]
+    x = _spread(dy, stride)
+    # Each side: d (k - 1) - p, the right one plus the output padding (negative: a crop).
+    pads = []
+    for i in reversed(range(nd)):
+        left = dilation[i] * (k[i] - 1) - padding[i]
+        pads += [left, left + output_padding[i]]
+    if any(p < 0 for p in pads):
+        for i in range(nd):
+            left, right = pads[2 * (nd - 1 - i)], pads[2 * (nd - 1 - i) + 1]
+            n = x.shape[i + 2]
+            x = aten.slice.Tensor(x, i + 2, max(-left, 0), n - max(-right, 0))
+        pads = [max(p, 0) for p in pads]
+    if any(pads):
+        x = aten.constant_pad_nd.default(x, pads, 0.0)
+    # The weight [C_in_t, C_out_t / g, *k] as a forward one [C_out_t, C_in_t / g, *k], flipped.
+    cin, cout_g = w.shape[0], w.shape[1]
+    wf = aten.view.default(
+        aten.clone.default(w, memory_format=torch.contiguous_format),
+        [groups, cin // groups, cout_g] + list(k),
+    )
+    wf = aten.transpose.int(wf, 1, 2)
+    wf = aten.reshape.default(wf, [groups * cout_g, cin // groups] + list(k))
+    wf = aten.flip.default(wf, list(range(2, 2 + nd)))
+    return aten.convolution.default(x, wf, None, [1] * nd, [0] * nd, list(dilation), False,
+                                    [0] * nd, groups)
 
 
 def _weight_grad(x, dy, weight_sizes, stride, padding, dilation, groups):
@@ -77,7 +130,7 @@ def convolution_backward(dy, x, w, bias_sizes, stride, padding, dilation, transp
                 - ((dy.shape[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k[i] - 1) + 1)
                 for i in range(nd)
             ]
-            dx = aten.convolution.default(dy, w, None, stride, padding, dilation, True, extra, groups)
+            dx = _conv_transpose(dy, w, stride, padding, dilation, extra, groups)
         else:
             dx = aten.convolution.default(dy, w, None, stride, padding, dilation, False,
                                           [0] * nd, groups)
@@ -93,6 +146,19 @@ def convolution_backward(dy, x, w, bias_sizes, stride, padding, dilation, transp
     if output_mask[2]:
         db = aten.sum.dim_IntList(dy, [0] + list(range(2, 2 + nd)))
     return dx, dw, db
+
+
+def weight_norm_interface_backward(grad_w, v, g, norm, dim):
+    """`(dv, dg)` of `_weight_norm_interface(v, g, dim)` given `dw` (the norm as it returned,
+    the shape of `g`)."""
+    dim = dim + v.dim() if dim < 0 else dim
+    reduce_dims = [i for i in range(v.dim()) if i != dim]
+    wide = torch.float32 if g.dtype in (torch.float16, torch.bfloat16) else g.dtype
+    dw, vv, gg, nn = (t.to(wide) for t in (grad_w, v, g, norm))
+    s = aten.sum.dim_IntList(dw * vv, reduce_dims, True) if reduce_dims else dw * vv
+    dg = s / nn
+    dv = (gg / nn) * dw - (gg * dg / (nn * nn)) * vv
+    return dv.to(v.dtype), dg.to(g.dtype)
 
 
 def roi_align(x, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned):

@@ -760,6 +760,8 @@ def test_convolution_backward_matches_eager(device, case):
         assert g.shape == wv.shape and g.stride() == wv.stride(), i
         torch.testing.assert_close(g, wv, rtol=1e-4, atol=1e-4, msg=f"output {i}")
     assert_all_compiled()
+    # Forward convolutions only: a transposed one would be a host call.
+    assert coil.torch_stats()["fallback_ops"] == []
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -846,6 +848,50 @@ def test_numbers_dynamo_passes_as_tensors_are_run_time_inputs():
         for w, o in zip(f(x, y, k), g(x, y, k)):
             torch.testing.assert_close(o, w)
     assert coil.torch_stats()["graphs_compiled"] - before == 1
+    assert_all_compiled()
+
+
+class TrainedNet(torch.nn.Module):
+    """Convolutions (strided, grouped, padded), batch norm in training form (its running
+    statistics written back), max pooling, layer norm, gelu, a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.c2 = torch.nn.Conv2d(8, 8, 3, padding=1, groups=2)
+        self.ln = torch.nn.LayerNorm(128)
+        self.head = torch.nn.Linear(128, 5)
+
+    def forward(self, x):
+        h = torch.relu(self.bn(self.c1(x)))
+        h = torch.nn.functional.max_pool2d(self.c2(h), 2)
+        h = torch.nn.functional.gelu(self.ln(h.flatten(1)))
+        return self.head(h).log_softmax(-1)
+
+
+def test_training_compiles_both_halves_with_eagers_gradients():
+    torch.manual_seed(0)
+    model, ref = TrainedNet(), TrainedNet()
+    ref.load_state_dict(model.state_dict())
+    x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 5, (4,))
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="coil", options={"strict": True})
+    for _ in range(2):  # the second step starts from the running statistics the first wrote
+        for m in (model, ref):
+            m.zero_grad()
+        loss = torch.nn.functional.nll_loss(compiled(x), y)
+        loss.backward()
+        want = torch.nn.functional.nll_loss(ref(x), y)
+        want.backward()
+        torch.testing.assert_close(loss, want)
+        for (name, p), q in zip(model.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5, msg=name)
+        torch.testing.assert_close(model.bn.running_mean, ref.bn.running_mean)
+        torch.testing.assert_close(model.bn.running_var, ref.bn.running_var)
+    stats = coil.torch_stats()
+    assert stats["backward_graphs_compiled"] == 1 and stats["graphs_compiled"] == 1, stats
+    assert stats["fallback_ops"] == [], stats
     assert_all_compiled()
 
 
