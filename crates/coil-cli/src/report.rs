@@ -505,14 +505,19 @@ impl Report {
             rows.push((
                 "compile".into(),
                 format!(
-                    "{:.1} ms: parse {:.1}, passes {:.1}, lowering {:.1}, scheduling {:.1}, kernels {:.1}, backend {:.1}",
+                    "{:.1} ms: parse {:.1}, passes {:.1}, lowering {:.1}, scheduling {:.1}, kernels {:.1}, backend {:.1}{}",
                     self.parse_ms + t.total_ms(),
                     self.parse_ms,
                     t.passes_ms,
                     t.lower_ms,
                     t.schedule_ms,
                     t.codegen_ms,
-                    t.backend_ms
+                    t.backend_ms,
+                    match c.machine_code.cache {
+                        "hit" => " (machine code from the compile cache)",
+                        "miss" => " (machine code generated, now cached)",
+                        _ => "",
+                    }
                 ),
             ));
         }
