@@ -16,7 +16,12 @@ import math
 
 import torch
 
-from ._decomp_nn import convolution_backward, roi_align, weight_norm_interface_backward
+from ._decomp_nn import (
+    convolution_backward,
+    convolution_transposed_as_forward,
+    roi_align,
+    weight_norm_interface_backward,
+)
 from ._fx import dense_order
 
 # Overloads coil does not compile that PyTorch decomposes into ones it does.
@@ -628,5 +633,14 @@ def decompositions():
         table = dict(core_aten_decompositions())
         table.update(extra_decompositions())
         native = native_op_names()
-        _TABLE = (_torchvision_loaded(), {op: f for op, f in table.items() if str(op) not in native})
+        kept = {op: f for op, f in table.items() if str(op) not in native}
+        # Native overloads coil rewrites in some cases only (NotImplemented leaves the rest).
+        kept.update(partial_decompositions())
+        _TABLE = (_torchvision_loaded(), kept)
     return _TABLE[1]
+
+
+def partial_decompositions():
+    """Decompositions of overloads coil compiles natively, for the cases its lowering would run
+    on the host: a transposed `convolution` as a forward one (`_decomp_nn.conv_transpose`)."""
+    return {torch.ops.aten.convolution.default: convolution_transposed_as_forward}

@@ -7,6 +7,8 @@
   exchanged; for a transposed convolution a plain forward one), the weight's
   is a convolution of the input with the output's gradient over the batch (stride and dilation
   exchanged, groups kept by folding them into the channels), the bias's a sum.
+- a transposed `convolution` (coil's lowering runs those on the host) as that same forward
+  convolution, in the trace;
 - `_weight_norm_interface_backward` (PyTorch has no decomposition; its autograd formula): for
   `w = v g / |v|` with the norm over every dim but `dim`, `dg = sum(dw v) / |v|` and
   `dv = (g / |v|) dw - (g dg / |v|^2) v`.
@@ -88,6 +90,25 @@ def _conv_transpose(dy, w, stride, padding, dilation, output_padding, groups):
     wf = aten.flip.default(wf, list(range(2, 2 + nd)))
     return aten.convolution.default(x, wf, None, [1] * nd, [0] * nd, list(dilation), False,
                                     [0] * nd, groups)
+
+
+def convolution_transposed_as_forward(x, w, bias, stride, padding, dilation, transposed,
+                                      output_padding, groups):
+    """A transposed `convolution` as a forward one (coil lowers those; its transposed ones are
+    host calls), its bias added; `NotImplemented` (left to coil) for a forward one."""
+    if not transposed or x.dim() != w.dim():
+        return NotImplemented
+    nd = w.dim() - 2
+
+    def expand(p):
+        p = list(p)
+        return p * nd if len(p) == 1 else p
+
+    y = _conv_transpose(x, w, expand(stride), expand(padding), expand(dilation),
+                        expand(output_padding), groups)
+    if bias is not None:
+        y = y + aten.view.default(bias, [1, -1] + [1] * nd)
+    return y
 
 
 def _weight_grad(x, dy, weight_sizes, stride, padding, dilation, groups):

@@ -895,6 +895,27 @@ def test_training_compiles_both_halves_with_eagers_gradients():
     assert_all_compiled()
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "nd,stride,padding,output_padding,dilation,groups",
+    [(2, 2, 1, 1, 1, 1), (2, 2, 0, 0, 1, 2), (1, 3, 2, 1, 1, 1), (3, 2, 1, 1, 1, 1),
+     (2, 1, 0, 0, 2, 1), (2, 2, 3, 1, 1, 1)],  # the last pads less than it crops
+    ids=str,
+)
+def test_transposed_convolutions_compile_as_forward_ones(
+    device, nd, stride, padding, output_padding, dilation, groups
+):
+    conv = {1: torch.nn.ConvTranspose1d, 2: torch.nn.ConvTranspose2d,
+            3: torch.nn.ConvTranspose3d}[nd]
+    m = conv(4, 6, 3, stride=stride, padding=padding, output_padding=output_padding,
+             dilation=dilation, groups=groups).to(device)
+    x = torch.randn([2, 4] + [7] * nd, device=device)
+    want, got = compiled(m, x)
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+    assert_all_compiled()
+    assert coil.torch_stats()["fallback_ops"] == []
+
+
 class SpecialFunctions(torch.nn.Module):
     def forward(self, x, p):
         sp = torch.special
