@@ -305,9 +305,11 @@ impl JitModule {
     where
         F: for<'ctx> FnOnce(&'ctx Context, &Module<'ctx>) -> Result<(), CpuError>,
     {
+        let built = std::time::Instant::now();
         let context = Context::create();
         let module = context.create_module(name);
         build(&context, &module)?;
+        let build_ms = ms(built);
         let (defined, runtime) = check_symbols(&module, name)?;
         let cache = cache.filter(|c| c.is_on() && !options.emit_assembly);
         let key = cache.map(|_| cache_key(&module, target, options));
@@ -328,6 +330,7 @@ impl JitModule {
         }
         let start = std::time::Instant::now();
         optimize(&module, target, options)?;
+        let optimize_ms = ms(start);
         let ir = module.print_to_string().to_string();
         let assembly = if options.emit_assembly {
             // Code generation rewrites IR in place (CodeGenPrepare), so it runs on a copy.
@@ -350,8 +353,10 @@ impl JitModule {
                 module: name.to_string(),
                 message: format!("emitting object code: {e}"),
             })?;
+        let emitted_ms = ms(start);
         let loaded = LoadedObject::load(name, object.as_slice(), &defined, &runtime)?;
         let codegen_ms = ms(start);
+        tracing::debug!(target: "cpu", module = name, build_ms, optimize_ms, object_ms = emitted_ms - optimize_ms, load_ms = codegen_ms - emitted_ms, "module compiled");
         let word = match (cache, &key) {
             (Some(cache), Some(key)) => {
                 cache.put("object", key, &join_entry(&ir, object.as_slice()));

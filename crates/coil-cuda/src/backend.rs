@@ -218,6 +218,24 @@ impl CudaBackend {
         self
     }
 
+    /// Chooses cuDNN's convolution algorithms as `choice` says (a benchmark kept in the
+    /// compile cache by default, or cuDNN's heuristic). No effect off a GPU.
+    pub fn with_conv_algo(self, choice: crate::ConvAlgoChoice) -> CudaBackend {
+        if let Some(g) = self.exec.gpu() {
+            g.device().set_conv_algo_choice(choice);
+        }
+        self
+    }
+
+    /// Turns later modules' PTX into machine code with `options` (which library, optimization
+    /// level, register cap). No effect off a GPU.
+    pub fn with_jit_options(self, options: crate::JitOptions) -> CudaBackend {
+        if let Some(g) = self.exec.gpu() {
+            g.device().set_jit_options(options);
+        }
+        self
+    }
+
     /// Starts (or stops and discards) recording CUDA events around every launch and matmul
     /// (GPU only). Events cost a microsecond or two of host time per launch.
     pub fn set_profiling(&self, on: bool) {

@@ -63,6 +63,41 @@ impl Dnn {
     }
 }
 
+/// How cuDNN's forward algorithm is chosen for a convolution (`CudaBackend::with_conv_algo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ConvAlgoChoice {
+    /// Every algorithm timed once on the device (`cudnnFindConvolutionForwardAlgorithm`, what
+    /// `torch.backends.cudnn.benchmark` does), the fastest kept in the compile cache (namespace
+    /// `cudnn-algo`), so a machine benchmarks each convolution once, not every process.
+    #[default]
+    BenchmarkCached,
+    /// cuDNN's heuristic (`cudnnGetConvolutionForwardAlgorithm_v7`): nothing timed.
+    Heuristic,
+}
+
+type Descriptors = (
+    sys::cudnnTensorDescriptor_t,
+    sys::cudnnFilterDescriptor_t,
+    sys::cudnnConvolutionDescriptor_t,
+    sys::cudnnTensorDescriptor_t,
+);
+
+/// The algorithm of cuDNN's numbering `n`.
+fn algo_of(n: u32) -> Option<sys::cudnnConvolutionFwdAlgo_t> {
+    use sys::cudnnConvolutionFwdAlgo_t as A;
+    Some(match n {
+        0 => A::CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+        1 => A::CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+        2 => A::CUDNN_CONVOLUTION_FWD_ALGO_GEMM,
+        3 => A::CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
+        4 => A::CUDNN_CONVOLUTION_FWD_ALGO_FFT,
+        5 => A::CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,
+        6 => A::CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
+        7 => A::CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
+        _ => return None,
+    })
+}
+
 struct Prepared {
     x: sys::cudnnTensorDescriptor_t,
     w: sys::cudnnFilterDescriptor_t,
@@ -71,6 +106,88 @@ struct Prepared {
     conv: sys::cudnnConvolutionDescriptor_t,
     algo: sys::cudnnConvolutionFwdAlgo_t,
     workspace: Option<DeviceBuffer>,
+}
+
+impl GpuDevice {
+    /// The forward algorithm for `key`: the cached choice of an earlier benchmark, a new
+    /// benchmark (then cached), or cuDNN's heuristic, as [`ConvAlgoChoice`] says.
+    fn choose_algo(
+        &self,
+        handle: sys::cudnnHandle_t,
+        key: &ConvKey,
+        (x, w, conv, y): Descriptors,
+    ) -> Result<sys::cudnnConvolutionFwdAlgo_t, CudaError> {
+        let choice = self.conv_algo_choice();
+        let cache = self.compile_cache();
+        // SAFETY: a plain query of the loaded library.
+        let version = unsafe { sys::cudnnGetVersion() };
+        let info = self.info();
+        let cache_key = coil_cache::KeyBuilder::new()
+            .part("conv", format!("{key:?}"))
+            .part("device", &info.name)
+            .part("arch", format!("{:?}", info.caps.compute_capability))
+            .part("cudnn", version.to_string())
+            .part(
+                "coil",
+                concat!("coil-cuda ", env!("CARGO_PKG_VERSION"), " cudnn-algo v1"),
+            )
+            .finish();
+        if choice == ConvAlgoChoice::BenchmarkCached
+            && let coil_cache::Lookup::Hit(bytes) = cache.get("cudnn-algo", &cache_key)
+            && let Ok(n) = <[u8; 4]>::try_from(bytes.as_slice())
+            && let Some(algo) = algo_of(u32::from_le_bytes(n))
+        {
+            tracing::debug!(target: "cuda", ?algo, "cuDNN algorithm from the compile cache");
+            return Ok(algo);
+        }
+        let mut count: c_int = 0;
+        // SAFETY: all-zero is a valid value of this plain C struct.
+        let mut perf: [sys::cudnnConvolutionFwdAlgoPerf_t; 8] = unsafe { std::mem::zeroed() };
+        let start = std::time::Instant::now();
+        // SAFETY: valid handle and descriptors; room for 8 results. Find times each algorithm
+        // once on the device, fastest first; the heuristic ranks them without running any.
+        let status = unsafe {
+            match choice {
+                ConvAlgoChoice::BenchmarkCached => sys::cudnnFindConvolutionForwardAlgorithm(
+                    handle,
+                    x,
+                    w,
+                    conv,
+                    y,
+                    8,
+                    &mut count,
+                    perf.as_mut_ptr(),
+                ),
+                ConvAlgoChoice::Heuristic => sys::cudnnGetConvolutionForwardAlgorithm_v7(
+                    handle,
+                    x,
+                    w,
+                    conv,
+                    y,
+                    8,
+                    &mut count,
+                    perf.as_mut_ptr(),
+                ),
+            }
+        };
+        status
+            .result()
+            .map_err(failed("cudnnFindConvolutionForwardAlgorithm"))?;
+        let algo = perf[..count.max(0) as usize]
+            .iter()
+            .find(|r| r.status == sys::cudnnStatus_t::CUDNN_STATUS_SUCCESS)
+            .map(|r| r.algo)
+            .ok_or(CudaError::Size {
+                op: "convolution",
+                reason: "cuDNN has no algorithm for this convolution".into(),
+            })?;
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        tracing::debug!(target: "cuda", ?algo, ?choice, ms, "cuDNN algorithm chosen");
+        if choice == ConvAlgoChoice::BenchmarkCached {
+            cache.put("cudnn-algo", &cache_key, &(algo as u32).to_le_bytes());
+        }
+        Ok(algo)
+    }
 }
 
 fn failed(call: &'static str) -> impl Fn(dnn::CudnnError) -> CudaError {
@@ -328,34 +445,7 @@ impl GpuDevice {
             dnn::set_convolution_math_type(conv, math)
                 .map_err(failed("cudnnSetConvolutionMathType"))?;
         }
-        let mut count: c_int = 0;
-        // SAFETY: all-zero is a valid value of this plain C struct.
-        let mut perf: [sys::cudnnConvolutionFwdAlgoPerf_t; 8] = unsafe { std::mem::zeroed() };
-        // Each algorithm timed once on the device (what `torch.backends.cudnn.benchmark`
-        // does), fastest first.
-        // SAFETY: valid handle and descriptors; room for 8 results.
-        unsafe {
-            sys::cudnnFindConvolutionForwardAlgorithm(
-                handle,
-                x,
-                w,
-                conv,
-                y,
-                8,
-                &mut count,
-                perf.as_mut_ptr(),
-            )
-        }
-        .result()
-        .map_err(failed("cudnnFindConvolutionForwardAlgorithm"))?;
-        let algo = perf[..count.max(0) as usize]
-            .iter()
-            .find(|r| r.status == sys::cudnnStatus_t::CUDNN_STATUS_SUCCESS)
-            .map(|r| r.algo)
-            .ok_or(CudaError::Size {
-                op: "convolution",
-                reason: "cuDNN has no algorithm for this convolution".into(),
-            })?;
+        let algo = self.choose_algo(handle, key, (x, w, conv, y))?;
         // SAFETY: valid handle and descriptors.
         let bytes =
             unsafe { dnn::get_convolution_forward_workspace_size(handle, x, w, conv, y, algo) }

@@ -60,6 +60,18 @@ pub enum CudaError {
         /// The JIT error log, possibly empty.
         log: String,
     },
+    /// A PTX compiler library (nvJitLink) could not turn a module into a cubin.
+    #[error("{compiler} could not compile PTX for kernel '{kernel}': {reason}\n{log}")]
+    PtxCompile {
+        /// The (first) kernel in the module.
+        kernel: String,
+        /// Which library.
+        compiler: &'static str,
+        /// The failing call and its status, or why the library is missing.
+        reason: String,
+        /// The compiler's error log, possibly empty.
+        log: String,
+    },
     /// `libcublas.so` could not be loaded.
     #[error(
         "cuBLAS is not available: libcublas.so could not be loaded (put its directory on LD_LIBRARY_PATH or preload it)"

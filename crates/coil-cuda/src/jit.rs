@@ -1,5 +1,6 @@
 //! PTX to machine code (cubins): the driver's linker (`cuLinkCreate`, `cuLinkAddData`,
-//! `cuLinkComplete`) run on every core at once for all of a compile's modules, each cubin
+//! `cuLinkComplete`), or nvJitLink ([`PtxCompiler`]), run on every core at once for all of a
+//! compile's modules, each cubin
 //! kept in memory for the process and in coil's persistent compile cache ([`coil_cache`],
 //! namespace `cubin`), so a module is turned into machine code once per machine, not once per
 //! process; loading a cubin (`cuModuleLoadData`) does no compiling.
@@ -18,9 +19,72 @@ use cudarc::driver::sys;
 
 use crate::CudaError;
 
-/// The JIT's optimization level (`CU_JIT_OPTIMIZATION_LEVEL`, 0-4; 4 is the driver's
-/// default).
-pub(crate) const OPT_LEVEL: u32 = 4;
+/// Which library turns PTX into a cubin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PtxCompiler {
+    /// The driver's linker (`cuLink*`, in `libcuda`): always there with a driver.
+    #[default]
+    Driver,
+    /// nvJitLink (`libnvJitLink.so`), where it loads.
+    NvJitLink,
+}
+
+/// How PTX is turned into machine code: part of every cubin's cache key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JitOptions {
+    /// The library.
+    pub compiler: PtxCompiler,
+    /// Optimization level, 0-4 (`CU_JIT_OPTIMIZATION_LEVEL`; 4, the driver's default, is
+    /// ptxas's default `-O3` through nvJitLink).
+    pub opt_level: u32,
+    /// A cap on registers per thread (`CU_JIT_MAX_REGISTERS`, `-maxrregcount`); `None`
+    /// leaves it to ptxas and the kernels' own bounds.
+    pub max_registers: Option<u32>,
+}
+
+impl Default for JitOptions {
+    fn default() -> Self {
+        JitOptions {
+            compiler: PtxCompiler::Driver,
+            opt_level: 4,
+            max_registers: None,
+        }
+    }
+}
+
+impl JitOptions {
+    /// The options as the cache key spells them.
+    fn key_text(&self) -> String {
+        format!(
+            "{:?} O{} regs {:?}",
+            self.compiler, self.opt_level, self.max_registers
+        )
+    }
+}
+
+/// `ptx` as the C string the compilers take.
+pub(crate) fn ptx_cstring(ptx: &str, kernel: &str) -> Result<CString, CudaError> {
+    CString::new(ptx).map_err(|_| {
+        CudaError::Ptx(coil_ptx::PtxError {
+            kernel: kernel.to_string(),
+            reason: "PTX text contains a NUL byte".into(),
+        })
+    })
+}
+
+/// The driver's JIT error, with its log (a NUL-terminated buffer), for `kernel`.
+pub(crate) fn module_load_error(
+    kernel: &str,
+    source: cudarc::driver::DriverError,
+    log: &[u8],
+) -> CudaError {
+    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+    CudaError::ModuleLoad {
+        kernel: kernel.to_string(),
+        source,
+        log: String::from_utf8_lossy(&log[..end]).into_owned(),
+    }
+}
 
 /// One module's trip to machine code, for the compile report.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,6 +104,7 @@ pub(crate) struct Jit {
     cache: RwLock<Arc<Cache>>,
     arch: String,
     driver: i32,
+    options: RwLock<JitOptions>,
     memo: Mutex<HashMap<Key, Arc<Vec<u8>>>>,
     records: Mutex<Vec<JitRecord>>,
 }
@@ -50,17 +115,18 @@ impl Jit {
             cache: RwLock::new(Arc::new(Cache::off())),
             arch: format!("sm_{}{}", compute_capability.0, compute_capability.1),
             driver,
+            options: RwLock::new(JitOptions::default()),
             memo: Mutex::new(HashMap::new()),
             records: Mutex::new(Vec::new()),
         }
     }
 
-    fn key(&self, ptx: &str) -> Key {
+    fn key(&self, ptx: &str, options: &JitOptions) -> Key {
         KeyBuilder::new()
             .part("ptx", ptx)
             .part("arch", &self.arch)
             .part("driver", self.driver.to_string())
-            .part("jit-options", format!("O{OPT_LEVEL}"))
+            .part("jit-options", options.key_text())
             .part(
                 "coil",
                 concat!("coil-cuda ", env!("CARGO_PKG_VERSION"), " cubin v1"),
@@ -71,6 +137,16 @@ impl Jit {
     /// The records since the last call (drained).
     pub(crate) fn take_records(&self) -> Vec<JitRecord> {
         std::mem::take(&mut *self.records.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// How later modules are compiled.
+    pub(crate) fn options(&self) -> JitOptions {
+        *self.options.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Compiles later modules with `options`.
+    pub(crate) fn set_options(&self, options: JitOptions) {
+        *self.options.write().unwrap_or_else(|p| p.into_inner()) = options;
     }
 
     /// The persistent cache (off until [`Jit::set_cache`]).
@@ -91,7 +167,8 @@ impl Jit {
         kernel: &str,
         bind: &dyn Fn() -> Result<(), CudaError>,
     ) -> Result<Arc<Vec<u8>>, CudaError> {
-        let key = self.key(ptx);
+        let options = self.options();
+        let key = self.key(ptx, &options);
         let record = |ms, source| {
             self.records
                 .lock()
@@ -118,9 +195,21 @@ impl Jit {
                 Arc::new(bytes)
             }
             _ => {
-                bind()?;
                 let start = Instant::now();
-                let bytes = link(ptx, kernel)?;
+                let text = ptx_cstring(ptx, kernel)?;
+                let bytes = match options.compiler {
+                    PtxCompiler::Driver => {
+                        bind()?;
+                        link(&text, kernel, &options)?
+                    }
+                    PtxCompiler::NvJitLink => crate::nvjitlink::compile(
+                        &text,
+                        kernel,
+                        &self.arch,
+                        options.opt_level,
+                        options.max_registers,
+                    )?,
+                };
                 let ms = start.elapsed().as_secs_f64() * 1e3;
                 tracing::debug!(target: "cuda", kernel, ms, bytes = bytes.len(), "PTX compiled to a cubin");
                 record(ms, "jit");
@@ -162,32 +251,23 @@ impl Jit {
 }
 
 /// PTX to a cubin through the driver's linker (the current thread's context's architecture).
-fn link(ptx: &str, kernel: &str) -> Result<Vec<u8>, CudaError> {
-    let text = CString::new(ptx).map_err(|_| {
-        CudaError::Ptx(coil_ptx::PtxError {
-            kernel: kernel.to_string(),
-            reason: "PTX text contains a NUL byte".into(),
-        })
-    })?;
+fn link(text: &CString, kernel: &str, jit: &JitOptions) -> Result<Vec<u8>, CudaError> {
     let mut log = vec![0u8; 16 * 1024];
-    let mut options = [
+    let mut options = vec![
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
         sys::CUjit_option::CU_JIT_OPTIMIZATION_LEVEL,
     ];
-    let mut values = [
+    let mut values = vec![
         log.as_mut_ptr().cast::<c_void>(),
         log.len() as *mut c_void,
-        OPT_LEVEL as usize as *mut c_void,
+        jit.opt_level as usize as *mut c_void,
     ];
-    let fail = |source, log: &[u8]| {
-        let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
-        CudaError::ModuleLoad {
-            kernel: kernel.to_string(),
-            source,
-            log: String::from_utf8_lossy(&log[..end]).into_owned(),
-        }
-    };
+    if let Some(r) = jit.max_registers {
+        options.push(sys::CUjit_option::CU_JIT_MAX_REGISTERS);
+        values.push(r as usize as *mut c_void);
+    }
+    let fail = |source, log: &[u8]| module_load_error(kernel, source, log);
     let mut state: sys::CUlinkState = std::ptr::null_mut();
     // SAFETY: the options point at live values (the log buffer outlives the link state).
     unsafe {
@@ -227,4 +307,47 @@ fn link(ptx: &str, kernel: &str) -> Result<Vec<u8>, CudaError> {
     // SAFETY: destroyed once, after its cubin was copied.
     let _ = unsafe { sys::cuLinkDestroy(state) };
     result.map_err(|e| fail(e, &log))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each part of a cubin's key, changed on its own, gives another key.
+    #[test]
+    fn every_part_of_the_key_matters() {
+        let jit = Jit::new((9, 0), 13000);
+        let base = JitOptions::default();
+        let key = jit.key("ptx", &base);
+        assert_eq!(key, jit.key("ptx", &base));
+        let others = [
+            jit.key("ptx ", &base),
+            Jit::new((10, 0), 13000).key("ptx", &base),
+            Jit::new((9, 0), 13010).key("ptx", &base),
+            jit.key(
+                "ptx",
+                &JitOptions {
+                    compiler: PtxCompiler::NvJitLink,
+                    ..base
+                },
+            ),
+            jit.key(
+                "ptx",
+                &JitOptions {
+                    opt_level: 1,
+                    ..base
+                },
+            ),
+            jit.key(
+                "ptx",
+                &JitOptions {
+                    max_registers: Some(64),
+                    ..base
+                },
+            ),
+        ];
+        for (i, other) in others.iter().enumerate() {
+            assert_ne!(key, *other, "part {i} did not change the key");
+        }
+    }
 }

@@ -43,6 +43,7 @@ mod error;
 mod exec;
 mod jit;
 mod launch;
+mod nvjitlink;
 pub mod render;
 mod runtime;
 
@@ -52,10 +53,11 @@ pub use coil_ptx::{GpuCaps, PtxError, PtxTarget, emu, kernels, math, ptx};
 pub use backend::{CudaBackend, CudaKernels, Planner, ProfiledLaunch};
 pub use blas::{Gemm, MatLayout};
 pub use blas_lt::lt_present;
-pub use dnn::{ConvOperand, cudnn_present};
+pub use dnn::{ConvAlgoChoice, ConvOperand, cudnn_present};
 pub use error::CudaError;
-pub use jit::JitRecord;
+pub use jit::{JitOptions, JitRecord, PtxCompiler};
 pub use launch::LaunchConfig;
+pub use nvjitlink::available as nvjitlink_available;
 pub use runtime::{
     DeviceBuffer, DeviceInfo, Element, Event, GpuDevice, LoadedKernel, ParamValue, cublas_present,
     driver_present, preload_cublas, preload_library,

@@ -326,6 +326,8 @@ pub struct GpuDevice {
     pub(crate) use_lt: std::sync::atomic::AtomicBool,
     /// cuDNN's handle and prepared convolutions, made on first use.
     pub(crate) dnn: Mutex<Option<crate::dnn::Dnn>>,
+    /// How cuDNN's algorithms are chosen.
+    conv_algo: Mutex<crate::dnn::ConvAlgoChoice>,
     /// PTX to cubins, in parallel, through the persistent cache.
     jit: crate::jit::Jit,
 }
@@ -427,6 +429,7 @@ impl GpuDevice {
             lt: Mutex::new(None),
             use_lt: std::sync::atomic::AtomicBool::new(true),
             dnn: Mutex::new(None),
+            conv_algo: Mutex::new(crate::dnn::ConvAlgoChoice::default()),
         })
     }
 
@@ -681,6 +684,27 @@ impl GpuDevice {
         self.jit.cache()
     }
 
+    /// How cuDNN's forward algorithms are chosen for convolutions prepared from now on.
+    pub fn set_conv_algo_choice(&self, choice: crate::dnn::ConvAlgoChoice) {
+        *self.conv_algo.lock().unwrap_or_else(|p| p.into_inner()) = choice;
+    }
+
+    /// How cuDNN's forward algorithms are chosen.
+    pub fn conv_algo_choice(&self) -> crate::dnn::ConvAlgoChoice {
+        *self.conv_algo.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How later modules' PTX becomes machine code (the driver's linker at level 4 by
+    /// default).
+    pub fn set_jit_options(&self, options: crate::jit::JitOptions) {
+        self.jit.set_options(options);
+    }
+
+    /// The options later modules are compiled with.
+    pub fn jit_options(&self) -> crate::jit::JitOptions {
+        self.jit.options()
+    }
+
     /// Sends later cubins through `cache`.
     pub fn set_compile_cache(&self, cache: Arc<coil_cache::Cache>) {
         self.jit.set_cache(cache);
@@ -740,12 +764,7 @@ impl GpuDevice {
     /// `text` loaded as PTX (the driver's JIT, no cubin kept).
     fn load_ptx(&self, text: &str, kernel: &str) -> Result<sys::CUmodule, CudaError> {
         self.bind()?;
-        let c_text = CString::new(text).map_err(|_| {
-            CudaError::Ptx(coil_ptx::PtxError {
-                kernel: kernel.to_string(),
-                reason: "PTX text contains a NUL byte".into(),
-            })
-        })?;
+        let c_text = crate::jit::ptx_cstring(text, kernel)?;
         let mut log = vec![0u8; 16 * 1024];
         let mut options = [
             sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
@@ -765,12 +784,7 @@ impl GpuDevice {
             )
         };
         if let Err(source) = status.result() {
-            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
-            return Err(CudaError::ModuleLoad {
-                kernel: kernel.to_string(),
-                source,
-                log: String::from_utf8_lossy(&log[..end]).into_owned(),
-            });
+            return Err(crate::jit::module_load_error(kernel, source, &log));
         }
         Ok(raw)
     }

@@ -26,6 +26,8 @@ pub(super) fn make_backend(
                 .map_err(|e| format!("cuda backend: {e}"))?
                 .with_cudnn_conv(opts.conv_library == Some(true))
                 .with_compile_cache(cache)
+                .with_jit_options(jit_options_from_env()?)
+                .with_conv_algo(conv_algo_from_env()?)
                 // COIL_CUDA_MODULES=model: the model's kernels in one PTX module (measuring).
                 .with_module_per_kernel(
                     std::env::var("COIL_CUDA_MODULES").map_or(true, |v| v != "model"),
@@ -46,4 +48,54 @@ pub(super) fn make_backend(
             .map_err(|e| format!("cpu backend: {e}"))?,
         ),
     })
+}
+
+/// How the GPU's PTX becomes machine code, from the environment (for measuring the choices):
+/// `COIL_CUDA_PTX_COMPILER` (`driver`, the default, or `nvjitlink`), `COIL_CUDA_JIT_O` (0-4,
+/// default 4) and `COIL_CUDA_MAXRREG` (a register cap). nvJitLink where it does not load is
+/// a warning, and the driver's linker is used.
+fn jit_options_from_env() -> Result<coil_cuda::JitOptions, String> {
+    let mut o = coil_cuda::JitOptions::default();
+    match std::env::var("COIL_CUDA_PTX_COMPILER").as_deref() {
+        Err(_) | Ok("driver") => {}
+        Ok("nvjitlink") => match coil_cuda::nvjitlink_available() {
+            Ok(_) => o.compiler = coil_cuda::PtxCompiler::NvJitLink,
+            Err(e) => eprintln!(
+                "warning: COIL_CUDA_PTX_COMPILER=nvjitlink: {e}; using the driver's linker"
+            ),
+        },
+        Ok(other) => {
+            return Err(format!(
+                "COIL_CUDA_PTX_COMPILER={other}: expected `driver` or `nvjitlink`"
+            ));
+        }
+    }
+    if let Ok(v) = std::env::var("COIL_CUDA_JIT_O") {
+        o.opt_level = v
+            .parse()
+            .ok()
+            .filter(|l| *l <= 4)
+            .ok_or_else(|| format!("COIL_CUDA_JIT_O={v}: expected a level from 0 to 4"))?;
+    }
+    if let Ok(v) = std::env::var("COIL_CUDA_MAXRREG") {
+        o.max_registers = Some(
+            v.parse()
+                .ok()
+                .filter(|r| (16..=255).contains(r))
+                .ok_or_else(|| format!("COIL_CUDA_MAXRREG={v}: expected 16 to 255 registers"))?,
+        );
+    }
+    Ok(o)
+}
+
+/// How cuDNN's algorithms are chosen, from `COIL_CUDNN_ALGO`: `benchmark` (the default: timed
+/// once, the choice kept in the compile cache) or `heuristic` (cuDNN's ranking, nothing timed).
+fn conv_algo_from_env() -> Result<coil_cuda::ConvAlgoChoice, String> {
+    match std::env::var("COIL_CUDNN_ALGO").as_deref() {
+        Err(_) | Ok("benchmark") => Ok(coil_cuda::ConvAlgoChoice::BenchmarkCached),
+        Ok("heuristic") => Ok(coil_cuda::ConvAlgoChoice::Heuristic),
+        Ok(other) => Err(format!(
+            "COIL_CUDNN_ALGO={other}: expected `benchmark` or `heuristic`"
+        )),
+    }
 }
