@@ -618,7 +618,8 @@ impl CpuKernels {
 
     /// The optimised IR of every module, linked into one module's text ([`link_ir`]).
     pub fn optimized_ir(&self) -> Result<String, CpuError> {
-        let texts: Vec<&str> = self.modules.iter().map(|m| m.optimized_ir()).collect();
+        let texts: Vec<String> = self.modules.iter().map(|m| m.optimized_ir()).collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         link_ir("coil_cpu", &texts)
     }
 
@@ -705,7 +706,7 @@ impl CompiledKernels for CpuKernels {
         self.optimized_ir().unwrap_or_else(|e| {
             let mut text = format!("; {e}\n");
             for m in &self.modules {
-                text.push_str(m.optimized_ir());
+                text.push_str(&m.optimized_ir());
             }
             text
         })

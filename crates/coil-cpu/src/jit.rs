@@ -10,6 +10,7 @@ use coil_cache::{Cache, KeyBuilder, Lookup};
 use inkwell::OptimizationLevel;
 use inkwell::attributes::AttributeLoc;
 use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{
@@ -255,7 +256,8 @@ pub fn link_ir(name: &str, texts: &[&str]) -> Result<String, CpuError> {
 /// only read a table, never LLVM.
 pub struct JitModule {
     name: String,
-    ir: String,
+    /// The optimised module as bitcode (its text made on demand).
+    bitcode: Vec<u8>,
     assembly: Option<String>,
     symbols: HashMap<String, usize>,
     cache: &'static str,
@@ -312,16 +314,18 @@ impl JitModule {
         let build_ms = ms(built);
         let (defined, runtime) = check_symbols(&module, name)?;
         let cache = cache.filter(|c| c.is_on() && !options.emit_assembly);
+        let keyed = std::time::Instant::now();
         let key = cache.map(|_| cache_key(&module, target, options));
+        let key_ms = ms(keyed);
         if let (Some(cache), Some(key)) = (cache, &key)
             && let Lookup::Hit(entry) = cache.get("object", key)
-            && let Some((ir, object)) = split_entry(&entry)
+            && let Some((bitcode, object)) = split_entry(&entry)
         {
             let start = std::time::Instant::now();
             let loaded = LoadedObject::load(name, object, &defined, &runtime)?;
             return Ok(JitModule::new(
                 name,
-                ir.to_string(),
+                bitcode.to_vec(),
                 None,
                 loaded,
                 "hit",
@@ -331,7 +335,10 @@ impl JitModule {
         let start = std::time::Instant::now();
         optimize(&module, target, options)?;
         let optimize_ms = ms(start);
-        let ir = module.print_to_string().to_string();
+        // Bitcode, not text: printing the IR (every float constant in decimal) took a fifth of
+        // a large module's compile; the text is made from this only when asked for.
+        let bitcode = module.write_bitcode_to_memory().as_slice().to_vec();
+        let print_ms = ms(start) - optimize_ms;
         let assembly = if options.emit_assembly {
             // Code generation rewrites IR in place (CodeGenPrepare), so it runs on a copy.
             let copy = module.clone();
@@ -356,20 +363,22 @@ impl JitModule {
         let emitted_ms = ms(start);
         let loaded = LoadedObject::load(name, object.as_slice(), &defined, &runtime)?;
         let codegen_ms = ms(start);
-        tracing::debug!(target: "cpu", module = name, build_ms, optimize_ms, object_ms = emitted_ms - optimize_ms, load_ms = codegen_ms - emitted_ms, "module compiled");
+        tracing::debug!(target: "cpu", module = name, build_ms, key_ms, optimize_ms, bitcode_ms = print_ms, object_ms = emitted_ms - optimize_ms - print_ms, load_ms = codegen_ms - emitted_ms, "module compiled");
         let word = match (cache, &key) {
             (Some(cache), Some(key)) => {
-                cache.put("object", key, &join_entry(&ir, object.as_slice()));
+                cache.put("object", key, &join_entry(&bitcode, object.as_slice()));
                 "miss"
             }
             _ => "off",
         };
-        Ok(JitModule::new(name, ir, assembly, loaded, word, codegen_ms))
+        Ok(JitModule::new(
+            name, bitcode, assembly, loaded, word, codegen_ms,
+        ))
     }
 
     fn new(
         name: &str,
-        ir: String,
+        bitcode: Vec<u8>,
         assembly: Option<String>,
         loaded: LoadedObject,
         cache: &'static str,
@@ -377,7 +386,7 @@ impl JitModule {
     ) -> JitModule {
         JitModule {
             name: name.to_string(),
-            ir,
+            bitcode,
             assembly,
             symbols: loaded.symbols().clone(),
             cache,
@@ -403,9 +412,17 @@ impl JitModule {
     }
 
     /// The optimised module as LLVM text IR (`output_code.ll` holds the backend's modules'
-    /// texts linked into one, [`link_ir`]).
-    pub fn optimized_ir(&self) -> &str {
-        &self.ir
+    /// texts linked into one, [`link_ir`]), printed from its bitcode on each call.
+    pub fn optimized_ir(&self) -> String {
+        let context = Context::create();
+        let buffer = MemoryBuffer::create_from_memory_range(&self.bitcode, &self.name);
+        match Module::parse_bitcode_from_buffer(&buffer, &context) {
+            Ok(module) => module.print_to_string().to_string(),
+            Err(e) => format!(
+                "; the optimised bitcode of {} does not parse: {e}\n",
+                self.name
+            ),
+        }
     }
 
     /// The host assembly of the optimised module, if [`JitOptions::emit_assembly`] asked for it.
@@ -500,24 +517,24 @@ fn cache_key(module: &Module<'_>, target: &HostTarget, options: &JitOptions) -> 
         .part("llvm", format!("{major}.{minor}.{patch}"))
         .part(
             "coil",
-            concat!("coil-cpu ", env!("CARGO_PKG_VERSION"), " object v1"),
+            concat!("coil-cpu ", env!("CARGO_PKG_VERSION"), " object v2"),
         )
         .finish()
 }
 
-/// A cache entry: the optimised IR's length, the IR, the object code.
-fn join_entry(ir: &str, object: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(8 + ir.len() + object.len());
-    out.extend_from_slice(&(ir.len() as u64).to_le_bytes());
-    out.extend_from_slice(ir.as_bytes());
+/// A cache entry: the optimised bitcode's length, the bitcode, the object code.
+fn join_entry(bitcode: &[u8], object: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + bitcode.len() + object.len());
+    out.extend_from_slice(&(bitcode.len() as u64).to_le_bytes());
+    out.extend_from_slice(bitcode);
     out.extend_from_slice(object);
     out
 }
 
-fn split_entry(entry: &[u8]) -> Option<(&str, &[u8])> {
+fn split_entry(entry: &[u8]) -> Option<(&[u8], &[u8])> {
     let n = u64::from_le_bytes(entry.get(..8)?.try_into().ok()?) as usize;
-    let ir = std::str::from_utf8(entry.get(8..8usize.checked_add(n)?)?).ok()?;
-    Some((ir, &entry[8 + n..]))
+    let bitcode = entry.get(8..8usize.checked_add(n)?)?;
+    Some((bitcode, &entry[8 + n..]))
 }
 
 /// Whether LLVM's feature string `features` (`+avx2,+fma,-avx512f,...`) turns `feature` on.

@@ -345,8 +345,12 @@ fn f32_matmuls_through_openblas_agree() {
         ..coil_cpu::CpuOptions::default()
     };
     let [library, blas, eager] = matmuls_both_ways("f32", openblas, 71);
-    coil_testkit::check_outputs(&blas, &library, 1e-5, 1e-5).unwrap_or_else(|e| panic!("{e}"));
-    coil_testkit::check_outputs(&blas, &eager, 1e-5, 1e-5)
+    // Sums of 160 products in another order: an element that cancels (0.567 out of terms
+    // whose magnitudes add to about 100) can move by 1.7e-5 between two libraries' kernels
+    // (seen between OpenBLAS and oneDNN on an AVX-512 Xeon); the worst-case bound,
+    // 160 x 2^-24 x 100, is 1e-3. 1e-4 absolute still catches a wrong operand or layout.
+    coil_testkit::check_outputs(&blas, &library, 1e-4, 1e-5).unwrap_or_else(|e| panic!("{e}"));
+    coil_testkit::check_outputs(&blas, &eager, 1e-4, 1e-5)
         .unwrap_or_else(|e| panic!("against eager: {e}"));
 }
 
