@@ -11,7 +11,7 @@ import warnings
 import torch
 
 from . import _native
-from ._decomp import decompositions
+from ._decomp import decompositions, normalize_prims
 from ._complex import lower_complex
 from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
@@ -207,6 +207,10 @@ def _inference_graph(gm, example_inputs, decompositions):
         return None  # symbolic sizes: AOTAutograd says why it cannot go on
     if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
         return None
+    if _attributes_mutated(gm):
+        # Tracing would run the in-place ops on the module's real tensors (an optimizer's
+        # state, which Dynamo keeps as attributes); AOTAutograd lifts them to inputs first.
+        return None
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -237,6 +241,27 @@ def _inference_graph(gm, example_inputs, decompositions):
         log.debug("coil: %s; using AOTAutograd", alias)
         return None
     return traced
+
+
+def _attributes_mutated(gm):
+    """Whether `gm` holds tensor attributes (`get_attr`) and writes any tensor in place: an
+    in-place method or function (`mul_`, `torch._foreach_add_`), a mutable ATen overload, or
+    an `out=` argument."""
+    nodes = list(gm.graph.nodes)
+    if not any(n.op == "get_attr" for n in nodes):
+        return False
+    for n in nodes:
+        if n.op == "call_method":
+            name = n.target
+        elif n.op == "call_function":
+            if isinstance(n.target, torch._ops.OpOverload) and n.target._schema.is_mutable:
+                return True
+            name = getattr(n.target, "__name__", "")
+        else:
+            continue
+        if (name.endswith("_") and not name.startswith("__")) or "out" in n.kwargs:
+            return True
+    return False
 
 
 def _device_of(example_inputs):
@@ -321,6 +346,7 @@ def _compile(gm, example_inputs, options, trusted):
     try:
         device = _device_of(example_inputs)
         lifted, consts = lift_constants(gm)
+        normalize_prims(lifted)
         numbers = _number_outputs(lifted)
         tensorize_scalars(lifted)
         unsigned_in, unsigned_out = lower_unsigned(lifted)

@@ -115,6 +115,50 @@ def _prims_div(a, b):
     return aten.div.Tensor_mode(a, b, rounding_mode="trunc")
 
 
+def _convert_element_type(x, dtype):
+    """`prims.convert_element_type` (what some references, e.g. AdamW's step, leave): a
+    conversion, as `_to_copy` spells it."""
+    return torch.ops.aten._to_copy.default(x, dtype=dtype)
+
+
+def _fma(a, b, c):
+    """Inductor's `prims.fma` (`a * b + c` rounded once: what Dynamo writes for `addcmul_`,
+    `addcdiv_` and `add_` with a tensor `alpha`, as eager's fused kernels round them), in
+    float64: the product of two floats of 24 bits or fewer is exact there and the sum is
+    rounded once to 53 bits, then to the result's dtype; that second rounding differs from a
+    single one only when the float64 sum lands on a halfway point of the narrower type (about
+    one case in 2^29 for f32). A float64 fma is the product and the sum, each rounded."""
+    tensors = [t for t in (a, b, c) if isinstance(t, torch.Tensor)]
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = torch.promote_types(dtype, t.dtype)
+    if dtype == torch.float64 or not dtype.is_floating_point:
+        return a * b + c
+    wide = [
+        torch.ops.aten._to_copy.default(t, dtype=torch.float64)
+        if isinstance(t, torch.Tensor)
+        else t
+        for t in (a, b, c)
+    ]
+    return torch.ops.aten._to_copy.default(wide[0] * wide[1] + wide[2], dtype=dtype)
+
+
+def normalize_prims(gm):
+    """Rewrites in place the `prims.convert_element_type` calls a traced graph can still hold
+    (a reference's own conversions, when it ran inside another decomposition) as the
+    `_to_copy` of the same meaning, which coil compiles."""
+    changed = False
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target is torch.ops.prims.convert_element_type.default:
+            x, dtype = node.args
+            node.target = torch.ops.aten._to_copy.default
+            node.args = (x,)
+            node.kwargs = {"dtype": dtype}
+            changed = True
+    if changed:
+        gm.recompile()
+
+
 def _prims_iota(length, *, start, step, dtype, device, requires_grad):
     return torch.ops.aten.arange.start_step(
         start, start + length * step, step, dtype=dtype, device=device
@@ -583,6 +627,9 @@ def extra_decompositions():
     table[aten.bucketize.Tensor] = _bucketize
     table[aten.searchsorted.Tensor] = _searchsorted
     table[prims.div.default] = _prims_div
+    table[prims.convert_element_type.default] = _convert_element_type
+    if hasattr(prims, "fma"):
+        table[prims.fma.default] = _fma
     table[prims.iota.default] = _prims_iota
     table[prims.copy_strided.default] = _copy_strided
     table[aten.empty_strided.default] = _empty_strided
@@ -622,21 +669,30 @@ def _torchvision_loaded():
     return "torchvision" in sys.modules
 
 
+def _table_key():
+    """What the decomposition table depends on beyond this torch: torchvision's ops, and
+    Inductor's prims (`prims.fma`), which register when first imported."""
+    return (_torchvision_loaded(), hasattr(torch.ops.prims, "fma"))
+
+
 def decompositions():
     """Core ATen's table plus `extra_decompositions()`, less every overload coil compiles
     natively (`native_op_names()`): an op in coil's op table reaches coil as itself. Built
     again once torchvision is imported (its ops register then)."""
     global _TABLE
-    if _TABLE is None or _TABLE[0] != _torchvision_loaded():
+    if _TABLE is None or _TABLE[0] != _table_key():
         from torch._decomp import core_aten_decompositions
+
+        from ._foreach import foreach_decompositions
 
         table = dict(core_aten_decompositions())
         table.update(extra_decompositions())
+        table.update(foreach_decompositions())
         native = native_op_names()
         kept = {op: f for op, f in table.items() if str(op) not in native}
         # Native overloads coil rewrites in some cases only (NotImplemented leaves the rest).
         kept.update(partial_decompositions())
-        _TABLE = (_torchvision_loaded(), kept)
+        _TABLE = (_table_key(), kept)
     return _TABLE[1]
 
 
