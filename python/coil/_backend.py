@@ -24,6 +24,7 @@ log = logging.getLogger("coil")
 _STATS = {
     "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
     "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
+    "outputs_in_place": 0,
 }
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
@@ -38,14 +39,15 @@ def torch_stats():
     `coil_compile_s` (coil's own compile, within it), `trace_s` (tracing Dynamo's graph to ATen
     before), `cache_hits` (graphs whose machine code all came from the compile cache) and
     `backward_graphs_compiled` (training graphs' backward halves; `graphs_compiled` counts the
-    rest)."""
+    rest) and `outputs_in_place` (new values of mutated inputs written straight into them)."""
     return copy.deepcopy(_STATS)
 
 
 def reset_stats():
     """Clears `torch_stats()`."""
     _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0,
-                  trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0)
+                  trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0,
+                  outputs_in_place=0)
 
 
 def _check_options(options):
@@ -102,7 +104,8 @@ def backend(gm, example_inputs, options=None, **kwargs):
         from torch._functorch.partitioners import min_cut_rematerialization_partition
 
         def forward(aten_gm, aten_inputs):
-            return make_boxed_func(compile_fx(aten_gm, aten_inputs, **options))
+            run = _compile(aten_gm, aten_inputs, options, trusted=False, mutated=_mutated_outputs())
+            return make_boxed_func(run)
 
         def backward(aten_gm, aten_inputs):
             before = _STATS["graphs_compiled"]
@@ -335,9 +338,32 @@ def compile_fx(gm, example_inputs, **options):
     return _compile(gm, example_inputs, options, trusted=False)
 
 
-def _compile(gm, example_inputs, options, trusted):
+def _mutated_outputs():
+    """For the forward graph AOTAutograd is compiling: `{output: input}` for each input the
+    graph mutates (its data only), whose new value is that output (AOTAutograd's outputs begin
+    with them, then copies each into its input after the call). Empty when AOTAutograd says
+    nothing (no tracing context)."""
+    from torch._guards import TracingContext
+
+    ctx = TracingContext.try_get()
+    meta = getattr(ctx, "fw_metadata", None)
+    indices = getattr(meta, "mutated_inp_runtime_indices", None)
+    if meta is None or indices is None or getattr(meta, "num_intermediate_bases", 0):
+        return {}
+    pairs = {}
+    for k, i in enumerate(indices):
+        info = meta.input_info[i] if i < len(meta.input_info) else None
+        if info is not None and info.mutates_data and not info.mutates_metadata:
+            pairs[k] = i
+    return pairs
+
+
+def _compile(gm, example_inputs, options, trusted, mutated=None):
     """`compile_fx`; `trusted` when Dynamo's guards already hold each input's shape, dtype,
-    strides and device to the example inputs' (the call then checks nothing itself)."""
+    strides and device to the example inputs' (the call then checks nothing itself).
+    `mutated` (`{output: input}`, from `_mutated_outputs`) names outputs that are new values
+    of inputs: where the plan allows (`Model.output_may_alias_input`) they are written straight
+    into the input's memory, and the caller's write-back copies nothing."""
     _check_options(options)
     if "logs" in options:
         _native.set_logs(str(options["logs"]))
@@ -387,7 +413,17 @@ def _compile(gm, example_inputs, options, trusted):
         report["extern_calls"],
         report["compile_s"],
     )
-    runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded)
+    # In place on the CPU only: the GPU's kernels read inputs through the read-only cache
+    # (`ld.global.nc`), which a kernel writing them would make undefined.
+    alias = {}
+    if mutated and device.type == "cpu" and not numbers and plan.trivial:
+        alias = {
+            k: i
+            for k, i in mutated.items()
+            if i not in complex_in and i not in unsigned_in and model.output_may_alias_input(k, i)
+        }
+    _STATS["outputs_in_place"] += len(alias)
+    runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded, alias)
     # The wrappers in the order the graph's rewrites were made, undone outward: the alias plan
     # (on the real outputs), complex outputs, then the number outputs put back.
     if not plan.trivial:
@@ -501,8 +537,12 @@ class _Runner:
     copied once per call, said in the log), outputs allocated through torch with eager's
     strides and written in place, CUDA work queued on torch's current stream."""
 
-    def __init__(self, model, device, example_inputs, consts, layouts, trusted, seeded=False):
+    def __init__(
+        self, model, device, example_inputs, consts, layouts, trusted, seeded=False, alias=None
+    ):
         self.model = model
+        # Outputs written into an input's memory: {output: input}.
+        self.alias = alias or {}
         self.device = device
         self.cuda = device.type == "cuda"
         self.index = device.index if self.cuda else None
@@ -602,7 +642,7 @@ class _Runner:
                     return self._views(bufs) if self.any_view else bufs
                 # Not borrowed (an input off 16-byte alignment): the checked path copies it.
             else:
-                bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
+                bufs = self._host_outputs(args)
                 self.model.run(ptrs, [b.data_ptr() for b in bufs])
                 return self._views(bufs) if self.any_view else bufs
         if self.cuda:
@@ -617,9 +657,25 @@ class _Runner:
         ptrs += extra
         if not placed:
             return self._through_host(list(args), seed)
-        bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
+        bufs = self._host_outputs(args, copies)
         self.model.run(ptrs, [b.data_ptr() for b in bufs])
         return self._views(bufs) if self.any_view else bufs
+
+    def _host_outputs(self, args, copies=()):
+        """Fresh tensors for the outputs, except that an output the plan lets write into an
+        input's memory (`self.alias`) is that input itself, where the call reads it in place
+        (not through a contiguous copy)."""
+        bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs] if not self.alias else []
+        if self.alias:
+            copied = {id(c) for c in copies}
+            for k, (s, d, _) in enumerate(self.outs):
+                i = self.alias.get(k)
+                a = args[i] if i is not None else None
+                if a is not None and a.is_contiguous() and id(a) not in copied and not a.is_cuda:
+                    bufs.append(a)
+                else:
+                    bufs.append(torch.empty(s, dtype=d))
+        return bufs
 
     def _through_host(self, inputs, seed=None):
         """A call through host memory (inputs on another device than compiled for, or a CUDA

@@ -201,21 +201,27 @@ impl Model {
     /// and outputs were used in place.
     fn run(&self, inputs: Vec<usize>, outputs: Vec<usize>) -> PyResult<(usize, usize)> {
         self.check_counts(inputs.len(), outputs.len())?;
-        let slices: Vec<&[u8]> = inputs
+        let ins: Vec<(*const u8, usize)> = inputs
             .iter()
             .zip(&self.input_bytes)
-            // SAFETY: the caller passes the data pointer of a live contiguous tensor of each
-            // input's spec (coil.backend checks shapes and dtypes), alive for the call.
-            .map(|(&p, &n)| unsafe { std::slice::from_raw_parts(p as *const u8, n) })
+            .map(|(&p, &n)| (p as *const u8, n))
             .collect();
-        let mut outs: Vec<&mut [u8]> = outputs
+        let outs: Vec<(*mut u8, usize)> = outputs
             .iter()
             .zip(&self.output_bytes)
-            // SAFETY: the caller allocated each output with its spec's sizes and dtype, alive
-            // and not otherwise accessed for the call.
-            .map(|(&p, &n)| unsafe { std::slice::from_raw_parts_mut(p as *mut u8, n) })
+            .map(|(&p, &n)| (p as *mut u8, n))
             .collect();
-        self.inner.run_host(&slices, &mut outs).map_err(err)
+        // SAFETY: the caller passes the data pointers of live contiguous tensors of each
+        // input's and output's spec (coil.backend checks shapes and dtypes), alive for the
+        // call; an output shares an input's memory only where `output_may_alias_input` said
+        // so.
+        unsafe { self.inner.run_host_raw(&ins, &outs) }.map_err(err)
+    }
+
+    /// Whether output `output` may be written straight into input `input`'s memory (an input
+    /// the graph mutates): pass the input's pointer as that output's in `run` or `run_device`.
+    fn output_may_alias_input(&self, output: usize, input: usize) -> bool {
+        self.inner.output_may_alias_input(output, input)
     }
 
     /// Runs on CUDA memory in place: `inputs` and `outputs` as device addresses of contiguous

@@ -220,8 +220,9 @@ pub(crate) fn build_with_args(
         }
     };
     let _ = n;
-    let kernel =
+    let mut kernel =
         cx.b.finish(name.to_string(), kind, ranges, reduction_ranges, cx.args);
+    crate::merge::merge_contiguous_ranges(&mut kernel);
     Ok((kernel, cx.arg_bufs))
 }
 

@@ -14,6 +14,7 @@
 //! a backend depends on alone; this crate re-exports them for the facade.
 
 mod build;
+mod merge;
 mod plan;
 mod program;
 

@@ -19,6 +19,7 @@
 
 mod compile;
 mod error;
+mod inplace;
 mod logs;
 mod model;
 

@@ -267,10 +267,55 @@ impl CompiledModel {
         inputs: &[&[u8]],
         outputs: &mut [&mut [u8]],
     ) -> Result<(usize, usize), CoilError> {
-        self.check_call_bytes(
-            inputs.iter().map(|b| b.len()),
-            outputs.iter().map(|b| b.len()),
-        )?;
+        let ins: Vec<(*const u8, usize)> = inputs.iter().map(|b| (b.as_ptr(), b.len())).collect();
+        let outs: Vec<(*mut u8, usize)> = outputs
+            .iter_mut()
+            .map(|b| (b.as_mut_ptr(), b.len()))
+            .collect();
+        // SAFETY: the slices are live for the call, and (being `&` and `&mut`) do not overlap.
+        unsafe { self.run_host_raw(&ins, &outs) }
+    }
+
+    /// Whether output `output` may be written straight into input `input`'s memory (the new
+    /// value of an input the graph mutates) by [`CompiledModel::run_host_raw`] or
+    /// [`CompiledModel::run_device`]: the caller then passes the input's address as that
+    /// output's, and its write-back has nothing left to copy. Decided on the plan
+    /// ([`crate::inplace`]): no step reads the input after the output's memory is first written,
+    /// or only the pointwise kernel that writes the output, each element before writing it.
+    pub fn output_may_alias_input(&self, output: usize, input: usize) -> bool {
+        let (Some((dtype, sizes)), Some((_, meta))) =
+            (self.outputs().get(output).cloned(), self.inputs.get(input))
+        else {
+            return false;
+        };
+        dtype == meta.dtype
+            && sizes == meta.sizes
+            && crate::inplace::output_may_alias_input(
+                self.plan(),
+                &self.artifacts.program.kernels,
+                output,
+                input,
+                meta.nbytes(),
+            )
+    }
+
+    /// [`CompiledModel::run_host`] on raw addresses, so that an output may be an input's
+    /// memory where [`CompiledModel::output_may_alias_input`] allows it.
+    ///
+    /// # Safety
+    /// Each `(address, bytes)` is live, host memory of that many bytes for the call; outputs
+    /// overlap no other output, and overlap an input only as that input's whole memory where
+    /// `output_may_alias_input` said yes; nothing else touches them during the call.
+    pub unsafe fn run_host_raw(
+        &self,
+        inputs: &[(*const u8, usize)],
+        outputs: &[(*mut u8, usize)],
+    ) -> Result<(usize, usize), CoilError> {
+        self.check_call_bytes(inputs.iter().map(|b| b.1), outputs.iter().map(|b| b.1))?;
+        // SAFETY (both): the caller promises live memory of these lengths.
+        let input = |i: usize| unsafe { std::slice::from_raw_parts(inputs[i].0, inputs[i].1) };
+        let output =
+            |i: usize| unsafe { std::slice::from_raw_parts_mut(outputs[i].0, outputs[i].1) };
         let plan = self.plan();
         self.with_lent(|memory, lent| {
             let mut in_place = (0, 0);
@@ -279,31 +324,29 @@ impl CompiledModel {
                     continue;
                 };
                 let slot = plan.placement[&b.buffer].0 as usize;
-                let bytes = inputs[i];
-                // SAFETY: the caller's input outlives the call; kernels only read inputs.
-                match unsafe {
-                    self.backend
-                        .borrow_host(bytes.as_ptr() as *mut u8, bytes.len())
-                } {
+                let (ptr, len) = inputs[i];
+                // SAFETY: the caller's input outlives the call; kernels only read inputs (or
+                // write an aliasing output where the plan allows it).
+                match unsafe { self.backend.borrow_host(ptr as *mut u8, len) } {
                     Some(h) => {
                         lent.push(h);
                         memory[slot] = h;
                         in_place.0 += 1;
                     }
-                    None if !bytes.is_empty() => self.backend.write(memory[slot], bytes)?,
+                    None if len > 0 => self.backend.write(memory[slot], input(i))?,
                     None => {}
                 }
             }
             let mut placed = vec![false; plan.outputs.len()];
             let mut taken: Vec<usize> = Vec::new();
             for (i, o) in plan.outputs.iter().enumerate() {
-                let Some(slot) = self.own_slot(o, outputs[i].len(), &taken) else {
+                let Some(slot) = self.own_slot(o, outputs[i].1, &taken) else {
                     continue;
                 };
-                let out = outputs[i].as_mut_ptr();
+                let (out, len) = outputs[i];
                 // SAFETY: the destination outlives the call and is written only by the model
                 // (every buffer sharing the slot fits its size).
-                if let Some(h) = unsafe { self.backend.borrow_host(out, outputs[i].len()) } {
+                if let Some(h) = unsafe { self.backend.borrow_host(out, len) } {
                     lent.push(h);
                     memory[slot] = h;
                     placed[i] = true;
@@ -316,25 +359,25 @@ impl CompiledModel {
             self.check_indices(memory)?;
             let mut gathered: Option<Vec<Tensor>> = None;
             for (i, o) in plan.outputs.iter().enumerate() {
-                if placed[i] || outputs[i].is_empty() {
+                if placed[i] || outputs[i].1 == 0 {
                     continue;
                 }
-                if self.own_slot(o, outputs[i].len(), &[]).is_some() {
+                if self.own_slot(o, outputs[i].1, &[]).is_some() {
                     self.backend
-                        .read(self.handle(memory, o.buffer)?, outputs[i])?;
+                        .read(self.handle(memory, o.buffer)?, output(i))?;
                     continue;
                 }
                 if gathered.is_none() {
                     let host: Vec<Tensor> = self
                         .inputs
                         .iter()
-                        .zip(inputs)
-                        .map(|((_, m), b)| Tensor::from_bytes(m.dtype, m.sizes.clone(), b))
+                        .enumerate()
+                        .map(|(j, (_, m))| Tensor::from_bytes(m.dtype, m.sizes.clone(), input(j)))
                         .collect::<Result<_, _>>()?;
                     gathered = Some(self.read_outputs_on(memory, &host)?);
                 }
                 if let Some(g) = &gathered {
-                    outputs[i].copy_from_slice(&g[i].contiguous().to_bytes());
+                    output(i).copy_from_slice(&g[i].contiguous().to_bytes());
                 }
             }
             Ok(in_place)

@@ -4,6 +4,7 @@
 mod cpu;
 mod deep;
 mod edge_shapes;
+mod in_place;
 mod real_ops;
 mod scatter;
 mod strategy;

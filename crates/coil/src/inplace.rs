@@ -1,0 +1,138 @@
+//! Which graph outputs may be written straight into a graph input's memory: the new value of
+//! an input the graph mutates (an optimizer's parameters and state, batch norm's running
+//! statistics, a KV cache), so that the caller's write-back (`input.copy_(output)`) has
+//! nothing left to copy. Inductor decides the same on its buffers (`reinplace_inplaceable_ops`
+//! and its buffer reuse); coil decides on the plan, after fusion, where it knows which step
+//! writes what and in which order.
+//!
+//! An output's memory is its plan slot, which earlier buffers may share. Putting the input's
+//! memory there is safe when no step reads the input after the slot's first write, or when
+//! the only such step is the pointwise kernel that writes the output and reads the input at
+//! the very element it writes (each element read, then overwritten, by the same lane).
+
+use coil_codegen::{BufferRole, KExpr, Kernel, KernelKind, Plan, Step, StoreMode};
+use coil_lower::BufRef;
+
+/// Whether output `output` may be written into input `input`'s memory (`input_bytes` long,
+/// contiguous, of the output's dtype) during a run in which the output is lent its own slot.
+pub(crate) fn output_may_alias_input(
+    plan: &Plan,
+    kernels: &[Kernel],
+    output: usize,
+    input: usize,
+    input_bytes: usize,
+) -> bool {
+    let Some(o) = plan.outputs.get(output) else {
+        return false;
+    };
+    if !matches!(o.buffer, BufRef::Buffer(_))
+        || o.layout.offset != 0
+        || !coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides)
+    {
+        return false;
+    }
+    let Some(&slot) = plan.placement.get(&o.buffer) else {
+        return false;
+    };
+    if plan.slots.get(slot.0 as usize) != Some(&input_bytes) || input_bytes == 0 {
+        return false;
+    }
+    // Another output in the same slot would be written into the input too.
+    if plan
+        .outputs
+        .iter()
+        .enumerate()
+        .any(|(j, p)| j != output && plan.placement.get(&p.buffer) == Some(&slot))
+    {
+        return false;
+    }
+    let in_slot: Vec<BufRef> = plan
+        .placement
+        .iter()
+        .filter(|(_, s)| **s == slot)
+        .map(|(b, _)| *b)
+        .collect();
+    let Some(first_write) = plan
+        .steps
+        .iter()
+        .position(|s| s.writes().iter().any(|b| in_slot.contains(b)))
+    else {
+        return false;
+    };
+    let input_ref = plan
+        .buffers
+        .iter()
+        .find(|b| b.role == BufferRole::Input(input))
+        .map(|b| b.buffer);
+    let last_read = input_ref.and_then(|r| plan.steps.iter().rposition(|s| s.reads().contains(&r)));
+    match (last_read, input_ref) {
+        (None, _) | (_, None) => true,
+        (Some(r), _) if r < first_write => true,
+        (Some(r), Some(input_ref)) if r == first_write => reads_each_element_before_writing_it(
+            &plan.steps[r],
+            kernels,
+            input_ref,
+            o.buffer,
+            &in_slot,
+        ),
+        _ => false,
+    }
+}
+
+/// Whether `step` is a pointwise kernel whose only write into the output's slot is `out`, and
+/// which loads `input` only at the index where it stores `out` (plain stores, elements of one
+/// size, no indirect index).
+fn reads_each_element_before_writing_it(
+    step: &Step,
+    kernels: &[Kernel],
+    input: BufRef,
+    out: BufRef,
+    in_slot: &[BufRef],
+) -> bool {
+    let Step::Kernel {
+        kernel,
+        args,
+        writes,
+    } = step
+    else {
+        return false;
+    };
+    let Some(k) = kernels.get(*kernel) else {
+        return false;
+    };
+    if k.kind != KernelKind::Pointwise
+        || writes.iter().filter(|w| in_slot.contains(w)).count() != 1
+        || !writes.contains(&out)
+    {
+        return false;
+    }
+    let position = |b: BufRef| args.iter().position(|a| *a == b);
+    let (Some(a_in), Some(a_out)) = (position(input), position(out)) else {
+        return false;
+    };
+    if args.iter().filter(|a| **a == input).count() != 1
+        || k.args[a_in].dtype.itemsize() != k.args[a_out].dtype.itemsize()
+    {
+        return false;
+    }
+    let stores: Vec<_> = k
+        .stages
+        .iter()
+        .flat_map(|s| &s.stores)
+        .filter(|st| st.arg.index() == a_out)
+        .collect();
+    let Some(first) = stores.first() else {
+        return false;
+    };
+    if stores
+        .iter()
+        .any(|st| st.mode != StoreMode::Set || st.index != first.index)
+        || !first.index.indirect_nodes().is_empty()
+    {
+        return false;
+    }
+    k.values.iter().all(|(e, _)| match e {
+        KExpr::Load { arg, index, .. } if arg.index() == a_in => *index == first.index,
+        _ => true,
+    })
+}

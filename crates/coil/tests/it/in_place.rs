@@ -1,0 +1,132 @@
+//! Outputs written straight into an input's memory (`CompiledModel::output_may_alias_input`,
+//! `run_host_raw`): allowed where each element of the input is read before it is overwritten
+//! (a pointwise kernel reading the input where it writes the output, or every read done before
+//! the output's memory is first written), refused otherwise; and where allowed, a run with
+//! the output's address equal to the input's gives what a run into fresh memory gives, under
+//! every strategy.
+
+use std::sync::Arc;
+
+use coil::Options;
+use coil_codegen::Backend;
+use coil_graph::Tensor;
+use coil_testkit::{check_outputs, random_tensor};
+
+fn cpu() -> Option<Arc<dyn Backend>> {
+    coil_cpu::CpuBackend::new()
+        .ok()
+        .map(|b| Arc::new(b) as Arc<dyn Backend>)
+}
+
+/// SGD's momentum step on one parameter: the new buffer and the new parameter.
+const SGD: &str = r#"class GraphModule(torch.nn.Module):
+    def forward(self, param: "f32[64, 3, 7, 7]", buf: "f32[64, 3, 7, 7]", grad: "f32[64, 3, 7, 7]"):
+        mul: "f32[64, 3, 7, 7]" = torch.ops.aten.mul.Tensor(buf, 0.9)
+        add: "f32[64, 3, 7, 7]" = torch.ops.aten.add.Tensor(mul, grad)
+        add_1: "f32[64, 3, 7, 7]" = torch.ops.aten.add.Tensor(param, add, alpha = -0.1)
+        return (add, add_1)
+"#;
+
+/// The output is the input transposed: element (i, j) is written where (j, i) is still unread.
+const TRANSPOSE: &str = r#"class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[32, 32]"):
+        permute: "f32[32, 32]" = torch.ops.aten.permute.default(x, [1, 0])
+        mul: "f32[32, 32]" = torch.ops.aten.mul.Tensor(permute, 2.0)
+        clone: "f32[32, 32]" = torch.ops.aten.clone.default(mul, memory_format = torch.contiguous_format)
+        return (clone,)
+"#;
+
+/// A row sum of the input is taken after the new value of the input is written (the sum
+/// reads every element of a row, not only the one its lane writes).
+const READ_AFTER: &str = r#"class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[16, 256]"):
+        mul: "f32[16, 256]" = torch.ops.aten.mul.Tensor(x, 0.5)
+        sum_1: "f32[16, 1]" = torch.ops.aten.sum.dim_IntList(x, [1], True)
+        add: "f32[16, 256]" = torch.ops.aten.add.Tensor(mul, sum_1)
+        return (add, sum_1)
+"#;
+
+fn compile(text: &str, backend: Arc<dyn Backend>, options: &Options) -> coil::CompiledModel {
+    let g = coil_graph::parse(text).expect("parses");
+    coil::compile(&g, backend, options).expect("compiles")
+}
+
+/// Runs `model` with output `out` written into input `input`'s own memory (a copy of the
+/// inputs, so `inputs` stay as they were); returns the outputs, that one read from the input.
+fn run_aliased(
+    model: &coil::CompiledModel,
+    inputs: &[Tensor],
+    out: usize,
+    input: usize,
+) -> Vec<Tensor> {
+    let mut bytes: Vec<Vec<u8>> = inputs.iter().map(Tensor::to_bytes).collect();
+    let specs = model.outputs();
+    let mut outs: Vec<Vec<u8>> = specs
+        .iter()
+        .map(|(d, s)| vec![0u8; d.itemsize() * s.iter().product::<usize>()])
+        .collect();
+    let ins: Vec<(*const u8, usize)> = bytes.iter().map(|b| (b.as_ptr(), b.len())).collect();
+    let mut out_ptrs: Vec<(*mut u8, usize)> =
+        outs.iter_mut().map(|b| (b.as_mut_ptr(), b.len())).collect();
+    out_ptrs[out] = (bytes[input].as_mut_ptr(), bytes[input].len());
+    // SAFETY: every buffer lives to the end of the call; the one shared pair is what
+    // `output_may_alias_input` allowed.
+    unsafe { model.run_host_raw(&ins, &out_ptrs) }.expect("runs");
+    outs[out] = std::mem::take(&mut bytes[input]);
+    specs
+        .iter()
+        .zip(&outs)
+        .map(|((d, s), b)| Tensor::from_bytes(*d, s.clone(), b).expect("sized"))
+        .collect()
+}
+
+#[test]
+fn a_pointwise_update_is_written_into_its_input_with_the_same_results() {
+    let Some(backend) = cpu() else { return };
+    let g = coil_graph::parse(SGD).expect("parses");
+    let inputs: Vec<Tensor> = (0..3)
+        .map(|i| {
+            let meta = g.node(g.inputs()[i]).meta();
+            random_tensor(meta.dtype, &meta.sizes, 7 + i as u64)
+        })
+        .collect();
+    for strategy in coil::builtin_strategies() {
+        let name = strategy.name();
+        let options = Options {
+            strategy,
+            ..Options::default()
+        };
+        let model = compile(SGD, backend.clone(), &options);
+        assert!(
+            model.output_may_alias_input(0, 1),
+            "{name}: buf's new value into buf"
+        );
+        assert!(
+            model.output_may_alias_input(1, 0),
+            "{name}: param's into param"
+        );
+        // Into grad too: the one kernel reads it where it writes.
+        assert!(
+            model.output_may_alias_input(0, 2),
+            "{name}: buf's new value into grad"
+        );
+        let want = model.run(&inputs).expect("runs");
+        for (out, input) in [(0, 1), (1, 0), (0, 2)] {
+            let got = run_aliased(&model, &inputs, out, input);
+            check_outputs(&got, &want, 0.0, 0.0).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn outputs_that_would_overwrite_unread_elements_are_refused() {
+    let Some(backend) = cpu() else { return };
+    for text in [TRANSPOSE, READ_AFTER] {
+        let model = compile(text, backend.clone(), &Options::default());
+        assert!(!model.output_may_alias_input(0, 0), "{text}");
+    }
+    // Mismatched shapes or indices out of range: no.
+    let model = compile(SGD, backend, &Options::default());
+    assert!(!model.output_may_alias_input(5, 0));
+    assert!(!model.output_may_alias_input(0, 9));
+}
