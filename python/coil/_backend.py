@@ -423,6 +423,21 @@ def _compile(gm, example_inputs, options, trusted, mutated=None):
             if i not in complex_in and i not in unsigned_in and model.output_may_alias_input(k, i)
         }
     _STATS["outputs_in_place"] += len(alias)
+    if device.type == "cpu" and not numbers and plan.trivial:
+        # Outputs that are an input, whole (the weights a training forward returns for the
+        # backward): that input itself, unless the graph mutates it (then the output is the
+        # value from before the write-back).
+        written = set((mutated or {}).values())
+        for k in range(len(model.output_specs())):
+            j = model.output_input(k)
+            if (
+                j is not None
+                and j not in written
+                and k not in alias
+                and j not in complex_in
+                and j not in unsigned_in
+            ):
+                alias[k] = j
     runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded, alias)
     # The wrappers in the order the graph's rewrites were made, undone outward: the alias plan
     # (on the real outputs), complex outputs, then the number outputs put back.
@@ -541,7 +556,7 @@ class _Runner:
         self, model, device, example_inputs, consts, layouts, trusted, seeded=False, alias=None
     ):
         self.model = model
-        # Outputs written into an input's memory: {output: input}.
+        # Outputs that are an input's memory: {output: input}.
         self.alias = alias or {}
         self.device = device
         self.cuda = device.type == "cuda"

@@ -218,6 +218,12 @@ impl Model {
         unsafe { self.inner.run_host_raw(&ins, &outs) }.map_err(err)
     }
 
+    /// The input that output `output` is, whole (a graph returning an input), or `None`:
+    /// pass that input's pointer as the output's and the run copies nothing for it.
+    fn output_input(&self, output: usize) -> Option<usize> {
+        self.inner.output_input(output)
+    }
+
     /// Whether output `output` may be written straight into input `input`'s memory (an input
     /// the graph mutates): pass the input's pointer as that output's in `run` or `run_device`.
     fn output_may_alias_input(&self, output: usize, input: usize) -> bool {

@@ -299,6 +299,23 @@ impl CompiledModel {
             )
     }
 
+    /// The input that output `output` is, whole and unchanged (a graph returning an input,
+    /// as AOTAutograd's forward graphs return weights for the backward), if any: a caller may
+    /// give that input's own address for the output, and the run then copies nothing for it.
+    pub fn output_input(&self, output: usize) -> Option<usize> {
+        let plan = self.plan();
+        let o = plan.outputs.get(output)?;
+        let BufferRole::Input(j) = plan.buffers.iter().find(|b| b.buffer == o.buffer)?.role else {
+            return None;
+        };
+        let meta = &self.inputs.get(j)?.1;
+        (o.layout.offset == 0
+            && o.layout.dtype == meta.dtype
+            && o.layout.sizes == meta.sizes
+            && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides))
+        .then_some(j)
+    }
+
     /// [`CompiledModel::run_host`] on raw addresses, so that an output may be an input's
     /// memory where [`CompiledModel::output_may_alias_input`] allows it.
     ///
@@ -360,6 +377,14 @@ impl CompiledModel {
             let mut gathered: Option<Vec<Tensor>> = None;
             for (i, o) in plan.outputs.iter().enumerate() {
                 if placed[i] || outputs[i].1 == 0 {
+                    continue;
+                }
+                // An input returned whole: nothing to do where the caller gave its own address,
+                // else one copy of its bytes.
+                if let Some(j) = self.output_input(i) {
+                    if outputs[i].0.cast_const() != inputs[j].0 {
+                        output(i).copy_from_slice(input(j));
+                    }
                     continue;
                 }
                 if self.own_slot(o, outputs[i].1, &[]).is_some() {
@@ -450,6 +475,10 @@ impl CompiledModel {
                         memory[slot] = h;
                         taken.push(slot);
                     }
+                    // An input returned whole, given at its own address: nothing to do.
+                    None if self
+                        .output_input(i)
+                        .is_some_and(|j| outputs[i].0 == inputs[j].0) => {}
                     None => gather.push(i),
                 }
             }

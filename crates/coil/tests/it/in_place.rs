@@ -130,3 +130,29 @@ fn outputs_that_would_overwrite_unread_elements_are_refused() {
     assert!(!model.output_may_alias_input(5, 0));
     assert!(!model.output_may_alias_input(0, 9));
 }
+
+/// A graph that returns an input whole (as AOTAutograd's forward graphs return weights for
+/// the backward) names it, and a run given the input's own address for that output copies
+/// nothing; given other memory, it copies the input there.
+#[test]
+fn an_input_returned_whole_is_named_and_not_copied() {
+    let Some(backend) = cpu() else { return };
+    let text = r#"class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[8, 16]", w: "f32[16, 4]"):
+        mm: "f32[8, 4]" = torch.ops.aten.mm.default(x, w)
+        relu: "f32[8, 4]" = torch.ops.aten.relu.default(mm)
+        return (relu, w, x)
+"#;
+    let model = compile(text, backend, &Options::default());
+    assert_eq!(model.output_input(0), None);
+    assert_eq!(model.output_input(1), Some(1));
+    assert_eq!(model.output_input(2), Some(0));
+    let inputs = [
+        random_tensor(coil_graph::DType::F32, &[8, 16], 1),
+        random_tensor(coil_graph::DType::F32, &[16, 4], 2),
+    ];
+    let want = model.run(&inputs).expect("runs");
+    // Output 1 at w's own address, output 2 into fresh memory.
+    let got = run_aliased(&model, &inputs, 1, 1);
+    check_outputs(&got, &want, 0.0, 0.0).expect("same values");
+}
