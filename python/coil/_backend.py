@@ -439,6 +439,12 @@ def _compile(gm, example_inputs, options, trusted, mutated=None):
             ):
                 alias[k] = j
     runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded, alias)
+    casts = _output_casts(lifted, model)
+    if casts:
+        inner = runner
+        runner = lambda *args: [  # noqa: E731
+            o.to(casts[k]) if k in casts else o for k, o in enumerate(inner(*args))
+        ]
     # The wrappers in the order the graph's rewrites were made, undone outward: the alias plan
     # (on the real outputs), complex outputs, then the number outputs put back.
     if not plan.trivial:
@@ -451,6 +457,31 @@ def _compile(gm, example_inputs, options, trusted, mutated=None):
     if numbers:
         runner = _with_numbers(runner, numbers)
     return runner
+
+
+def _output_casts(gm, model):
+    """`{output: dtype}` where the graph's metadata gives an output another floating dtype
+    than coil's inference does: a rule that depends on the device, such as
+    `native_layer_norm`'s mean and rstd, in the input's dtype on the CPU (PyTorch's
+    reference rounds them there) but in float32 on CUDA, coil's rule. The later graphs
+    (AOTAutograd's backward) are compiled for the metadata's dtype, so the output is rounded
+    to it."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    (result,) = out.args
+    if not isinstance(result, (list, tuple)):
+        result = [result]
+    specs = model.output_specs()
+    if len(specs) != len(result):
+        return {}
+    casts = {}
+    for k, (node, (dt, _)) in enumerate(zip(result, specs)):
+        val = getattr(node, "meta", {}).get("val")
+        want = getattr(val, "dtype", None)
+        have = TORCH_DTYPES.get(dt)
+        if want is not None and have is not None and want != have:
+            if want.is_floating_point and have.is_floating_point:
+                casts[k] = want
+    return casts
 
 
 def _number_outputs(gm):
