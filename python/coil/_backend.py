@@ -1,6 +1,7 @@
 """The torch.compile backend: Dynamo's graph through AOTAutograd (core-ATen decompositions), the
 ATen graph compiled by coil, a callable that runs it; eager with a warning when coil cannot."""
 
+import contextvars
 import copy
 import logging
 import operator
@@ -104,8 +105,13 @@ def backend(gm, example_inputs, options=None, **kwargs):
         from torch._functorch.partitioners import min_cut_rematerialization_partition
 
         def forward(aten_gm, aten_inputs):
-            run = _compile(aten_gm, aten_inputs, options, trusted=False, mutated=_mutated_outputs())
-            return make_boxed_func(run)
+            # Which outputs are new values of inputs: for this forward graph only (a backward
+            # graph's outputs are gradients).
+            token = _MUTATED.set(_mutated_outputs())
+            try:
+                return make_boxed_func(compile_fx(aten_gm, aten_inputs, **options))
+            finally:
+                _MUTATED.reset(token)
 
         def backward(aten_gm, aten_inputs):
             before = _STATS["graphs_compiled"]
@@ -358,12 +364,17 @@ def _mutated_outputs():
     return pairs
 
 
-def _compile(gm, example_inputs, options, trusted, mutated=None):
+# `{output: input}` (from `_mutated_outputs`) while AOTAutograd's forward graph compiles:
+# outputs that are new values of inputs, which `_compile` writes straight into the input's
+# memory where the plan allows (`Model.output_may_alias_input`), so that AOTAutograd's
+# write-back copies nothing.
+_MUTATED = contextvars.ContextVar("coil_mutated", default=None)
+
+
+def _compile(gm, example_inputs, options, trusted):
     """`compile_fx`; `trusted` when Dynamo's guards already hold each input's shape, dtype,
-    strides and device to the example inputs' (the call then checks nothing itself).
-    `mutated` (`{output: input}`, from `_mutated_outputs`) names outputs that are new values
-    of inputs: where the plan allows (`Model.output_may_alias_input`) they are written straight
-    into the input's memory, and the caller's write-back copies nothing."""
+    strides and device to the example inputs' (the call then checks nothing itself)."""
+    mutated = _MUTATED.get()
     _check_options(options)
     if "logs" in options:
         _native.set_logs(str(options["logs"]))
@@ -391,6 +402,10 @@ def _compile(gm, example_inputs, options, trusted, mutated=None):
         plan = alias_plan(lifted, eager_strides=options.get("frontend", "fx") == "fx")
         source, layouts = _source(lifted, inputs, options)
         native = {k: str(options[k]) for k in _NATIVE_OPTIONS if k in options}
+        if torch.are_deterministic_algorithms_enabled():
+            # Scatters that add run on the host, in order (Dynamo recompiles when the mode
+            # changes: its global-state guard holds it).
+            native["deterministic"] = "True"
         native_start = time.perf_counter()
         model = _native.compile(source, device.type, native)
         _STATS["coil_compile_s"] += time.perf_counter() - native_start

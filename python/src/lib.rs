@@ -147,6 +147,10 @@ fn compile(
             let dir: String = d.extract()?;
             opts.debug_dir = Some(dir.into());
         }
+        if let Some(d) = o.get_item("deterministic")? {
+            let on: String = d.extract()?;
+            opts.deterministic = on == "True" || on == "true" || on == "1";
+        }
         if let Some(e) = o.get_item("emulate_precision_casts")? {
             let on: String = e.extract()?;
             opts.lower = Some(coil_lower::LowerConfig {

@@ -42,6 +42,11 @@ pub struct Options {
     /// The most bytes the compiled model's memory (every slot of its plan) may take; a plan
     /// that needs more is an error at compile time, before anything is allocated.
     pub max_memory: Option<usize>,
+    /// Results that do not depend on the order threads run in
+    /// (`torch.use_deterministic_algorithms(True)`): scatters that add (`scatter_add`,
+    /// `index_put` with `accumulate`) run on the host, in order, instead of as kernels of
+    /// atomic adds, as Inductor falls back to ATen's kernels in that mode.
+    pub deterministic: bool,
 }
 
 impl Default for Options {
@@ -55,6 +60,7 @@ impl Default for Options {
             debug_dir: None,
             verify: cfg!(debug_assertions),
             max_memory: None,
+            deterministic: false,
         }
     }
 }
@@ -191,10 +197,14 @@ pub fn prepare(
     coil_graph::verify(graph)?;
     let strategy = options.strategy.as_ref();
     let target = backend.target();
-    let base = options
+    let mut base = options
         .lower
         .clone()
         .unwrap_or_else(|| coil_lower::LowerConfig::for_target(&target));
+    if options.deterministic {
+        // No atomic adds: the scatters that add go to the host.
+        base.atomic_add.clear();
+    }
     // A matmul library that applies gelu and silu as post-ops takes them whole.
     let mut passes = options.passes.clone();
     if !base.matmul_post_ops.is_empty() {

@@ -239,3 +239,45 @@ class GraphModule(torch.nn.Module):
     ];
     matches_eager(text, &inputs).unwrap();
 }
+
+/// `Options::deterministic` (PyTorch's deterministic mode): a scatter that adds runs on the
+/// host, in order, and gives the same bits on every run; by default it is a kernel.
+#[test]
+fn deterministic_mode_sends_adding_scatters_to_the_host() {
+    let text = r#"class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[16, 4]", index: "i64[512, 4]", src: "f32[512, 4]"):
+        scatter_add: "f32[16, 4]" = torch.ops.aten.scatter_add.default(x, 0, index, src)
+        mul: "f32[16, 4]" = torch.ops.aten.mul.Tensor(scatter_add, 2.0)
+        return (mul,)
+"#;
+    let g = coil_graph::parse(text).expect("parses");
+    let x = random_tensor(DType::F32, &[16, 4], 1);
+    let index = ints(
+        (0..2048).map(|i| (i * 7 % 16) as i64).collect(),
+        vec![512, 4],
+    );
+    let src = random_tensor(DType::F32, &[512, 4], 2);
+    let inputs = [x, index, src];
+    let want = coil_eager::run(&g, &inputs).expect("eager").outputs;
+    for backend in backends() {
+        for deterministic in [false, true] {
+            let options = coil::Options {
+                deterministic,
+                ..coil::Options::default()
+            };
+            let model = coil::compile(&g, backend.clone(), &options).expect("compiles");
+            let host = model.report.fallback_ops.clone();
+            assert_eq!(
+                deterministic,
+                host.iter().any(|op| op.contains("scatter_add")),
+                "{host:?}"
+            );
+            let first = model.run(&inputs).expect("runs");
+            check_outputs(&first, &want, 1e-5, 1e-5).expect("matches eager");
+            if deterministic {
+                let again = model.run(&inputs).expect("runs");
+                assert_eq!(first[0].to_bytes(), again[0].to_bytes());
+            }
+        }
+    }
+}
