@@ -43,6 +43,16 @@ def _shape(b, x):
     return list(b.val(x).shape)
 
 
+def _as_rows(shape, dim):
+    """How a tensor of `shape` is seen as rows along `dim`: the permutation that moves `dim`
+    last, its inverse, the moved shape and the number of rows."""
+    rank = len(shape)
+    perm = [d for d in range(rank) if d != dim] + [dim]
+    inv = [perm.index(d) for d in range(rank)]
+    moved = [shape[d] for d in perm]
+    return perm, inv, moved, math.prod(moved[:-1])
+
+
 def _phase(rows, cols, n, half=False):
     """`rows x cols` angles `2 pi (j k mod n) / n` (`pi (j^2 mod 2n) / n` with `half`), f64."""
     j = torch.arange(rows, dtype=torch.int64).unsqueeze(1)
@@ -111,11 +121,7 @@ class Fft:
         n = shape[dim]
         if n <= 1 or 0 in shape:
             return re, im
-        rank = len(shape)
-        perm = [d for d in range(rank) if d != dim] + [dim]
-        inv = [perm.index(d) for d in range(rank)]
-        moved = [shape[d] for d in perm]
-        rows = math.prod(moved[:-1])
+        perm, inv, moved, rows = _as_rows(shape, dim)
         re2 = self.reshape(self.permute(re, perm), [rows, n])
         im2 = self.reshape(self.permute(im, perm), [rows, n])
         re2, im2 = self.rows(re2, im2, n, sign)
@@ -200,11 +206,7 @@ def r2c(b, x, dims, normalization, onesided):
     x = fft.widen(x)
     if onesided and 1 < n <= DIRECT and 0 not in shape:
         # Only the columns kept: a real matmul per part.
-        rank = len(shape)
-        perm = [d for d in range(rank) if d != last] + [last]
-        inv = [perm.index(d) for d in range(rank)]
-        moved = [shape[d] for d in perm]
-        rows = math.prod(moved[:-1])
+        perm, inv, moved, rows = _as_rows(shape, last)
         x2 = fft.reshape(fft.permute(x, perm), [rows, n])
         wr, wi = fft.expi(_phase(n, half, n), -1)
         re, im = fft.cmm(x2, 0.0, wr, wi)
@@ -250,11 +252,7 @@ def c2r(b, re, im, dims, normalization, n):
     out_shape[last] = n
     if n == 0 or 0 in shape:
         return b.op(aten.full.default, out_shape, 0.0, dtype=fft.narrow, device=fft.device)
-    rank = len(shape)
-    perm = [d for d in range(rank) if d != last] + [last]
-    inv = [perm.index(d) for d in range(rank)]
-    moved = [out_shape[d] for d in perm]
-    rows = math.prod(moved[:-1])
+    perm, inv, moved, rows = _as_rows(out_shape, last)
     if n <= DIRECT:
         # out[j] = sum_k w_k (re_k cos - im_k sin)(2 pi j k / n), w_k = 2 but for k = 0, n/2.
         weight = torch.full((half, 1), 2.0, dtype=torch.float64)
