@@ -3,7 +3,8 @@ master weights), both halves compiled by coil, every parameter's gradient and th
 close to a float64 run as eager's autocast is, within 3x (issue 31's rule). Before, the step
 failed in the backward: coil's forward returned `native_layer_norm`'s mean and rstd in float32
 (CUDA's rule) where PyTorch's CPU rounds them to the input's bf16, and the backward was
-compiled for bf16."""
+compiled for bf16. And a backward graph holding an op coil lacks runs eagerly with a warning
+(eager's gradients), or raises in strict mode."""
 
 import copy
 import warnings
@@ -68,3 +69,41 @@ def test_an_autocast_training_step_matches_float64_as_eager_does():
         assert coil_err <= max(3 * eager_err, 1e-3 * scale, 1e-6), (
             f"parameter {i}: coil off by {coil_err:.3g}, eager by {eager_err:.3g}"
         )
+
+
+class _HistcInBackward(torch.autograd.Function):
+    """`2 x`, whose backward also takes a `histc` (an op coil lacks), multiplied by 0."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 2 + torch.histc(x, bins=4).sum() * 0
+
+
+def _histc_model(x, w):
+    return (_HistcInBackward.apply(x @ w)).tanh().sum()
+
+
+def test_a_backward_coil_cannot_compile_runs_eagerly_with_a_warning_or_raises_in_strict_mode():
+    x = torch.randn(4, 8, requires_grad=True)
+    w = torch.randn(8, 3, requires_grad=True)
+    _histc_model(x, w).backward()
+    want = (x.grad.clone(), w.grad.clone())
+    x.grad = w.grad = None
+    f = torch.compile(_histc_model, backend="coil")
+    with pytest.warns(UserWarning, match="histc"):
+        f(x, w).backward()
+    stats = coil.torch_stats()
+    assert stats["graphs_compiled"] == 1 and stats["backward_graphs_compiled"] == 0, stats
+    assert any("histc" in r for r in stats["graphs_to_eager"]), stats
+    torch.testing.assert_close((x.grad, w.grad), want)
+    torch._dynamo.reset()
+    x.grad = w.grad = None
+    strict = torch.compile(_histc_model, backend="coil", options={"strict": True})
+    with pytest.raises(Exception, match="histc"):
+        strict(x, w).backward()
