@@ -53,6 +53,10 @@ commands:
                         put them, the zoo, the run script and the PyTorch baseline into DIR
                         (default gpu-bundle/, git-ignored): copy DIR to a GPU machine and run
                         `DIR/run.sh` there (results go to $OUT, or DIR/results)
+  gpu-bundle --pack     the same, then DIR without the zoo as one xz tarball,
+                        gpu-carry/bundle.tar.xz (git-ignored; about 30 MB): for a machine that
+                        gets the repository's files and a few carried ones; there, unpack it
+                        and link the checkout's crates/coil-models/models as its models/
 ";
 
 fn main() -> ExitCode {
@@ -64,6 +68,9 @@ fn main() -> ExitCode {
         Some("python") => setup().and_then(|()| install_python_package(args.get(1))),
         Some("bless") => setup().and_then(|()| bless()),
         Some("fuzz") => setup().and_then(|()| fuzz(&args[1..])),
+        Some("gpu-bundle") if args.get(1).map(String::as_str) == Some("--pack") => setup()
+            .and_then(|()| gpu_bundle(None))
+            .and_then(|()| pack_gpu_bundle()),
         Some("gpu-bundle") => setup().and_then(|()| gpu_bundle(args.get(1).map(String::as_str))),
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
@@ -450,6 +457,40 @@ fn gpu_bundle(dir: Option<&str>) -> Result<(), String> {
     println!(
         "xtask: GPU bundle in {} (run `./run.sh` there on a machine with an NVIDIA GPU and PyTorch)",
         bundle.display()
+    );
+    Ok(())
+}
+
+/// `gpu-bundle/` without its zoo (the repository carries it) as `gpu-carry/bundle.tar.xz`: a
+/// release `coil` links LLVM statically and is most of the bundle's 100 MB; compressed, the
+/// rest fits a transfer limit of 64 MB beside the repository.
+fn pack_gpu_bundle() -> Result<(), String> {
+    let root = workspace_root();
+    let carry = root.join("gpu-carry");
+    std::fs::create_dir_all(&carry)
+        .map_err(|e| format!("cannot create {}: {e}", carry.display()))?;
+    let tools = ["gpu_compile_bench.sh"];
+    for t in tools {
+        std::fs::copy(root.join("tools").join(t), root.join("gpu-bundle").join(t))
+            .map_err(|e| format!("cannot copy tools/{t}: {e}"))?;
+    }
+    let out = carry.join("bundle.tar.xz");
+    let script = format!(
+        "tar -C '{}' --exclude=./models -cf - . | xz -T0 -6 > '{}'",
+        root.join("gpu-bundle").display(),
+        out.display()
+    );
+    run({
+        let mut c = Command::new("sh");
+        c.args(["-c", &script]);
+        c
+    })?;
+    println!(
+        "xtask: {} ({} MB); on the GPU machine, carrying gpu-carry:\n  \
+         mkdir -p /tmp/b && tar -C /tmp/b -xJf gpu-carry/bundle.tar.xz && \
+         ln -s $PWD/crates/coil-models/models /tmp/b/models && /tmp/b/run.sh",
+        out.display(),
+        std::fs::metadata(&out).map_or(0, |m| m.len() >> 20)
     );
     Ok(())
 }
