@@ -64,6 +64,11 @@ pub(crate) fn output_may_alias_input(
         .iter()
         .find(|b| b.role == BufferRole::Input(input))
         .map(|b| b.buffer);
+    // An output that reads the input itself (the input returned, or a view of it) must see
+    // its old value, which writing in place would overwrite.
+    if input_ref.is_some_and(|r| plan.outputs.iter().any(|p| p.buffer == r)) {
+        return false;
+    }
     let last_read = input_ref.and_then(|r| plan.steps.iter().rposition(|s| s.reads().contains(&r)));
     match (last_read, input_ref) {
         (None, _) | (_, None) => true,

@@ -371,20 +371,27 @@ impl CompiledModel {
                     in_place.1 += 1;
                 }
             }
+            // An input returned whole: nothing to do where the caller gave its own address,
+            // else one copy of its bytes, taken before the run (which may write another output
+            // into an input's memory).
+            let mut whole = vec![false; plan.outputs.len()];
+            for (i, w) in whole.iter_mut().enumerate() {
+                if placed[i] || outputs[i].1 == 0 {
+                    continue;
+                }
+                if let Some(j) = self.output_input(i) {
+                    if outputs[i].0.cast_const() != inputs[j].0 {
+                        output(i).copy_from_slice(input(j));
+                    }
+                    *w = true;
+                }
+            }
             self.enqueue_on(memory)?;
             self.backend.synchronize()?;
             self.check_indices(memory)?;
             let mut gathered: Option<Vec<Tensor>> = None;
             for (i, o) in plan.outputs.iter().enumerate() {
-                if placed[i] || outputs[i].1 == 0 {
-                    continue;
-                }
-                // An input returned whole: nothing to do where the caller gave its own address,
-                // else one copy of its bytes.
-                if let Some(j) = self.output_input(i) {
-                    if outputs[i].0.cast_const() != inputs[j].0 {
-                        output(i).copy_from_slice(input(j));
-                    }
+                if placed[i] || whole[i] || outputs[i].1 == 0 {
                     continue;
                 }
                 if self.own_slot(o, outputs[i].1, &[]).is_some() {

@@ -156,3 +156,18 @@ fn an_input_returned_whole_is_named_and_not_copied() {
     let got = run_aliased(&model, &inputs, 1, 1);
     check_outputs(&got, &want, 0.0, 0.0).expect("same values");
 }
+
+/// An input the graph returns as it was (its old value, as AOTAutograd's forward saves a
+/// mutated input for the backward) is never also written in place.
+#[test]
+fn an_input_also_returned_as_it_was_is_not_written_in_place() {
+    let Some(backend) = cpu() else { return };
+    let text = r#"class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[64]"):
+        mul: "f32[64]" = torch.ops.aten.mul.Tensor(x, 2.0)
+        return (mul, x)
+"#;
+    let model = compile(text, backend, &Options::default());
+    assert_eq!(model.output_input(1), Some(0));
+    assert!(!model.output_may_alias_input(0, 0));
+}
