@@ -223,6 +223,9 @@ pub(crate) fn build_with_args(
     let mut kernel =
         cx.b.finish(name.to_string(), kind, ranges, reduction_ranges, cx.args);
     crate::merge::merge_contiguous_ranges(&mut kernel);
+    if let Some(t) = options.transpose_tile {
+        crate::tile::tile_transposes(&mut kernel, t);
+    }
     Ok((kernel, cx.arg_bufs))
 }
 

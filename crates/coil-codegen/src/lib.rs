@@ -17,6 +17,7 @@ mod build;
 mod merge;
 mod plan;
 mod program;
+mod tile;
 
 pub use build::{BuildError, build_kernel};
 pub use plan::{BufferRole, ExternStep, Plan, PlannedBuffer, SlotId, Step};

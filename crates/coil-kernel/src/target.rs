@@ -40,12 +40,17 @@ pub struct BuildOptions {
     /// Reductions with at most this many elements per row are `persistent` (`per`), longer
     /// ones looped (`red`).
     pub persistent_rnumel_limit: usize,
+    /// A pointwise kernel that reads a tensor transposed loops over square tiles of this side
+    /// (`coil_codegen`'s `tile_transposes`); `None` never tiles. On for the CPU, where a tile's
+    /// rows stay in cache; a GPU's transposes want shared memory instead.
+    pub transpose_tile: Option<usize>,
 }
 
 impl Default for BuildOptions {
     fn default() -> BuildOptions {
         BuildOptions {
             persistent_rnumel_limit: 1024,
+            transpose_tile: None,
         }
     }
 }
@@ -101,7 +106,13 @@ impl Target {
                 Device::Cuda(_) => LoopStyle::Simd,
             },
             caps: Capabilities::default(),
-            build: BuildOptions::default(),
+            build: BuildOptions {
+                transpose_tile: match device {
+                    Device::Cpu => Some(16),
+                    Device::Cuda(_) => None,
+                },
+                ..BuildOptions::default()
+            },
             epilogue_fusion_first: false,
         }
     }

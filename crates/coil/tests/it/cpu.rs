@@ -465,3 +465,36 @@ fn convolution_epilogues_run_as_library_post_ops_and_match_eager() {
     let want = coil_eager::run(&g, &inputs).unwrap().outputs;
     coil_testkit::check_close(&got[0], &want[0], 1e-4, 1e-5).unwrap();
 }
+
+/// Transposing copies, tiled by 16 where 16 divides both inner sizes (`[64, 48]`, a batch of
+/// them, a transposed read feeding an add with a contiguous one) and not where it does not
+/// (`[40, 24]`): every element where eager puts it, under every strategy.
+#[test]
+fn transposed_reads_tiled_or_not_match_eager() {
+    let backend: Arc<dyn Backend> = Arc::new(coil_cpu::CpuBackend::new().expect("host CPU"));
+    for (a, b, batch) in [(64, 48, 1), (40, 24, 1), (32, 64, 3)] {
+        let text = format!(
+            "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[{batch}, {a}, {b}]\", y: \"f32[{batch}, {b}, {a}]\"):\n        \
+             permute: \"f32[{batch}, {b}, {a}]\" = torch.ops.aten.permute.default(x, [0, 2, 1])\n        \
+             add: \"f32[{batch}, {b}, {a}]\" = torch.ops.aten.add.Tensor(permute, y)\n        \
+             clone: \"f32[{batch}, {b}, {a}]\" = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format)\n        \
+             return (add, clone)\n"
+        );
+        let g = coil_graph::parse(&text).expect("parses");
+        let inputs = coil_testkit::random_inputs(&g, 5);
+        let want = coil_eager::run(&g, &inputs).expect("eager").outputs;
+        for strategy in coil::builtin_strategies() {
+            let name = strategy.name();
+            let options = Options {
+                strategy,
+                ..Options::default()
+            };
+            let got = coil::compile(&g, backend.clone(), &options)
+                .expect("compiles")
+                .run(&inputs)
+                .expect("runs");
+            coil_testkit::check_outputs(&got, &want, 0.0, 0.0)
+                .unwrap_or_else(|e| panic!("[{batch}, {a}, {b}] {name}: {e}"));
+        }
+    }
+}
