@@ -17,6 +17,8 @@ mod build;
 mod merge;
 mod plan;
 mod program;
+#[cfg(test)]
+mod test_kernels;
 mod tile;
 
 pub use build::{BuildError, build_kernel};

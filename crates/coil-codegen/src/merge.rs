@@ -6,7 +6,7 @@
 //! them with `coef(p_d) = coef(p_{d+1}) * s_{d+1}`: the pair is then `q = p_d * s_{d+1} +
 //! p_{d+1}` over `s_d * s_{d+1}`, and each expression keeps `coef(p_{d+1}) * q`.
 
-use coil_kernel::{IndexExpr, KExpr, Kernel, KernelKind, Var, VarPrefix};
+use coil_kernel::{IndexExpr, Kernel, KernelKind, Var, VarPrefix};
 
 /// Merges what can be merged, innermost pairs first, until nothing more does.
 pub(crate) fn merge_contiguous_ranges(k: &mut Kernel) {
@@ -24,24 +24,10 @@ pub(crate) fn merge_contiguous_ranges(k: &mut Kernel) {
     }
 }
 
-fn indices(k: &Kernel) -> impl Iterator<Item = &IndexExpr> {
-    k.values
-        .iter()
-        .filter_map(|(e, _)| match e {
-            KExpr::Load { index, .. } | KExpr::Index(index) => Some(index),
-            _ => None,
-        })
-        .chain(
-            k.stages
-                .iter()
-                .flat_map(|s| s.stores.iter().map(|st| &st.index)),
-        )
-}
-
 fn can_merge(k: &Kernel, d: usize) -> bool {
     let (outer, inner) = (Var::p(d), Var::p(d + 1));
     let inner_size = k.ranges[d + 1] as i64;
-    indices(k).all(|e| {
+    k.index_exprs().all(|e| {
         if e.as_affine().is_none() {
             // Through a floor division or a modulo: only if it leaves the pair alone.
             return !e.contains_var(outer) && !e.contains_var(inner);
@@ -59,17 +45,7 @@ fn merge(k: &mut Kernel, d: usize) {
                 _ => v,
             })
     };
-    for (e, _) in &mut k.values {
-        match e {
-            KExpr::Load { index, .. } | KExpr::Index(index) => *index = rewrite(index),
-            _ => {}
-        }
-    }
-    for stage in &mut k.stages {
-        for st in &mut stage.stores {
-            st.index = rewrite(&st.index);
-        }
-    }
+    k.map_index_exprs(rewrite);
     let inner = k.ranges.remove(d + 1);
     k.ranges[d] *= inner;
 }
@@ -77,44 +53,7 @@ fn merge(k: &mut Kernel, d: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use coil_kernel::{DType, KernelArg, KernelBuilder, StageKind};
-
-    fn copy_kernel(ranges: &[usize], load: IndexExpr, store: IndexExpr) -> Kernel {
-        let mut b = KernelBuilder::new();
-        b.begin_stage(StageKind::Outer);
-        let arg = |name: &str, role| KernelArg {
-            name: name.into(),
-            dtype: DType::F32,
-            len: ranges.iter().product(),
-            role,
-        };
-        let args = vec![
-            arg("x", coil_kernel::ArgRole::Input),
-            arg("y", coil_kernel::ArgRole::Output),
-        ];
-        let v = b.value(
-            KExpr::Load {
-                arg: coil_kernel::ArgId(0),
-                index: load,
-                mask: None,
-            },
-            DType::F32,
-        );
-        b.store(coil_kernel::ArgId(1), store, v);
-        b.finish(
-            "k".into(),
-            KernelKind::Pointwise,
-            ranges.to_vec(),
-            vec![],
-            args,
-        )
-    }
-
-    fn affine(terms: &[(usize, i64)]) -> IndexExpr {
-        terms.iter().fold(IndexExpr::zero(), |acc, &(v, c)| {
-            acc.add(&IndexExpr::var(Var::p(v)).scale(c))
-        })
-    }
+    use crate::test_kernels::{affine, copy_kernel};
 
     #[test]
     fn a_contiguous_nest_becomes_one_loop() {

@@ -7,20 +7,6 @@
 
 use coil_kernel::{IndexExpr, KExpr, Kernel, KernelKind, Var};
 
-fn indices(k: &Kernel) -> impl Iterator<Item = &IndexExpr> {
-    k.values
-        .iter()
-        .filter_map(|(e, _)| match e {
-            KExpr::Load { index, .. } | KExpr::Index(index) => Some(index),
-            _ => None,
-        })
-        .chain(
-            k.stages
-                .iter()
-                .flat_map(|s| s.stores.iter().map(|st| &st.index)),
-        )
-}
-
 /// Tiles `k`'s two innermost ranges by `t` where a load is transposed against the stores.
 pub(crate) fn tile_transposes(k: &mut Kernel, t: usize) {
     let n = k.ranges.len();
@@ -36,8 +22,9 @@ pub(crate) fn tile_transposes(k: &mut Kernel, t: usize) {
         return;
     }
     let (va, vb) = (Var::p(a), Var::p(b));
-    let affine =
-        indices(k).all(|e| e.as_affine().is_some() || (!e.contains_var(va) && !e.contains_var(vb)));
+    let affine = k
+        .index_exprs()
+        .all(|e| e.as_affine().is_some() || (!e.contains_var(va) && !e.contains_var(vb)));
     let stores_contiguous = k
         .stages
         .iter()
@@ -71,17 +58,7 @@ pub(crate) fn tile_transposes(k: &mut Kernel, t: usize) {
             }
         })
     };
-    for (e, _) in &mut k.values {
-        match e {
-            KExpr::Load { index, .. } | KExpr::Index(index) => *index = rewrite(index),
-            _ => {}
-        }
-    }
-    for stage in &mut k.stages {
-        for st in &mut stage.stores {
-            st.index = rewrite(&st.index);
-        }
-    }
+    k.map_index_exprs(rewrite);
     let (ra, rb) = (k.ranges[a], k.ranges[b]);
     k.ranges.truncate(a);
     k.ranges.extend([ra / t, rb / t, t, t]);
@@ -90,45 +67,12 @@ pub(crate) fn tile_transposes(k: &mut Kernel, t: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use coil_kernel::{ArgId, ArgRole, DType, KernelArg, KernelBuilder, StageKind};
-
-    fn affine(terms: &[(usize, i64)]) -> IndexExpr {
-        terms.iter().fold(IndexExpr::zero(), |acc, &(v, c)| {
-            acc.add(&IndexExpr::var(Var::p(v)).scale(c))
-        })
-    }
-
-    fn copy(ranges: &[usize], load: IndexExpr, store: IndexExpr) -> Kernel {
-        let mut b = KernelBuilder::new();
-        b.begin_stage(StageKind::Outer);
-        let arg = |name: &str, role| KernelArg {
-            name: name.into(),
-            dtype: DType::F32,
-            len: ranges.iter().product(),
-            role,
-        };
-        let v = b.value(
-            KExpr::Load {
-                arg: ArgId(0),
-                index: load,
-                mask: None,
-            },
-            DType::F32,
-        );
-        b.store(ArgId(1), store, v);
-        b.finish(
-            "k".into(),
-            KernelKind::Pointwise,
-            ranges.to_vec(),
-            vec![],
-            vec![arg("x", ArgRole::Input), arg("y", ArgRole::Output)],
-        )
-    }
+    use crate::test_kernels::{affine, copy_kernel};
 
     #[test]
     fn a_transpose_is_tiled_and_reads_the_same_elements() {
         // y[p0, p1] = x[p1, p0] over [64, 32].
-        let mut k = copy(
+        let mut k = copy_kernel(
             &[64, 32],
             affine(&[(0, 1), (1, 64)]),
             affine(&[(0, 32), (1, 1)]),
@@ -144,14 +88,14 @@ mod tests {
 
     #[test]
     fn contiguous_copies_and_uneven_sizes_are_left_alone() {
-        let mut k = copy(
+        let mut k = copy_kernel(
             &[64, 32],
             affine(&[(0, 32), (1, 1)]),
             affine(&[(0, 32), (1, 1)]),
         );
         tile_transposes(&mut k, 16);
         assert_eq!(k.ranges, vec![64, 32]);
-        let mut k = copy(
+        let mut k = copy_kernel(
             &[60, 32],
             affine(&[(0, 1), (1, 60)]),
             affine(&[(0, 32), (1, 1)]),

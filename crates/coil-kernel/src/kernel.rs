@@ -313,6 +313,37 @@ impl Kernel {
             .sum()
     }
 
+    /// Every index expression the kernel evaluates: its loads', its index values' and its
+    /// stores'.
+    pub fn index_exprs(&self) -> impl Iterator<Item = &IndexExpr> {
+        self.values
+            .iter()
+            .filter_map(|(e, _)| match e {
+                KExpr::Load { index, .. } | KExpr::Index(index) => Some(index),
+                _ => None,
+            })
+            .chain(
+                self.stages
+                    .iter()
+                    .flat_map(|s| s.stores.iter().map(|st| &st.index)),
+            )
+    }
+
+    /// Replaces every index expression ([`Kernel::index_exprs`]) by `f` of it: for loop
+    /// transformations that rewrite the loop variables.
+    pub fn map_index_exprs(&mut self, f: impl Fn(&IndexExpr) -> IndexExpr) {
+        for (e, _) in &mut self.values {
+            if let KExpr::Load { index, .. } | KExpr::Index(index) = e {
+                *index = f(index);
+            }
+        }
+        for stage in &mut self.stages {
+            for st in &mut stage.stores {
+                st.index = f(&st.index);
+            }
+        }
+    }
+
     /// Number of loads of each argument across all stages (after CSE).
     pub fn load_count(&self, arg: ArgId) -> usize {
         self.stages
