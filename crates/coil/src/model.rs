@@ -19,6 +19,8 @@ pub struct CompiledModel {
     kernels: Box<dyn CompiledKernels>,
     artifacts: Artifacts,
     inputs: Vec<(String, TensorMeta)>,
+    /// For each output, the input it is whole ([`CompiledModel::output_input`]), found once.
+    output_inputs: Vec<Option<usize>>,
     /// One allocation per plan slot; the lock serializes runs that share them.
     memory: Mutex<Vec<BufferHandle>>,
     /// What compiling learned.
@@ -33,16 +35,18 @@ impl CompiledModel {
         artifacts: Artifacts,
         report: CompileReport,
     ) -> Result<CompiledModel, CoilError> {
-        let inputs = graph
+        let inputs: Vec<(String, TensorMeta)> = graph
             .inputs()
             .iter()
             .map(|&i| (graph.node(i).name.clone(), graph.node(i).meta().clone()))
             .collect();
+        let output_inputs = whole_inputs(&artifacts.program.plan, &inputs);
         Ok(CompiledModel {
             backend,
             kernels,
             artifacts,
             inputs,
+            output_inputs,
             memory: Mutex::new(Vec::new()),
             report,
         })
@@ -303,17 +307,7 @@ impl CompiledModel {
     /// as AOTAutograd's forward graphs return weights for the backward), if any: a caller may
     /// give that input's own address for the output, and the run then copies nothing for it.
     pub fn output_input(&self, output: usize) -> Option<usize> {
-        let plan = self.plan();
-        let o = plan.outputs.get(output)?;
-        let BufferRole::Input(j) = plan.buffers.iter().find(|b| b.buffer == o.buffer)?.role else {
-            return None;
-        };
-        let meta = &self.inputs.get(j)?.1;
-        (o.layout.offset == 0
-            && o.layout.dtype == meta.dtype
-            && o.layout.sizes == meta.sizes
-            && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides))
-        .then_some(j)
+        self.output_inputs.get(output).copied().flatten()
     }
 
     /// [`CompiledModel::run_host`] on raw addresses, so that an output may be an input's
@@ -775,4 +769,24 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     }
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// For each output of `plan`, the input it is whole and unchanged (offset 0, the input's
+/// dtype and sizes, row-major), if any.
+fn whole_inputs(plan: &Plan, inputs: &[(String, TensorMeta)]) -> Vec<Option<usize>> {
+    plan.outputs
+        .iter()
+        .map(|o| {
+            let BufferRole::Input(j) = plan.buffers.iter().find(|b| b.buffer == o.buffer)?.role
+            else {
+                return None;
+            };
+            let meta = &inputs.get(j)?.1;
+            (o.layout.offset == 0
+                && o.layout.dtype == meta.dtype
+                && o.layout.sizes == meta.sizes
+                && coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides))
+            .then_some(j)
+        })
+        .collect()
 }
