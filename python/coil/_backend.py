@@ -428,31 +428,10 @@ def _compile(gm, example_inputs, options, trusted):
         report["extern_calls"],
         report["compile_s"],
     )
-    # In place on the CPU only: the GPU's kernels read inputs through the read-only cache
-    # (`ld.global.nc`), which a kernel writing them would make undefined.
     alias = {}
-    if mutated and device.type == "cpu" and not numbers and plan.trivial:
-        alias = {
-            k: i
-            for k, i in mutated.items()
-            if i not in complex_in and i not in unsigned_in and model.output_may_alias_input(k, i)
-        }
-    _STATS["outputs_in_place"] += len(alias)
     if device.type == "cpu" and not numbers and plan.trivial:
-        # Outputs that are an input, whole (the weights a training forward returns for the
-        # backward): that input itself, unless the graph mutates it (then the output is the
-        # value from before the write-back).
-        written = set((mutated or {}).values())
-        for k in range(len(model.output_specs())):
-            j = model.output_input(k)
-            if (
-                j is not None
-                and j not in written
-                and k not in alias
-                and j not in complex_in
-                and j not in unsigned_in
-            ):
-                alias[k] = j
+        alias = _input_memory_outputs(model, mutated or {}, set(complex_in) | set(unsigned_in))
+        _STATS["outputs_in_place"] += sum((mutated or {}).get(k) == i for k, i in alias.items())
     runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded, alias)
     casts = _output_casts(lifted, model)
     if casts:
@@ -472,6 +451,27 @@ def _compile(gm, example_inputs, options, trusted):
     if numbers:
         runner = _with_numbers(runner, numbers)
     return runner
+
+
+def _input_memory_outputs(model, mutated, rewritten):
+    """`{output: input}` for the outputs that can be their input's own memory, on the CPU (the
+    GPU's kernels read inputs through the read-only cache, `ld.global.nc`, which a kernel
+    writing them would make undefined): a mutated input's new value where the plan allows
+    writing it in place (`Model.output_may_alias_input`), and an input returned whole
+    (`Model.output_input`: the weights a training forward returns for the backward) unless the
+    graph mutates it (then the output is the value from before the write-back). Inputs the
+    graph's rewrites view otherwise (`rewritten`: complex, unsigned) take no part."""
+    alias = {
+        k: i
+        for k, i in mutated.items()
+        if i not in rewritten and model.output_may_alias_input(k, i)
+    }
+    written = set(mutated.values())
+    for k in range(len(model.output_specs())):
+        j = model.output_input(k)
+        if j is not None and j not in written and k not in alias and j not in rewritten:
+            alias[k] = j
+    return alias
 
 
 def _output_casts(gm, model):
@@ -718,24 +718,21 @@ class _Runner:
         ptrs += extra
         if not placed:
             return self._through_host(list(args), seed)
-        bufs = self._host_outputs(args, copies)
+        bufs = self._host_outputs(args)
         self.model.run(ptrs, [b.data_ptr() for b in bufs])
         return self._views(bufs) if self.any_view else bufs
 
-    def _host_outputs(self, args, copies=()):
-        """Fresh tensors for the outputs, except that an output the plan lets write into an
-        input's memory (`self.alias`) is that input itself, where the call reads it in place
-        (not through a contiguous copy)."""
-        bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs] if not self.alias else []
-        if self.alias:
-            copied = {id(c) for c in copies}
-            for k, (s, d, _) in enumerate(self.outs):
-                i = self.alias.get(k)
-                a = args[i] if i is not None else None
-                if a is not None and a.is_contiguous() and id(a) not in copied and not a.is_cuda:
-                    bufs.append(a)
-                else:
-                    bufs.append(torch.empty(s, dtype=d))
+    def _host_outputs(self, args):
+        """Fresh tensors for the outputs, except that an output that can be its input's memory
+        (`self.alias`) is that input itself where the call reads it in place (contiguous, not
+        through a copy)."""
+        bufs = []
+        for k, (s, d, _) in enumerate(self.outs):
+            i = self.alias.get(k)
+            if i is not None and args[i].is_contiguous():
+                bufs.append(args[i])
+            else:
+                bufs.append(torch.empty(s, dtype=d))
         return bufs
 
     def _through_host(self, inputs, seed=None):

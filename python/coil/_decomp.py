@@ -115,12 +115,6 @@ def _prims_div(a, b):
     return aten.div.Tensor_mode(a, b, rounding_mode="trunc")
 
 
-def _convert_element_type(x, dtype):
-    """`prims.convert_element_type` (what some references, e.g. AdamW's step, leave): a
-    conversion, as `_to_copy` spells it."""
-    return torch.ops.aten._to_copy.default(x, dtype=dtype)
-
-
 def _fma(a, b, c):
     """Inductor's `prims.fma` (`a * b + c` rounded once: what Dynamo writes for `addcmul_`,
     `addcdiv_` and `add_` with a tensor `alpha`, as eager's fused kernels round them), in
@@ -627,7 +621,6 @@ def extra_decompositions():
     table[aten.bucketize.Tensor] = _bucketize
     table[aten.searchsorted.Tensor] = _searchsorted
     table[prims.div.default] = _prims_div
-    table[prims.convert_element_type.default] = _convert_element_type
     if hasattr(prims, "fma"):
         table[prims.fma.default] = _fma
     table[prims.iota.default] = _prims_iota
