@@ -338,7 +338,7 @@ impl JitModule {
         // Bitcode, not text: printing the IR (every float constant in decimal) took a fifth of
         // a large module's compile; the text is made from this only when asked for.
         let bitcode = module.write_bitcode_to_memory().as_slice().to_vec();
-        let print_ms = ms(start) - optimize_ms;
+        let bitcode_ms = ms(start) - optimize_ms;
         let assembly = if options.emit_assembly {
             // Code generation rewrites IR in place (CodeGenPrepare), so it runs on a copy.
             let copy = module.clone();
@@ -363,7 +363,7 @@ impl JitModule {
         let emitted_ms = ms(start);
         let loaded = LoadedObject::load(name, object.as_slice(), &defined, &runtime)?;
         let codegen_ms = ms(start);
-        tracing::debug!(target: "cpu", module = name, build_ms, key_ms, optimize_ms, bitcode_ms = print_ms, object_ms = emitted_ms - optimize_ms - print_ms, load_ms = codegen_ms - emitted_ms, "module compiled");
+        tracing::debug!(target: "cpu", module = name, build_ms, key_ms, optimize_ms, bitcode_ms, object_ms = emitted_ms - optimize_ms - bitcode_ms, load_ms = codegen_ms - emitted_ms, "module compiled");
         let word = match (cache, &key) {
             (Some(cache), Some(key)) => {
                 cache.put("object", key, &join_entry(&bitcode, object.as_slice()));
