@@ -24,6 +24,7 @@ import time
 import warnings
 
 import torch
+import coil
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python", "tests"))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -64,8 +65,10 @@ def models(sets):
                 yield name, make, lambda shape=shape: [torch.randint(0, 1000, shape)]
 
 
-def report(name, backend, rounds, first_s, err):
-    """One JSON line: the median over `rounds` of (call_us, queued_us)."""
+def report(name, backend, rounds, first_s, err, stats=None):
+    """One JSON line: the median over `rounds` of (call_us, queued_us); for coil, how its first
+    call split (`coil.torch_stats()`: Dynamo and AOTAutograd's trace, coil's compile, cache
+    hits)."""
     us = statistics.median(r[0] for r in rounds)
     queued = statistics.median(r[1] for r in rounds)
     print(json.dumps({"model": name, "device": REPORT["dev"], "dtype": REPORT["dtype"],
@@ -76,7 +79,7 @@ def report(name, backend, rounds, first_s, err):
                       "gb_s": round(REPORT["moved"] / queued / 1e3, 1),
                       "copy_gb_s": round(REPORT["copy_gbs"], 1),
                       "first_call_s": round(first_s, 2),
-                      "max_abs_err": err}), flush=True)
+                      "max_abs_err": err, **({"coil": stats} if stats else {})}), flush=True)
 
 
 REPORT = {}
@@ -90,7 +93,8 @@ def main():
                    "compiled first, then timed in turn, round after round; the medians")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--backends", default="coil,inductor,eager",
-                   help="comma-separated; options after a colon: coil:gemm=onednn;strategy=tvm")
+                   help="comma-separated; options after a colon: coil:gemm=onednn;strategy=tvm; "
+                   "dynamo: torch.compile(backend='eager'), Dynamo's tracing alone")
     p.add_argument("--sets", default="article,large,real")
     p.add_argument("--only", default="", help="comma-separated model names")
     p.add_argument("--dtype", default="float32", help="float32, bfloat16 or float16: the "
@@ -131,24 +135,34 @@ def main():
                 # `coil:gemm=onednn;strategy=tvm`: a backend with options.
                 kind, _, opts = backend.partition(":")
                 options = dict(kv.split("=", 1) for kv in opts.split(";") if kv) or None
-                f = m if kind == "eager" else torch.compile(m, backend=kind, dynamic=False,
-                                                            options=options)
+                # `dynamo`: Dynamo's own tracing, its graphs run eagerly (backend="eager").
+                f = m if kind == "eager" else torch.compile(
+                    m, backend="eager" if kind == "dynamo" else kind, dynamic=False,
+                    options=options)
+                if kind == "coil":
+                    coil.reset_stats()
                 t0 = time.perf_counter()
                 got = tb.first_tensor(f(*args))
                 first_s = time.perf_counter() - t0
-                compiled.append((backend, f, first_s, (got - want).abs().max().item()))
+                stats = None
+                if kind == "coil":
+                    s = coil.torch_stats()
+                    stats = {k: round(s[k], 4) if isinstance(s[k], float) else s[k]
+                             for k in ("trace_s", "coil_compile_s", "compile_s", "cache_hits",
+                                       "graphs_compiled")}
+                compiled.append((backend, f, first_s, (got - want).abs().max().item(), stats))
                 if a.rounds == 1:
                     report(name, backend, [call_us(f, args, sync, a.warmup, a.calls)], first_s,
-                           compiled[-1][3])
+                           compiled[-1][3], stats)
             if a.rounds > 1:
                 # Every backend compiled, then timed in turn, round after round: drift on the
                 # machine falls on all of them alike; the median round is reported.
                 times = {b: [] for b, *_ in compiled}
                 for _ in range(a.rounds):
-                    for backend, f, _, _ in compiled:
+                    for backend, f, *_ in compiled:
                         times[backend].append(call_us(f, args, sync, a.warmup, a.calls))
-                for backend, _, first_s, err in compiled:
-                    report(name, backend, times[backend], first_s, err)
+                for backend, _, first_s, err, stats in compiled:
+                    report(name, backend, times[backend], first_s, err, stats)
 
 
 if __name__ == "__main__":

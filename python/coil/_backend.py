@@ -274,7 +274,15 @@ def _attributes_mutated(gm):
 
 
 def _device_of(example_inputs):
-    devices = {t.device for t in example_inputs if isinstance(t, torch.Tensor)}
+    """The device the graph runs on, and the positions of 0-d CPU tensors among inputs on
+    another device (scalars to Inductor, as `cache_position` or a step count can be: copied to
+    the device at each call)."""
+    tensors = [(i, t) for i, t in enumerate(example_inputs) if isinstance(t, torch.Tensor)]
+    devices = {t.device for _, t in tensors}
+    host_scalars = []
+    if len(devices) > 1:
+        host_scalars = [i for i, t in tensors if t.device.type == "cpu" and t.dim() == 0]
+        devices = {t.device for i, t in tensors if i not in host_scalars}
     if len(devices) > 1:
         raise Unsupported(f"inputs on several devices ({', '.join(sorted(map(str, devices)))})")
     device = devices.pop() if devices else torch.device("cpu")
@@ -282,7 +290,18 @@ def _device_of(example_inputs):
         raise Unsupported(f"inputs on {device.type}")
     if device.type == "cuda" and device.index is None:
         device = torch.device("cuda", torch.cuda.current_device())
-    return device
+    return device, host_scalars
+
+
+def _host_scalars_moved(runner, device, host_scalars):
+    """`runner` called with the 0-d CPU inputs at `host_scalars` copied to `device` first."""
+    moved = set(host_scalars)
+
+    def call(*args):
+        return runner(*[a.to(device, non_blocking=True) if i in moved else a
+                        for i, a in enumerate(args)])
+
+    return call
 
 
 def readable(gm):
@@ -381,7 +400,7 @@ def _compile(gm, example_inputs, options, trusted):
     strict = bool(options.get("strict", False))
     start = time.perf_counter()
     try:
-        device = _device_of(example_inputs)
+        device, host_scalars = _device_of(example_inputs)
         lifted, consts = lift_constants(gm)
         normalize_prims(lifted)
         numbers = _number_outputs(lifted)
@@ -450,6 +469,8 @@ def _compile(gm, example_inputs, options, trusted):
         runner = _UnsignedRunner(runner, unsigned_in, unsigned_out)
     if numbers:
         runner = _with_numbers(runner, numbers)
+    if host_scalars:
+        runner = _host_scalars_moved(runner, device, host_scalars)
     return runner
 
 

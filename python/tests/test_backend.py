@@ -1254,3 +1254,23 @@ def test_dynamic_shapes_run_one_static_graph_per_shape(dynamic):
     stats = coil.torch_stats()
     assert stats["graphs_to_eager"] == [], stats
     assert stats["graphs_compiled"] == 4, stats
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_a_0d_cpu_tensor_beside_cuda_inputs_is_a_scalar_argument():
+    # A 0-d CPU tensor among CUDA inputs (as `cache_position` or a step count can be) is
+    # copied to the GPU at each call, as Inductor takes it as a scalar; a CPU tensor of any
+    # other rank beside CUDA ones still sends the graph to eager, saying why.
+    def f(x, s):
+        return torch.relu(x * s) + s
+
+    x = torch.randn(4, 8, device="cuda")
+    g = torch.compile(f, backend="coil", dynamic=False)
+    for v in (2.0, -3.0):
+        s = torch.tensor(v)
+        torch.testing.assert_close(g(x, s), f(x, s))
+    assert_all_compiled()
+    torch._dynamo.reset()
+    coil.reset_stats()
+    with pytest.warns(UserWarning, match="several devices"):
+        torch.compile(f, backend="coil", dynamic=False)(x, torch.ones(8))

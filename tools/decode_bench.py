@@ -1,0 +1,95 @@
+"""Greedy decoding through coil against eager and Inductor (issue 33): a Llama-shaped causal LM
+(transformers' LlamaForCausalLM from a config, random weights) generates with a static KV cache
+(`cache_implementation="static"`), its forward under `torch.compile`, in one process. Prints one
+JSON line per way: whether its tokens are eager's, milliseconds a token (a timed `generate` after
+a warm-up one that compiles), the first `generate`'s seconds, and for coil the graphs it
+compiled, sent to eager and ran on the host.
+
+    .venv/bin/python tools/decode_bench.py [--device cpu|cuda] [--dtype float32|bfloat16]
+        [--layers 2 --hidden 128 --heads 4 --kv-heads 2 --vocab 1000] [--prompt 16 --new 32]
+        [--ways eager,coil,inductor]
+
+The issue's H200 shapes: `--layers 4 --hidden 512 --heads 8 --kv-heads 8 --prompt 128`
+(small f32) and `--layers 16 --hidden 2048 --heads 32 --kv-heads 8 --vocab 128256
+--intermediate 8192 --prompt 512 --dtype bfloat16` (Llama-3.2-1B-shaped).
+"""
+
+import argparse
+import json
+import time
+import warnings
+
+import torch
+
+warnings.simplefilter("ignore")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--dtype", default="float32")
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--intermediate", type=int, default=0, help="default: 4 * hidden")
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--kv-heads", type=int, default=2)
+    ap.add_argument("--vocab", type=int, default=1000)
+    ap.add_argument("--prompt", type=int, default=16)
+    ap.add_argument("--new", type=int, default=32)
+    ap.add_argument("--ways", default="eager,coil,inductor")
+    a = ap.parse_args()
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    cfg = LlamaConfig(vocab_size=a.vocab, hidden_size=a.hidden,
+                      intermediate_size=a.intermediate or 4 * a.hidden,
+                      num_hidden_layers=a.layers, num_attention_heads=a.heads,
+                      num_key_value_heads=a.kv_heads,
+                      max_position_embeddings=a.prompt + a.new + 8)
+    torch.manual_seed(0)
+    dtype = getattr(torch, a.dtype)
+    model = LlamaForCausalLM(cfg).to(a.device, dtype).eval()
+    ids = torch.randint(0, a.vocab, (1, a.prompt), device=a.device)
+    sync = torch.cuda.synchronize if a.device == "cuda" else (lambda: None)
+    eager_forward = model.forward
+    want = None
+    for way in a.ways.split(","):
+        torch._dynamo.reset()
+        if way != "eager":
+            import coil
+
+            coil.reset_stats()
+        model.forward = eager_forward if way == "eager" else torch.compile(
+            eager_forward, backend=way)
+
+        def generate():
+            with torch.no_grad():
+                out = model.generate(ids, max_new_tokens=a.new, min_new_tokens=a.new,
+                                     do_sample=False, cache_implementation="static",
+                                     pad_token_id=0)
+            sync()
+            return out
+
+        t0 = time.perf_counter()
+        generate()
+        first_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        tokens = generate()
+        ms = 1e3 * (time.perf_counter() - t0) / a.new
+        tokens = tokens[0, a.prompt:].tolist()
+        if way == "eager":
+            want = tokens
+        r = {"way": way, "device": a.device, "dtype": a.dtype, "layers": a.layers,
+             "hidden": a.hidden, "prompt": a.prompt, "new": a.new,
+             "ms_per_token": round(ms, 3), "first_generate_s": round(first_s, 2),
+             "eager_tokens": None if want is None else tokens == want}
+        if way == "coil":
+            s = coil.torch_stats()
+            r.update(graphs_compiled=s["graphs_compiled"], graphs_to_eager=s["graphs_to_eager"],
+                     fallback_ops=s["fallback_ops"])
+        print(json.dumps(r), flush=True)
+    model.forward = eager_forward
+
+
+if __name__ == "__main__":
+    main()
