@@ -628,7 +628,6 @@ def extra_decompositions():
     table[aten.empty_strided.default] = _empty_strided
     table[aten.new_empty_strided.default] = _new_empty_strided
     table[aten.isnan.default] = _isnan
-    table[aten.convolution_backward.default] = convolution_backward
     table[aten._weight_norm_interface_backward.default] = weight_norm_interface_backward
     torchvision = getattr(torch.ops, "torchvision", None)
     roi = getattr(getattr(torchvision, "roi_align", None), "default", None)
@@ -689,7 +688,25 @@ def decompositions():
     return _TABLE[1]
 
 
+def _convolution_backward_where_not_native(dy, x, w, bias_sizes, stride, padding, dilation,
+                                           transposed, output_padding, groups, output_mask):
+    """`convolution_backward` whole where the CPU backend's library computes it (f32, batched,
+    not transposed, oneDNN loaded), else as forward convolutions (`_decomp_nn`)."""
+    from . import _native
+
+    if (dy.device.type == "cpu" and dy.dtype == torch.float32 and not transposed
+            and x.dim() == w.dim() and x.numel() > 0 and dy.numel() > 0
+            and _native.cpu_conv_backward()):
+        return NotImplemented
+    return convolution_backward(dy, x, w, bias_sizes, stride, padding, dilation, transposed,
+                                output_padding, groups, output_mask)
+
+
 def partial_decompositions():
     """Decompositions of overloads coil compiles natively, for the cases its lowering would run
-    on the host: a transposed `convolution` as a forward one (`_decomp_nn.conv_transpose`)."""
-    return {torch.ops.aten.convolution.default: convolution_transposed_as_forward}
+    on the host: a transposed `convolution` as a forward one (`_decomp_nn.conv_transpose`),
+    `convolution_backward` where no library computes it."""
+    return {
+        torch.ops.aten.convolution.default: convolution_transposed_as_forward,
+        torch.ops.aten.convolution_backward.default: _convolution_backward_where_not_native,
+    }

@@ -75,6 +75,13 @@ fn eager_blas_loaded() -> bool {
     coil_cpu::eager_blas_loaded()
 }
 
+/// Whether the CPU backend computes `convolution_backward` in its convolution library
+/// (oneDNN's gradient primitives, f32): the front end keeps the op whole for it then.
+#[pyfunction]
+fn cpu_conv_backward() -> bool {
+    coil_cpu::onednn_status().is_ok()
+}
+
 /// Every ATen overload coil compiles, as PyTorch names them (`aten.add.Tensor`): the front end
 /// decomposes the others where PyTorch has a decomposition for them.
 #[pyfunction]
@@ -269,14 +276,22 @@ impl Model {
         unsafe { self.inner.run_device(&inputs, &outputs, stream) }.map_err(err)
     }
 
-    /// What compiling did: `{"kernels", "extern_calls", "fallback_ops", "compile_s", "device",
-    /// "cache", "jit_ms"}` (`cache`: `"hit"`, `"miss"`, `"off"`, or empty where the backend
-    /// has no compile cache).
+    /// What compiling did: `{"kernels", "extern_calls", "extern_names", "fallback_ops",
+    /// "compile_s", "device", "cache", "jit_ms"}` (`extern_names`: each extern call's name, as
+    /// `extern_kernels.mm`, in launch order; `cache`: `"hit"`, `"miss"`, `"off"`, or empty
+    /// where the backend has no compile cache).
     fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = &self.inner.report;
         let d = PyDict::new(py);
         d.set_item("kernels", r.num_kernels)?;
         d.set_item("extern_calls", r.num_extern_calls)?;
+        let externs: Vec<&str> = r
+            .kernels
+            .iter()
+            .filter(|k| k.kind.short_name() == "extern")
+            .map(|k| k.name.as_str())
+            .collect();
+        d.set_item("extern_names", externs)?;
         d.set_item("fallback_ops", r.fallback_ops.clone())?;
         d.set_item("compile_s", r.times.total_ms() / 1000.0)?;
         d.set_item("device", self.device.clone())?;
@@ -302,6 +317,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(print_graph, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add_function(wrap_pyfunction!(eager_blas_loaded, m)?)?;
+    m.add_function(wrap_pyfunction!(cpu_conv_backward, m)?)?;
     m.add_function(wrap_pyfunction!(judge, m)?)?;
     m.add_function(wrap_pyfunction!(logs::set_logs, m)?)?;
     m.add_class::<Model>()?;

@@ -432,6 +432,12 @@ impl Backend for CpuBackend {
             conv_im2col_max_flops: if self.library_conv_always { 0 } else { 1 << 21 },
             // Relu, gelu, ... after a oneDNN convolution run as its post-ops.
             conv_post_ops: self.post_ops,
+            // oneDNN's backward-data and backward-weights primitives.
+            conv_backward: if self.onednn {
+                vec![DType::F32]
+            } else {
+                Vec::new()
+            },
         };
         // A matmul's epilogue inside its oneDNN call saves a pass over the whole product
         // (its write and read); the ordinary fusions that would otherwise go first share
@@ -554,7 +560,7 @@ impl coil_codegen::Runtime for CpuBackend {
                 crate::matmul::matmul(&mem, call, self.threads(), self.matmul_libs)
                     .map_err(backend_err)
             }
-            ExternKind::Convolution(_) if self.onednn => {
+            ExternKind::Convolution(_) | ExternKind::ConvolutionBackward(..) if self.onednn => {
                 crate::matmul::convolution(&mem, call).map_err(backend_err)
             }
             _ => Err(BackendError::Runtime(format!(

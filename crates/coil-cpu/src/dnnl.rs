@@ -12,7 +12,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use coil_lower::ConvOp;
 
+mod conv;
 mod post_ops;
+
+use conv::Prepared;
+pub(crate) use conv::ConvKey;
 
 type Status = c_int;
 type Handle = *mut c_void;
@@ -25,15 +29,22 @@ const F32: c_int = 3;
 const TAG_ANY: c_int = 1;
 const CPU: c_int = 1;
 const STREAM_DEFAULT: u32 = 1;
+const FORWARD_TRAINING: c_int = 64;
 const FORWARD_INFERENCE: c_int = 96;
 const CONVOLUTION_DIRECT: c_int = 1;
 const QUERY_SRC_MD: c_int = 129;
+const QUERY_DIFF_SRC_MD: c_int = 130;
 const QUERY_WEIGHTS_MD: c_int = 131;
+const QUERY_DIFF_WEIGHTS_MD: c_int = 132;
 const QUERY_DST_MD: c_int = 133;
+const QUERY_DIFF_DST_MD: c_int = 134;
 const ARG_SRC: c_int = 1;
 const ARG_DST: c_int = 17;
 const ARG_WEIGHTS: c_int = 33;
 const ARG_BIAS: c_int = 41;
+const ARG_DIFF_SRC: c_int = 129;
+const ARG_DIFF_DST: c_int = 145;
+const ARG_DIFF_WEIGHTS: c_int = 161;
 
 /// Room for a `dnnl_memory_desc_t` (696 bytes in 2.6) and a `dnnl_convolution_desc_t` (5,976):
 /// the library fills them; coil never reads their fields.
@@ -57,6 +68,29 @@ struct Api {
     conv_desc: unsafe extern "C" fn(
         *mut u64,
         c_int,
+        c_int,
+        *const u64,
+        *const u64,
+        *const u64,
+        *const u64,
+        *const i64,
+        *const i64,
+        *const i64,
+        *const i64,
+    ) -> Status,
+    conv_bwd_data_desc: unsafe extern "C" fn(
+        *mut u64,
+        c_int,
+        *const u64,
+        *const u64,
+        *const u64,
+        *const i64,
+        *const i64,
+        *const i64,
+        *const i64,
+    ) -> Status,
+    conv_bwd_weights_desc: unsafe extern "C" fn(
+        *mut u64,
         c_int,
         *const u64,
         *const u64,
@@ -128,6 +162,8 @@ fn load() -> &'static Result<OneDnn, String> {
             md_equal: sym!(b"dnnl_memory_desc_equal"),
             md_size: sym!(b"dnnl_memory_desc_get_size"),
             conv_desc: sym!(b"dnnl_dilated_convolution_forward_desc_init"),
+            conv_bwd_data_desc: sym!(b"dnnl_dilated_convolution_backward_data_desc_init"),
+            conv_bwd_weights_desc: sym!(b"dnnl_dilated_convolution_backward_weights_desc_init"),
             matmul_desc: sym!(b"dnnl_matmul_desc_init"),
             pd_create: sym!(b"dnnl_primitive_desc_create"),
             pd_query_md: sym!(b"dnnl_primitive_desc_query_md"),
@@ -192,6 +228,7 @@ pub(crate) fn has_bf16_convolution() -> bool {
         onednn().is_some_and(|d| {
             let key = ConvKey {
                 dtype: coil_graph::DType::BF16,
+                grad: None,
                 conv: ConvOp {
                     stride: vec![1, 1],
                     padding: vec![0, 0],
@@ -202,7 +239,7 @@ pub(crate) fn has_bf16_convolution() -> bool {
                 },
                 x: (vec![1, 16, 4, 4], vec![256, 16, 4, 1]),
                 w: (vec![16, 16, 1, 1], vec![16, 1, 1, 1]),
-                out: vec![1, 16, 4, 4],
+                out: (vec![1, 16, 4, 4], vec![256, 16, 4, 1]),
             };
             d.prepare(&key).is_ok()
         })
@@ -227,34 +264,6 @@ pub(crate) fn has_bf16_matmul() -> bool {
         })
     })
 }
-
-/// What a prepared convolution depends on.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct ConvKey {
-    /// f32 or bf16 (every operand).
-    pub(crate) dtype: coil_graph::DType,
-    pub(crate) conv: ConvOp,
-    pub(crate) x: (Vec<usize>, Vec<usize>),
-    pub(crate) w: (Vec<usize>, Vec<usize>),
-    pub(crate) out: Vec<usize>,
-}
-
-/// One plain operand and, when the primitive wants another layout, its reorder and buffer.
-struct Operand {
-    user: Handle,
-    inner: Option<(Handle, Handle, Vec<u64>)>,
-}
-
-struct Prepared {
-    conv: Handle,
-    src: Operand,
-    weights: Operand,
-    dst: Operand,
-    bias: Option<Handle>,
-}
-
-// SAFETY: only used under its mutex (see `OneDnn`).
-unsafe impl Send for Prepared {}
 
 fn md() -> Box<[u64; MD_WORDS]> {
     Box::new([0; MD_WORDS])
@@ -347,262 +356,12 @@ impl OneDnn {
         Ok(h)
     }
 
-    /// The user's plain operand, and a reorder into `want` when the primitive chose another
-    /// layout (`to_user`: from `want` back into the user's, for the output).
-    fn operand(&self, user: &[u64], want: *const u64, to_user: bool) -> Result<Operand, String> {
-        let user_mem = self.memory(user.as_ptr())?;
-        // SAFETY: both are valid descriptors.
-        if unsafe { (self.api.md_equal)(user.as_ptr(), want) } != 0 {
-            return Ok(Operand {
-                user: user_mem,
-                inner: None,
-            });
-        }
-        // SAFETY: a valid descriptor.
-        let bytes = unsafe { (self.api.md_size)(want) };
-        let mut buf = vec![0u64; bytes.div_ceil(8).max(1)];
-        let inner = self.memory(want)?;
-        // SAFETY: the buffer outlives the memory object (both live in `Prepared`).
-        check(
-            unsafe { (self.api.set_handle)(inner, buf.as_mut_ptr().cast()) },
-            "memory handle",
-        )?;
-        let (from, to) = if to_user {
-            (want, user.as_ptr())
-        } else {
-            (user.as_ptr(), want)
-        };
-        let mut pd: Handle = std::ptr::null_mut();
-        let mut prim: Handle = std::ptr::null_mut();
-        // SAFETY: valid descriptors and engine; out-pointers to handles.
-        unsafe {
-            check(
-                (self.api.reorder_pd)(
-                    &mut pd,
-                    from,
-                    self.engine,
-                    to,
-                    self.engine,
-                    std::ptr::null_mut(),
-                ),
-                "reorder",
-            )?;
-            check(
-                (self.api.primitive_create)(&mut prim, pd),
-                "reorder primitive",
-            )?;
-        }
-        Ok(Operand {
-            user: user_mem,
-            inner: Some((inner, prim, buf)),
-        })
-    }
-
-    fn prepare(&self, key: &ConvKey) -> Result<Prepared, String> {
-        let c = &key.conv;
-        let n = c.stride.len();
-        let (xs, xst) = (&key.x.0, &key.x.1);
-        let (ws, wst) = (&key.w.0, &key.w.1);
-        // Grouped weights are [G, C_out/G, C_in/G, *k] for oneDNN.
-        let (wsizes, wstrides) = if c.groups > 1 {
-            let mut s = vec![c.groups, ws[0] / c.groups];
-            s.extend_from_slice(&ws[1..]);
-            let mut t = vec![wst[0] * (ws[0] / c.groups), wst[0]];
-            t.extend_from_slice(&wst[1..]);
-            (s, t)
-        } else {
-            (ws.clone(), wst.clone())
-        };
-        let out_strides = coil_graph::contiguous_strides(&key.out);
-        let dt = if key.dtype == coil_graph::DType::BF16 {
-            BF16
-        } else {
-            F32
-        };
-        let src_user = self.plain_of(xs, xst, dt)?;
-        let w_user = self.plain_of(&wsizes, &wstrides, dt)?;
-        let dst_user = self.plain_of(&key.out, &out_strides, dt)?;
-        let bias_md = if c.bias {
-            Some(self.plain_of(&[key.out[1]], &[1], dt)?)
-        } else {
-            None
-        };
-        let (src_any, w_any, dst_any) = (
-            self.any(xs, dt)?,
-            self.any(&wsizes, dt)?,
-            self.any(&key.out, dt)?,
-        );
-        let mut op = Box::new([0u64; OP_WORDS]);
-        let strides = dims(&c.stride);
-        let dil: Vec<usize> = c.dilation.iter().map(|d| d - 1).collect();
-        let pad = dims(&c.padding);
-        // The right padding that gives PyTorch's output size (oneDNN wants it exact).
-        let pad_r: Vec<i64> = (0..n)
-            .map(|d| {
-                let (i, k, o) = (xs[2 + d] as i64, ws[2 + d] as i64, key.out[2 + d] as i64);
-                (o - 1) * c.stride[d] as i64 + (k - 1) * c.dilation[d] as i64 + 1
-                    - i
-                    - c.padding[d] as i64
-            })
-            .collect();
-        let mut pad_r_dims = [0i64; 12];
-        pad_r_dims[..n].copy_from_slice(&pad_r);
-        let mut pd: Handle = std::ptr::null_mut();
-        let post: Vec<KeyedPostOp> = c.post.iter().map(|p| (*p, None)).collect();
-        let (attr, _) = self.post_ops_attr(&post, dt)?;
-        let mut conv: Handle = std::ptr::null_mut();
-        // SAFETY: descriptors live across the calls; out-pointers to handles.
-        unsafe {
-            check(
-                (self.api.conv_desc)(
-                    op.as_mut_ptr(),
-                    FORWARD_INFERENCE,
-                    CONVOLUTION_DIRECT,
-                    src_any.as_ptr(),
-                    w_any.as_ptr(),
-                    bias_md.as_ref().map_or(std::ptr::null(), |b| b.as_ptr()),
-                    dst_any.as_ptr(),
-                    strides.as_ptr(),
-                    dims(&dil).as_ptr(),
-                    pad.as_ptr(),
-                    pad_r_dims.as_ptr(),
-                ),
-                "convolution descriptor",
-            )?;
-            check(
-                (self.api.pd_create)(
-                    &mut pd,
-                    op.as_ptr(),
-                    attr.as_ref().map_or(std::ptr::null_mut(), |a| a.0),
-                    self.engine,
-                    std::ptr::null_mut(),
-                ),
-                "convolution primitive descriptor",
-            )?;
-            check(
-                (self.api.primitive_create)(&mut conv, pd),
-                "convolution primitive",
-            )?;
-        }
-        // SAFETY: `pd` is valid; the descriptors it returns live as long as it does (never
-        // destroyed: prepared convolutions are kept for the process).
-        let (src_md, w_md, dst_md) = unsafe {
-            (
-                (self.api.pd_query_md)(pd, QUERY_SRC_MD, 0),
-                (self.api.pd_query_md)(pd, QUERY_WEIGHTS_MD, 0),
-                (self.api.pd_query_md)(pd, QUERY_DST_MD, 0),
-            )
-        };
-        Ok(Prepared {
-            conv,
-            src: self.operand(&src_user[..], src_md, false)?,
-            weights: self.operand(&w_user[..], w_md, false)?,
-            dst: self.operand(&dst_user[..], dst_md, true)?,
-            bias: bias_md.map(|b| self.memory(b.as_ptr())).transpose()?,
-        })
-    }
-
     fn run(&self, prim: Handle, args: &[ExecArg]) -> Result<(), String> {
         // SAFETY: a valid primitive with memory objects whose handles are set.
         check(
             unsafe { (self.api.execute)(prim, self.stream, args.len() as c_int, args.as_ptr()) },
             "execute",
         )
-    }
-
-    /// `out = conv(x, w) + bias` for operands of `key.dtype` (f32 or bf16: f32 accumulation,
-    /// one rounding) at these pointers (the first element of each view), with the shapes and
-    /// strides of `key`.
-    ///
-    /// # Safety
-    /// Each pointer must address the whole strided extent its shape in `key` describes (and
-    /// `out` the contiguous output), valid for the call.
-    pub(crate) unsafe fn convolution(
-        &self,
-        key: &ConvKey,
-        x: *const u8,
-        w: *const u8,
-        bias: Option<*const u8>,
-        out: *mut u8,
-    ) -> Result<(), String> {
-        let entry = {
-            let mut convs = self.convs.lock().map_err(|_| "oneDNN cache poisoned")?;
-            match convs.get(key) {
-                Some(e) => e.clone(),
-                None => {
-                    let e = Arc::new(Mutex::new(self.prepare(key)?));
-                    convs.insert(key.clone(), e.clone());
-                    e
-                }
-            }
-        };
-        let p = entry.lock().map_err(|_| "oneDNN convolution poisoned")?;
-        let set = |m: Handle, ptr: *mut c_void| {
-            // SAFETY: the caller's pointer is valid for the call.
-            check(unsafe { (self.api.set_handle)(m, ptr) }, "memory handle")
-        };
-        set(p.src.user, x as *mut c_void)?;
-        set(p.weights.user, w as *mut c_void)?;
-        set(p.dst.user, out.cast())?;
-        if let (Some(m), Some(b)) = (p.bias, bias) {
-            set(m, b as *mut c_void)?;
-        }
-        let inner = |o: &Operand| o.inner.as_ref().map_or(o.user, |(m, _, _)| *m);
-        for o in [&p.src, &p.weights] {
-            if let Some((m, reorder, _)) = &o.inner {
-                self.run(
-                    *reorder,
-                    &[
-                        ExecArg {
-                            arg: ARG_SRC,
-                            memory: o.user,
-                        },
-                        ExecArg {
-                            arg: ARG_DST,
-                            memory: *m,
-                        },
-                    ],
-                )?;
-            }
-        }
-        let mut args = vec![
-            ExecArg {
-                arg: ARG_SRC,
-                memory: inner(&p.src),
-            },
-            ExecArg {
-                arg: ARG_WEIGHTS,
-                memory: inner(&p.weights),
-            },
-            ExecArg {
-                arg: ARG_DST,
-                memory: inner(&p.dst),
-            },
-        ];
-        if let Some(m) = p.bias {
-            args.push(ExecArg {
-                arg: ARG_BIAS,
-                memory: m,
-            });
-        }
-        self.run(p.conv, &args)?;
-        if let Some((m, reorder, _)) = &p.dst.inner {
-            self.run(
-                *reorder,
-                &[
-                    ExecArg {
-                        arg: ARG_SRC,
-                        memory: *m,
-                    },
-                    ExecArg {
-                        arg: ARG_DST,
-                        memory: p.dst.user,
-                    },
-                ],
-            )?;
-        }
-        // SAFETY: a valid stream.
-        check(unsafe { (self.api.stream_wait)(self.stream) }, "wait")
     }
 
     fn prepare_matmul(&self, key: &MatmulKey) -> Result<PreparedMatmul, String> {

@@ -727,15 +727,18 @@ mod gemm_scalar {
     int_impl!(i32, i16, i8, u8);
 }
 
-/// Runs the convolution `call` (`[input, weight, bias?]`, f32) through oneDNN on `mem`'s
+/// Runs the convolution `call` (`[input, weight, bias?]`) or a convolution gradient
+/// (`[grad_output, weight]` or `[input, grad_output]`), f32 or bf16, through oneDNN on `mem`'s
 /// buffers, every operand's extent checked against its buffer first.
 pub(crate) fn convolution(mem: &Memory, call: &ExternCall) -> Result<(), CpuError> {
-    let coil_lower::ExternKind::Convolution(conv) = &call.kind else {
-        return fail(format!("{} is not a convolution", call.kind.kernel_name()));
+    let (conv, grad) = match &call.kind {
+        coil_lower::ExternKind::Convolution(conv) => (conv, None),
+        coil_lower::ExternKind::ConvolutionBackward(conv, grad) => (conv, Some(*grad)),
+        _ => return fail(format!("{} is not a convolution", call.kind.kernel_name())),
     };
     let dnnl = crate::dnnl::onednn()
         .ok_or_else(|| CpuError::Runtime("convolution: oneDNN is not loaded".into()))?;
-    if call.inputs.len() != 2 + usize::from(conv.bias) {
+    if call.inputs.len() != call.kind.arity() {
         return fail(format!("a convolution with {} operands", call.inputs.len()));
     }
     let dtype = call.out.dtype;
@@ -744,24 +747,38 @@ pub(crate) fn convolution(mem: &Memory, call: &ExternCall) -> Result<(), CpuErro
         return fail("oneDNN convolutions take f32 or bf16 operands, all of one dtype".into());
     }
     let ptr = |x: &StridedOperand, what: &str| -> Result<*mut u8, CpuError> { base(mem, x, what) };
-    let (x, w) = (&call.inputs[0], &call.inputs[1]);
+    let (a, b) = (&call.inputs[0], &call.inputs[1]);
+    let of = |o: &StridedOperand| (o.sizes.clone(), o.strides.clone());
+    let written = (
+        call.out.sizes.clone(),
+        coil_graph::contiguous_strides(&call.out.sizes),
+    );
+    // The forward convolution's (input, weight, output).
+    let (x, w, y) = match grad {
+        None => (of(a), of(b), written),
+        Some(coil_lower::ConvGrad::Input) => (written, of(b), of(a)),
+        Some(coil_lower::ConvGrad::Weight) => (of(a), written, of(b)),
+    };
     let key = crate::dnnl::ConvKey {
         dtype,
+        grad,
         conv: conv.clone(),
-        x: (x.sizes.clone(), x.strides.clone()),
-        w: (w.sizes.clone(), w.strides.clone()),
-        out: call.out.sizes.clone(),
+        x,
+        w,
+        out: y,
     };
     let bias = call.inputs.get(2).map(|b| ptr(b, "bias")).transpose()?;
     // SAFETY: `base` checked that each operand's strided extent lies inside its buffer.
     unsafe {
         dnnl.convolution(
             &key,
-            ptr(x, "input")?,
-            ptr(w, "weight")?,
+            [
+                ptr(a, "first operand")? as *const u8,
+                ptr(b, "second operand")? as *const u8,
+            ],
             bias.map(|b| b as *const u8),
             ptr(&call.out, "output")?,
         )
     }
-    .map_err(|e| CpuError::Runtime(format!("convolution: {e}")))
+    .map_err(|e| CpuError::Runtime(format!("{}: {e}", call.kind.kernel_name())))
 }

@@ -364,6 +364,9 @@ fn eval(kind: OpKind, args: &Args<'_>, metas: &[TensorMeta]) -> Result<Vec<Tenso
         F::View(k) => views::eval(k, args),
         F::Copy(k) => views::eval_copy(k, args, first),
         F::Factory(k) => factory::eval(k, args, first).map(one),
+        F::Extern(coil_graph::LibraryKind::ConvolutionBackward) => {
+            nn::convolution_backward(args, metas)
+        }
         F::Extern(k) => matmul::eval(k, args, first).map(one),
         F::Window(k) => nn::pool(k, args, metas),
         F::Scan(k) => indexing::eval_scan(k, args, first).map(one),

@@ -18,6 +18,9 @@ pub(crate) fn eval(kind: LibraryKind, a: &Args<'_>, out: &TensorMeta) -> Result<
     }
     let (lhs, rhs, bias) = match kind {
         LibraryKind::Convolution => return crate::nn::convolution(a, out),
+        LibraryKind::ConvolutionBackward => {
+            return fail("convolution_backward has three outputs (nn::convolution_backward)");
+        }
         LibraryKind::Addmm => (
             a.tensor("mat1")?,
             a.tensor("mat2")?,

@@ -90,6 +90,94 @@ pub(crate) fn convolution(a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpEr
     tensor(out.dtype, out.sizes.clone(), o)
 }
 
+/// Runs `convolution_backward`: for every (input, weight, output) element triple the
+/// convolution multiplies, `dx += dy w`, `dw += dy x`, and `db` sums `dy` per channel; the
+/// gradients `output_mask` turns off are zeros.
+pub(crate) fn convolution_backward(
+    a: &Args<'_>,
+    metas: &[TensorMeta],
+) -> Result<Vec<Tensor>, OpError> {
+    let dy = a.tensor("grad_output")?;
+    let x = a.tensor("input")?;
+    let w = a.tensor("weight")?;
+    let mask = a.b.bool_list("output_mask")?;
+    let g = conv_geometry(&a.b, x.sizes(), w.sizes())?;
+    let (dyv, xv, wv) = (values(dy), values(x), values(w));
+    let n = g.kernel.len();
+    let (cin_g, cout_g) = (g.in_channels / g.groups, g.out_channels / g.groups);
+    let in_plane: usize = g.input.iter().product();
+    let out_plane: usize = g.output.iter().product();
+    let k_plane: usize = g.kernel.iter().product();
+    let (in_st, out_st) = (strides(&g.input), strides(&g.output));
+    let mut dx = vec![0.0f64; xv.len()];
+    let mut dw = vec![0.0f64; wv.len()];
+    let mut db = vec![0.0f64; g.out_channels];
+    for (plane, chunk) in dyv.chunks(out_plane.max(1)).enumerate() {
+        db[plane % g.out_channels] += chunk.iter().sum::<f64>();
+    }
+    for b in 0..g.batch {
+        for grp in 0..g.groups {
+            for ocg in 0..cout_g {
+                let oc = grp * cout_g + ocg;
+                let obase = (b * g.out_channels + oc) * out_plane;
+                for icg in 0..cin_g {
+                    let ic = grp * cin_g + icg;
+                    let xbase = (b * g.in_channels + ic) * in_plane;
+                    let wbase = if g.transposed {
+                        (ic * cout_g + ocg) * k_plane
+                    } else {
+                        (oc * cin_g + icg) * k_plane
+                    };
+                    let mut ki = 0;
+                    for_each_index(&g.kernel, |k| {
+                        let wi = wbase + ki;
+                        ki += 1;
+                        // The forward convolution reads input i*s... at output y (transposed:
+                        // input i writes output i*s - p + k*d); either way one (x, y) pair.
+                        let (outer, inner_st) = if g.transposed {
+                            (&g.input, &out_st)
+                        } else {
+                            (&g.output, &in_st)
+                        };
+                        let limit = if g.transposed { &g.output } else { &g.input };
+                        let mut oi = 0;
+                        for_each_index(outer, |y| {
+                            let mut off = 0usize;
+                            for d in 0..n {
+                                let p = (y[d] * g.stride[d] + k[d] * g.dilation[d]) as i64
+                                    - g.padding[d] as i64;
+                                if p < 0 || p >= limit[d] as i64 {
+                                    oi += 1;
+                                    return;
+                                }
+                                off += p as usize * inner_st[d];
+                            }
+                            let (xi, yi) = if g.transposed {
+                                (xbase + oi, obase + off)
+                            } else {
+                                (xbase + off, obase + oi)
+                            };
+                            dx[xi] += dyv[yi] * wv[wi];
+                            dw[wi] += dyv[yi] * xv[xi];
+                            oi += 1;
+                        });
+                    });
+                }
+            }
+        }
+    }
+    let dtype = metas[0].dtype;
+    [dx, dw, db]
+        .into_iter()
+        .zip(metas)
+        .zip(&mask)
+        .map(|((v, m), &on)| {
+            let v = if on { v } else { vec![0.0; v.len()] };
+            tensor(dtype, m.sizes.clone(), v)
+        })
+        .collect()
+}
+
 /// Runs `max_pool*_with_indices`, `avg_pool*` and `adaptive_avg_pool*`.
 pub(crate) fn pool(
     kind: WindowKind,

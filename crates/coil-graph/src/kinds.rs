@@ -283,6 +283,9 @@ op_kinds! {
         Bmm,
         Addmm,
         Convolution,
+        /// `convolution_backward`: the input, weight and bias gradients `output_mask` asks
+        /// for (a masked-off one is zeros, never read).
+        ConvolutionBackward,
     }
     Check(CheckKind) {
         /// Checked when parsed, kept as no node.

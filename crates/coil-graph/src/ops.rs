@@ -614,6 +614,13 @@ const SCHEMAS: &[(OpKind, &str)] = {
              SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor",
         ),
         (
+            ConvolutionBackward,
+            "convolution_backward.default(Tensor grad_output, Tensor input, Tensor weight, \
+             SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, \
+             bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) \
+             -> (Tensor, Tensor, Tensor)",
+        ),
+        (
             AssertTensorMetadata,
             "_assert_tensor_metadata.default(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, \
              ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()",

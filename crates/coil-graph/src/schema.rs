@@ -24,6 +24,8 @@ pub enum ParamType {
     Float,
     /// `bool`.
     Bool,
+    /// `bool[N]` (`convolution_backward`'s `output_mask`).
+    BoolList,
     /// `str`.
     Str,
     /// `ScalarType` (a dtype).
@@ -199,7 +201,8 @@ impl Schema {
                 ("int" | "SymInt", false) => ParamType::Int,
                 ("int" | "SymInt", true) => ParamType::IntList,
                 ("float", _) => ParamType::Float,
-                ("bool", _) => ParamType::Bool,
+                ("bool", false) => ParamType::Bool,
+                ("bool", true) => ParamType::BoolList,
                 ("str", _) => ParamType::Str,
                 ("ScalarType", _) => ParamType::ScalarType,
                 ("Layout", _) => ParamType::Layout,
@@ -353,6 +356,9 @@ fn check_type(p: &Param, a: &Arg) -> Result<(), String> {
         }
         ParamType::Float => matches!(a, Arg::Float(_) | Arg::Int(_)),
         ParamType::Bool => matches!(a, Arg::Bool(_)),
+        ParamType::BoolList => {
+            matches!(a, Arg::List(items) if items.iter().all(|i| matches!(i, Arg::Bool(_))))
+        }
         ParamType::Str => matches!(a, Arg::Str(_)),
         ParamType::ScalarType => matches!(a, Arg::DType(_)),
         ParamType::Layout => matches!(a, Arg::Layout(_)),
@@ -376,6 +382,7 @@ fn type_name(t: ParamType) -> &'static str {
         ParamType::IntList => "a list of ints",
         ParamType::Float => "a float",
         ParamType::Bool => "a bool",
+        ParamType::BoolList => "a list of bools",
         ParamType::Str => "a string",
         ParamType::ScalarType => "a dtype",
         ParamType::Layout => "a layout",
@@ -554,6 +561,21 @@ impl<'a> Bound<'a> {
             Arg::Bool(b) => Ok(*b),
             _ => Err(self.err(format!("argument '{name}' must be a bool"))),
         }
+    }
+
+    /// A list of bools.
+    pub fn bool_list(&self, name: &str) -> Result<Vec<bool>, GraphError> {
+        match self.get(name) {
+            Arg::List(items) => items
+                .iter()
+                .map(|a| match a {
+                    Arg::Bool(b) => Some(*b),
+                    _ => None,
+                })
+                .collect::<Option<Vec<bool>>>(),
+            _ => None,
+        }
+        .ok_or_else(|| self.err(format!("argument '{name}' must be a list of bools")))
     }
 
     /// A list of ints (a single int is a list of one).

@@ -35,9 +35,24 @@ pub enum ExternKind {
     /// included: the operands are `[input, weight]` or `[input, weight, bias]`, the input
     /// batched (`[N, C_in, *spatial]`), the output `[N, C_out, *out]` contiguous.
     Convolution(ConvOp),
+    /// One gradient of a library convolution (oneDNN's backward-data and backward-weights
+    /// primitives; ATen's `convolution_backward`), of the forward convolution `ConvOp`
+    /// describes (no bias, no post-ops): [`ConvGrad::Input`] takes `[grad_output, weight]` and
+    /// gives the input's gradient, [`ConvGrad::Weight`] takes `[input, grad_output]` and gives
+    /// the weight's, each contiguous.
+    ConvolutionBackward(ConvOp, ConvGrad),
     /// An op with no lowering, run on the host by coil-eager (Inductor's `make_fallback`): the
     /// operands are the op's tensor arguments in order; the facade runs it, not the backend.
     Fallback(HostOp),
+}
+
+/// Which gradient an [`ExternKind::ConvolutionBackward`] computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConvGrad {
+    /// The input's (`grad_input`: backward data).
+    Input,
+    /// The weight's (`grad_weight`: backward weights).
+    Weight,
 }
 
 /// A convolution's geometry (PyTorch's `convolution` arguments, one entry per spatial dim).
@@ -210,6 +225,12 @@ impl ExternKind {
                     .collect::<Vec<_>>()
                     .join(" + ")
             ),
+            ExternKind::ConvolutionBackward(_, ConvGrad::Input) => {
+                "extern_kernels.convolution_backward_input".into()
+            }
+            ExternKind::ConvolutionBackward(_, ConvGrad::Weight) => {
+                "extern_kernels.convolution_backward_weight".into()
+            }
             ExternKind::Fallback(h) => format!("fallback {}", h.op),
         }
     }
@@ -223,6 +244,7 @@ impl ExternKind {
                 ExternKind::Matmul(*op).arity() + post.iter().filter(|p| p.takes_operand()).count()
             }
             ExternKind::Convolution(c) => 2 + usize::from(c.bias),
+            ExternKind::ConvolutionBackward(..) => 2,
             ExternKind::Fallback(h) => h.inputs,
         }
     }

@@ -264,7 +264,9 @@ type Memory = Arc<Mutex<HashMap<u64, Vec<u8>>>>;
 fn eval_extern(memory: &mut HashMap<u64, Vec<u8>>, call: &ExternCall) -> Result<(), BackendError> {
     match &call.kind {
         ExternKind::Matmul(op) | ExternKind::FusedMatmul(op, _) => eval_matmul(memory, call, *op),
-        ExternKind::Convolution(_) | ExternKind::Fallback(_) => Err(runtime(format!(
+        ExternKind::Convolution(_)
+        | ExternKind::ConvolutionBackward(..)
+        | ExternKind::Fallback(_) => Err(runtime(format!(
             "{} is not run by this backend (host fallbacks are the facade's)",
             call.kind.kernel_name()
         ))),

@@ -33,7 +33,7 @@ pub use backend::{
     ExternCall, MachineCode, Runtime, StridedOperand,
 };
 pub use dtype::{Category, DEFAULT_FLOAT, DType, Operand, promote_types, result_type};
-pub use externs::{ConvOp, ExternKind, HostOp, MatmulOp, PostOp};
+pub use externs::{ConvGrad, ConvOp, ExternKind, HostOp, MatmulOp, PostOp};
 pub use float_text::format_float;
 pub use idx::{Idx, IndexVec};
 pub use index::{IndexExpr, Term, Var, VarPrefix, VarRanges};

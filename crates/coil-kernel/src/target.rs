@@ -71,6 +71,8 @@ pub struct Capabilities {
     pub conv_im2col_max_flops: usize,
     /// Operand-free post-ops (relu, gelu, ...) inside a library convolution.
     pub conv_post_ops: bool,
+    /// Library convolution gradients ([`ExternKind::ConvolutionBackward`]), by dtype.
+    pub conv_backward: Vec<DType>,
 }
 
 /// Everything the earlier stages read about a backend.
@@ -130,6 +132,7 @@ impl Target {
             ExternKind::Convolution(c) => {
                 caps.conv.contains(&dtype) && (c.post.is_empty() || caps.conv_post_ops)
             }
+            ExternKind::ConvolutionBackward(..) => caps.conv_backward.contains(&dtype),
             ExternKind::Fallback(_) => true,
         }
     }

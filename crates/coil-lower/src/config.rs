@@ -45,6 +45,11 @@ pub struct LowerConfig {
     /// alone (relu, gelu, sigmoid, tanh, silu, scale and shift; f32) go into the call as
     /// post-ops ([`crate::ConvOp::post`]), as [`Self::matmul_post_ops`] does for matmuls.
     pub conv_post_ops: bool,
+    /// `convolution_backward` of these dtypes (batched, not transposed) is one library call
+    /// per gradient asked for ([`crate::ExternKind::ConvolutionBackward`]; the bias's is a
+    /// sum); otherwise it runs on the host. Empty unless the backend's library has the
+    /// gradients (coil's Python path decomposes it into forward convolutions then).
+    pub conv_backward_extern: Vec<DType>,
     /// For matmuls of these dtypes and at least this many flops (`2 m n k`, batches summed),
     /// pointwise ops applied to the result alone (bias and residual adds, a scale, relu,
     /// gelu, sigmoid, tanh, silu) are candidate post-ops of the library call
@@ -92,6 +97,7 @@ impl LowerConfig {
             conv_extern_f16: false,
             conv_im2col_max_flops: 0,
             conv_post_ops: false,
+            conv_backward_extern: Vec::new(),
             matmul_post_ops: Vec::new(),
             emulate_precision_casts: false,
             f64_math: false,
@@ -148,6 +154,7 @@ impl LowerConfig {
             conv_extern_f16: target.conv_of(DType::F16),
             conv_im2col_max_flops: caps.conv_im2col_max_flops,
             conv_post_ops: caps.conv_post_ops && !caps.conv.is_empty(),
+            conv_backward_extern: caps.conv_backward.clone(),
             matmul_post_ops: caps
                 .matmul_post_ops
                 .iter()

@@ -296,6 +296,12 @@ impl Memory<'_> {
         let on_host = match &e.kind {
             ExternKind::Fallback(h) => Some(crate::run_host_op(h, &tensors()?)),
             ExternKind::Convolution(c) => Some(crate::run_conv_on_host(c, &tensors()?)),
+            ExternKind::ConvolutionBackward(c, grad) => Some(crate::run_conv_backward_on_host(
+                c,
+                *grad,
+                &tensors()?,
+                sizes,
+            )),
             _ => None,
         };
         if let Some(out) = on_host {

@@ -11,7 +11,7 @@ use crate::body::{ExprGraph, ExprId, LoopBody, ReductionType};
 use crate::deps::Dep;
 use crate::index::IndexExpr;
 use crate::typed_id;
-pub(crate) use coil_kernel::{ConvOp, ExternKind, HostOp, MatmulOp, PostOp};
+pub(crate) use coil_kernel::{ConvGrad, ConvOp, ExternKind, HostOp, MatmulOp, PostOp};
 
 typed_id!(
     /// A realized buffer (`buf3`), numbered in creation order.

@@ -59,7 +59,7 @@ mod verify;
 pub use body::{BodyStats, Expr, ExprGraph, ExprId, LoopBody};
 pub use coil_kernel::scalar::{Acc, Scalar, binary as eval_binary, unary as eval_unary};
 pub use coil_kernel::{
-    Const, ConvOp, ExternKind, HostOp, Idx, IndexExpr, IndexVec, MatmulOp, Op, PostOp,
+    Const, ConvGrad, ConvOp, ExternKind, HostOp, Idx, IndexExpr, IndexVec, MatmulOp, Op, PostOp,
     ReductionType, StoreMode, Term, Var, VarPrefix, VarRanges, resolve_indirect, typed_id,
 };
 pub use config::LowerConfig;
@@ -191,6 +191,69 @@ pub fn run_host_op(
         .next()
         .map(|t| t.contiguous())
         .ok_or_else(|| format!("host fallback {}: no output", op.op))
+}
+
+/// Runs a library convolution gradient's operands (`[grad_output, weight]` for the input's,
+/// `[input, grad_output]` for the weight's; host tensors) through coil-eager's
+/// `convolution_backward`, `sizes` being the gradient's: the reference for backends'
+/// libraries. Returns the gradient, contiguous.
+pub fn run_conv_backward_on_host(
+    conv: &ConvOp,
+    grad: ConvGrad,
+    inputs: &[coil_graph::Tensor],
+    sizes: &[usize],
+) -> Result<coil_graph::Tensor, String> {
+    use coil_graph::{Arg, Call, GraphBuilder, OpRef};
+    let op = OpRef::lookup("convolution_backward.default")
+        .ok_or("convolution_backward is not registered")?;
+    let [a, c] = inputs else {
+        return Err("a convolution gradient takes two operands".into());
+    };
+    let zeros = coil_graph::Tensor::new(
+        coil_graph::Data::from_f64(a.dtype(), std::iter::repeat_n(0.0, sizes.iter().product())),
+        sizes.to_vec(),
+    )
+    .map_err(|e| e.to_string())?;
+    // [grad_output, input, weight], the one computed standing in as zeros.
+    let operands = match grad {
+        ConvGrad::Input => [a.clone(), zeros, c.clone()],
+        ConvGrad::Weight => [c.clone(), a.clone(), zeros],
+    };
+    let mut b = GraphBuilder::new();
+    let ids: Vec<coil_graph::NodeId> = operands
+        .iter()
+        .enumerate()
+        .map(|(i, t)| b.input(&format!("arg{i}"), t.dtype(), t.sizes()))
+        .collect();
+    let ints = |v: &[usize]| Arg::List(v.iter().map(|&x| Arg::Int(x as i64)).collect());
+    let k = usize::from(grad == ConvGrad::Weight);
+    let call = Call {
+        op,
+        args: vec![
+            Arg::Node(ids[0]),
+            Arg::Node(ids[1]),
+            Arg::Node(ids[2]),
+            Arg::None,
+            ints(&conv.stride),
+            ints(&conv.padding),
+            ints(&conv.dilation),
+            Arg::Bool(false),
+            ints(&vec![0; conv.stride.len()]),
+            Arg::Int(conv.groups as i64),
+            Arg::List(vec![Arg::Bool(k == 0), Arg::Bool(k == 1), Arg::Bool(false)]),
+        ],
+        kwargs: vec![],
+    };
+    let node = b.push_call(call).map_err(|e| e.to_string())?;
+    let out = b.getitem(node, k).map_err(|e| e.to_string())?;
+    let graph = b.finish(&[out]).map_err(|e| e.to_string())?;
+    let run =
+        coil_eager::run(&graph, &operands).map_err(|e| format!("convolution_backward: {e}"))?;
+    run.outputs
+        .into_iter()
+        .next()
+        .map(|t| t.contiguous())
+        .ok_or_else(|| "convolution_backward: no output".into())
 }
 
 /// Runs a library convolution's operands (`[input, weight]` or `[input, weight, bias]`, host

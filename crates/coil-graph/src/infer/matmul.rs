@@ -11,6 +11,7 @@ pub(super) fn infer(cx: &Cx<'_>, kind: LibraryKind) -> Result<Vec<TensorMeta>, G
     use LibraryKind::*;
     match kind {
         Convolution => super::window::convolution(cx),
+        ConvolutionBackward => super::window::convolution_backward(cx),
         Mm | Bmm | Addmm => {
             let (a, w) = match kind {
                 Addmm => (cx.meta("mat1")?, cx.meta("mat2")?),

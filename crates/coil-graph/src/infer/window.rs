@@ -431,3 +431,41 @@ pub(super) fn convolution(cx: &Cx<'_>) -> Result<Vec<TensorMeta>, GraphError> {
     }
     Ok(vec![TensorMeta::contiguous(x.dtype, g.out_sizes())])
 }
+
+/// `convolution_backward`: the gradients of the input, the weight and a bias of
+/// `[out_channels]`, contiguous, each with the input's dtype (a masked-off one keeps its meta:
+/// it is never read).
+pub(super) fn convolution_backward(cx: &Cx<'_>) -> Result<Vec<TensorMeta>, GraphError> {
+    let b = cx.b;
+    let dy = cx.meta("grad_output")?;
+    let x = cx.meta("input")?;
+    let w = cx.meta("weight")?;
+    if !x.dtype.is_float() || x.dtype != w.dtype || dy.dtype != x.dtype {
+        return dtype_err(format!(
+            "convolution_backward: grad_output ({}), input ({}) and weight ({}) must have the \
+             same floating-point dtype",
+            dy.dtype, x.dtype, w.dtype
+        ));
+    }
+    let g = conv_geometry(b, &x.sizes, &w.sizes)?;
+    if dy.sizes != g.out_sizes() {
+        return shape_err(format!(
+            "convolution_backward: expected grad_output of size {} (the convolution's output), \
+             got {}",
+            Dims(&g.out_sizes()),
+            Dims(&dy.sizes)
+        ));
+    }
+    let mask = b.bool_list("output_mask")?;
+    if mask.len() != 3 {
+        return shape_err(format!(
+            "convolution_backward: output_mask must have 3 bools, got {}",
+            mask.len()
+        ));
+    }
+    Ok(vec![
+        TensorMeta::contiguous(x.dtype, x.sizes.clone()),
+        TensorMeta::contiguous(x.dtype, w.sizes.clone()),
+        TensorMeta::contiguous(x.dtype, vec![g.out_channels]),
+    ])
+}

@@ -797,3 +797,49 @@ fn truncated_or_corrupt_safetensors_say_so_and_name_the_file() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn convolution_backward_checks_its_gradient_mask_and_dtypes() {
+    let params = r#", dy: "f32[2, 6, 5, 5]", x: "f32[2, 4, 9, 9]", w: "f32[6, 4, 3, 3]", h: "f16[2, 6, 5, 5]""#;
+    let call = |dy: &str, mask: &str| {
+        format!(
+            "cb = torch.ops.aten.convolution_backward.default({dy}, x, w, [6], [2, 2], [1, 1], \
+             [1, 1], False, [0, 0], 1, {mask})"
+        )
+    };
+    let ok = module(
+        params,
+        &[
+            &call("dy", "[True, True, False]"),
+            "g = cb[1]",
+            "return (g,)",
+        ],
+    );
+    let g = parse(&ok).unwrap();
+    let metas: Vec<String> = g
+        .nodes()
+        .flat_map(|(_, n)| &n.outputs)
+        .map(|m| m.to_string())
+        .collect();
+    assert!(metas.contains(&"f32[6, 4, 3, 3]".to_string()), "{metas:?}");
+    let cases = [
+        (
+            "x",
+            "[True, True, True]",
+            "expected grad_output of size [2, 6, 5, 5]",
+        ),
+        ("dy", "[True, True]", "output_mask must have 3 bools, got 2"),
+        ("dy", "[1, 1, 1]", "expected a list of bools"),
+        (
+            "h",
+            "[True, True, True]",
+            "must have the same floating-point dtype",
+        ),
+    ];
+    for (dy, mask, fragment) in cases {
+        let text = module(params, &[&call(dy, mask), "g = cb[0]", "return (g,)"]);
+        let message = parse(&text).unwrap_err().to_string();
+        assert!(message.contains(fragment), "{dy} {mask}: {message}");
+        assert!(message.contains("line 3"), "{message}");
+    }
+}

@@ -11,11 +11,82 @@ use coil_graph::{Bound, Call, DType, Node, conv_geometry};
 
 use super::views::{coords_of, flat_index, reshape_indexer};
 use crate::body::Op;
+use crate::body::ReductionType;
 use crate::index::IndexExpr;
-use crate::ir::{ConvOp, ExternKind, MatmulOp, TensorId};
+use crate::ir::{ConvGrad, ConvOp, ExternKind, MatmulOp, TensorId};
 use crate::lowering::{BodyCx, Lowerer, Result};
 
 impl Lowerer<'_> {
+    /// Lowers `convolution_backward`: each gradient `output_mask` asks for and the graph
+    /// reads is one library call (the input's from `[grad_output, weight]`, the weight's from
+    /// `[input, grad_output]`) and the bias's a sum of `grad_output` over all dims but the
+    /// channels; the others are zeros no one reads. Without the library (or for a transposed
+    /// or unbatched one) the op runs on the host.
+    pub(super) fn lower_convolution_backward(
+        &mut self,
+        node: &Node,
+        call: &Call,
+        b: &Bound<'_>,
+    ) -> Result<Vec<TensorId>> {
+        let dy = self.tensor(node, b, "grad_output")?;
+        let x = self.tensor(node, b, "input")?;
+        let w = self.tensor(node, b, "weight")?;
+        let xs = self.g.tensors[x].sizes.clone();
+        let ws = self.g.tensors[w].sizes.clone();
+        let g = conv_geometry(b, &xs, &ws).map_err(|e| Self::graph_err(node, e))?;
+        let mask = b
+            .bool_list("output_mask")
+            .map_err(|e| Self::graph_err(node, e))?;
+        let dtype = node.outputs[0].dtype;
+        let sizes_of = |t: TensorId, me: &Self| me.g.tensors[t].sizes.clone();
+        if g.transposed
+            || !g.batched
+            || !self.config.conv_backward_extern.contains(&dtype)
+            || xs.contains(&0)
+            || sizes_of(dy, self).contains(&0)
+        {
+            return self.lower_fallback(node, call);
+        }
+        let used = self.used_outputs(node, 3);
+        let conv = ConvOp {
+            stride: g.stride.clone(),
+            padding: g.padding.clone(),
+            dilation: g.dilation.clone(),
+            groups: g.groups,
+            bias: false,
+            post: Vec::new(),
+        };
+        let mut out = Vec::with_capacity(3);
+        for (k, meta) in node.outputs.clone().iter().enumerate() {
+            if !(mask[k] && used[k]) {
+                out.push(self.zeros_of(node, meta));
+                continue;
+            }
+            out.push(match k {
+                0 => self.extern_kernel(
+                    node,
+                    ExternKind::ConvolutionBackward(conv.clone(), ConvGrad::Input),
+                    &[dy, w],
+                    meta.sizes.clone(),
+                    dtype,
+                ),
+                1 => self.extern_kernel(
+                    node,
+                    ExternKind::ConvolutionBackward(conv.clone(), ConvGrad::Weight),
+                    &[x, dy],
+                    meta.sizes.clone(),
+                    dtype,
+                ),
+                _ => {
+                    let dims: Vec<usize> =
+                        (0..sizes_of(dy, self).len()).filter(|&d| d != 1).collect();
+                    self.reduce(node, dy, &dims, false, ReductionType::Sum, dtype)
+                }
+            });
+        }
+        Ok(out)
+    }
+
     /// Lowers `convolution`.
     pub(super) fn lower_convolution(
         &mut self,

@@ -123,6 +123,7 @@ impl Lowerer<'_> {
         let one = |t: TensorId| Ok(vec![t]);
         match kind {
             K::Convolution => self.lower_convolution(node, call, b),
+            K::ConvolutionBackward => self.lower_convolution_backward(node, call, b),
             K::Mm | K::Bmm => {
                 let x = self.tensor(node, b, "self")?;
                 let w = self.tensor(node, b, "mat2")?;

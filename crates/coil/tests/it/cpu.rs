@@ -498,3 +498,94 @@ fn transposed_reads_tiled_or_not_match_eager() {
         }
     }
 }
+
+/// `convolution_backward` with oneDNN: the input's and the weight's gradients are one
+/// library call each (the bias's a sum kernel), strided operands included, and every one
+/// matches coil-eager's; without oneDNN (`im2col_conv`) the op runs on the host, the same.
+#[test]
+fn convolution_gradients_through_onednn_match_eager() {
+    // (x, w, dy, stride, padding, dilation, groups); the input arrives channels-last (a
+    // permuted view), the others contiguous.
+    let cases = [
+        (
+            "2, 9, 9, 4",
+            "6, 4, 3, 3",
+            "2, 6, 5, 5",
+            "[2, 2]",
+            "[1, 1]",
+            "[1, 1]",
+            1,
+        ),
+        (
+            "1, 10, 7, 6",
+            "9, 2, 3, 2",
+            "1, 9, 10, 4",
+            "[1, 2]",
+            "[2, 1]",
+            "[2, 1]",
+            3,
+        ),
+        (
+            "2, 6, 6, 8",
+            "8, 1, 3, 3",
+            "2, 8, 6, 6",
+            "[1, 1]",
+            "[1, 1]",
+            "[1, 1]",
+            8,
+        ),
+    ];
+    let graph = |(xl, w, dy, s, p, d, g): (&str, &str, &str, &str, &str, &str, usize)| {
+        let sizes: Vec<usize> = xl.split(", ").map(|v| v.parse().unwrap()).collect();
+        let (n, h, wd, c) = (sizes[0], sizes[1], sizes[2], sizes[3]);
+        format!(
+            "class GraphModule(torch.nn.Module):\n    def forward(self, dy: \"f32[{dy}]\", xl: \"f32[{xl}]\", w: \"f32[{w}]\"):\n        \
+             x: \"f32[{n}, {c}, {h}, {wd}]\" = torch.ops.aten.permute.default(xl, [0, 3, 1, 2])\n        \
+             cb = torch.ops.aten.convolution_backward.default(dy, x, w, [{o}], {s}, {p}, {d}, False, [0, 0], {g}, [True, True, True])\n        \
+             gx: \"f32[{n}, {c}, {h}, {wd}]\" = cb[0]\n        \
+             gw: \"f32[{w}]\" = cb[1]\n        \
+             gb: \"f32[{o}]\" = cb[2]\n        \
+             return (gx, gw, gb)\n",
+            o = w.split(", ").next().unwrap(),
+        )
+    };
+    let onednn = coil_cpu::onednn_status().is_ok();
+    for im2col in [false, true] {
+        let backend: Arc<dyn Backend> = Arc::new(
+            coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+                im2col_conv: im2col,
+                ..coil_cpu::CpuOptions::default()
+            })
+            .unwrap(),
+        );
+        for case in cases {
+            let g = coil_graph::parse(&graph(case)).unwrap();
+            let model = coil::compile(&g, backend.clone(), &Options::default()).unwrap();
+            let externs: Vec<&str> = model
+                .report
+                .kernels
+                .iter()
+                .filter(|k| k.kind.short_name() == "extern")
+                .map(|k| k.name.as_str())
+                .collect();
+            if onednn && !im2col {
+                assert_eq!(
+                    externs,
+                    [
+                        "extern_kernels.convolution_backward_input",
+                        "extern_kernels.convolution_backward_weight"
+                    ],
+                    "{case:?}"
+                );
+                assert!(model.report.fallback_ops.is_empty(), "{case:?}");
+            } else {
+                assert!(!model.report.fallback_ops.is_empty(), "{case:?}");
+            }
+            let inputs = coil_testkit::random_inputs(&g, 3);
+            let got = model.run(&inputs).unwrap();
+            let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+            coil_testkit::check_outputs(&got, &want, 1e-4, 1e-4)
+                .unwrap_or_else(|e| panic!("{case:?}, im2col {im2col}: {e}"));
+        }
+    }
+}
