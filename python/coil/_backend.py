@@ -25,11 +25,12 @@ log = logging.getLogger("coil")
 _STATS = {
     "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
     "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
-    "outputs_in_place": 0,
+    "outputs_in_place": 0, "kernels": 0,
 }
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
-_NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts", "gemm")
+_NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts", "gemm",
+                   "aggressive_fusion")
 _KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs")
 
 
@@ -40,7 +41,8 @@ def torch_stats():
     `coil_compile_s` (coil's own compile, within it), `trace_s` (tracing Dynamo's graph to ATen
     before), `cache_hits` (graphs whose machine code all came from the compile cache) and
     `backward_graphs_compiled` (training graphs' backward halves; `graphs_compiled` counts the
-    rest) and `outputs_in_place` (new values of mutated inputs written straight into them)."""
+    rest), `outputs_in_place` (new values of mutated inputs written straight into them) and
+    `kernels` (generated kernels in the graphs compiled)."""
     return copy.deepcopy(_STATS)
 
 
@@ -48,7 +50,7 @@ def reset_stats():
     """Clears `torch_stats()`."""
     _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0,
                   trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0,
-                  outputs_in_place=0)
+                  outputs_in_place=0, kernels=0)
 
 
 def _check_options(options):
@@ -72,7 +74,10 @@ def backend(gm, example_inputs, options=None, **kwargs):
     per problem and an addmm's bias in the same call; `classic`, cuBLAS's GEMM calls. On the
     CPU: `eager`, the default, f32 matmuls through PyTorch's own BLAS called as eager calls
     it, so they equal eager's bit for bit as Inductor's extern mm does; `onednn`, `openblas`,
-    `gemm`: coil's own libraries, as the CLI runs them).
+    `gemm`: coil's own libraries, as the CLI runs them), `aggressive_fusion` (Inductor's knob:
+    pointwise kernels of one iteration space fuse even with no data in common; on by default
+    for an optimizer step (`_optimizer_graph`), whose per-parameter updates would otherwise be
+    a kernel each, as Inductor's foreach kernels group them).
 
     An inference graph (grad disabled, or no input requiring it) is traced to core ATen here,
     once, and its compiled callable is what Dynamo calls: no AOTAutograd wrapper runs per call.
@@ -83,6 +88,8 @@ def backend(gm, example_inputs, options=None, **kwargs):
     options = dict(options or {})
     options.update(kwargs)
     _check_options(options)
+    if "aggressive_fusion" not in options and _optimizer_graph(gm):
+        options["aggressive_fusion"] = True
     from torch._dynamo.backends.common import aot_autograd
 
     # Attention traced as its math (matmuls and a softmax, which coil fuses), not as one of
@@ -130,6 +137,20 @@ def backend(gm, example_inputs, options=None, **kwargs):
             partition_fn=partial(min_cut_rematerialization_partition, compiler="inductor"),
         )
         return compiler(gm, example_inputs)
+
+
+def _optimizer_graph(gm):
+    """Whether Dynamo's graph is an optimizer step: it calls `_foreach_*` ops, or its ops were
+    traced from `torch.optim`'s code (the for-loop form, the default on the CPU)."""
+    for n in gm.graph.nodes:
+        if n.op != "call_function":
+            continue
+        if "_foreach_" in str(n.target):
+            return True
+        trace = n.meta.get("stack_trace") or ""
+        if "/torch/optim/" in trace.replace("\\", "/"):
+            return True
+    return False
 
 
 def _symbolic(example_inputs):
@@ -440,6 +461,7 @@ def _compile(gm, example_inputs, options, trusted):
     _STATS["compile_s"] += time.perf_counter() - start
     _STATS["fallback_ops"].extend(report["fallback_ops"])
     _STATS["cache_hits"] += int(report.get("cache") == "hit")
+    _STATS["kernels"] += report["kernels"]
     log.info(
         "coil compiled a graph for %s: %d kernels, %d extern calls, %.3f s",
         device,

@@ -158,6 +158,21 @@ fn compile(
             let on: String = d.extract()?;
             opts.deterministic = on == "True" || on == "true" || on == "1";
         }
+        if let Some(a) = o.get_item("aggressive_fusion")? {
+            // Inductor's `aggressive_fusion`, with no `score_fusion_memory_threshold`:
+            // pointwise nodes of one iteration space fuse with no shared data (the front end
+            // asks it for optimizer steps, whose per-parameter updates would otherwise be a
+            // kernel each).
+            let on: String = a.extract()?;
+            let base = coil_sched::SchedConfig::for_target(&backend.target());
+            if on == "True" || on == "true" || on == "1" {
+                opts.sched = Some(coil_sched::SchedConfig {
+                    aggressive_fusion: true,
+                    score_fusion_memory_threshold: 0,
+                    ..base
+                });
+            }
+        }
         if let Some(e) = o.get_item("emulate_precision_casts")? {
             let on: String = e.extract()?;
             opts.lower = Some(coil_lower::LowerConfig {

@@ -207,3 +207,31 @@ def test_a_training_loop_through_coil_ends_at_eagers_loss():
     assert want[-1] < want[0] - 0.5, want  # it trains
     for i, (g, w) in enumerate(zip(got, want)):
         assert abs(g - w) <= 1e-3 * abs(w), f"step {i}: coil {g}, eager {w}"
+
+
+@pytest.mark.parametrize("foreach", [True, False], ids=["foreach", "for_loop"])
+def test_an_optimizer_steps_updates_share_kernels(foreach):
+    # 24 parameters of 4 sizes: by default (Inductor's aggressive fusion for an optimizer
+    # step) the per-parameter updates of one size share a kernel, far fewer kernels than
+    # parameters; with `aggressive_fusion=False` each parameter's update is a kernel. Both
+    # step to the same values.
+    def run(options):
+        torch._dynamo.reset()
+        coil.reset_stats()
+        g = torch.Generator().manual_seed(3)
+        params = [torch.randn(s, generator=g).requires_grad_()
+                  for s in [(8, 8), (8,), (16,), (4, 8)] * 6]
+        opt = torch.optim.Adam(params, lr=1e-2, foreach=foreach)
+        step = torch.compile(opt.step, backend="coil", options={"strict": True, **options})
+        for s in range(2):
+            for p, grad in zip(params, _grads(s, params)):
+                p.grad = grad
+            step()
+        return [p.detach() for p in params], coil.torch_stats()["kernels"]
+
+    grouped, fewer = run({})
+    alone, more = run({"aggressive_fusion": False})
+    assert more >= 24, more
+    assert fewer <= more // 3, (fewer, more)
+    for a, b in zip(grouped, alone):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)

@@ -15,8 +15,8 @@ use coil_lower::ConvOp;
 mod conv;
 mod post_ops;
 
-use conv::Prepared;
 pub(crate) use conv::ConvKey;
+use conv::Prepared;
 
 type Status = c_int;
 type Handle = *mut c_void;

@@ -377,5 +377,4 @@ impl OneDnn {
         // SAFETY: a valid stream.
         check(unsafe { (self.api.stream_wait)(self.stream) }, "wait")
     }
-
 }
