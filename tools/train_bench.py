@@ -3,7 +3,8 @@ steps (forward, loss, backward, optimizer step) on one random batch, with the mo
 optimizer's step compiled (`torch.compile(model)`, `torch.compile(optimizer.step)`), in one
 process, and prints one JSON line per model and way: the losses of the first and last steps,
 the median step time after `--warmup` steps, the first step's time (compiles included), and
-coil's graph counts.
+coil's graph counts (and why any went to eager), and on CUDA the peak memory allocated
+(`torch.cuda.max_memory_allocated`, MiB).
 
     .venv/bin/python tools/train_bench.py [--steps 100] [--device cpu|cuda] [--models resnet18_w16,gpt2]
 
@@ -76,6 +77,8 @@ def train(make, way, steps, warmup, device):
     fm = torch.compile(model, backend=backend) if backend else model
     step = torch.compile(opt.step, backend=backend) if backend else opt.step
     losses, times = [], []
+    if device == "cuda":
+        torch.cuda.reset_peak_memory_stats()
     for _ in range(steps):
         t = time.perf_counter()
         opt.zero_grad(set_to_none=True)
@@ -96,7 +99,11 @@ def train(make, way, steps, warmup, device):
         "graphs": stats.get("graphs_compiled"),
         "backward_graphs": stats.get("backward_graphs_compiled"),
         "to_eager": len(stats.get("graphs_to_eager", [])),
+        "to_eager_why": [r[:300] for r in stats.get("graphs_to_eager", [])],
         "in_place": stats.get("outputs_in_place"),
+        "kernels": stats.get("kernels"),
+        "peak_mib": (round(torch.cuda.max_memory_allocated() / 2**20, 1)
+                     if device == "cuda" else None),
     }
 
 

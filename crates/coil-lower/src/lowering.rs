@@ -397,6 +397,18 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    /// Inductor's `realize_hint`: the storage behind `t`, when it is a lazy pointwise value
+    /// reading more than one buffer, is realized (for an op that reads each element many
+    /// times).
+    pub(crate) fn realize_hint(&mut self, t: TensorId) {
+        let s = self.g.tensors[t].storage;
+        if let StorageData::Pointwise(pw) = &self.g.storages[s].data
+            && pw.body.stats(pw.root).read_buffers.len() > 1
+        {
+            self.realize(s);
+        }
+    }
+
     /// Realizes a storage: a lazy value becomes a [`ComputedBuffer`].
     pub(crate) fn realize(&mut self, s: StorageId) {
         let st = &self.g.storages[s];

@@ -180,6 +180,11 @@ impl IndexEnv {
     /// Emits `e` (bounds from `ranges` pick unsigned division where the dividend is never
     /// negative); a register or an immediate of [`IndexEnv::ty`].
     pub(crate) fn eval(&self, b: &mut KernelBuilder, e: &IndexExpr, ranges: &VarRanges) -> Val {
+        // Index registers are never assigned to: the terms loads share are computed once.
+        b.with_cse(|b| self.eval_terms(b, e, ranges))
+    }
+
+    fn eval_terms(&self, b: &mut KernelBuilder, e: &IndexExpr, ranges: &VarRanges) -> Val {
         let ty = self.ty();
         let mut acc: Option<Reg> = None;
         for (t, c) in e.terms() {

@@ -312,6 +312,12 @@ impl Lowerer<'_> {
             };
             return self.pool_as_reduction(node, x, &dims, &input, lead, &pool);
         }
+        // Each output reads `taps` inputs: a lazy input that reads several buffers is computed
+        // once instead of per tap (Inductor's `realize_hint` in its pooling lowerings; a
+        // batch norm and relu inlined into a 3x3 max pool made a kernel ptxas took 0.6 s on).
+        if taps > 1 {
+            self.realize_hint(x);
+        }
         let compute = out.opmath();
         let is_max = kind == OpKind::MaxPoolWithIndices;
         let mut acc: Option<ExprId> = None;

@@ -1,6 +1,7 @@
 //! [`KernelBuilder`]: emits one kernel instruction by instruction, checking operand classes,
 //! and renders it on [`KernelBuilder::finish`].
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::MAX_STATIC_SHARED_BYTES;
@@ -44,6 +45,37 @@ pub struct KernelBuilder {
     min_blocks_per_sm: Option<u32>,
     guard: Option<(Reg, bool)>,
     error: Option<String>,
+    /// Pure integer instructions emitted inside [`KernelBuilder::with_cse`] since the last
+    /// label, by their text: asked again with the same operands, the builder hands back the
+    /// register that holds the result (index arithmetic repeats across a kernel's loads).
+    /// Cleared where control flow joins (a label) and wherever a register is overwritten.
+    cse: HashMap<String, Reg>,
+    /// Registers some instruction has written.
+    written: HashSet<Reg>,
+    /// Inside [`KernelBuilder::with_cse`].
+    cse_on: bool,
+}
+
+/// `k` when `ty` is an unsigned 32- or 64-bit integer and `b` the immediate `2^k`.
+fn unsigned_power_of_two(ty: Ty, b: &Operand) -> Option<u32> {
+    if !matches!(ty, Ty::U32 | Ty::U64) {
+        return None;
+    }
+    let v = match b {
+        Operand::Imm(Imm::Int(v)) if *v > 0 => *v as u64,
+        Operand::Imm(Imm::Uint(v)) => *v,
+        _ => return None,
+    };
+    v.is_power_of_two().then(|| v.trailing_zeros())
+}
+
+/// Whether an integer instruction only computes its destination from its operands.
+fn pure_int_opcode(opcode: &str) -> bool {
+    const PURE: &[&str] = &[
+        "add.", "sub.", "mul.", "mad.", "div.", "rem.", "min.", "max.", "neg.", "abs.", "mov.",
+        "and.", "or.", "xor.", "not.", "shl.", "shr.",
+    ];
+    PURE.iter().any(|p| opcode.starts_with(p))
 }
 
 /// The operand-check rule for an instruction.
@@ -71,6 +103,9 @@ impl KernelBuilder {
             min_blocks_per_sm: None,
             guard: None,
             error: None,
+            cse: HashMap::new(),
+            written: HashSet::new(),
+            cse_on: false,
         }
     }
 
@@ -167,9 +202,41 @@ impl KernelBuilder {
         Reg { class, index }
     }
 
+    /// Runs `f` with common subexpressions shared: an unguarded pure integer instruction
+    /// (`add`, `mul`, `div`, `rem`, shifts, ...) that an earlier one inside `with_cse` already
+    /// computed, with nothing between them joining control flow or overwriting a register,
+    /// gives that one's register instead of a new instruction. For values never assigned to
+    /// afterwards (index arithmetic): a register handed out twice must not be mutated.
+    pub fn with_cse<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let outer = std::mem::replace(&mut self.cse_on, true);
+        let r = f(self);
+        self.cse_on = outer;
+        r
+    }
+
     /// Emits `opcode args;` as given, unchecked: the escape hatch for instructions this builder
-    /// has no method for. The current guard (see [`KernelBuilder::guarded`]) applies.
+    /// has no method for. The current guard (see [`KernelBuilder::guarded`]) applies. It may
+    /// overwrite any register, so no earlier result is reused after it.
     pub fn emit(&mut self, opcode: impl Into<String>, args: Vec<Operand>) {
+        self.cse.clear();
+        self.push(opcode, args);
+    }
+
+    fn push(&mut self, opcode: impl Into<String>, args: Vec<Operand>) {
+        // The destination (an instruction's first operand, when it is a register) written a
+        // second time: results computed from its old value are no longer what they say.
+        let dests: &[Reg] = match args.first() {
+            Some(Operand::Reg(r)) => std::slice::from_ref(r),
+            Some(Operand::Vec(rs)) => rs,
+            _ => &[],
+        };
+        let mut overwritten = false;
+        for r in dests {
+            overwritten |= !self.written.insert(*r);
+        }
+        if overwritten {
+            self.cse.clear();
+        }
         self.stmts.push(Stmt::Inst {
             guard: self.guard,
             opcode: opcode.into(),
@@ -187,13 +254,28 @@ impl KernelBuilder {
         let mut args = Vec::with_capacity(srcs.len() + 1);
         args.push(Operand::Reg(d));
         args.extend(srcs);
-        self.emit(opcode, args);
+        self.push(opcode, args);
         d
     }
 
     fn typed(&mut self, opcode: String, ty: Ty, srcs: Vec<Operand>) -> Reg {
         for s in &srcs {
             self.check(&opcode, ty, s, Fit::Exact);
+        }
+        self.def_pure(opcode, ty, srcs)
+    }
+
+    /// [`KernelBuilder::def`] of a `ty` result, computed once per straight-line stretch when it
+    /// is unguarded pure integer arithmetic.
+    fn def_pure(&mut self, opcode: String, ty: Ty, srcs: Vec<Operand>) -> Reg {
+        if self.cse_on && self.guard.is_none() && ty.is_int() && pure_int_opcode(&opcode) {
+            let key = format!("{opcode} {srcs:?}");
+            if let Some(&r) = self.cse.get(&key) {
+                return r;
+            }
+            let r = self.def(opcode, ty.class(), srcs);
+            self.cse.insert(key, r);
+            return r;
         }
         self.def(opcode, ty.class(), srcs)
     }
@@ -220,7 +302,8 @@ impl KernelBuilder {
         let a = a.into();
         self.check(&op, ty, &Operand::Reg(dst), Fit::Exact);
         self.check(&op, ty, &a, Fit::Exact);
-        self.emit(op, vec![Operand::Reg(dst), a]);
+        self.cse.clear();
+        self.push(op, vec![Operand::Reg(dst), a]);
     }
 
     /// Reinterprets the bits of `a` as a `to` value (`mov.b32 %r1, %f1`).
@@ -347,8 +430,13 @@ impl KernelBuilder {
         self.typed(op, ty, vec![a.into(), b.into(), c.into()])
     }
 
-    /// `div`: `div.rn.f32` (IEEE, correctly rounded) for floats, integer division otherwise.
+    /// `div`: `div.rn.f32` (IEEE, correctly rounded) for floats, integer division otherwise
+    /// (a shift for an unsigned one by a power of two).
     pub fn div(&mut self, ty: Ty, a: impl Into<Operand>, b: impl Into<Operand>) -> Reg {
+        let b = b.into();
+        if let Some(k) = unsigned_power_of_two(ty, &b) {
+            return self.shr(ty, a, Imm::Uint(u64::from(k)));
+        }
         let op = if ty.is_float() {
             format!("div.rn.{ty}")
         } else {
@@ -357,10 +445,15 @@ impl KernelBuilder {
         self.typed(op, ty, vec![a.into(), b.into()])
     }
 
-    /// `rem`: integer remainder.
+    /// `rem`: integer remainder (a mask for an unsigned one by a power of two).
     pub fn rem(&mut self, ty: Ty, a: impl Into<Operand>, b: impl Into<Operand>) -> Reg {
         if !ty.is_int() {
             self.fail(format!("rem needs an integer type, not .{ty}"));
+        }
+        let b = b.into();
+        if let Some(k) = unsigned_power_of_two(ty, &b) {
+            let bits = if ty.bits() == 64 { Ty::B64 } else { Ty::B32 };
+            return self.and(bits, a, Imm::Uint((1u64 << k) - 1));
         }
         self.typed(format!("rem.{ty}"), ty, vec![a.into(), b.into()])
     }
@@ -445,7 +538,7 @@ impl KernelBuilder {
         }
         self.check(&op, ty, &a, Fit::Exact);
         self.check(&op, Ty::U32, &amount, Fit::Exact);
-        self.def(op, ty.class(), vec![a, amount])
+        self.def_pure(op, ty, vec![a, amount])
     }
 
     /// `sqrt.rn`: IEEE square root, correctly rounded.
@@ -680,7 +773,7 @@ impl KernelBuilder {
         }
         let op = Self::mem_op(space, cache, false, width, ty);
         let regs: Vec<Reg> = (0..width).map(|_| self.reg(ty.class())).collect();
-        self.emit(op, vec![Operand::Vec(regs.clone()), Operand::Addr(addr)]);
+        self.push(op, vec![Operand::Vec(regs.clone()), Operand::Addr(addr)]);
         regs
     }
 
@@ -697,7 +790,7 @@ impl KernelBuilder {
         let op = Self::mem_op(space, cache, true, 1, ty);
         let value = value.into();
         self.check(&op, ty, &value, Fit::Widen);
-        self.emit(op, vec![Operand::Addr(addr), value]);
+        self.push(op, vec![Operand::Addr(addr), value]);
     }
 
     /// A vector store of 2 or 4 registers: `st.global.v4.f32 [a], {..}`.
@@ -712,7 +805,7 @@ impl KernelBuilder {
         let op = Self::mem_op(space, cache, true, width, ty);
         let v = Operand::Vec(values.to_vec());
         self.check(&op, ty, &v, Fit::Exact);
-        self.emit(op, vec![Operand::Addr(addr), v]);
+        self.push(op, vec![Operand::Addr(addr), v]);
     }
 
     /// `atom.space.op.ty d, [a], b`: the old value.
@@ -735,7 +828,7 @@ impl KernelBuilder {
         let opcode = format!("red.{}.{}.{ty}", space.name(), op.name());
         let value = value.into();
         self.check(&opcode, ty, &value, Fit::Exact);
-        self.emit(opcode, vec![Operand::Addr(addr), value]);
+        self.push(opcode, vec![Operand::Addr(addr), value]);
     }
 
     /// `shfl.sync.mode.b32 d, a, b, c, 0xffffffff` over the full warp: `b` is the lane offset
@@ -760,14 +853,14 @@ impl KernelBuilder {
 
     /// `bar.sync id`: waits for every thread of the block.
     pub fn bar_sync(&mut self, id: u32) {
-        self.emit("bar.sync", vec![Imm::Uint(id.into()).into()]);
+        self.push("bar.sync", vec![Imm::Uint(id.into()).into()]);
     }
 
     /// `membar.gl`: this thread's writes to global memory are visible to the whole device
     /// before any write it makes after the fence (a split reduction's partial before the
     /// counter that says it is there).
     pub fn membar_gl(&mut self) {
-        self.emit("membar.gl", vec![]);
+        self.push("membar.gl", vec![]);
     }
 
     // ---- control flow -------------------------------------------------------------------
@@ -795,12 +888,14 @@ impl KernelBuilder {
         if let Some(msg) = problem {
             self.fail(msg);
         }
+        // Control flow joins here: a result computed before may not have been on every path.
+        self.cse.clear();
         self.stmts.push(Stmt::Label(label.clone()));
     }
 
     /// `bra label`.
     pub fn bra(&mut self, label: &Label) {
-        self.emit("bra", vec![Operand::Label(label.clone())]);
+        self.push("bra", vec![Operand::Label(label.clone())]);
     }
 
     /// `@p bra label`.
@@ -815,7 +910,7 @@ impl KernelBuilder {
 
     /// `ret`.
     pub fn ret(&mut self) {
-        self.emit("ret", vec![]);
+        self.push("ret", vec![]);
     }
 
     /// Emits what `body` emits under the guard `@p` (or `@!p` when `negate`). Guards do not
