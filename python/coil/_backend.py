@@ -332,9 +332,13 @@ def readable(gm):
     return re.sub(r"^class [^(]*\(", "class GraphModule(", text, count=1)
 
 
-def lift_constants(gm):
+def lift_constants(gm, fresh=True):
     """A copy of `gm` whose tensor attributes (`get_attr` nodes: constants AOTAutograd keeps,
-    such as a mask's fill value) are trailing placeholders instead, and those tensors."""
+    such as a mask's fill value) are trailing placeholders instead, and those tensors. With
+    `fresh=False`, `gm` itself when it has no such attribute (rebuilding a `GraphModule`
+    generates its Python code again: tens of milliseconds for a training graph)."""
+    if not fresh and not any(n.op == "get_attr" for n in gm.graph.nodes):
+        return gm, []
     graph = torch.fx.Graph()
     out = graph.graph_copy(gm.graph, {})
     graph.output(out)
@@ -428,7 +432,8 @@ def _compile(gm, example_inputs, options, trusted):
         tensorize_scalars(lifted)
         unsigned_in, unsigned_out = lower_unsigned(lifted)
         complex_in, complex_out = lower_complex(lifted, device)
-        lifted, transform_consts = lift_constants(lifted)  # the DFT matrices of `_fft`
+        # The DFT matrices of `_fft` (`lifted` is this compile's own copy already).
+        lifted, transform_consts = lift_constants(lifted, fresh=False)
         inputs = [
             torch.view_as_real(t) if i in complex_in
             else t.view(SIGNED[t.dtype]) if i in unsigned_in else t

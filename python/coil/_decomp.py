@@ -2,7 +2,8 @@
 with: core ATen's, plus PyTorch's own decompositions of the overloads in `EXTRA`, Inductor's of
 those in `INDUCTOR`, and coil's of a few more (`isnan`, `sign`, `max.dim`, `min.dim`,
 `signbit`, prims' `div`, `iota` and `copy_strided`, `empty_strided`, `masked_scatter`,
-`adaptive_max_pool2d` and `fractional_max_pool2d`, `bucketize`, `searchsorted`, `resize`, the
+`adaptive_max_pool2d` and `fractional_max_pool2d`, `max_pool2d_with_indices_backward` where
+torch's table lacks it, `bucketize`, `searchsorted`, `resize`, the
 pooling and nearest-upsampling backwards as gathers), so a model using one compiles as the ops
 it is made of instead of failing; `log2`, `log10`, `sinh`, `cosh` and `tan` are built from
 `log`, `exp`, `expm1`, `sin` and `cos` in f32 (within a few f32 ulp; sinh through expm1). Not the whole of `torch._decomp`: some of its entries bottom out in
@@ -580,6 +581,20 @@ def _inductor_decomposition(op):
     return run
 
 
+def _max_pool_with_indices_backward(grad, x, kernel_size, stride, padding, dilation,
+                                    ceil_mode, indices):
+    """The gradient of `max_pool2d_with_indices` (for a torch whose table lacks it): each
+    output's gradient added at the input position its index names (flat within its plane), a
+    scatter-add per plane."""
+    aten = torch.ops.aten
+    rows = math.prod(x.shape[:-2])
+    plane = x.shape[-2] * x.shape[-1]
+    g = aten.reshape.default(grad, [rows, -1])
+    idx = aten.reshape.default(indices, [rows, -1])
+    out = aten.full.default([rows, plane], 0, dtype=grad.dtype, device=grad.device)
+    return aten.reshape.default(aten.scatter_add.default(out, 1, idx, g), list(x.shape))
+
+
 def extra_decompositions():
     """`EXTRA`'s decompositions and coil's own, by overload (without core ATen's)."""
     from torch._decomp import get_decompositions
@@ -615,6 +630,8 @@ def extra_decompositions():
     if unpack is not None:
         table[unpack] = _embedding_bag_byte_unpack
     table[aten.fractional_max_pool2d.default] = _fractional_max_pool2d
+    table.setdefault(aten.max_pool2d_with_indices_backward.default,
+                     _max_pool_with_indices_backward)
     table[aten.avg_pool2d_backward.default] = _avg_pool_backward(2)
     table[aten.avg_pool3d_backward.default] = _avg_pool_backward(3)
     table[aten.upsample_nearest2d_backward.default] = _upsample_nearest2d_backward

@@ -122,3 +122,19 @@ def test_a_conv_net_trains_with_eager_gradients():
     stats = coil.torch_stats()
     assert stats["backward_graphs_compiled"] >= 1, stats
     assert stats["fallback_ops"] == [], stats
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 9, 8), (3, 7, 7)], ids=["batched", "unbatched"])
+def test_coils_max_pool_backward_decomposition_equals_eagers(shape):
+    # For a torch whose decomposition table lacks `max_pool2d_with_indices_backward` (2.11 on
+    # the GPU machine sent resnet's backward graph to eager for it): coil's own, a scatter-add,
+    # run eagerly here against ATen's kernel, overlapping windows included.
+    from coil._decomp import _max_pool_with_indices_backward
+
+    x = torch.randn(*shape)
+    args = ([3, 3], [2, 2], [1, 1], [1, 1], False)
+    y, idx = aten.max_pool2d_with_indices(x, *args)
+    dy = torch.randn_like(y)
+    want = aten.max_pool2d_with_indices_backward(dy, x, *args, idx)
+    got = _max_pool_with_indices_backward(dy, x, *args, idx)
+    torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
