@@ -442,7 +442,7 @@ impl KernelBuilder {
         } else {
             format!("div.{ty}")
         };
-        self.typed(op, ty, vec![a.into(), b.into()])
+        self.typed(op, ty, vec![a.into(), b])
     }
 
     /// `rem`: integer remainder (a mask for an unsigned one by a power of two).
@@ -455,7 +455,7 @@ impl KernelBuilder {
             let bits = if ty.bits() == 64 { Ty::B64 } else { Ty::B32 };
             return self.and(bits, a, Imm::Uint((1u64 << k) - 1));
         }
-        self.typed(format!("rem.{ty}"), ty, vec![a.into(), b.into()])
+        self.typed(format!("rem.{ty}"), ty, vec![a.into(), b])
     }
 
     /// `neg`.
