@@ -82,6 +82,11 @@ impl Lowerer<'_> {
             let bt = self.value(bias, &node.name)?;
             let wide = self.make_view(node, bt, sizes.clone(), vec![IndexExpr::var(Var::p(1))]);
             let (buffer, layout) = self.realize_strided(wide);
+            if matches!(buffer, BufRef::Buffer(b) if b > buf) {
+                // The bias became a buffer only now, after the product's: the library call
+                // cannot read it (buffers run in order); it is added by a kernel instead.
+                continue;
+            }
             let base = self.buf_layout(buffer).clone();
             let origin = self.origin(node);
             let eb = &mut self.g.buffers[buf];

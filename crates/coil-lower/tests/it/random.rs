@@ -31,9 +31,12 @@ fn lowers_to_what_eager_computes(case: RandomGraph) -> Result<(), TestCaseError>
     ] {
         let l =
             coil_lower::lower(&g, &config).map_err(|e| TestCaseError::fail(format!("{e}\n{g}")))?;
-        let got = l
-            .evaluate(&ins)
-            .map_err(|e| TestCaseError::fail(format!("{e}\n{g}")))?;
+        let got = l.evaluate(&ins).map_err(|e| {
+            TestCaseError::fail(format!(
+                "{e}\nconfig {config:?}\n{g}\n{}",
+                l.ir_pre_fusion()
+            ))
+        })?;
         if let Err(e) = check_outputs(&got, &reference.outputs, 1e-4, 1e-4) {
             return Err(TestCaseError::fail(format!(
                 "{e}\nconfig {config:?}\n{g}\n{}",
