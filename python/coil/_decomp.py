@@ -707,13 +707,14 @@ def decompositions():
 
 def _convolution_backward_where_not_native(dy, x, w, bias_sizes, stride, padding, dilation,
                                            transposed, output_padding, groups, output_mask):
-    """`convolution_backward` whole where the CPU backend's library computes it (f32, batched,
-    not transposed, oneDNN loaded), else as forward convolutions (`_decomp_nn`)."""
+    """`convolution_backward` whole where the CPU backend's library computes it (oneDNN loaded;
+    f32, and bf16 where the host has kernels for it; batched, not transposed), else as forward
+    convolutions (`_decomp_nn`)."""
     from . import _native
 
-    if (dy.device.type == "cpu" and dy.dtype == torch.float32 and not transposed
+    if (dy.device.type == "cpu" and not transposed
             and x.dim() == w.dim() and x.numel() > 0 and dy.numel() > 0
-            and _native.cpu_conv_backward()):
+            and str(dy.dtype) in _native.cpu_conv_backward_dtypes()):
         return NotImplemented
     return convolution_backward(dy, x, w, bias_sizes, stride, padding, dilation, transposed,
                                 output_padding, groups, output_mask)

@@ -75,11 +75,15 @@ fn eager_blas_loaded() -> bool {
     coil_cpu::eager_blas_loaded()
 }
 
-/// Whether the CPU backend computes `convolution_backward` in its convolution library
-/// (oneDNN's gradient primitives, f32): the front end keeps the op whole for it then.
+/// The dtypes (`torch.float32`, `torch.bfloat16`) whose `convolution_backward` the CPU
+/// backend computes in its convolution library (oneDNN's gradient primitives): the front end
+/// keeps the op whole for them.
 #[pyfunction]
-fn cpu_conv_backward() -> bool {
-    coil_cpu::onednn_status().is_ok()
+fn cpu_conv_backward_dtypes() -> Vec<&'static str> {
+    coil_cpu::conv_backward_dtypes()
+        .into_iter()
+        .map(|d| d.torch_name())
+        .collect()
 }
 
 /// Every ATen overload coil compiles, as PyTorch names them (`aten.add.Tensor`): the front end
@@ -332,7 +336,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(print_graph, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add_function(wrap_pyfunction!(eager_blas_loaded, m)?)?;
-    m.add_function(wrap_pyfunction!(cpu_conv_backward, m)?)?;
+    m.add_function(wrap_pyfunction!(cpu_conv_backward_dtypes, m)?)?;
     m.add_function(wrap_pyfunction!(judge, m)?)?;
     m.add_function(wrap_pyfunction!(logs::set_logs, m)?)?;
     m.add_class::<Model>()?;

@@ -69,7 +69,7 @@ def test_gradients_match_eager(case, mask, device):
 
 
 def test_on_the_cpu_with_onednn_each_gradient_is_one_library_call():
-    if not _native.cpu_conv_backward():
+    if "torch.float32" not in _native.cpu_conv_backward_dtypes():
         pytest.skip("oneDNN is not loaded")
     f, args = backward_of("2d_stride2", (True, True, True), channels_last=True)
     gm = make_fx(f)(*args)
@@ -138,3 +138,23 @@ def test_coils_max_pool_backward_decomposition_equals_eagers(shape):
     want = aten.max_pool2d_with_indices_backward(dy, x, *args, idx)
     got = _max_pool_with_indices_backward(dy, x, *args, idx)
     torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["2d_stride2", "2d_grouped_dilated", "1d"])
+def test_bf16_gradients_are_as_accurate_as_eagers(case):
+    # Through oneDNN's bf16 gradient primitives where the host has them (the op whole, no host
+    # op), else forward convolutions: each gradient within 3x eager bf16's own error against
+    # the float64 result (plus a bf16 ulp of the largest magnitude).
+    f, args = backward_of(case, (True, True, False))
+    args16 = [t.to(torch.bfloat16) for t in args]
+    exact = f(*[t.double() for t in args16])
+    want = f(*args16)
+    got = torch.compile(f, backend="coil", options={"strict": True})(*args16)
+    for g, w, e in zip(got, want, exact):
+        assert g.dtype == torch.bfloat16
+        scale = e.abs().max().item()
+        eager_err = (w.double() - e).abs().max().item()
+        coil_err = (g.double() - e).abs().max().item()
+        assert coil_err <= 3 * eager_err + scale * 2**-8, (coil_err, eager_err, scale)
+    stats = coil.torch_stats()
+    assert stats["fallback_ops"] == [] and stats["graphs_to_eager"] == [], stats

@@ -432,9 +432,14 @@ impl Backend for CpuBackend {
             conv_im2col_max_flops: if self.library_conv_always { 0 } else { 1 << 21 },
             // Relu, gelu, ... after a oneDNN convolution run as its post-ops.
             conv_post_ops: self.post_ops,
-            // oneDNN's backward-data and backward-weights primitives.
+            // oneDNN's backward-data and backward-weights primitives (bf16 where the host has
+            // kernels for them).
             conv_backward: if self.onednn {
-                vec![DType::F32]
+                let mut dtypes = vec![DType::F32];
+                if crate::dnnl::has_bf16_conv_backward() {
+                    dtypes.push(DType::BF16);
+                }
+                dtypes
             } else {
                 Vec::new()
             },

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use coil_lower::ConvOp;
+use coil_lower::{ConvGrad, ConvOp};
 
 mod conv;
 mod post_ops;
@@ -224,11 +224,37 @@ pub fn onednn_status() -> Result<(), String> {
 /// is made once to find out).
 pub(crate) fn has_bf16_convolution() -> bool {
     static HAS: OnceLock<bool> = OnceLock::new();
-    *HAS.get_or_init(|| {
-        onednn().is_some_and(|d| {
+    *HAS.get_or_init(|| bf16_probe(&[None]))
+}
+
+/// The dtypes whose convolution gradients the CPU backend computes in oneDNN (none without
+/// it).
+pub fn conv_backward_dtypes() -> Vec<coil_graph::DType> {
+    if onednn().is_none() {
+        return Vec::new();
+    }
+    let mut dtypes = vec![coil_graph::DType::F32];
+    if has_bf16_conv_backward() {
+        dtypes.push(coil_graph::DType::BF16);
+    }
+    dtypes
+}
+
+/// Whether oneDNN has bf16 kernels for both convolution gradients on this host (probed once,
+/// as [`has_bf16_convolution`]).
+pub(crate) fn has_bf16_conv_backward() -> bool {
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| bf16_probe(&[Some(ConvGrad::Input), Some(ConvGrad::Weight)]))
+}
+
+/// Whether a small bf16 1x1 convolution's primitive can be made for each of `grads` (`None`:
+/// the convolution itself).
+fn bf16_probe(grads: &[Option<ConvGrad>]) -> bool {
+    onednn().is_some_and(|d| {
+        grads.iter().all(|&grad| {
             let key = ConvKey {
                 dtype: coil_graph::DType::BF16,
-                grad: None,
+                grad,
                 conv: ConvOp {
                     stride: vec![1, 1],
                     padding: vec![0, 0],

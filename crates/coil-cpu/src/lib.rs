@@ -56,7 +56,7 @@ pub use backend::{CpuBackend, CpuKernels, CpuOptions, function_name};
 pub use codegen::{
     CodegenOptions, KernelPlan, LaunchShape, emit_kernel, emit_planned, plan_kernel,
 };
-pub use dnnl::onednn_status;
+pub use dnnl::{conv_backward_dtypes, onednn_status};
 pub use eager_blas::eager_blas_loaded;
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, link_ir, optimize};
