@@ -3,7 +3,7 @@ shapes (batch 8 at 32x32: the stem, then each stage's 3x3 and 1x1 shapes), each 
 under `torch.compile`, median of 20 calls after 3, in one process; and the largest difference
 from eager's gradients (issue 31).
 
-    .venv/bin/python tools/conv_backward_bench.py [--runs 20]
+    .venv/bin/python tools/conv_backward_bench.py [--runs 20] [--dtype float32|bfloat16]
 """
 
 import argparse
@@ -38,13 +38,15 @@ def main():
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--dtype", default="float32")
     a = ap.parse_args()
+    dtype = getattr(torch, a.dtype)
     torch._dynamo.config.recompile_limit = 64
     total = {"eager": 0.0, "coil": 0.0}
     for ci, co, k, s, p, hw in SHAPES:
         torch._dynamo.reset()
-        x = torch.randn(8, ci, hw, hw)
-        w = torch.randn(co, ci, k, k) * 0.1
+        x = torch.randn(8, ci, hw, hw, dtype=dtype)
+        w = torch.randn(co, ci, k, k, dtype=dtype) * 0.1
         dy = torch.randn_like(aten.convolution(x, w, None, [s, s], [p, p], [1, 1], False,
                                                [0, 0], 1))
         mask = [ci != 3, True, False]  # the stem's input needs no gradient
