@@ -1,17 +1,16 @@
 """`convolution_backward` through coil against eager, per convolution of ResNet-18's training
 shapes (batch 8 at 32x32: the stem, then each stage's 3x3 and 1x1 shapes), each the op alone
-under `torch.compile`, median of 20 calls after 3, in one process; and the largest difference
+under `torch.compile`, median of 20 calls after 2, in one process; and the largest difference
 from eager's gradients (issue 31).
 
     .venv/bin/python tools/conv_backward_bench.py [--runs 20] [--dtype float32|bfloat16]
 """
 
 import argparse
-import statistics
-import time
 import warnings
 
 import torch
+from train_parts import timed  # median ms of `runs` calls after two warm-ups
 
 warnings.simplefilter("ignore")
 aten = torch.ops.aten
@@ -20,17 +19,6 @@ aten = torch.ops.aten
 SHAPES = [(3, 64, 7, 2, 3, 32), (64, 64, 3, 1, 1, 8), (64, 128, 3, 2, 1, 8), (128, 128, 3, 1, 1, 4),
           (64, 128, 1, 2, 0, 8), (128, 256, 3, 2, 1, 4), (256, 256, 3, 1, 1, 2),
           (256, 512, 3, 2, 1, 2), (512, 512, 3, 1, 1, 1)]
-
-
-def timed(f, runs):
-    for _ in range(3):
-        f()
-    ts = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t)
-    return 1e3 * statistics.median(ts)
 
 
 def main():

@@ -3,37 +3,35 @@
 //! the padded input, padding never the max, averages over the window PyTorch counts.
 
 use coil_graph::{
-    CompositeKind, Tensor, TensorMeta, WindowKind, conv_geometry, pool_window, spatial_dims,
+    CompositeKind, ConvGeometry, Tensor, TensorMeta, WindowKind, conv_geometry, pool_window,
+    spatial_dims,
 };
 
 use crate::error::{OpError, fail};
 use crate::host::{for_each_index, i64_tensor, strides, tensor, values};
 use crate::interp::Args;
 
-/// Runs `convolution`.
-pub(crate) fn convolution(a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
-    let x = a.tensor("input")?;
-    let w = a.tensor("weight")?;
-    let g = conv_geometry(&a.b, x.sizes(), w.sizes())?;
-    let (xv, wv) = (values(x), values(w));
-    let bias = a.opt_tensor("bias")?.map(values);
+/// Calls `f(x, w, y)` with the flat input, weight and output positions of every product the
+/// convolution of geometry `g` sums (`y += x * w`; transposed: input `i` feeds output
+/// `i*s - p + k*d`), windows clipped to the input (or output).
+fn for_each_product(g: &ConvGeometry, mut f: impl FnMut(usize, usize, usize)) {
     let n = g.kernel.len();
     let (cin_g, cout_g) = (g.in_channels / g.groups, g.out_channels / g.groups);
     let in_plane: usize = g.input.iter().product();
     let out_plane: usize = g.output.iter().product();
     let k_plane: usize = g.kernel.iter().product();
-    let in_st = strides(&g.input);
-    let mut o = vec![0.0f64; g.batch * g.out_channels * out_plane];
-    for (oc, chunk) in o.chunks_mut(out_plane).enumerate() {
-        if let Some(b) = &bias {
-            chunk.fill(b[oc % g.out_channels]);
-        }
-    }
-    let mut pos = vec![0i64; n];
+    // The plane walked, the one it reaches, and the latter's strides and bounds.
+    let (walked, reached) = if g.transposed {
+        (&g.input, &g.output)
+    } else {
+        (&g.output, &g.input)
+    };
+    let reached_st = strides(reached);
     for b in 0..g.batch {
         for grp in 0..g.groups {
             for ocg in 0..cout_g {
                 let oc = grp * cout_g + ocg;
+                let obase = (b * g.out_channels + oc) * out_plane;
                 for icg in 0..cin_g {
                     let ic = grp * cin_g + icg;
                     let xbase = (b * g.in_channels + ic) * in_plane;
@@ -43,56 +41,57 @@ pub(crate) fn convolution(a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpEr
                     } else {
                         (oc * cin_g + icg) * k_plane
                     };
-                    let obase = (b * g.out_channels + oc) * out_plane;
                     let mut ki = 0;
                     for_each_index(&g.kernel, |k| {
-                        let wk = wv[wbase + ki];
+                        let wi = wbase + ki;
                         ki += 1;
-                        if g.transposed {
-                            // Each input position scatters into output i*s - p + k*d.
-                            let mut ii = 0;
-                            for_each_index(&g.input, |i| {
-                                let mut off = 0usize;
-                                for d in 0..n {
-                                    let y = (i[d] * g.stride[d] + k[d] * g.dilation[d]) as i64
-                                        - g.padding[d] as i64;
-                                    if y < 0 || y >= g.output[d] as i64 {
-                                        ii += 1;
-                                        return;
-                                    }
-                                    off = off * g.output[d] + y as usize;
+                        let mut walked_i = 0;
+                        for_each_index(walked, |y| {
+                            let mut off = 0usize;
+                            for d in 0..n {
+                                let p = (y[d] * g.stride[d] + k[d] * g.dilation[d]) as i64
+                                    - g.padding[d] as i64;
+                                if p < 0 || p >= reached[d] as i64 {
+                                    walked_i += 1;
+                                    return;
                                 }
-                                o[obase + off] += xv[xbase + ii] * wk;
-                                ii += 1;
-                            });
-                        } else {
-                            let mut oi = 0;
-                            for_each_index(&g.output, |y| {
-                                let mut off = 0usize;
-                                for d in 0..n {
-                                    pos[d] = (y[d] * g.stride[d] + k[d] * g.dilation[d]) as i64
-                                        - g.padding[d] as i64;
-                                    if pos[d] < 0 || pos[d] >= g.input[d] as i64 {
-                                        oi += 1;
-                                        return;
-                                    }
-                                    off += pos[d] as usize * in_st[d];
-                                }
-                                o[obase + oi] += xv[xbase + off] * wk;
-                                oi += 1;
-                            });
-                        }
+                                off += p as usize * reached_st[d];
+                            }
+                            if g.transposed {
+                                f(xbase + walked_i, wi, obase + off);
+                            } else {
+                                f(xbase + off, wi, obase + walked_i);
+                            }
+                            walked_i += 1;
+                        });
                     });
                 }
             }
         }
     }
+}
+
+/// Runs `convolution`.
+pub(crate) fn convolution(a: &Args<'_>, out: &TensorMeta) -> Result<Tensor, OpError> {
+    let x = a.tensor("input")?;
+    let w = a.tensor("weight")?;
+    let g = conv_geometry(&a.b, x.sizes(), w.sizes())?;
+    let (xv, wv) = (values(x), values(w));
+    let bias = a.opt_tensor("bias")?.map(values);
+    let out_plane: usize = g.output.iter().product();
+    let mut o = vec![0.0f64; g.batch * g.out_channels * out_plane];
+    for (oc, chunk) in o.chunks_mut(out_plane.max(1)).enumerate() {
+        if let Some(b) = &bias {
+            chunk.fill(b[oc % g.out_channels]);
+        }
+    }
+    for_each_product(&g, |xi, wi, yi| o[yi] += xv[xi] * wv[wi]);
     tensor(out.dtype, out.sizes.clone(), o)
 }
 
-/// Runs `convolution_backward`: for every (input, weight, output) element triple the
-/// convolution multiplies, `dx += dy w`, `dw += dy x`, and `db` sums `dy` per channel; the
-/// gradients `output_mask` turns off are zeros.
+/// Runs `convolution_backward`: for every product the convolution sums, `dx += dy w` and
+/// `dw += dy x`, and `db` sums `dy` per channel; the gradients `output_mask` turns off are
+/// zeros.
 pub(crate) fn convolution_backward(
     a: &Args<'_>,
     metas: &[TensorMeta],
@@ -103,69 +102,17 @@ pub(crate) fn convolution_backward(
     let mask = a.b.bool_list("output_mask")?;
     let g = conv_geometry(&a.b, x.sizes(), w.sizes())?;
     let (dyv, xv, wv) = (values(dy), values(x), values(w));
-    let n = g.kernel.len();
-    let (cin_g, cout_g) = (g.in_channels / g.groups, g.out_channels / g.groups);
-    let in_plane: usize = g.input.iter().product();
     let out_plane: usize = g.output.iter().product();
-    let k_plane: usize = g.kernel.iter().product();
-    let (in_st, out_st) = (strides(&g.input), strides(&g.output));
     let mut dx = vec![0.0f64; xv.len()];
     let mut dw = vec![0.0f64; wv.len()];
     let mut db = vec![0.0f64; g.out_channels];
     for (plane, chunk) in dyv.chunks(out_plane.max(1)).enumerate() {
         db[plane % g.out_channels] += chunk.iter().sum::<f64>();
     }
-    for b in 0..g.batch {
-        for grp in 0..g.groups {
-            for ocg in 0..cout_g {
-                let oc = grp * cout_g + ocg;
-                let obase = (b * g.out_channels + oc) * out_plane;
-                for icg in 0..cin_g {
-                    let ic = grp * cin_g + icg;
-                    let xbase = (b * g.in_channels + ic) * in_plane;
-                    let wbase = if g.transposed {
-                        (ic * cout_g + ocg) * k_plane
-                    } else {
-                        (oc * cin_g + icg) * k_plane
-                    };
-                    let mut ki = 0;
-                    for_each_index(&g.kernel, |k| {
-                        let wi = wbase + ki;
-                        ki += 1;
-                        // The forward convolution reads input i*s... at output y (transposed:
-                        // input i writes output i*s - p + k*d); either way one (x, y) pair.
-                        let (outer, inner_st) = if g.transposed {
-                            (&g.input, &out_st)
-                        } else {
-                            (&g.output, &in_st)
-                        };
-                        let limit = if g.transposed { &g.output } else { &g.input };
-                        let mut oi = 0;
-                        for_each_index(outer, |y| {
-                            let mut off = 0usize;
-                            for d in 0..n {
-                                let p = (y[d] * g.stride[d] + k[d] * g.dilation[d]) as i64
-                                    - g.padding[d] as i64;
-                                if p < 0 || p >= limit[d] as i64 {
-                                    oi += 1;
-                                    return;
-                                }
-                                off += p as usize * inner_st[d];
-                            }
-                            let (xi, yi) = if g.transposed {
-                                (xbase + oi, obase + off)
-                            } else {
-                                (xbase + off, obase + oi)
-                            };
-                            dx[xi] += dyv[yi] * wv[wi];
-                            dw[wi] += dyv[yi] * xv[xi];
-                            oi += 1;
-                        });
-                    });
-                }
-            }
-        }
-    }
+    for_each_product(&g, |xi, wi, yi| {
+        dx[xi] += dyv[yi] * wv[wi];
+        dw[wi] += dyv[yi] * xv[xi];
+    });
     let dtype = metas[0].dtype;
     [dx, dw, db]
         .into_iter()

@@ -193,6 +193,52 @@ pub fn run_host_op(
         .ok_or_else(|| format!("host fallback {}: no output", op.op))
 }
 
+/// Runs one call of ATen's `op` on host tensors through coil-eager: `args` builds its arguments
+/// from the inputs' nodes, `output` picks an element of a tuple result. Returns that result,
+/// contiguous.
+fn run_call_on_host(
+    op: &str,
+    inputs: &[coil_graph::Tensor],
+    args: impl FnOnce(&[coil_graph::NodeId]) -> Result<Vec<coil_graph::Arg>, String>,
+    output: Option<usize>,
+) -> Result<coil_graph::Tensor, String> {
+    use coil_graph::{Call, GraphBuilder, OpRef};
+    let name = op.split('.').next().unwrap_or(op);
+    let op = OpRef::lookup(op).ok_or_else(|| format!("{name} is not registered"))?;
+    let mut b = GraphBuilder::new();
+    let ids: Vec<coil_graph::NodeId> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| b.input(&format!("arg{i}"), t.dtype(), t.sizes()))
+        .collect();
+    let call = Call {
+        op,
+        args: args(&ids)?,
+        kwargs: vec![],
+    };
+    let mut out = b.push_call(call).map_err(|e| e.to_string())?;
+    if let Some(k) = output {
+        out = b.getitem(out, k).map_err(|e| e.to_string())?;
+    }
+    let graph = b.finish(&[out]).map_err(|e| e.to_string())?;
+    let run = coil_eager::run(&graph, inputs).map_err(|e| format!("{name}: {e}"))?;
+    run.outputs
+        .into_iter()
+        .next()
+        .map(|t| t.contiguous())
+        .ok_or_else(|| format!("{name}: no output"))
+}
+
+/// `sizes` as an int-list argument.
+fn int_list(sizes: &[usize]) -> coil_graph::Arg {
+    coil_graph::Arg::List(
+        sizes
+            .iter()
+            .map(|&x| coil_graph::Arg::Int(x as i64))
+            .collect(),
+    )
+}
+
 /// Runs a library convolution gradient's operands (`[grad_output, weight]` for the input's,
 /// `[input, grad_output]` for the weight's; host tensors) through coil-eager's
 /// `convolution_backward`, `sizes` being the gradient's: the reference for backends'
@@ -203,9 +249,7 @@ pub fn run_conv_backward_on_host(
     inputs: &[coil_graph::Tensor],
     sizes: &[usize],
 ) -> Result<coil_graph::Tensor, String> {
-    use coil_graph::{Arg, Call, GraphBuilder, OpRef};
-    let op = OpRef::lookup("convolution_backward.default")
-        .ok_or("convolution_backward is not registered")?;
+    use coil_graph::Arg;
     let [a, c] = inputs else {
         return Err("a convolution gradient takes two operands".into());
     };
@@ -219,41 +263,23 @@ pub fn run_conv_backward_on_host(
         ConvGrad::Input => [a.clone(), zeros, c.clone()],
         ConvGrad::Weight => [c.clone(), a.clone(), zeros],
     };
-    let mut b = GraphBuilder::new();
-    let ids: Vec<coil_graph::NodeId> = operands
-        .iter()
-        .enumerate()
-        .map(|(i, t)| b.input(&format!("arg{i}"), t.dtype(), t.sizes()))
-        .collect();
-    let ints = |v: &[usize]| Arg::List(v.iter().map(|&x| Arg::Int(x as i64)).collect());
     let k = usize::from(grad == ConvGrad::Weight);
-    let call = Call {
-        op,
-        args: vec![
+    let args = |ids: &[coil_graph::NodeId]| {
+        Ok(vec![
             Arg::Node(ids[0]),
             Arg::Node(ids[1]),
             Arg::Node(ids[2]),
             Arg::None,
-            ints(&conv.stride),
-            ints(&conv.padding),
-            ints(&conv.dilation),
+            int_list(&conv.stride),
+            int_list(&conv.padding),
+            int_list(&conv.dilation),
             Arg::Bool(false),
-            ints(&vec![0; conv.stride.len()]),
+            int_list(&vec![0; conv.stride.len()]),
             Arg::Int(conv.groups as i64),
             Arg::List(vec![Arg::Bool(k == 0), Arg::Bool(k == 1), Arg::Bool(false)]),
-        ],
-        kwargs: vec![],
+        ])
     };
-    let node = b.push_call(call).map_err(|e| e.to_string())?;
-    let out = b.getitem(node, k).map_err(|e| e.to_string())?;
-    let graph = b.finish(&[out]).map_err(|e| e.to_string())?;
-    let run =
-        coil_eager::run(&graph, &operands).map_err(|e| format!("convolution_backward: {e}"))?;
-    run.outputs
-        .into_iter()
-        .next()
-        .map(|t| t.contiguous())
-        .ok_or_else(|| "convolution_backward: no output".into())
+    run_call_on_host("convolution_backward.default", &operands, args, Some(k))
 }
 
 /// Runs a library convolution's operands (`[input, weight]` or `[input, weight, bias]`, host
@@ -263,47 +289,28 @@ pub fn run_conv_on_host(
     conv: &ConvOp,
     inputs: &[coil_graph::Tensor],
 ) -> Result<coil_graph::Tensor, String> {
-    use coil_graph::{Arg, Call, GraphBuilder, OpRef};
-    let op = OpRef::lookup("convolution.default").ok_or("convolution is not registered")?;
-    let mut b = GraphBuilder::new();
-    let ids: Vec<coil_graph::NodeId> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, t)| b.input(&format!("arg{i}"), t.dtype(), t.sizes()))
-        .collect();
-    let ints = |v: &[usize]| Arg::List(v.iter().map(|&x| Arg::Int(x as i64)).collect());
-    let bias = match ids.get(2) {
-        Some(&n) if conv.bias => Arg::Node(n),
-        _ => Arg::None,
-    };
-    let (&x, &w) = match ids.as_slice() {
-        [x, w, ..] => (x, w),
-        _ => return Err("a convolution takes an input and a weight".into()),
-    };
-    let call = Call {
-        op,
-        args: vec![
-            Arg::Node(x),
-            Arg::Node(w),
+    use coil_graph::Arg;
+    let args = |ids: &[coil_graph::NodeId]| {
+        let bias = match ids.get(2) {
+            Some(&n) if conv.bias => Arg::Node(n),
+            _ => Arg::None,
+        };
+        let [x, w, ..] = ids else {
+            return Err("a convolution takes an input and a weight".to_string());
+        };
+        Ok(vec![
+            Arg::Node(*x),
+            Arg::Node(*w),
             bias,
-            ints(&conv.stride),
-            ints(&conv.padding),
-            ints(&conv.dilation),
+            int_list(&conv.stride),
+            int_list(&conv.padding),
+            int_list(&conv.dilation),
             Arg::Bool(false),
-            ints(&vec![0; conv.stride.len()]),
+            int_list(&vec![0; conv.stride.len()]),
             Arg::Int(conv.groups as i64),
-        ],
-        kwargs: vec![],
+        ])
     };
-    let out = b.push_call(call).map_err(|e| e.to_string())?;
-    let graph = b.finish(&[out]).map_err(|e| e.to_string())?;
-    let run = coil_eager::run(&graph, inputs).map_err(|e| format!("convolution: {e}"))?;
-    let out = run
-        .outputs
-        .into_iter()
-        .next()
-        .map(|t| t.contiguous())
-        .ok_or("convolution: no output")?;
+    let out = run_call_on_host("convolution.default", inputs, args, None)?;
     if conv.post.is_empty() {
         return Ok(out);
     }

@@ -38,12 +38,12 @@ impl Lowerer<'_> {
             .bool_list("output_mask")
             .map_err(|e| Self::graph_err(node, e))?;
         let dtype = node.outputs[0].dtype;
-        let sizes_of = |t: TensorId, me: &Self| me.g.tensors[t].sizes.clone();
+        let dy_rank = self.g.tensors[dy].sizes.len();
         if g.transposed
             || !g.batched
             || !self.config.conv_backward_extern.contains(&dtype)
             || xs.contains(&0)
-            || sizes_of(dy, self).contains(&0)
+            || self.g.tensors[dy].sizes.contains(&0)
         {
             return self.lower_fallback(node, call);
         }
@@ -78,8 +78,7 @@ impl Lowerer<'_> {
                     dtype,
                 ),
                 _ => {
-                    let dims: Vec<usize> =
-                        (0..sizes_of(dy, self).len()).filter(|&d| d != 1).collect();
+                    let dims: Vec<usize> = (0..dy_rank).filter(|&d| d != 1).collect();
                     self.reduce(node, dy, &dims, false, ReductionType::Sum, dtype)
                 }
             });
