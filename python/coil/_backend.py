@@ -13,6 +13,7 @@ import torch
 
 from . import _native
 from ._decomp import decompositions, normalize_prims
+from ._dynamic import Specialized, value_reads
 from ._complex import lower_complex
 from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
@@ -25,7 +26,7 @@ log = logging.getLogger("coil")
 _STATS = {
     "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
     "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
-    "outputs_in_place": 0, "kernels": 0,
+    "outputs_in_place": 0, "kernels": 0, "dynamic_graphs": 0, "specializations": 0,
 }
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
@@ -42,7 +43,9 @@ def torch_stats():
     before), `cache_hits` (graphs whose machine code all came from the compile cache) and
     `backward_graphs_compiled` (training graphs' backward halves; `graphs_compiled` counts the
     rest), `outputs_in_place` (new values of mutated inputs written straight into them) and
-    `kernels` (generated kernels in the graphs compiled)."""
+    `kernels` (generated kernels in the graphs compiled), `dynamic_graphs` (graphs Dynamo traced
+    with symbolic sizes) and `specializations` (the static graphs compiled for them, one per
+    binding of their sizes; each counted in `graphs_compiled` too)."""
     return copy.deepcopy(_STATS)
 
 
@@ -50,7 +53,7 @@ def reset_stats():
     """Clears `torch_stats()`."""
     _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0,
                   trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0,
-                  outputs_in_place=0, kernels=0)
+                  outputs_in_place=0, kernels=0, dynamic_graphs=0, specializations=0)
 
 
 def _check_options(options):
@@ -96,9 +99,13 @@ def backend(gm, example_inputs, options=None, **kwargs):
     # the fused CUDA kernels SDPA would pick on a GPU.
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    if _symbolic(example_inputs) and _no_grad_needed(example_inputs):
-        # Dynamic shapes: one static graph per concrete shape, compiled at its first call.
-        return _PerShape(gm, options)
+    if _symbolic(example_inputs) or value_reads(gm)[0]:
+        # Symbolic sizes, or sizes read from an input's values: one static graph per binding
+        # of the symbols, compiled at its first call (`_dynamic`).
+        return Specialized(
+            gm, lambda bound, inputs: backend(bound, inputs, dict(options)),
+            strict=bool(options.get("strict", False)), stats=_STATS,
+        )
     with sdpa_kernel([SDPBackend.MATH]):
         trace_start = time.perf_counter()
         traced = _inference_graph(gm, example_inputs, decompositions())
@@ -161,71 +168,6 @@ def _symbolic(example_inputs):
         if isinstance(a, torch.Tensor) and any(not isinstance(s, int) for s in a.shape):
             return True
     return False
-
-
-def _no_grad_needed(example_inputs):
-    tensors = [a for a in example_inputs if isinstance(a, torch.Tensor)]
-    return not torch.is_grad_enabled() or not any(t.requires_grad for t in tensors)
-
-
-class _PerShape:
-    """A graph Dynamo traced with symbolic sizes, run as one static coil graph per concrete
-    input shape: the first call with a shape traces Dynamo's graph on those inputs (sizes
-    become constants) and compiles it; later calls with that shape reuse it."""
-
-    def __init__(self, gm, options):
-        self.gm = gm
-        self.options = options
-        self.compiled = {}
-
-    @staticmethod
-    def _key(args):
-        return tuple(
-            (tuple(a.shape), tuple(a.stride()), a.dtype, a.device) if isinstance(a, torch.Tensor) else a
-            for a in args
-        )
-
-    def __call__(self, *args):
-        key = self._key(args)
-        run = self.compiled.get(key)
-        if run is None:
-            run = self._compile(args)
-            self.compiled[key] = run
-        tensors = [a for a in args if isinstance(a, torch.Tensor)]
-        return run(*tensors) if run is not self.gm.forward else self.gm(*args)
-
-    def _compile(self, args):
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-
-        from torch.fx.experimental.proxy_tensor import make_fx
-
-        log.info("coil: compiling a static graph for input shapes %s", self._key(args))
-        tensors = [a for a in args if isinstance(a, torch.Tensor)]
-        positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
-        fixed = list(args)
-
-        def with_sizes(*ts):
-            full = list(fixed)
-            for i, t in zip(positions, ts):
-                full[i] = t
-            return self.gm(*full)
-
-        try:
-            with sdpa_kernel([SDPBackend.MATH]):
-                fn = torch.func.functionalize(with_sizes, remove="mutations")
-                traced = make_fx(
-                    fn, decomposition_table=decompositions(), tracing_mode="fake"
-                )(*tensors)
-            traced.graph.eliminate_dead_code()
-            traced.recompile()
-        except Exception as e:
-            reason = f"tracing the graph at shapes {self._key(args)} failed: {e}"
-            if self.options.get("strict"):
-                raise RuntimeError(f"coil cannot compile this graph ({reason})") from e
-            warnings.warn(f"coil: running this graph eagerly: {reason}", stacklevel=2)
-            _STATS["graphs_to_eager"].append(reason)
-            return self.gm.forward
-        return _compile(traced, tensors, self.options, trusted=False)
 
 
 def _inference_graph(gm, example_inputs, decompositions):

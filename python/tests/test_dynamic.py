@@ -1,0 +1,164 @@
+"""Graphs Dynamo traces with symbolic sizes through `torch.compile(backend="coil")`:
+`dynamic=True`, `mark_dynamic`, the automatic dynamic after a second shape, training under
+them, and sizes read out of tensors (`item()`, `tolist()`: unbacked symbols). Each binding of
+the sizes is a static coil graph; every result is checked against eager."""
+
+import pytest
+import torch
+
+import coil
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    torch.manual_seed(0)
+    torch._dynamo.reset()
+    coil.reset_stats()
+    yield
+
+
+def assert_all_compiled():
+    stats = coil.torch_stats()
+    assert stats["graphs_to_eager"] == [], stats["graphs_to_eager"]
+
+
+class Normed(torch.nn.Module):
+    """A convolution, batch norm and layer norm: Dynamo passes their `eps` (a float module
+    attribute) as 0-d tensors under `dynamic=True`, and the decompositions branch on it."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.ln = torch.nn.LayerNorm(8)
+        self.head = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv(x)))
+        y = y.mean(dim=(2, 3))
+        return self.head(self.ln(y))
+
+
+def test_dynamic_true_runs_every_size_as_eager_does():
+    m = Normed().eval()
+    f = torch.compile(m, backend="coil", dynamic=True, options={"strict": True})
+    # Primes, a repeat, sizes off the vector width (below 16: Dynamo's convolution guards
+    # `size(0) <= 15` and traces a second graph beyond).
+    sizes = [2, 3, 5, 13, 3, 7]
+    with torch.no_grad():
+        for n in sizes:
+            x = torch.randn(n, 3, 9, 11)
+            torch.testing.assert_close(f(x), m(x), rtol=1e-4, atol=1e-5)
+    stats = coil.torch_stats()
+    assert stats["dynamic_graphs"] == 1, stats
+    # One static graph per distinct size; the repeat reuses its own.
+    assert stats["specializations"] == len(set(sizes)), stats
+    assert_all_compiled()
+
+
+def test_mark_dynamic_and_automatic_dynamic_compile_one_dynamic_graph():
+    m = Normed().eval()
+    x = torch.randn(4, 3, 8, 8)
+    torch._dynamo.mark_dynamic(x, 0)
+    f = torch.compile(m, backend="coil", options={"strict": True})
+    with torch.no_grad():
+        torch.testing.assert_close(f(x), m(x), rtol=1e-4, atol=1e-5)
+        y = torch.randn(6, 3, 8, 8)
+        torch.testing.assert_close(f(y), m(y), rtol=1e-4, atol=1e-5)
+    assert coil.torch_stats()["dynamic_graphs"] == 1
+
+    torch._dynamo.reset()
+    coil.reset_stats()
+    g = torch.compile(m, backend="coil", options={"strict": True})  # dynamic=None: automatic
+    with torch.no_grad():
+        for n in (3, 5, 9):
+            x = torch.randn(n, 3, 8, 8)
+            torch.testing.assert_close(g(x), m(x), rtol=1e-4, atol=1e-5)
+    stats = coil.torch_stats()
+    # The first size static, then one symbolic graph for the rest.
+    assert stats["dynamic_graphs"] == 1, stats
+    assert stats["graphs_compiled"] == 3, stats
+    assert_all_compiled()
+
+
+def test_training_under_dynamic_shapes_matches_eager_gradients():
+    torch.manual_seed(1)
+    m = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 4))
+    ref = [p.detach().clone() for p in m.parameters()]
+    f = torch.compile(m, backend="coil", dynamic=True, options={"strict": True})
+    for n in (3, 8, 13):
+        x = torch.randn(n, 16)
+        for p in m.parameters():
+            p.grad = None
+        f(x).square().sum().backward()
+        got = [p.grad.clone() for p in m.parameters()]
+        for p in m.parameters():
+            p.grad = None
+        m(x).square().sum().backward()
+        for g, w in zip(got, (p.grad for p in m.parameters())):
+            torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
+    assert all(torch.equal(p, r) for p, r in zip(m.parameters(), ref))
+    stats = coil.torch_stats()
+    assert stats["backward_graphs_compiled"] == 3, stats
+    assert_all_compiled()
+
+
+def test_a_size_read_from_a_tensor_binds_the_graph_to_its_value():
+    # `y.item()` sizes a tensor: an unbacked symbol. Each value read is its own static graph;
+    # a check on it that fails raises as eager's would.
+    def fn(x, y):
+        z = y.item()
+        torch._check(z // 2 == 3)
+        return x + x.new_ones(z)
+
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        f = torch.compile(fn, backend="coil", dynamic=True, options={"strict": True})
+        for n in (6, 7, 6):
+            x, y = torch.randn(n), torch.tensor([n])
+            torch.testing.assert_close(f(x, y), fn(x, y))
+        assert coil.torch_stats()["specializations"] == 2
+        with pytest.raises(RuntimeError):
+            f(torch.randn(8), torch.tensor([8]))
+    assert_all_compiled()
+
+
+def test_sizes_read_with_tolist_split_a_tensor():
+    def fn(sizes, x):
+        a, b = sizes.tolist()
+        first, second = torch.split(x, [a, b])
+        return first * 2, second.sort().values
+
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        f = torch.compile(fn, backend="coil", options={"strict": True})
+        for a in (0, 5, 17):
+            sizes, x = torch.tensor([a, 40 - a]), torch.randn(40)
+            for g, w in zip(f(sizes, x), fn(sizes, x)):
+                torch.testing.assert_close(g, w)
+    assert_all_compiled()
+
+
+def test_a_float_passed_as_a_tensor_stays_a_run_time_number_unless_tracing_needs_it():
+    # `eps` of a module: bound on the first compile (the batch norm decomposition branches
+    # on it), so a new value is a new graph; a plain float argument stays an input.
+    def scaled(x, k):
+        return torch.softmax(x * k, dim=-1)
+
+    f = torch.compile(scaled, backend="coil", dynamic=True, options={"strict": True})
+    x = torch.randn(4, 10)
+    for k in (0.5, 2.0, 3.25):
+        torch.testing.assert_close(f(x, k), scaled(x, k))
+    assert coil.torch_stats()["specializations"] == 1
+    assert_all_compiled()
+
+
+def test_a_graph_coil_cannot_compile_for_a_binding_runs_eagerly_with_a_warning():
+    def fn(x, y):
+        return x.nonzero().sum() + y.item()
+
+    with torch._dynamo.config.patch(capture_scalar_outputs=True,
+                                    capture_dynamic_output_shape_ops=True):
+        f = torch.compile(fn, backend="coil", dynamic=True)
+        x, y = torch.tensor([0, 1, 2, 0, 3]), torch.tensor([4])
+        with pytest.warns(UserWarning, match="coil: running this graph eagerly"):
+            got = f(x, y)
+        assert torch.equal(got, fn(x, y))
