@@ -109,6 +109,14 @@ class Specialized:
         self.size_reads, self.float_reads = value_reads(gm)
         self.size_read_names = [n.name for n in self.size_reads]
         self.bind_floats = False
+        # The tensors whose shapes or strides hold symbols: the rest are static, and Dynamo's
+        # guards hold them (shape, strides, dtype, device, requires_grad) before a call
+        # reaches here, so the key looks at these alone.
+        self.symbolic_tensors = set()
+        for i, p in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
+            val = p.meta.get("example_value", p.meta.get("val"))
+            if not isinstance(val, torch.Tensor) or not _static(val):
+                self.symbolic_tensors.add(i)
         stats["dynamic_graphs"] += 1
 
     def _bound_positions(self):
@@ -118,11 +126,13 @@ class Specialized:
         bound = self._bound_positions()
         key = [torch.is_grad_enabled(), _frozen(sizes)]
         for i, a in enumerate(args):
-            if isinstance(a, torch.Tensor):
-                key.append((tuple(a.shape), tuple(a.stride()), a.dtype, a.device,
-                            a.requires_grad, _frozen(a.tolist()) if i in bound else None))
-            else:
+            if not isinstance(a, torch.Tensor):
                 key.append((type(a).__name__, a))
+            elif i in self.symbolic_tensors:
+                key.append((tuple(a.shape), tuple(a.stride()), a.dtype, a.device,
+                            a.requires_grad))
+            if i in bound:
+                key.append(_frozen(a.tolist()))
         return tuple(key)
 
     def __call__(self, *args):
@@ -163,6 +173,11 @@ class Specialized:
         run = self.compile_static(bound, [args[i] for i in kept])
         self.stats["specializations"] += 1
         return run, kept
+
+
+def _static(t):
+    """Whether a (fake) tensor's shape and strides are all numbers."""
+    return all(type(d) is int for d in t.shape) and all(type(d) is int for d in t.stride())
 
 
 def _frozen(value):

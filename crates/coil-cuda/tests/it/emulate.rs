@@ -178,6 +178,16 @@ fn scatter_and_sort_op_cases_match_pytorch() {
     assert!(seen >= 18, "{seen} scatter, index_put and sort cases");
 }
 
+/// `_embedding_bag` (sum and mean as kernels: a scatter of the bag starts, their running sum,
+/// the rows added atomically into their bags; max and the auxiliary outputs on the host),
+/// with per-sample weights, `padding_idx`, `include_last_offset`, empty bags, 2-D indices and
+/// int32 indices.
+#[test]
+fn embedding_bag_op_cases_match_pytorch() {
+    let seen = emulated_op_cases(|n| n.starts_with("embedding_bag_"));
+    assert!(seen >= 15, "{seen} embedding_bag cases");
+}
+
 /// Exact float `fmod` and `remainder` in integer ops (huge quotients, subnormals, signed
 /// zeros, infinities, NaN; f32, f64, bf16, f16).
 #[test]

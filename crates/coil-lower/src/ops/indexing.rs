@@ -235,7 +235,7 @@ impl Lowerer<'_> {
                 return self.lower_scatter(node, call, kind, b);
             }
             I::Sort | I::Topk => return self.lower_sort(node, call, kind, b),
-            I::EmbeddingBag => return self.lower_fallback(node, call),
+            I::EmbeddingBag => return self.lower_embedding_bag(node, call, b),
         };
         let dtype: DType = meta.dtype;
         Ok(vec![self.finish_pointwise(node, cx, root, dtype)])

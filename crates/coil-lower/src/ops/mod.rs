@@ -3,6 +3,7 @@
 //! family's file; this one holds the operand helpers every family shares and the dispatch.
 
 mod conv;
+mod embedding_bag;
 mod factory;
 mod fallback;
 mod indexing;
@@ -203,9 +204,9 @@ pub fn has_lowering(kind: coil_graph::OpKind) -> bool {
             | I::ScatterReduce
             | I::IndexPut
             | I::Sort
-            | I::Topk,
+            | I::Topk
+            | I::EmbeddingBag,
         ) => true,
-        F::Indexing(I::EmbeddingBag) => false,
         F::Copy(Co::AsStridedScatter) | F::Check(Ch::AssertTensorMetadata) => false,
         F::KernelOp(..)
         | F::Float(_)

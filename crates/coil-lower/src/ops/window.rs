@@ -708,18 +708,34 @@ impl Lowerer<'_> {
             rank.max(1),
         )
         .map_err(|e| Self::graph_err(node, e))?;
-        let len = sizes.get(d).copied().unwrap_or(1);
-        if rank == 0 || len <= 1 || sizes.contains(&0) {
-            let mut cx = BodyCx::new(&sizes);
-            let idx = cx.idx.clone();
-            let v = self.load_at(&mut cx, x, &idx, None);
-            return Ok(vec![self.finish_pointwise(node, cx, v, out)]);
-        }
         let scan_type = match call.op.kind() {
             OpKind::Cumprod => crate::body::ReductionType::Prod,
             OpKind::Logcumsumexp => crate::body::ReductionType::LogAddExp,
             _ => crate::body::ReductionType::Sum,
         };
+        Ok(vec![self.scan_along(node, x, d, scan_type, out)])
+    }
+
+    /// `x` scanned along `d` by `scan_type` into `out` (realized): the loop nest runs over the
+    /// other dims and, inside, along `d` in order. A dim of length 0 or 1 (or a 0-d `x`) is
+    /// a cast.
+    pub(crate) fn scan_along(
+        &mut self,
+        node: &Node,
+        x: TensorId,
+        d: usize,
+        scan_type: crate::body::ReductionType,
+        out: DType,
+    ) -> TensorId {
+        let sizes = self.g.tensors[x].sizes.clone();
+        let rank = sizes.len();
+        let len = sizes.get(d).copied().unwrap_or(1);
+        if rank == 0 || len <= 1 || sizes.contains(&0) {
+            let mut cx = BodyCx::new(&sizes);
+            let idx = cx.idx.clone();
+            let v = self.load_at(&mut cx, x, &idx, None);
+            return self.finish_pointwise(node, cx, v, out);
+        }
         // Positional variables: the other dims in order, then the scanned one.
         let mut loop_sizes: Vec<usize> = sizes.clone();
         loop_sizes.remove(d);
@@ -744,12 +760,12 @@ impl Lowerer<'_> {
             origins,
         });
         self.realize(s);
-        Ok(vec![self.g.tensors.push(crate::ir::TensorBox {
+        self.g.tensors.push(crate::ir::TensorBox {
             storage: s,
             view: None,
             sizes,
             dtype: out,
             view_origins: Vec::new(),
-        })])
+        })
     }
 }

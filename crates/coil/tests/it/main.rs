@@ -4,6 +4,7 @@
 mod cpu;
 mod deep;
 mod edge_shapes;
+mod embedding_bag;
 mod in_place;
 mod real_ops;
 mod scatter;

@@ -12,7 +12,7 @@ use coil_graph::{DType, Data, Tensor};
 use coil_testkit::{check_outputs, random_tensor};
 use proptest::prelude::*;
 
-fn backends() -> Vec<Arc<dyn Backend>> {
+pub(crate) fn backends() -> Vec<Arc<dyn Backend>> {
     let mut b: Vec<Arc<dyn Backend>> = vec![Arc::new(InterpBackend::new())];
     if let Ok(cpu) = coil_cpu::CpuBackend::new() {
         b.push(Arc::new(cpu));
@@ -20,12 +20,12 @@ fn backends() -> Vec<Arc<dyn Backend>> {
     b
 }
 
-fn ints(values: Vec<i64>, sizes: Vec<usize>) -> Tensor {
+pub(crate) fn ints(values: Vec<i64>, sizes: Vec<usize>) -> Tensor {
     Tensor::new(Data::I64(values), sizes).expect("the values fill the sizes")
 }
 
 /// Compiles `text` under every strategy on every backend and compares with coil-eager.
-fn matches_eager(text: &str, inputs: &[Tensor]) -> Result<(), String> {
+pub(crate) fn matches_eager(text: &str, inputs: &[Tensor]) -> Result<(), String> {
     let g = coil_graph::parse(text).map_err(|e| e.to_string())?;
     let want = coil_eager::run(&g, inputs).map_err(|e| e.to_string())?;
     for backend in backends() {
