@@ -3,6 +3,10 @@
 a safetensors file; checks both against its saved outputs and times them.
 
     python tools/torch_graph_bench.py graph.py inputs.safetensors [--device cuda|cpu] [--runs 50] [--json out.json]
+        [--backend inductor|coil]
+
+`--backend` is torch.compile's (default inductor); with coil the line also gives the host
+calls inside coil's graphs (`fallback_ops`).
 
 The graph is the text coil reads (`class GraphModule(torch.nn.Module): def forward(...)`), so
 coil and Inductor compile the same graph. Timing: CUDA events around ten calls back to back,
@@ -75,6 +79,7 @@ def main():
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--device", default="cuda")
     p.add_argument("--json")
+    p.add_argument("--backend", default="inductor")
     a = p.parse_args()
     m = load_module(a.graph, a.device)
     timed = bench if a.device == "cuda" else bench_cpu
@@ -83,11 +88,12 @@ def main():
     args = [tensors[f"input.{n}"].to(a.device) for n in names]
     want = [tensors[k] for k in sorted((k for k in tensors if k.startswith("output.")),
                                        key=lambda k: int(k.split(".")[1]))]
-    out = {"graph": a.graph, "device": a.device, "threads": torch.get_num_threads()}
+    out = {"graph": a.graph, "device": a.device, "threads": torch.get_num_threads(),
+           "backend": a.backend}
     with torch.no_grad():
         out["eager_err"] = max_err(m(*args), want)
         out["eager_ms"], out["eager_host_us"] = timed(m, args, a.runs)
-        c = torch.compile(m)
+        c = torch.compile(m, backend=a.backend, dynamic=False)
         t = time.perf_counter()
         got = c(*args)
         if a.device == "cuda":
@@ -95,6 +101,10 @@ def main():
         out["compile_s"] = time.perf_counter() - t
         out["compiled_err"] = max_err(got, want)
         out["compiled_ms"], out["compiled_host_us"] = timed(c, args, a.runs)
+    if a.backend == "coil":
+        import coil
+
+        out["fallback_ops"] = coil.torch_stats()["fallback_ops"]
     print(json.dumps(out))
     if a.json:
         json.dump(out, open(a.json, "w"))

@@ -4,9 +4,9 @@ compiled at the binding's first call and kept.
 
 Dynamo's graph takes its symbols as arguments (`s0: SymInt`), tensors whose shapes hold them,
 and the numbers it does not specialize on as 0-d `float64` tensors read back with `item()`.
-At a call, every one of those has a value. The binding is the key: each tensor's shape,
-strides, dtype, device and whether it requires grad, each integer argument, and the values the
-graph reads out of its inputs to size something (`y.item()`, `sz.tolist()`: PyTorch's unbacked
+At a call, every one of those has a value. The binding is the key: the shapes and strides of
+the tensors whose sizes hold symbols (Dynamo's guards hold everything about the others), each
+integer argument, and the values the graph reads out of its inputs to size something (`y.item()`, `sz.tolist()`: PyTorch's unbacked
 symbols, `capture_scalar_outputs`). The graph bound to those values (the symbols replaced by
 their numbers, a size read replaced by the number read) is a static graph, which the backend's
 static path compiles as any other: traced to ATen for inference, or through AOTAutograd with
