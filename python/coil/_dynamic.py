@@ -112,11 +112,11 @@ class Specialized:
         # The tensors whose shapes or strides hold symbols: the rest are static, and Dynamo's
         # guards hold them (shape, strides, dtype, device, requires_grad) before a call
         # reaches here, so the key looks at these alone.
-        self.symbolic_tensors = set()
+        self.volatile = []
         for i, p in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
             val = p.meta.get("example_value", p.meta.get("val"))
             if not isinstance(val, torch.Tensor) or not _static(val):
-                self.symbolic_tensors.add(i)
+                self.volatile.append(i)
         stats["dynamic_graphs"] += 1
 
     def _bound_positions(self):
@@ -125,14 +125,14 @@ class Specialized:
     def _key(self, args, sizes):
         bound = self._bound_positions()
         key = [torch.is_grad_enabled(), _frozen(sizes)]
-        for i, a in enumerate(args):
-            if not isinstance(a, torch.Tensor):
+        for i in self.volatile:
+            a = args[i]
+            if isinstance(a, torch.Tensor):
+                key.append((tuple(a.shape), a.stride(), a.dtype, a.device, a.requires_grad))
+            else:
                 key.append((type(a).__name__, a))
-            elif i in self.symbolic_tensors:
-                key.append((tuple(a.shape), tuple(a.stride()), a.dtype, a.device,
-                            a.requires_grad))
-            if i in bound:
-                key.append(_frozen(a.tolist()))
+        for i in bound:
+            key.append(_frozen(args[i].tolist()))
         return tuple(key)
 
     def __call__(self, *args):
@@ -146,7 +146,7 @@ class Specialized:
         run, kept = entry
         if run is None:
             return self.gm(*args)
-        return run(*[args[i] for i in kept])
+        return run(*kept(args))
 
     def _compile(self, args, sizes):
         try:
@@ -172,7 +172,9 @@ class Specialized:
         log.info("coil: compiling a static graph for the binding %s", _describe(args))
         run = self.compile_static(bound, [args[i] for i in kept])
         self.stats["specializations"] += 1
-        return run, kept
+        pick = operator.itemgetter(*kept) if len(kept) > 1 else (
+            (lambda a: (a[kept[0]],)) if kept else (lambda a: ()))
+        return run, pick
 
 
 def _static(t):
