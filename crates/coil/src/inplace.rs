@@ -141,3 +141,87 @@ fn reads_each_element_before_writing_it(
         _ => true,
     })
 }
+
+/// For each step of `plan`, the `(source, destination)` buffers when the step is a kernel
+/// that only copies one buffer into another, element for element at the same index (the copy
+/// of `self` a scatter starts with: `index_put` on a KV cache, say). When the caller gives the
+/// destination the source's own memory (an output written into the input it is the new value
+/// of), such a copy has nothing to do and [`skipped_copies`] leaves it out: what would be a
+/// pass over the whole cache per token is no work.
+pub(crate) fn identity_copies(plan: &Plan, kernels: &[Kernel]) -> Vec<Option<(BufRef, BufRef)>> {
+    plan.steps
+        .iter()
+        .map(|step| {
+            let Step::Kernel { kernel, args, .. } = step else {
+                return None;
+            };
+            let k = kernels.get(*kernel)?;
+            let (src, dst) = identity_copy(k)?;
+            Some((*args.get(src)?, *args.get(dst)?))
+        })
+        .collect()
+}
+
+/// The argument positions `(source, destination)` of a kernel that is one plain store of one
+/// load: `dst[e] = src[e]`, the same index, dtype and length, no mask, nothing else computed.
+fn identity_copy(k: &Kernel) -> Option<(usize, usize)> {
+    if k.kind != KernelKind::Pointwise || k.args.len() != 2 || k.values.len() != 1 {
+        return None;
+    }
+    let [stage] = k.stages.as_slice() else {
+        return None;
+    };
+    let [store] = stage.stores.as_slice() else {
+        return None;
+    };
+    let (KExpr::Load { arg, index, mask }, _) = &k.values[store.value.0 as usize] else {
+        return None;
+    };
+    let (src, dst) = (arg.index(), store.arg.index());
+    let same = |a: &coil_codegen::KernelArg, b: &coil_codegen::KernelArg| {
+        a.dtype == b.dtype && a.len == b.len
+    };
+    (store.mode == StoreMode::Set
+        && mask.is_none()
+        && *index == store.index
+        && src != dst
+        && same(&k.args[src], &k.args[dst]))
+    .then_some((src, dst))
+}
+
+/// Which steps a run leaves out: identity copies (from [`identity_copies`]) from an input's
+/// buffer into an output's buffer when `aliased` (the `(input, output)` pairs whose memory the
+/// caller made one) holds that pair and the copy is the first step to write the output's slot
+/// (so the memory still holds the input's values when the copy would run).
+pub(crate) fn skipped_copies(
+    plan: &Plan,
+    copies: &[Option<(BufRef, BufRef)>],
+    aliased: &[(usize, usize)],
+) -> Vec<bool> {
+    let mut skip = vec![false; plan.steps.len()];
+    for &(input, output) in aliased {
+        let (Some(o), Some(input_ref)) = (
+            plan.outputs.get(output),
+            plan.buffers
+                .iter()
+                .find(|b| b.role == BufferRole::Input(input))
+                .map(|b| b.buffer),
+        ) else {
+            continue;
+        };
+        let Some(&slot) = plan.placement.get(&o.buffer) else {
+            continue;
+        };
+        let first_write = plan.steps.iter().position(|s| {
+            s.writes()
+                .iter()
+                .any(|b| plan.placement.get(b) == Some(&slot))
+        });
+        if let Some(i) = first_write
+            && copies.get(i).copied().flatten() == Some((input_ref, o.buffer))
+        {
+            skip[i] = true;
+        }
+    }
+    skip
+}

@@ -21,6 +21,9 @@ pub struct CompiledModel {
     inputs: Vec<(String, TensorMeta)>,
     /// For each output, the input it is whole ([`CompiledModel::output_input`]), found once.
     output_inputs: Vec<Option<usize>>,
+    /// For each plan step, the buffers it copies from and into when it is a plain copy
+    /// ([`crate::inplace::identity_copies`]): left out where the caller made them one memory.
+    identity_copies: Vec<Option<(BufRef, BufRef)>>,
     /// One allocation per plan slot; the lock serializes runs that share them.
     memory: Mutex<Vec<BufferHandle>>,
     /// What compiling learned.
@@ -41,12 +44,15 @@ impl CompiledModel {
             .map(|&i| (graph.node(i).name.clone(), graph.node(i).meta().clone()))
             .collect();
         let output_inputs = whole_inputs(&artifacts.program.plan, &inputs);
+        let identity_copies =
+            crate::inplace::identity_copies(&artifacts.program.plan, &artifacts.program.kernels);
         Ok(CompiledModel {
             backend,
             kernels,
             artifacts,
             inputs,
             output_inputs,
+            identity_copies,
             memory: Mutex::new(Vec::new()),
             report,
         })
@@ -303,6 +309,15 @@ impl CompiledModel {
             )
     }
 
+    /// Whether a run with output `output` written into input `input`'s memory (where
+    /// [`CompiledModel::output_may_alias_input`] allows it) leaves out the plain copy of the
+    /// input that would start it: a scatter's copy of `self` (a KV cache's `index_put`), so
+    /// that an update in place costs the elements it writes, not a pass over the whole input.
+    pub fn skips_copy_into(&self, output: usize, input: usize) -> bool {
+        crate::inplace::skipped_copies(self.plan(), &self.identity_copies, &[(input, output)])
+            .contains(&true)
+    }
+
     /// The input that output `output` is, whole and unchanged (a graph returning an input,
     /// as AOTAutograd's forward graphs return weights for the backward), if any: a caller may
     /// give that input's own address for the output, and the run then copies nothing for it.
@@ -380,7 +395,23 @@ impl CompiledModel {
                     *w = true;
                 }
             }
-            self.enqueue_on(memory)?;
+            // Outputs the caller gave an input's own memory (written in place): the plain copy
+            // of the input that starts them is already done.
+            let aliased: Vec<(usize, usize)> = (0..outputs.len())
+                .filter(|&i| placed[i])
+                .filter_map(|i| {
+                    let j = inputs
+                        .iter()
+                        .position(|&(p, n)| p == outputs[i].0.cast_const() && n == outputs[i].1)?;
+                    Some((j, i))
+                })
+                .collect();
+            let skip = if aliased.is_empty() {
+                Vec::new()
+            } else {
+                crate::inplace::skipped_copies(plan, &self.identity_copies, &aliased)
+            };
+            self.enqueue_on(memory, &skip)?;
             self.backend.synchronize()?;
             self.check_indices(memory)?;
             let mut gathered: Option<Vec<Tensor>> = None;
@@ -483,7 +514,7 @@ impl CompiledModel {
                     None => gather.push(i),
                 }
             }
-            self.enqueue_on(memory)?;
+            self.enqueue_on(memory, &[])?;
             let must_read = !gather.is_empty() || self.checks_slot(memory)?.is_some();
             if on_callers_stream && !must_read {
                 return Ok(true);
@@ -582,12 +613,17 @@ impl CompiledModel {
     /// finish them (a host backend has finished when this returns).
     pub fn enqueue(&self) -> Result<(), CoilError> {
         let memory = self.memory()?;
-        self.enqueue_on(&memory)
+        self.enqueue_on(&memory, &[])
     }
 
-    /// [`CompiledModel::enqueue`] with the plan's slots in `memory`.
-    fn enqueue_on(&self, memory: &[BufferHandle]) -> Result<(), CoilError> {
-        for step in &self.plan().steps {
+    /// [`CompiledModel::enqueue`] with the plan's slots in `memory`: every step in order, but
+    /// those `skip` marks.
+    fn enqueue_on(&self, memory: &[BufferHandle], skip: &[bool]) -> Result<(), CoilError> {
+        for (i, step) in self.plan().steps.iter().enumerate() {
+            if skip.get(i) == Some(&true) {
+                tracing::trace!(target: "run", step = i, "a copy into its own memory: skipped");
+                continue;
+            }
             match step {
                 Step::Kernel { kernel, args, .. } => {
                     let handles = args

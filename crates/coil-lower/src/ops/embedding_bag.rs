@@ -137,7 +137,16 @@ impl Lowerer<'_> {
         {
             let mut cx = BodyCx::new(&[n, d]);
             let (j, k) = (cx.idx[0].clone(), cx.idx[1].clone());
-            let r = self.indirect(&mut cx, node, call, idx, std::slice::from_ref(&j), 0, rows, false);
+            let r = self.indirect(
+                &mut cx,
+                node,
+                call,
+                idx,
+                std::slice::from_ref(&j),
+                0,
+                rows,
+                false,
+            );
             let v = self.load_at(&mut cx, w, &[r, k.clone()], None);
             let mut v = cx.body.to_dtype(v, acc);
             if let Some(p) = psw {

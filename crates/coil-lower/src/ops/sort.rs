@@ -248,7 +248,12 @@ impl Lowerer<'_> {
     }
 
     /// A fresh buffer of zeros of `sizes`: a target every element of which a scatter writes.
-    pub(super) fn zeros_target(&mut self, node: &Node, sizes: &[usize], dtype: DType) -> (TensorId, BufferId) {
+    pub(super) fn zeros_target(
+        &mut self,
+        node: &Node,
+        sizes: &[usize],
+        dtype: DType,
+    ) -> (TensorId, BufferId) {
         let mut cx = BodyCx::new(sizes);
         let z = cx.body.constant(Const::Int(0), dtype);
         let t = self.finish_pointwise(node, cx, z, dtype);

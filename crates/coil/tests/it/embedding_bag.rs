@@ -80,30 +80,36 @@ fn bag_case() -> impl Strategy<Value = BagCase> {
         any::<(bool, bool, bool, bool)>(),
         any::<u64>(),
     )
-        .prop_map(|(rows, dim, n, bags, (mean, last, weighted, padded), seed)| {
-            let mut rng = coil_testkit::Rng::new(seed);
-            let ids = (0..n).map(|_| rng.int(0, rows as i64 - 1)).collect();
-            // Sorted starts from 0 (PyTorch requires offsets[0] == 0); with
-            // include_last_offset one more offset, the end (possibly before the last index).
-            let count = bags + usize::from(last);
-            let mut offsets: Vec<i64> = (0..count).map(|_| rng.int(0, n as i64)).collect();
-            offsets.sort_unstable();
-            if let Some(first) = offsets.first_mut() {
-                *first = 0;
-            }
-            let last = last && count > 0;
-            BagCase {
-                rows,
-                dim,
-                ids,
-                offsets,
-                mean,
-                last,
-                weighted: weighted && !mean,
-                padding: if padded { rng.int(0, rows as i64 - 1) } else { -1 },
-                seed,
-            }
-        })
+        .prop_map(
+            |(rows, dim, n, bags, (mean, last, weighted, padded), seed)| {
+                let mut rng = coil_testkit::Rng::new(seed);
+                let ids = (0..n).map(|_| rng.int(0, rows as i64 - 1)).collect();
+                // Sorted starts from 0 (PyTorch requires offsets[0] == 0); with
+                // include_last_offset one more offset, the end (possibly before the last index).
+                let count = bags + usize::from(last);
+                let mut offsets: Vec<i64> = (0..count).map(|_| rng.int(0, n as i64)).collect();
+                offsets.sort_unstable();
+                if let Some(first) = offsets.first_mut() {
+                    *first = 0;
+                }
+                let last = last && count > 0;
+                BagCase {
+                    rows,
+                    dim,
+                    ids,
+                    offsets,
+                    mean,
+                    last,
+                    weighted: weighted && !mean,
+                    padding: if padded {
+                        rng.int(0, rows as i64 - 1)
+                    } else {
+                        -1
+                    },
+                    seed,
+                }
+            },
+        )
         .prop_filter("a bag needs an offset", |c| !c.offsets.is_empty())
 }
 

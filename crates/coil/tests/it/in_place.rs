@@ -171,3 +171,52 @@ fn an_input_also_returned_as_it_was_is_not_written_in_place() {
     assert_eq!(model.output_input(1), Some(0));
     assert!(!model.output_may_alias_input(0, 0));
 }
+
+/// A static KV cache's update, as functionalization leaves it: the cache with the new key
+/// written at the current position (`index_put` on the sequence dim), and attention-like
+/// readers of the new cache.
+const KV_UPDATE: &str = r#"class GraphModule(torch.nn.Module):
+    def forward(self, cache: "f32[1, 2, 40, 16]", pos: "i64[1]", k: "f32[1, 2, 1, 16]", q: "f32[1, 2, 1, 16]"):
+        index_put: "f32[1, 2, 40, 16]" = torch.ops.aten.index_put.default(cache, [None, None, pos], k)
+        permute: "f32[1, 2, 16, 40]" = torch.ops.aten.permute.default(index_put, [0, 1, 3, 2])
+        expand: "f32[1, 2, 1, 16]" = torch.ops.aten.expand.default(q, [1, 2, 1, 16])
+        view: "f32[2, 1, 16]" = torch.ops.aten.view.default(expand, [2, 1, 16])
+        expand_1: "f32[1, 2, 16, 40]" = torch.ops.aten.expand.default(permute, [1, 2, 16, 40])
+        clone: "f32[1, 2, 16, 40]" = torch.ops.aten.clone.default(expand_1, memory_format = torch.contiguous_format)
+        view_1: "f32[2, 16, 40]" = torch.ops.aten.view.default(clone, [2, 16, 40])
+        bmm: "f32[2, 1, 40]" = torch.ops.aten.bmm.default(view, view_1)
+        return (index_put, bmm)
+"#;
+
+/// The cache's new value written into the cache itself: the copy of the cache that the
+/// scatter starts with is left out (a decode step costs the elements it writes, not a pass
+/// over the cache), and the results are those of a run into fresh memory.
+#[test]
+fn a_cache_update_in_place_leaves_out_the_copy_of_the_cache() {
+    let Some(backend) = cpu() else { return };
+    let g = coil_graph::parse(KV_UPDATE).expect("parses");
+    let mut inputs: Vec<Tensor> = (0..4)
+        .map(|i| {
+            let meta = g.node(g.inputs()[i]).meta();
+            random_tensor(meta.dtype, &meta.sizes, 21 + i as u64)
+        })
+        .collect();
+    inputs[1] = Tensor::new(coil_graph::Data::I64(vec![17]), vec![1]).expect("sized");
+    for strategy in coil::builtin_strategies() {
+        let name = strategy.name();
+        let options = Options {
+            strategy,
+            ..Options::default()
+        };
+        let model = compile(KV_UPDATE, backend.clone(), &options);
+        assert!(model.output_may_alias_input(0, 0), "{name}");
+        assert!(model.skips_copy_into(0, 0), "{name}");
+        assert!(
+            !model.skips_copy_into(1, 0),
+            "{name}: not the attention's output"
+        );
+        let want = model.run(&inputs).expect("runs");
+        let got = run_aliased(&model, &inputs, 0, 0);
+        check_outputs(&got, &want, 0.0, 0.0).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
