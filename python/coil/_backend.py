@@ -27,6 +27,7 @@ _STATS = {
     "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
     "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
     "outputs_in_place": 0, "kernels": 0, "dynamic_graphs": 0, "specializations": 0,
+    "copies_skipped": 0,
 }
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
@@ -42,8 +43,10 @@ def torch_stats():
     `coil_compile_s` (coil's own compile, within it), `trace_s` (tracing Dynamo's graph to ATen
     before), `cache_hits` (graphs whose machine code all came from the compile cache) and
     `backward_graphs_compiled` (training graphs' backward halves; `graphs_compiled` counts the
-    rest), `outputs_in_place` (new values of mutated inputs written straight into them) and
-    `kernels` (generated kernels in the graphs compiled), `dynamic_graphs` (graphs Dynamo traced
+    rest), `outputs_in_place` (new values of mutated inputs written straight into them),
+    `copies_skipped` (of those, the ones whose starting copy of the input a run leaves out: a
+    KV cache's update costs the elements written), `kernels` (generated kernels in the graphs
+    compiled), `dynamic_graphs` (graphs Dynamo traced
     with symbolic sizes) and `specializations` (the static graphs compiled for them, one per
     binding of their sizes; each counted in `graphs_compiled` too)."""
     return copy.deepcopy(_STATS)
@@ -53,7 +56,8 @@ def reset_stats():
     """Clears `torch_stats()`."""
     _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0,
                   trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0,
-                  outputs_in_place=0, kernels=0, dynamic_graphs=0, specializations=0)
+                  outputs_in_place=0, kernels=0, dynamic_graphs=0, specializations=0,
+                  copies_skipped=0)
 
 
 def _check_options(options):
@@ -420,6 +424,7 @@ def _compile(gm, example_inputs, options, trusted):
     if device.type == "cpu" and not numbers and plan.trivial:
         alias = _input_memory_outputs(model, mutated or {}, set(complex_in) | set(unsigned_in))
         _STATS["outputs_in_place"] += sum((mutated or {}).get(k) == i for k, i in alias.items())
+        _STATS["copies_skipped"] += sum(model.skips_copy_into(k, i) for k, i in alias.items())
     runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded, alias)
     casts = _output_casts(lifted, model)
     if casts:

@@ -260,6 +260,13 @@ impl Model {
         self.inner.output_may_alias_input(output, input)
     }
 
+    /// Whether a run with output `output` in input `input`'s memory leaves out the plain copy
+    /// of the input that would start it (a KV cache's `index_put`): the update costs the
+    /// elements it writes.
+    fn skips_copy_into(&self, output: usize, input: usize) -> bool {
+        self.inner.skips_copy_into(output, input)
+    }
+
     /// Runs on CUDA memory in place: `inputs` and `outputs` as device addresses of contiguous
     /// tensors of the model's input and output specs, in order. With `stream` (torch's current
     /// stream) the work is queued there, after torch's earlier work on it, and the call returns
