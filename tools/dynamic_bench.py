@@ -59,6 +59,9 @@ def main():
     a = ap.parse_args()
     warnings.filterwarnings("ignore")
     torch._dynamo.config.cache_size_limit = 64
+    # coil computes f32 as f32; eager's CUDA convolutions would otherwise use TF32.
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     dev = torch.device(a.device)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     wanted = set(a.models.split(",")) if a.models else None
@@ -87,7 +90,7 @@ def main():
                 first_ms = (time.perf_counter() - t) * 1e3
                 ok = bool(torch.allclose(got, want, rtol=1e-3, atol=1e-4))
                 static = torch.compile(model, backend="coil", dynamic=False)
-                static(x)
+                static_ok = bool(torch.allclose(first(static(x)), want, rtol=1e-3, atol=1e-4))
                 if ind is not None:
                     ind(x)
                 rounds = {"dynamic_us": [], "static_us": [], "inductor_us": []}
@@ -97,7 +100,7 @@ def main():
                     if ind is not None:
                         rounds["inductor_us"].append(timed(ind, x, sync, a.calls))
                 row = {"model": name, "device": str(dev), "size": list(x.shape), "ok": ok,
-                       "first_ms": round(first_ms, 1)}
+                       "static_ok": static_ok, "first_ms": round(first_ms, 1)}
                 for k, v in rounds.items():
                     if v:
                         row[k] = round(statistics.median(v), 1)
