@@ -249,6 +249,13 @@ def bind(gm, args, read_positions, reads):
                     _replace_with_constant(graph, u, value)
     _fold_constants(graph)
     graph.eliminate_dead_code()
+    # Inputs the binding left unread (a float whose reads became its value): not passed at
+    # all, so a call neither checks nor moves them (a 0-d CPU tensor beside CUDA inputs would
+    # be copied to the device at every call).
+    for i, p in list(zip(kept, (n for n in graph.nodes if n.op == "placeholder"))):
+        if not p.users:
+            graph.erase_node(p)
+            kept.remove(i)
     return torch.fx.GraphModule(gm, graph), kept
 
 
