@@ -7,7 +7,9 @@ models. One JSON line per (model, size):
 Per size: whether coil's dynamic compile matches eager (`coil.judge`'s tolerance as
 test_backend's), its first call (`first_ms`: the binding's compile), its per-call median
 (`dynamic_us`), coil's static compile of that size (`static_us`) and Inductor's `dynamic=True`
-(`inductor_us`), all in this process, the backends' calls timed in turn. Per model, a last line
+(`inductor_us`), and Dynamo alone (`backend="eager"`, symbolic and static: the difference is
+what a dynamic graph costs a call before any compiler's code runs), all in this process, the
+calls timed in turn. Per model, a last line
 with the graphs each produced (`dynamic_graphs`, `specializations`)."""
 
 import argparse
@@ -89,14 +91,23 @@ def main():
                 sync()
                 first_ms = (time.perf_counter() - t) * 1e3
                 ok = bool(torch.allclose(got, want, rtol=1e-3, atol=1e-4))
+                # Dynamo alone (no compiler: backend="eager"), symbolic and static: what a
+                # dynamic graph costs a call before any backend runs.
+                dynamo = torch.compile(model, backend="eager", dynamic=True)
+                dynamo_static = torch.compile(model, backend="eager", dynamic=False)
+                dynamo(x)
+                dynamo_static(x)
                 static = torch.compile(model, backend="coil", dynamic=False)
                 static_ok = bool(torch.allclose(first(static(x)), want, rtol=1e-3, atol=1e-4))
                 if ind is not None:
                     ind(x)
-                rounds = {"dynamic_us": [], "static_us": [], "inductor_us": []}
+                rounds = {"dynamic_us": [], "static_us": [], "inductor_us": [],
+                          "dynamo_eager_dynamic_us": [], "dynamo_eager_static_us": []}
                 for _ in range(3):
                     rounds["dynamic_us"].append(timed(dyn, x, sync, a.calls))
                     rounds["static_us"].append(timed(static, x, sync, a.calls))
+                    rounds["dynamo_eager_dynamic_us"].append(timed(dynamo, x, sync, a.calls))
+                    rounds["dynamo_eager_static_us"].append(timed(dynamo_static, x, sync, a.calls))
                     if ind is not None:
                         rounds["inductor_us"].append(timed(ind, x, sync, a.calls))
                 row = {"model": name, "device": str(dev), "size": list(x.shape), "ok": ok,
