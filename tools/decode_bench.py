@@ -86,7 +86,8 @@ def main():
         if way == "coil":
             s = coil.torch_stats()
             r.update(graphs_compiled=s["graphs_compiled"], graphs_to_eager=s["graphs_to_eager"],
-                     fallback_ops=s["fallback_ops"])
+                     fallback_ops=s["fallback_ops"], outputs_in_place=s["outputs_in_place"],
+                     copies_skipped=s["copies_skipped"])
         print(json.dumps(r), flush=True)
     model.forward = eager_forward
 

@@ -421,8 +421,10 @@ def _compile(gm, example_inputs, options, trusted):
         report["compile_s"],
     )
     alias = {}
-    if device.type == "cpu" and not numbers and plan.trivial:
-        alias = _input_memory_outputs(model, mutated or {}, set(complex_in) | set(unsigned_in))
+    if not numbers and plan.trivial:
+        alias = _input_memory_outputs(
+            model, mutated or {}, set(complex_in) | set(unsigned_in), device.type == "cuda"
+        )
         _STATS["outputs_in_place"] += sum((mutated or {}).get(k) == i for k, i in alias.items())
         _STATS["copies_skipped"] += sum(model.skips_copy_into(k, i) for k, i in alias.items())
     runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded, alias)
@@ -448,19 +450,17 @@ def _compile(gm, example_inputs, options, trusted):
     return runner
 
 
-def _input_memory_outputs(model, mutated, rewritten):
-    """`{output: input}` for the outputs that can be their input's own memory, on the CPU (the
-    GPU's kernels read inputs through the read-only cache, `ld.global.nc`, which a kernel
-    writing them would make undefined): a mutated input's new value where the plan allows
-    writing it in place (`Model.output_may_alias_input`), and an input returned whole
-    (`Model.output_input`: the weights a training forward returns for the backward) unless the
-    graph mutates it (then the output is the value from before the write-back). Inputs the
-    graph's rewrites view otherwise (`rewritten`: complex, unsigned) take no part."""
-    alias = {
-        k: i
-        for k, i in mutated.items()
-        if i not in rewritten and model.output_may_alias_input(k, i)
-    }
+def _input_memory_outputs(model, mutated, rewritten, on_gpu):
+    """`{output: input}` for the outputs that can be their input's own memory: a mutated
+    input's new value where the plan allows writing it in place (`Model.output_may_alias_input`;
+    on the GPU, whose kernels read inputs through the read-only cache, `ld.global.nc`, also no
+    kernel that runs may both read the input and write it: `output_may_alias_input_on_device`),
+    and an input returned whole (`Model.output_input`: the weights a training forward returns
+    for the backward) unless the graph mutates it (then the output is the value from before the
+    write-back). Inputs the graph's rewrites view otherwise (`rewritten`: complex, unsigned)
+    take no part."""
+    allowed = model.output_may_alias_input_on_device if on_gpu else model.output_may_alias_input
+    alias = {k: i for k, i in mutated.items() if i not in rewritten and allowed(k, i)}
     written = set(mutated.values())
     for k in range(len(model.output_specs())):
         j = model.output_input(k)
@@ -693,19 +693,19 @@ class _Runner:
             ptrs = [a.data_ptr() for a in args]
             ptrs += self.const_ptrs + extra
             if self.cuda:
-                bufs = [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
+                bufs = self._outputs(args)
                 if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
                     return self._views(bufs) if self.any_view else bufs
                 # Not borrowed (an input off 16-byte alignment): the checked path copies it.
             else:
-                bufs = self._host_outputs(args)
+                bufs = self._outputs(args)
                 self.model.run(ptrs, [b.data_ptr() for b in bufs])
                 return self._views(bufs) if self.any_view else bufs
         if self.cuda:
             ptrs, copies, placed = self._pointers(args, True)
             ptrs += extra
             if placed:
-                bufs = [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
+                bufs = self._outputs(args)
                 if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
                     return self._views(bufs) if self.any_view else bufs
             return self._through_host(list(args), seed)
@@ -713,21 +713,24 @@ class _Runner:
         ptrs += extra
         if not placed:
             return self._through_host(list(args), seed)
-        bufs = self._host_outputs(args)
+        bufs = self._outputs(args)
         self.model.run(ptrs, [b.data_ptr() for b in bufs])
         return self._views(bufs) if self.any_view else bufs
 
-    def _host_outputs(self, args):
+    def _outputs(self, args):
         """Fresh tensors for the outputs, except that an output that can be its input's memory
         (`self.alias`) is that input itself where the call reads it in place (contiguous, not
-        through a copy)."""
+        through a copy; on the GPU also 16-byte aligned, as the kernels' accesses are)."""
+        if not self.alias:
+            return [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
         bufs = []
         for k, (s, d, _) in enumerate(self.outs):
             i = self.alias.get(k)
-            if i is not None and args[i].is_contiguous():
-                bufs.append(args[i])
+            a = args[i] if i is not None and i < len(args) else None
+            if a is not None and a.is_contiguous() and (not self.cuda or a.data_ptr() % 16 == 0):
+                bufs.append(a)
             else:
-                bufs.append(torch.empty(s, dtype=d))
+                bufs.append(torch.empty(s, dtype=d, device=self.device))
         return bufs
 
     def _through_host(self, inputs, seed=None):

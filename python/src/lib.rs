@@ -260,6 +260,12 @@ impl Model {
         self.inner.output_may_alias_input(output, input)
     }
 
+    /// `output_may_alias_input` for `run_device` on a GPU (whose kernels read inputs through
+    /// the non-coherent cache: no kernel may both read the input and write its memory).
+    fn output_may_alias_input_on_device(&self, output: usize, input: usize) -> bool {
+        self.inner.output_may_alias_input_on_device(output, input)
+    }
+
     /// Whether a run with output `output` in input `input`'s memory leaves out the plain copy
     /// of the input that would start it (a KV cache's `index_put`): the update costs the
     /// elements it writes.

@@ -225,3 +225,51 @@ pub(crate) fn skipped_copies(
     }
     skip
 }
+
+/// [`output_may_alias_input`] for a device whose kernels read their inputs through a
+/// non-coherent cache (the GPU's `ld.global.nc`): besides, no kernel that runs may both read
+/// the input and write the output's memory. So every read of the input comes before the first
+/// write into the output's slot, or the one step that does both is the plain copy of the input
+/// into the output, which a run with the two made one memory leaves out ([`skipped_copies`]).
+pub(crate) fn output_may_alias_input_on_device(
+    plan: &Plan,
+    kernels: &[Kernel],
+    copies: &[Option<(BufRef, BufRef)>],
+    output: usize,
+    input: usize,
+    input_bytes: usize,
+) -> bool {
+    if !output_may_alias_input(plan, kernels, output, input, input_bytes) {
+        return false;
+    }
+    let Some(o) = plan.outputs.get(output) else {
+        return false;
+    };
+    let Some(&slot) = plan.placement.get(&o.buffer) else {
+        return false;
+    };
+    let Some(input_ref) = plan
+        .buffers
+        .iter()
+        .find(|b| b.role == BufferRole::Input(input))
+        .map(|b| b.buffer)
+    else {
+        return true;
+    };
+    let first_write = plan.steps.iter().position(|s| {
+        s.writes()
+            .iter()
+            .any(|b| plan.placement.get(b) == Some(&slot))
+    });
+    let last_read = plan
+        .steps
+        .iter()
+        .rposition(|s| s.reads().contains(&input_ref));
+    match (last_read, first_write) {
+        (None, _) | (_, None) => true,
+        (Some(r), Some(w)) if r < w => true,
+        (Some(r), Some(w)) => {
+            r == w && copies.get(r).copied().flatten() == Some((input_ref, o.buffer))
+        }
+    }
+}

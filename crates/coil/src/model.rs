@@ -309,6 +309,22 @@ impl CompiledModel {
             )
     }
 
+    /// [`CompiledModel::output_may_alias_input`] for [`CompiledModel::run_device`] on a GPU,
+    /// whose kernels read inputs through the non-coherent cache: besides, no kernel that runs
+    /// both reads the input and writes the output's memory (every read comes first, or the
+    /// one that does both is the plain copy a run in place leaves out).
+    pub fn output_may_alias_input_on_device(&self, output: usize, input: usize) -> bool {
+        self.output_may_alias_input(output, input)
+            && crate::inplace::output_may_alias_input_on_device(
+                self.plan(),
+                &self.artifacts.program.kernels,
+                &self.identity_copies,
+                output,
+                input,
+                self.inputs[input].1.nbytes(),
+            )
+    }
+
     /// Whether a run with output `output` written into input `input`'s memory (where
     /// [`CompiledModel::output_may_alias_input`] allows it) leaves out the plain copy of the
     /// input that would start it: a scatter's copy of `self` (a KV cache's `index_put`), so
@@ -492,6 +508,7 @@ impl CompiledModel {
                 memory[plan.placement[&b.buffer].0 as usize] = h;
             }
             let mut taken: Vec<usize> = Vec::new();
+            let mut taken_outputs: Vec<usize> = Vec::new();
             // Outputs that are views (or share a slot): gathered on the host after the run
             // and written into the caller's memory.
             let mut gather: Vec<usize> = Vec::new();
@@ -506,6 +523,7 @@ impl CompiledModel {
                         };
                         memory[slot] = h;
                         taken.push(slot);
+                        taken_outputs.push(i);
                     }
                     // An input returned whole, given at its own address: nothing to do.
                     None if self
@@ -514,7 +532,21 @@ impl CompiledModel {
                     None => gather.push(i),
                 }
             }
-            self.enqueue_on(memory, &[])?;
+            // Outputs given an input's own memory (written in place): the plain copy of the
+            // input that starts them is already done.
+            let aliased: Vec<(usize, usize)> = (0..outputs.len())
+                .filter(|&i| outputs[i].1 > 0 && taken_outputs.contains(&i))
+                .filter_map(|i| {
+                    let j = inputs.iter().position(|&input| input == outputs[i])?;
+                    Some((j, i))
+                })
+                .collect();
+            let skip = if aliased.is_empty() {
+                Vec::new()
+            } else {
+                crate::inplace::skipped_copies(plan, &self.identity_copies, &aliased)
+            };
+            self.enqueue_on(memory, &skip)?;
             let must_read = !gather.is_empty() || self.checks_slot(memory)?.is_some();
             if on_callers_stream && !must_read {
                 return Ok(true);

@@ -220,3 +220,18 @@ fn a_cache_update_in_place_leaves_out_the_copy_of_the_cache() {
         check_outputs(&got, &want, 0.0, 0.0).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+/// On a GPU, whose kernels read inputs through the non-coherent cache, an output may be its
+/// input's memory only where no kernel that runs both reads the input and writes it: the
+/// cache update (its one such kernel is the copy a run in place leaves out) qualifies; SGD's
+/// step (each kernel reads the parameter where it writes the new one) does not.
+#[test]
+fn on_a_device_only_updates_with_no_kernel_reading_and_writing_the_input_alias_it() {
+    let Some(backend) = cpu() else { return };
+    let cache = compile(KV_UPDATE, backend.clone(), &Options::default());
+    assert!(cache.output_may_alias_input_on_device(0, 0));
+    let sgd = compile(SGD, backend, &Options::default());
+    assert!(sgd.output_may_alias_input(1, 0));
+    assert!(!sgd.output_may_alias_input_on_device(1, 0));
+    assert!(!sgd.output_may_alias_input_on_device(0, 1));
+}
