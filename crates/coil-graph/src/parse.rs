@@ -10,6 +10,10 @@
 //! [`GraphError::AtNode`] naming the node and its line. No input makes it panic.
 
 mod lex;
+mod symbolic;
+
+pub use symbolic::{Bindings, bind_inputs, eval as eval_size, is_symbolic};
+use symbolic::{SizeLine, size_line};
 
 use std::collections::HashMap;
 
@@ -33,12 +37,33 @@ const MAX_NESTING: usize = 32;
 /// `name[: "ann"] = other[i]`, each optionally followed by FX's `;  a = b = None` clean-up, and
 /// a final `return (a, b)`.
 pub fn parse(text: &str) -> Result<Graph, GraphError> {
-    let mut p = Parser::default();
+    parse_with(text, None)
+}
+
+/// [`parse`] of a graph with symbolic sizes (as PyTorch prints a dynamic graph: see
+/// [`is_symbolic`]) for one binding of its symbols ([`bind_inputs`]): every size a number,
+/// size placeholders and size values constants, size checks run (one that fails is an error).
+pub fn parse_bound(text: &str, bindings: &Bindings) -> Result<Graph, GraphError> {
+    parse_with(text, Some(bindings))
+}
+
+fn parse_with(text: &str, bindings: Option<&Bindings>) -> Result<Graph, GraphError> {
+    let mut p = Parser {
+        bindings: bindings.cloned(),
+        ..Parser::default()
+    };
     let mut stage = Stage::Class;
     let mut last = (1, 1);
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
         last = (line, raw.chars().count() + 1);
+        if p.bindings.is_some()
+            && matches!(stage, Stage::Body { .. })
+            && let Some(size) = size_line(raw)
+        {
+            p.size_statement(size, line, raw)?;
+            continue;
+        }
         let toks = lex_line(raw, line)?;
         let Some(first) = toks.first() else {
             continue; // blank or comment line
@@ -152,6 +177,10 @@ struct Value {
 struct Parser {
     graph: Graph,
     values: HashMap<String, Value>,
+    /// The symbols' values, when the graph is read for one binding of them.
+    bindings: Option<Bindings>,
+    /// Names that hold sizes (a `Sym` input or value), with the binding's value.
+    sizes: HashMap<String, i64>,
 }
 
 /// The tokens of one line and a position in them.
@@ -338,7 +367,17 @@ impl Parser {
                     format!("input '{name}' needs a type annotation such as \"f32[4, 8]\""),
                 );
             }
-            let ann = parse_annotation(cur)?;
+            if let (Some(b), Some(TokKind::Str { value, .. })) =
+                (&self.bindings, cur.peek().map(|t| &t.kind))
+                && let Some(expr) = value.strip_prefix("Sym(").and_then(|v| v.strip_suffix(')'))
+            {
+                let scol = cur.col();
+                let v = symbolic::eval(expr, b).map_err(|m| cur.error(scol, m))?;
+                cur.bump();
+                self.sizes.insert(name.to_string(), v);
+                continue;
+            }
+            let ann = parse_annotation(cur, self.bindings.as_ref())?;
             let id = self.graph.push(Node {
                 name: name.to_string(),
                 kind: NodeKind::Input,
@@ -357,7 +396,7 @@ impl Parser {
         let (name, name_col) = cur.expect_ident("a statement 'name = torch.ops.aten...'")?;
         self.check_new_name(cur, name, name_col)?;
         let ann = if cur.eat_punct(':') {
-            Some(parse_annotation(cur)?)
+            Some(parse_annotation(cur, self.bindings.as_ref())?)
         } else {
             None
         };
@@ -634,6 +673,10 @@ impl Parser {
                         ),
                     )
                 }
+                name if self.sizes.contains_key(name) => {
+                    cur.bump();
+                    Ok(Arg::Int(self.sizes[name]))
+                }
                 name => {
                     cur.bump();
                     if cur
@@ -760,6 +803,9 @@ impl Parser {
                 names.push((name, col));
             }
             for (name, col) in names {
+                if self.sizes.contains_key(name) {
+                    continue; // a size of a bound graph: a constant, nothing to release
+                }
                 if self.values.get(name).is_none_or(|v| v.id.is_some()) {
                     self.lookup(cur, name, col)?;
                 }
@@ -837,6 +883,34 @@ impl Parser {
                 col,
                 format!("'{name}' is already defined at line {}", v.line),
             );
+        }
+        Ok(())
+    }
+
+    /// A line about sizes alone in a bound graph ([`size_line`]): a size value defined, a
+    /// check run.
+    fn size_statement(&mut self, size: SizeLine, line: usize, raw: &str) -> Result<(), GraphError> {
+        let b = self.bindings.clone().unwrap_or_default();
+        let col = raw.len() - raw.trim_start().len() + 1;
+        let at = |msg: String| GraphError::Parse { line, col, msg };
+        match size {
+            SizeLine::Value { name, expr } => {
+                if self.values.contains_key(&name) || self.sizes.contains_key(&name) {
+                    return Err(at(format!("'{name}' is already defined")));
+                }
+                let v = symbolic::eval(&expr, &b).map_err(at)?;
+                self.sizes.insert(name, v);
+            }
+            SizeLine::Check { cond, msg } => {
+                let v = match self.sizes.get(&cond) {
+                    Some(&v) => v,
+                    None => symbolic::eval(&cond, &b).map_err(at)?,
+                };
+                if v == 0 {
+                    return Err(at(format!("a size check fails for {b}: {msg}")));
+                }
+            }
+            SizeLine::Skip => {}
         }
         Ok(())
     }
@@ -958,7 +1032,10 @@ fn torch_constant(cur: &mut Cursor<'_>) -> Result<Arg, GraphError> {
 }
 
 /// `"f32[4, 8]"` (the next token): a dtype short name and static sizes.
-fn parse_annotation(cur: &mut Cursor<'_>) -> Result<Annotation, GraphError> {
+fn parse_annotation(
+    cur: &mut Cursor<'_>,
+    bindings: Option<&Bindings>,
+) -> Result<Annotation, GraphError> {
     let Some(tok) = cur.peek() else {
         return cur.unexpected("a type annotation such as \"f32[4, 8]\"");
     };
@@ -984,7 +1061,8 @@ fn parse_annotation(cur: &mut Cursor<'_>) -> Result<Annotation, GraphError> {
         return bad(
             0,
             format!(
-                "symbolic value annotation \"{value}\" is not supported: coil needs static shapes"
+                "symbolic value annotation \"{value}\": a graph with symbolic sizes is read for \
+                 one binding of them (coil run-model binds them to the sizes of --inputs)"
             ),
         );
     }
@@ -1028,6 +1106,12 @@ fn parse_annotation(cur: &mut Cursor<'_>) -> Result<Annotation, GraphError> {
                     Ok(s) => sizes.push(s),
                     Err(_) => return bad(item_offset, format!("size {item} is too large")),
                 }
+            } else if let Some(b) = bindings {
+                match symbolic::eval(&item, b) {
+                    Ok(v) if v >= 0 => sizes.push(v as usize),
+                    Ok(v) => return bad(item_offset, format!("size {item} is {v} for {b}")),
+                    Err(m) => return bad(item_offset, m),
+                }
             } else if item
                 .chars()
                 .next()
@@ -1035,7 +1119,11 @@ fn parse_annotation(cur: &mut Cursor<'_>) -> Result<Annotation, GraphError> {
             {
                 return bad(
                     item_offset,
-                    format!("symbolic size '{item}' is not supported: coil needs static shapes"),
+                    format!(
+                        "symbolic size '{item}': a graph with symbolic sizes is read for one \
+                         binding of them (coil run-model binds them to the sizes of --inputs; \
+                         coil_graph::bind_inputs and parse_bound)"
+                    ),
                 );
             } else {
                 return bad(

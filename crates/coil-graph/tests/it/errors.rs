@@ -88,7 +88,7 @@ fn malformed_cases() -> Vec<(&'static str, String, usize, usize, &'static str)> 
             module(r#", x: "f32[s0, 4]""#, &["return (x,)"]),
             2,
             31,
-            "symbolic size 's0' is not supported",
+            "symbolic size 's0': a graph with symbolic sizes is read for one binding",
         ),
         (
             "symbolic input",
@@ -563,8 +563,8 @@ fn malformed_text_reports_line_and_column() {
         unterminated call: line 3, column 43: unterminated argument list: this '(' is not closed before the end of the line
         unterminated string: line 3, column 61: unterminated string: the quote is not closed before the end of the line
         unknown annotation dtype: line 2, column 27: unknown dtype 'q8' in annotation (expected one of b8, i32, i64, f16, bf16, f32, f64)
-        symbolic size: line 2, column 31: symbolic size 's0' is not supported: coil needs static shapes
-        symbolic input: line 2, column 40: symbolic value annotation "Sym(s0)" is not supported: coil needs static shapes
+        symbolic size: line 2, column 31: symbolic size 's0': a graph with symbolic sizes is read for one binding of them (coil run-model binds them to the sizes of --inputs; coil_graph::bind_inputs and parse_bound)
+        symbolic input: line 2, column 40: symbolic value annotation "Sym(s0)": a graph with symbolic sizes is read for one binding of them (coil run-model binds them to the sizes of --inputs)
         malformed annotation: line 2, column 33: bad annotation "f32[3,,4]": empty size
         annotation without sizes: line 2, column 27: bad annotation "f32": expected an annotation such as "f32[4, 8]" (dtype, then static sizes)
         huge annotation: line 2, column 27: a tensor of size [1099511627776, 1099511627776] has more than 2^60 elements

@@ -6,4 +6,5 @@ mod fuzz;
 mod parse;
 mod print;
 mod roundtrip;
+mod symbolic;
 mod zoo;
