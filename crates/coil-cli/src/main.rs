@@ -34,7 +34,10 @@ options:
                               relu, gelu, ...) as oneDNN post-ops inside the call (the
                               default, f32 and bf16) or as kernels of their own
   --inputs FILE.safetensors   input.<arg> tensors (and, if present, output.<i> to check against);
-                              without it, inputs are random from a fixed seed
+                              without it, inputs are random from a fixed seed. A graph file
+                              with symbolic sizes (as PyTorch prints a dynamic graph: s0,
+                              Sym(s0)) needs it: its tensors' sizes bind the symbols, and
+                              the graph compiles for that binding
   --seed N                    seed for random inputs (default 0)
   --threads N                 CPU threads (default 0: every core)
   --backend cpu|cuda|eager    where to run (default cpu: LLVM kernels; cuda: PTX on an NVIDIA

@@ -2,6 +2,7 @@
 
 mod backends;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -361,14 +362,20 @@ fn load(opts: &Options) -> Result<Loaded, String> {
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let clock = std::time::Instant::now();
-        let graph = coil_graph::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (graph, bound) = if coil_graph::is_symbolic(&text) {
+            let (graph, tensors, source) = parse_symbolic(&text, opts)?;
+            (graph, Some((tensors, source)))
+        } else {
+            let g = coil_graph::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            (g, None)
+        };
         parse_ms = clock.elapsed().as_secs_f64() * 1e3;
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (graph, _) = in_dtype(graph, None, opts.dtype)?;
-        (name, graph, None)
+        let (graph, tensors) = in_dtype(graph, bound, opts.dtype)?;
+        (name, graph, tensors)
     } else if let Some(real) = coil_models::find_real(&opts.model) {
         let clock = std::time::Instant::now();
         let graph = coil_graph::parse(real.text).map_err(|e| format!("{}: {e}", real.name))?;
@@ -435,7 +442,7 @@ fn load(opts: &Options) -> Result<Loaded, String> {
             (model.name.to_string(), graph, tensors)
         }
     };
-    if let Some(path) = &opts.inputs {
+    if let Some(path) = opts.inputs.as_ref().filter(|_| tensors.is_none()) {
         let t = Tensor::load_safetensors(path).map_err(|e| e.to_string())?;
         tensors = Some((t, path.display().to_string()));
     }
@@ -479,6 +486,35 @@ fn load(opts: &Options) -> Result<Loaded, String> {
         expected,
         parse_ms,
     })
+}
+
+/// A graph file with symbolic sizes read for the binding its `--inputs` give (each tensor
+/// input's sizes bind the symbols of its annotation): the static graph, the tensors, and where
+/// they came from with the binding.
+fn parse_symbolic(
+    text: &str,
+    opts: &Options,
+) -> Result<(Graph, BTreeMap<String, Tensor>, String), String> {
+    let file = &opts.model;
+    let Some(path) = &opts.inputs else {
+        return Err(format!(
+            "{file} has symbolic sizes: give --inputs FILE.safetensors, whose tensors' sizes \
+             bind them"
+        ));
+    };
+    let t = Tensor::load_safetensors(path).map_err(|e| e.to_string())?;
+    let names = coil_graph::tensor_inputs(text).map_err(|e| format!("{file}: {e}"))?;
+    let sizes = names
+        .iter()
+        .map(|n| {
+            t.get(&format!("input.{n}"))
+                .map(|v| v.sizes().to_vec())
+                .ok_or_else(|| format!("{}: no tensor input.{n}", path.display()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let b = coil_graph::bind_inputs(text, &sizes).map_err(|e| format!("{file}: {e}"))?;
+    let graph = coil_graph::parse_bound(text, &b).map_err(|e| format!("{file} ({b}): {e}"))?;
+    Ok((graph, t, format!("{} (sizes {b})", path.display())))
 }
 
 /// A progress line on stderr for steps that can take more than a second (not in JSON mode).

@@ -59,7 +59,7 @@ pub use meta::{
     is_contiguous, last_position, normalize_dim, normalize_dims, view_dtype_layout, view_strides,
 };
 pub use ops::{OpDef, OpRef};
-pub use parse::{Bindings, bind_inputs, eval_size, is_symbolic, parse, parse_bound};
+pub use parse::{Bindings, bind_inputs, eval_size, is_symbolic, parse, parse_bound, tensor_inputs};
 pub use print::print_graph;
 pub use schema::{Bound, Param, ParamType, Returns, Scalar, Schema, ValueArg};
 pub use tensor::{Data, Tensor, strided_offsets};

@@ -12,7 +12,7 @@
 mod lex;
 mod symbolic;
 
-pub use symbolic::{Bindings, bind_inputs, eval as eval_size, is_symbolic};
+pub use symbolic::{Bindings, bind_inputs, eval as eval_size, is_symbolic, tensor_inputs};
 use symbolic::{SizeLine, size_line};
 
 use std::collections::HashMap;

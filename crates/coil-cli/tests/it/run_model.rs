@@ -446,3 +446,56 @@ fn given_outputs_summed_in_another_order_pass_by_the_float64_rule() {
     assert_eq!((code, &r["ok"]), (1, &Value::Bool(false)), "{r}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `relu(x @ w).reshape(2 * rows, -1).softmax(-1) + 1`, as PyTorch prints it traced with
+/// symbolic sizes.
+const SYMBOLIC: &str = r#"class GraphModule(torch.nn.Module):
+    def forward(self, x_1: "f32[s75, s96]", w_1: "f32[s96, s9]"):
+        mm: "f32[s75, s9]" = torch.ops.aten.mm.default(x_1, w_1);  w_1 = None
+        relu: "f32[s75, s9]" = torch.ops.aten.relu.default(mm);  mm = None
+        sym_size_int: "Sym(s75)" = torch.ops.aten.sym_size.int(x_1, 0);  x_1 = None
+        mul: "Sym(2*s75)" = sym_size_int * 2;  sym_size_int = None
+        view: "f32[2*s75, (s9//2)]" = torch.ops.aten.view.default(relu, [mul, -1]);  mul = None
+        _softmax: "f32[2*s75, (s9//2)]" = torch.ops.aten._softmax.default(view, -1, False);  view = None
+        add: "f32[2*s75, (s9//2)]" = torch.ops.aten.add.Tensor(_softmax, 1);  _softmax = None
+        return (add,)
+"#;
+
+/// A graph file with symbolic sizes runs for the sizes of each `--inputs` it is given (its
+/// symbols bound to them), checked against eager; without `--inputs` it says what it needs.
+#[test]
+fn a_graph_with_symbolic_sizes_runs_at_the_sizes_of_its_inputs() {
+    use coil_graph::{DType, Tensor};
+    let dir = std::env::temp_dir().join(format!("coil-cli-symbolic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let graph = dir.join("dynamic.py");
+    std::fs::write(&graph, SYMBOLIC).unwrap();
+    let g = graph.to_str().unwrap();
+    for (rows, k, n) in [(6, 8, 4), (13, 5, 10), (1, 3, 2)] {
+        let file = dir.join(format!("in_{rows}.safetensors"));
+        let tensors = [
+            (
+                "input.x_1".to_string(),
+                coil_testkit::random_tensor(DType::F32, &[rows, k], 1),
+            ),
+            (
+                "input.w_1".to_string(),
+                coil_testkit::random_tensor(DType::F32, &[k, n], 2),
+            ),
+        ];
+        Tensor::save_safetensors(&file, &tensors).unwrap();
+        let r = report(&[g, "--inputs", file.to_str().unwrap()]);
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            r["outputs"][0]["shape"],
+            serde_json::json!([2 * rows, n / 2]),
+            "{r}"
+        );
+        let inputs = r["inputs"].as_str().unwrap();
+        assert!(inputs.contains(&format!("s75={rows}")), "{inputs}");
+    }
+    let (code, _, err) = coil(&[g]);
+    assert_ne!(code, 0);
+    assert!(err.contains("has symbolic sizes: give --inputs"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -77,10 +77,9 @@ impl Param {
 
     fn symbolic(&self) -> bool {
         self.annotation.starts_with("Sym(")
-            || self.dims().is_some_and(|ds| {
-                ds.iter()
-                    .any(|d| !d.chars().all(|c| c.is_ascii_digit()))
-            })
+            || self
+                .dims()
+                .is_some_and(|ds| ds.iter().any(|d| !d.chars().all(|c| c.is_ascii_digit())))
     }
 }
 
@@ -107,6 +106,16 @@ fn def_params(text: &str) -> Result<Vec<Param>, GraphError> {
         return Ok(params);
     }
     Ok(Vec::new())
+}
+
+/// The names of `text`'s tensor inputs, in order (its size inputs, `Sym(...)`, left out): the
+/// order [`bind_inputs`] takes their sizes in.
+pub fn tensor_inputs(text: &str) -> Result<Vec<String>, GraphError> {
+    Ok(def_params(text)?
+        .into_iter()
+        .filter(|p| p.dims().is_some())
+        .map(|p| p.name)
+        .collect())
 }
 
 /// The symbols of `text`'s inputs bound to `sizes`, the sizes of its tensor inputs in order:
@@ -167,7 +176,10 @@ pub fn bind_inputs(text: &str, sizes: &[Vec<usize>]) -> Result<Bindings, GraphEr
         if v != n as i64 {
             return Err(err(
                 p,
-                format!("input '{}': size {d} is {v}, the tensor given has {n}", p.name),
+                format!(
+                    "input '{}': size {d} is {v}, the tensor given has {n}",
+                    p.name
+                ),
             ));
         }
     }
@@ -176,7 +188,10 @@ pub fn bind_inputs(text: &str, sizes: &[Vec<usize>]) -> Result<Bindings, GraphEr
         eval(inner, &b).map_err(|m| {
             err(
                 p,
-                format!("size input '{}' ({}): {m}; it is no input's dim", p.name, p.annotation),
+                format!(
+                    "size input '{}' ({}): {m}; it is no input's dim",
+                    p.name, p.annotation
+                ),
             )
         })?;
     }
@@ -202,7 +217,10 @@ pub fn eval(expr: &str, b: &Bindings) -> Result<i64, String> {
     };
     let v = p.comparison()?;
     if p.pos != toks.len() {
-        return Err(format!("unexpected '{}' in size expression '{expr}'", toks[p.pos]));
+        return Err(format!(
+            "unexpected '{}' in size expression '{expr}'",
+            toks[p.pos]
+        ));
     }
     Ok(v)
 }
@@ -372,7 +390,12 @@ pub(super) fn size_line(raw: &str) -> Option<SizeLine> {
     if rhs.starts_with("torch.ops.aten._assert_scalar.default(") {
         let args = rhs.trim_start_matches("torch.ops.aten._assert_scalar.default(");
         let (cond, rest) = args.split_once(',')?;
-        let msg = rest.split(')').next().unwrap_or("").trim().trim_matches('"');
+        let msg = rest
+            .split(')')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches('"');
         return Some(SizeLine::Check {
             cond: cond.trim().to_string(),
             msg: msg.to_string(),

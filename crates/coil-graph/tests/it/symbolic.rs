@@ -56,7 +56,10 @@ fn size_inputs_are_constants_of_the_binding_and_their_checks_run() {
     assert_eq!(g.node(g.outputs()[0]).meta().sizes, vec![5, 3]);
     let b = bind_inputs(CHECKED, &[vec![1, 3]]).expect("binds");
     let e = parse_bound(CHECKED, &b).unwrap_err().to_string();
-    assert!(e.contains("a size check fails for s0=1") && e.contains("s0 >= 2"), "{e}");
+    assert!(
+        e.contains("a size check fails for s0=1") && e.contains("s0 >= 2"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -81,15 +84,23 @@ fn size_expressions_evaluate_as_sympy_prints_them() {
             Err(e) => assert!(want == -1 && e.contains("no value"), "{expr}: {e}"),
         }
     }
-    assert!(eval_size("s0 // 0", &b).unwrap_err().contains("division by zero"));
+    assert!(
+        eval_size("s0 // 0", &b)
+            .unwrap_err()
+            .contains("division by zero")
+    );
     assert!(eval_size("s0 $ 2", &b).unwrap_err().contains("unexpected"));
 }
 
 #[test]
 fn inputs_that_disagree_on_a_symbol_are_an_error_naming_it() {
-    let e = bind_inputs(DYNAMIC, &[vec![6, 8], vec![9, 4]]).unwrap_err().to_string();
+    let e = bind_inputs(DYNAMIC, &[vec![6, 8], vec![9, 4]])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("s96 is 8 in an earlier input but 9 here"), "{e}");
-    let e = bind_inputs(DYNAMIC, &[vec![6, 8, 1], vec![8, 4]]).unwrap_err().to_string();
+    let e = bind_inputs(DYNAMIC, &[vec![6, 8, 1], vec![8, 4]])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("is 2-d") && e.contains("3-d"), "{e}");
     let e = bind_inputs(DYNAMIC, &[vec![6, 8]]).unwrap_err();
     assert!(matches!(e, GraphError::Shape(_)), "{e}");
