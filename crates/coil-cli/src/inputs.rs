@@ -1,5 +1,6 @@
-//! run-model's inputs: seeded random tensors for a graph, and a graph and its saved tensors
-//! cast to a 16-bit float dtype (`--dtype`).
+//! run-model's inputs: seeded random tensors for a graph, a graph and its saved tensors cast
+//! to a 16-bit float dtype (`--dtype`), and a graph with symbolic sizes read for the sizes of
+//! its saved inputs.
 
 use std::collections::BTreeMap;
 
@@ -58,4 +59,33 @@ pub(crate) fn random_inputs(graph: &Graph, seed: u64) -> Vec<Tensor> {
             Tensor::new(data, meta.sizes.clone()).expect("numel matches the meta")
         })
         .collect()
+}
+
+/// A graph file with symbolic sizes read for the binding its `--inputs` give (each tensor
+/// input's sizes bind the symbols of its annotation): the static graph, the tensors, and where
+/// they came from with the binding.
+pub(crate) fn parse_symbolic(
+    text: &str,
+    file: &str,
+    inputs: Option<&std::path::Path>,
+) -> Result<(Graph, BTreeMap<String, Tensor>, String), String> {
+    let Some(path) = inputs else {
+        return Err(format!(
+            "{file} has symbolic sizes: give --inputs FILE.safetensors, whose tensors' sizes \
+             bind them"
+        ));
+    };
+    let t = Tensor::load_safetensors(path).map_err(|e| e.to_string())?;
+    let names = coil_graph::tensor_inputs(text).map_err(|e| format!("{file}: {e}"))?;
+    let sizes = names
+        .iter()
+        .map(|n| {
+            t.get(&format!("input.{n}"))
+                .map(|v| v.sizes().to_vec())
+                .ok_or_else(|| format!("{}: no tensor input.{n}", path.display()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let b = coil_graph::bind_inputs(text, &sizes).map_err(|e| format!("{file}: {e}"))?;
+    let graph = coil_graph::parse_bound(text, &b).map_err(|e| format!("{file} ({b}): {e}"))?;
+    Ok((graph, t, format!("{} (sizes {b})", path.display())))
 }

@@ -2,7 +2,6 @@
 
 mod backends;
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -10,7 +9,7 @@ use std::time::Instant;
 use coil_graph::{DType, Graph, Tensor};
 use coil_models::Size;
 
-use crate::inputs::{in_dtype, random_inputs};
+use crate::inputs::{in_dtype, parse_symbolic, random_inputs};
 use crate::report::{Comparison, Report, compare};
 
 /// Parsed command-line options.
@@ -363,7 +362,8 @@ fn load(opts: &Options) -> Result<Loaded, String> {
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let clock = std::time::Instant::now();
         let (graph, bound) = if coil_graph::is_symbolic(&text) {
-            let (graph, tensors, source) = parse_symbolic(&text, opts)?;
+            let (graph, tensors, source) =
+                parse_symbolic(&text, &opts.model, opts.inputs.as_deref())?;
             (graph, Some((tensors, source)))
         } else {
             let g = coil_graph::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -486,35 +486,6 @@ fn load(opts: &Options) -> Result<Loaded, String> {
         expected,
         parse_ms,
     })
-}
-
-/// A graph file with symbolic sizes read for the binding its `--inputs` give (each tensor
-/// input's sizes bind the symbols of its annotation): the static graph, the tensors, and where
-/// they came from with the binding.
-fn parse_symbolic(
-    text: &str,
-    opts: &Options,
-) -> Result<(Graph, BTreeMap<String, Tensor>, String), String> {
-    let file = &opts.model;
-    let Some(path) = &opts.inputs else {
-        return Err(format!(
-            "{file} has symbolic sizes: give --inputs FILE.safetensors, whose tensors' sizes \
-             bind them"
-        ));
-    };
-    let t = Tensor::load_safetensors(path).map_err(|e| e.to_string())?;
-    let names = coil_graph::tensor_inputs(text).map_err(|e| format!("{file}: {e}"))?;
-    let sizes = names
-        .iter()
-        .map(|n| {
-            t.get(&format!("input.{n}"))
-                .map(|v| v.sizes().to_vec())
-                .ok_or_else(|| format!("{}: no tensor input.{n}", path.display()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let b = coil_graph::bind_inputs(text, &sizes).map_err(|e| format!("{file}: {e}"))?;
-    let graph = coil_graph::parse_bound(text, &b).map_err(|e| format!("{file} ({b}): {e}"))?;
-    Ok((graph, t, format!("{} (sizes {b})", path.display())))
 }
 
 /// A progress line on stderr for steps that can take more than a second (not in JSON mode).

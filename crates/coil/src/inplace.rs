@@ -189,6 +189,26 @@ fn identity_copy(k: &Kernel) -> Option<(usize, usize)> {
     .then_some((src, dst))
 }
 
+/// Which steps a run leaves out, given the caller's `(address, bytes)` of each input and
+/// output: the outputs `lent(i)` says use the caller's memory and whose address is an input's
+/// are that input's memory ([`skipped_copies`] of those pairs). Empty when there are none.
+pub(crate) fn copies_to_skip<A: PartialEq + Copy>(
+    plan: &Plan,
+    copies: &[Option<(BufRef, BufRef)>],
+    inputs: &[(A, usize)],
+    outputs: &[(A, usize)],
+    lent: impl Fn(usize) -> bool,
+) -> Vec<bool> {
+    let aliased: Vec<(usize, usize)> = (0..outputs.len())
+        .filter(|&i| outputs[i].1 > 0 && lent(i))
+        .filter_map(|i| Some((inputs.iter().position(|&x| x == outputs[i])?, i)))
+        .collect();
+    if aliased.is_empty() {
+        return Vec::new();
+    }
+    skipped_copies(plan, copies, &aliased)
+}
+
 /// Which steps a run leaves out: identity copies (from [`identity_copies`]) from an input's
 /// buffer into an output's buffer when `aliased` (the `(input, output)` pairs whose memory the
 /// caller made one) holds that pair and the copy is the first step to write the output's slot

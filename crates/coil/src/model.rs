@@ -413,20 +413,12 @@ impl CompiledModel {
             }
             // Outputs the caller gave an input's own memory (written in place): the plain copy
             // of the input that starts them is already done.
-            let aliased: Vec<(usize, usize)> = (0..outputs.len())
-                .filter(|&i| placed[i])
-                .filter_map(|i| {
-                    let j = inputs
-                        .iter()
-                        .position(|&(p, n)| p == outputs[i].0.cast_const() && n == outputs[i].1)?;
-                    Some((j, i))
-                })
-                .collect();
-            let skip = if aliased.is_empty() {
-                Vec::new()
-            } else {
-                crate::inplace::skipped_copies(plan, &self.identity_copies, &aliased)
-            };
+            let ins: Vec<(usize, usize)> = inputs.iter().map(|&(p, n)| (p as usize, n)).collect();
+            let outs: Vec<(usize, usize)> = outputs.iter().map(|&(p, n)| (p as usize, n)).collect();
+            let skip =
+                crate::inplace::copies_to_skip(plan, &self.identity_copies, &ins, &outs, |i| {
+                    placed[i]
+                });
             self.enqueue_on(memory, &skip)?;
             self.backend.synchronize()?;
             self.check_indices(memory)?;
@@ -534,18 +526,10 @@ impl CompiledModel {
             }
             // Outputs given an input's own memory (written in place): the plain copy of the
             // input that starts them is already done.
-            let aliased: Vec<(usize, usize)> = (0..outputs.len())
-                .filter(|&i| outputs[i].1 > 0 && taken_outputs.contains(&i))
-                .filter_map(|i| {
-                    let j = inputs.iter().position(|&input| input == outputs[i])?;
-                    Some((j, i))
-                })
-                .collect();
-            let skip = if aliased.is_empty() {
-                Vec::new()
-            } else {
-                crate::inplace::skipped_copies(plan, &self.identity_copies, &aliased)
-            };
+            let skip =
+                crate::inplace::copies_to_skip(plan, &self.identity_copies, inputs, outputs, |i| {
+                    taken_outputs.contains(&i)
+                });
             self.enqueue_on(memory, &skip)?;
             let must_read = !gather.is_empty() || self.checks_slot(memory)?.is_some();
             if on_callers_stream && !must_read {
