@@ -5,6 +5,7 @@ import contextvars
 import copy
 import logging
 import operator
+import os
 import re
 import time
 import warnings
@@ -317,8 +318,6 @@ def _source(gm, inputs, options):
     desc, layouts = describe(gm, inputs, eager_strides=frontend == "fx")
     debug_dir = options.get("debug_dir")
     if debug_dir:
-        import os
-
         os.makedirs(debug_dir, exist_ok=True)
         with open(os.path.join(str(debug_dir), "graph.py"), "w") as f:
             f.write(readable(gm))
@@ -353,6 +352,10 @@ def _mutated_outputs():
             pairs[k] = i
     return pairs
 
+
+# Whether outputs may be written into the inputs they update on the GPU too
+# (`COIL_GPU_IN_PLACE=0` keeps them in fresh memory, which AOTAutograd then copies back).
+_GPU_IN_PLACE = os.environ.get("COIL_GPU_IN_PLACE", "1") != "0"
 
 # `{output: input}` (from `_mutated_outputs`) while AOTAutograd's forward graph compiles:
 # outputs that are new values of inputs, which `_compile` writes straight into the input's
@@ -421,7 +424,7 @@ def _compile(gm, example_inputs, options, trusted):
         report["compile_s"],
     )
     alias = {}
-    if not numbers and plan.trivial:
+    if not numbers and plan.trivial and (device.type == "cpu" or _GPU_IN_PLACE):
         alias = _input_memory_outputs(
             model, mutated or {}, set(complex_in) | set(unsigned_in), device.type == "cuda"
         )
