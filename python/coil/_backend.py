@@ -261,13 +261,28 @@ def _device_of(example_inputs):
     return device, host_scalars
 
 
-def _host_scalars_moved(runner, device, host_scalars):
-    """`runner` called with the 0-d CPU inputs at `host_scalars` copied to `device` first."""
+def _host_scalars_moved(runner, device, host_scalars, written=()):
+    """`runner` called with the 0-d CPU inputs at `host_scalars` on `device`: copied there, or,
+    when the number is the one the last call copied (a module's `eps` Dynamo passes as a
+    tensor), that copy again, so a call costs a read of the number instead of a copy to the
+    device. Inputs the graph writes (`written`) are copied at every call."""
     moved = set(host_scalars)
+    kept = {}  # position: (the number's exact value, its dtype, the device copy)
+
+    def on_device(i, a):
+        if i in written:
+            return a.to(device, non_blocking=True)
+        v = a.item()
+        key = (v.hex() if isinstance(v, float) else v, a.dtype)
+        hit = kept.get(i)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        t = a.to(device, non_blocking=True)
+        kept[i] = (key, t)
+        return t
 
     def call(*args):
-        return runner(*[a.to(device, non_blocking=True) if i in moved else a
-                        for i, a in enumerate(args)])
+        return runner(*[on_device(i, a) if i in moved else a for i, a in enumerate(args)])
 
     return call
 
@@ -449,7 +464,9 @@ def _compile(gm, example_inputs, options, trusted):
     if numbers:
         runner = _with_numbers(runner, numbers)
     if host_scalars:
-        runner = _host_scalars_moved(runner, device, host_scalars)
+        runner = _host_scalars_moved(
+            runner, device, host_scalars, set((mutated or {}).values())
+        )
     return runner
 
 

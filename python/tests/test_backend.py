@@ -1256,6 +1256,27 @@ def test_dynamic_shapes_run_one_static_graph_per_shape(dynamic):
     assert stats["graphs_compiled"] == 4, stats
 
 
+def test_a_host_scalar_is_copied_to_the_device_once_per_value():
+    # The copy of a 0-d CPU input is reused while its number stays the same (a module's eps
+    # under dynamic=True); a new number, or the other sign of zero, is copied again.
+    from coil._backend import _host_scalars_moved
+
+    seen = []
+    run = _host_scalars_moved(lambda *a: seen.append(a[1]), torch.device("meta"), [1])
+    for v in (2.0, 2.0, -3.0, -3.0, 0.0, -0.0, 2.0):
+        run(torch.ones(2), torch.tensor(v))
+    ids = [id(t) for t in seen]
+    assert ids[0] == ids[1] and ids[2] == ids[3]
+    assert len({ids[0], ids[2], ids[4], ids[5], ids[6]}) == 5
+    assert all(t.device.type == "meta" for t in seen)
+    # An input the graph writes is copied every time.
+    seen.clear()
+    run = _host_scalars_moved(lambda *a: seen.append(a[1]), torch.device("meta"), [1], {1})
+    for _ in range(2):
+        run(torch.ones(2), torch.tensor(1.0))
+    assert seen[0] is not seen[1]
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_a_0d_cpu_tensor_beside_cuda_inputs_is_a_scalar_argument():
     # A 0-d CPU tensor among CUDA inputs (as `cache_position` or a step count can be) is
@@ -1266,7 +1287,7 @@ def test_a_0d_cpu_tensor_beside_cuda_inputs_is_a_scalar_argument():
 
     x = torch.randn(4, 8, device="cuda")
     g = torch.compile(f, backend="coil", dynamic=False)
-    for v in (2.0, -3.0):
+    for v in (2.0, -3.0, -3.0, 2.0, 0.0, -0.0):
         s = torch.tensor(v)
         torch.testing.assert_close(g(x, s), f(x, s))
     assert_all_compiled()
