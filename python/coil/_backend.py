@@ -28,7 +28,7 @@ _STATS = {
     "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
     "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
     "outputs_in_place": 0, "kernels": 0, "dynamic_graphs": 0, "specializations": 0,
-    "copies_skipped": 0,
+    "copies_skipped": 0, "bindings_dropped": 0,
 }
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
@@ -49,7 +49,8 @@ def torch_stats():
     KV cache's update costs the elements written), `kernels` (generated kernels in the graphs
     compiled), `dynamic_graphs` (graphs Dynamo traced
     with symbolic sizes) and `specializations` (the static graphs compiled for them, one per
-    binding of their sizes; each counted in `graphs_compiled` too)."""
+    binding of their sizes; each counted in `graphs_compiled` too; past `COIL_MAX_BINDINGS`, 64
+    by default, the least recently used binding of a graph is dropped: `bindings_dropped`)."""
     return copy.deepcopy(_STATS)
 
 
@@ -58,7 +59,7 @@ def reset_stats():
     _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0,
                   trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0,
                   outputs_in_place=0, kernels=0, dynamic_graphs=0, specializations=0,
-                  copies_skipped=0)
+                  copies_skipped=0, bindings_dropped=0)
 
 
 def _check_options(options):

@@ -20,13 +20,18 @@ What this is not: one kernel for every size. Each new binding is a compile (tens
 milliseconds warm, from the compile cache on a repeat); kernels that take their sizes at run
 time are the native compiler's work (issue "Dynamic shapes")."""
 
+import collections
 import logging
 import operator
+import os
 import warnings
 
 import torch
 
 log = logging.getLogger("coil")
+
+# The most bindings one graph keeps compiled (`COIL_MAX_BINDINGS`).
+MAX_BINDINGS = int(os.environ.get("COIL_MAX_BINDINGS", "64"))
 
 # Reads of a tensor's values as Python numbers.
 _ITEM_METHODS = ("item", "tolist")
@@ -103,7 +108,10 @@ class Specialized:
         self.compile_static = compile_static
         self.strict = strict
         self.stats = stats
-        self.compiled = {}
+        # Bindings in the order last used: the least recently used goes past MAX_BINDINGS (each
+        # holds a compiled model and its memory; a size that comes back compiles again, from
+        # coil's compile cache).
+        self.compiled = collections.OrderedDict()
         # Inputs whose values the graph reads: sizes (bound always) and floats (bound only
         # once tracing needs them, `bind_floats`).
         self.size_reads, self.float_reads = value_reads(gm)
@@ -143,6 +151,11 @@ class Specialized:
             entry = self._compile(args, sizes)
             key = self._key(args, sizes)  # `bind_floats` may have changed it
             self.compiled[key] = entry
+            while len(self.compiled) > MAX_BINDINGS:
+                self.compiled.popitem(last=False)
+                self.stats["bindings_dropped"] += 1
+        else:
+            self.compiled.move_to_end(key)
         run, kept = entry
         if run is None:
             return self.gm(*args)

@@ -162,3 +162,24 @@ def test_a_graph_coil_cannot_compile_for_a_binding_runs_eagerly_with_a_warning()
         with pytest.warns(UserWarning, match="coil: running this graph eagerly"):
             got = f(x, y)
         assert torch.equal(got, fn(x, y))
+
+
+def test_past_the_binding_cap_the_least_recently_used_binding_is_dropped(monkeypatch):
+    # Each binding holds a compiled model: a graph keeps at most COIL_MAX_BINDINGS of them; a
+    # size that comes back after its binding was dropped compiles again and still matches.
+    from coil import _dynamic
+
+    monkeypatch.setattr(_dynamic, "MAX_BINDINGS", 2)
+
+    def fn(x):
+        return torch.softmax(x * 2, dim=-1)
+
+    f = torch.compile(fn, backend="coil", dynamic=True, options={"strict": True})
+    for n in (3, 4, 3, 5, 4, 3):
+        x = torch.randn(n, 7)
+        torch.testing.assert_close(f(x), fn(x))
+    stats = coil.torch_stats()
+    # 3, 4, (3 again), 5 drops 4, 4 drops 3, 3 drops 5.
+    assert stats["specializations"] == 5, stats
+    assert stats["bindings_dropped"] == 3, stats
+    assert_all_compiled()
