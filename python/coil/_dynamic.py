@@ -68,15 +68,34 @@ def value_reads(gm):
     return size_reads, float_reads
 
 
-def _evaluate(gm, nodes, args):
-    """The values of `nodes` of `gm` for the arguments `args`, computed eagerly from what they
-    depend on alone."""
+def _ancestors(nodes):
+    """`nodes` and every node they depend on."""
     needed, stack = set(), list(nodes)
     while stack:
         n = stack.pop()
         if n not in needed:
             needed.add(n)
             stack.extend(n.all_input_nodes)
+    return needed
+
+
+def _writes(node):
+    """Whether `node` writes a tensor in place (`add_`, a mutable overload, `out=`)."""
+    if node.op == "call_method":
+        name = node.target
+    elif node.op == "call_function":
+        if isinstance(node.target, torch._ops.OpOverload) and node.target._schema.is_mutable:
+            return True
+        name = getattr(node.target, "__name__", "")
+    else:
+        return False
+    return (name.endswith("_") and not name.startswith("__")) or "out" in node.kwargs
+
+
+def _evaluate(gm, nodes, args):
+    """The values of `nodes` of `gm` for the arguments `args`, computed eagerly from what they
+    depend on alone (which writes nothing: `Specialized` checks)."""
+    needed = _ancestors(nodes)
     env = {}
     position = 0
     with torch.no_grad():
@@ -116,7 +135,14 @@ class Specialized:
         # once tracing needs them, `bind_floats`).
         self.size_reads, self.float_reads = value_reads(gm)
         self.size_read_names = [n.name for n in self.size_reads]
+        # A size read in a graph that writes in place cannot be computed ahead of the call
+        # (the read may follow the write, which would then happen twice): such a graph runs
+        # eagerly (strict mode raises).
+        self.unbindable = next(
+            (n.name for n in gm.graph.nodes if _writes(n)), None
+        ) if self.size_reads else None
         self.bind_floats = False
+        self.warned = False
         # The tensors whose shapes or strides hold symbols: the rest are static, and Dynamo's
         # guards hold them (shape, strides, dtype, device, requires_grad) before a call
         # reaches here, so the key looks at these alone.
@@ -144,6 +170,8 @@ class Specialized:
         return tuple(key)
 
     def __call__(self, *args):
+        if self.unbindable is not None:
+            return self._eagerly(args)
         sizes = _evaluate(self.gm, self.size_reads, args) if self.size_reads else []
         key = self._key(args, sizes)
         entry = self.compiled.get(key)
@@ -160,6 +188,18 @@ class Specialized:
         if run is None:
             return self.gm(*args)
         return run(*kept(args))
+
+    def _eagerly(self, args):
+        """Runs Dynamo's graph itself, saying why once (or raises in strict mode)."""
+        if not self.warned:
+            reason = (f"the graph reads a size from a tensor's values and writes in place "
+                      f"('{self.unbindable}'): coil cannot bind it to the size before the call")
+            if self.strict:
+                raise RuntimeError(f"coil cannot compile this graph ({reason})")
+            warnings.warn(f"coil: running this graph eagerly: {reason}", stacklevel=3)
+            self.stats["graphs_to_eager"].append(reason)
+            self.warned = True
+        return self.gm(*args)
 
     def _compile(self, args, sizes):
         try:
@@ -261,7 +301,8 @@ def bind(gm, args, read_positions, reads):
                     value = a.tolist() if u.target == "tolist" else a.item()
                     _replace_with_constant(graph, u, value)
     _fold_constants(graph)
-    graph.eliminate_dead_code()
+    # (No dead-code elimination: FX's would drop in-place method calls whose result is unused,
+    # `y.mul_(2)`, and with them the write.)
     # Inputs the binding left unread (a float whose reads became its value): not passed at
     # all, so a call neither checks nor moves them (a 0-d CPU tensor beside CUDA inputs would
     # be copied to the device at every call).

@@ -183,3 +183,37 @@ def test_past_the_binding_cap_the_least_recently_used_binding_is_dropped(monkeyp
     assert stats["specializations"] == 5, stats
     assert stats["bindings_dropped"] == 3, stats
     assert_all_compiled()
+
+
+def test_a_size_read_after_an_in_place_write_runs_eagerly_instead_of_writing_twice():
+    # Binding would compute the read ahead of the call, running the write twice.
+    def fn(x, y):
+        y.add_(1)
+        n = y.item()
+        return x.new_ones(n) * 2
+
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        f = torch.compile(fn, backend="coil")
+        y, y_eager = torch.tensor([3]), torch.tensor([3])
+        with pytest.warns(UserWarning, match="writes in place"):
+            got = f(torch.randn(2), y)
+        want = fn(torch.randn(2), y_eager)
+        assert torch.equal(got, want) and torch.equal(y, y_eager)
+
+
+@pytest.mark.parametrize("dynamic", [True, None])
+def test_an_input_written_in_place_under_symbolic_sizes_is_written(dynamic):
+    # A write whose result the graph does not use (`y.mul_(2)`) is still a write.
+    def fn(x, y):
+        y.mul_(2)
+        return x + y.sum()
+
+    f = torch.compile(fn, backend="coil", dynamic=dynamic)
+    for n in (4, 5, 7):
+        x, y, y_eager = torch.randn(n), torch.rand(n), None
+        y_eager = y.clone()
+        want = fn(x, y_eager)
+        got = f(x, y)
+        torch.testing.assert_close(got, want)
+        torch.testing.assert_close(y, y_eager)
+    assert_all_compiled()
