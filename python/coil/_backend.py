@@ -370,8 +370,11 @@ def _mutated_outputs():
 
 
 # Whether outputs may be written into the inputs they update on the GPU too
-# (`COIL_GPU_IN_PLACE=0` keeps them in fresh memory, which AOTAutograd then copies back).
-_GPU_IN_PLACE = os.environ.get("COIL_GPU_IN_PLACE", "1") != "0"
+# (`COIL_GPU_IN_PLACE=1`). Off by default until it is measured on a GPU: the rule
+# (`output_may_alias_input_on_device`) and the copies left out are the CPU's, tested there, but
+# no GPU was lent after they were written. Off, the outputs take fresh memory and AOTAutograd
+# copies them back.
+_GPU_IN_PLACE = os.environ.get("COIL_GPU_IN_PLACE", "0") == "1"
 
 # `{output: input}` (from `_mutated_outputs`) while AOTAutograd's forward graph compiles:
 # outputs that are new values of inputs, which `_compile` writes straight into the input's
