@@ -10,7 +10,7 @@
 //! the only such step is the pointwise kernel that writes the output and reads the input at
 //! the very element it writes (each element read, then overwritten, by the same lane).
 
-use coil_codegen::{BufferRole, KExpr, Kernel, KernelKind, Plan, Step, StoreMode};
+use coil_codegen::{BufferRole, KExpr, Kernel, KernelKind, Plan, SlotId, Step, StoreMode};
 use coil_lower::BufRef;
 
 /// Whether output `output` may be written into input `input`'s memory (`input_bytes` long,
@@ -52,18 +52,10 @@ pub(crate) fn output_may_alias_input(
         .filter(|(_, s)| **s == slot)
         .map(|(b, _)| *b)
         .collect();
-    let Some(first_write) = plan
-        .steps
-        .iter()
-        .position(|s| s.writes().iter().any(|b| in_slot.contains(b)))
-    else {
+    let Some(first_write) = first_write_into(plan, slot) else {
         return false;
     };
-    let input_ref = plan
-        .buffers
-        .iter()
-        .find(|b| b.role == BufferRole::Input(input))
-        .map(|b| b.buffer);
+    let input_ref = input_buffer(plan, input);
     // An output that reads the input itself (the input returned, or a view of it) must see
     // its old value, which writing in place would overwrite.
     if input_ref.is_some_and(|r| plan.outputs.iter().any(|p| p.buffer == r)) {
@@ -220,24 +212,14 @@ pub(crate) fn skipped_copies(
 ) -> Vec<bool> {
     let mut skip = vec![false; plan.steps.len()];
     for &(input, output) in aliased {
-        let (Some(o), Some(input_ref)) = (
-            plan.outputs.get(output),
-            plan.buffers
-                .iter()
-                .find(|b| b.role == BufferRole::Input(input))
-                .map(|b| b.buffer),
-        ) else {
+        let (Some(o), Some(input_ref)) = (plan.outputs.get(output), input_buffer(plan, input))
+        else {
             continue;
         };
         let Some(&slot) = plan.placement.get(&o.buffer) else {
             continue;
         };
-        let first_write = plan.steps.iter().position(|s| {
-            s.writes()
-                .iter()
-                .any(|b| plan.placement.get(b) == Some(&slot))
-        });
-        if let Some(i) = first_write
+        if let Some(i) = first_write_into(plan, slot)
             && copies.get(i).copied().flatten() == Some((input_ref, o.buffer))
         {
             skip[i] = true;
@@ -268,19 +250,10 @@ pub(crate) fn output_may_alias_input_on_device(
     let Some(&slot) = plan.placement.get(&o.buffer) else {
         return false;
     };
-    let Some(input_ref) = plan
-        .buffers
-        .iter()
-        .find(|b| b.role == BufferRole::Input(input))
-        .map(|b| b.buffer)
-    else {
+    let Some(input_ref) = input_buffer(plan, input) else {
         return true;
     };
-    let first_write = plan.steps.iter().position(|s| {
-        s.writes()
-            .iter()
-            .any(|b| plan.placement.get(b) == Some(&slot))
-    });
+    let first_write = first_write_into(plan, slot);
     let last_read = plan
         .steps
         .iter()
@@ -292,4 +265,21 @@ pub(crate) fn output_may_alias_input_on_device(
             r == w && copies.get(r).copied().flatten() == Some((input_ref, o.buffer))
         }
     }
+}
+
+/// The plan's buffer of graph input `input`, if it has one.
+fn input_buffer(plan: &Plan, input: usize) -> Option<BufRef> {
+    plan.buffers
+        .iter()
+        .find(|b| b.role == BufferRole::Input(input))
+        .map(|b| b.buffer)
+}
+
+/// The first step that writes a buffer placed in `slot`.
+fn first_write_into(plan: &Plan, slot: SlotId) -> Option<usize> {
+    plan.steps.iter().position(|s| {
+        s.writes()
+            .iter()
+            .any(|b| plan.placement.get(b) == Some(&slot))
+    })
 }
