@@ -14,7 +14,7 @@ import torch
 
 from . import _native
 from ._decomp import decompositions, normalize_prims
-from ._dynamic import Specialized, value_reads
+from ._dynamic import Specialized, value_reads, writes_in_place
 from ._complex import lower_complex
 from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
@@ -226,20 +226,7 @@ def _attributes_mutated(gm):
     in-place method or function (`mul_`, `torch._foreach_add_`), a mutable ATen overload, or
     an `out=` argument."""
     nodes = list(gm.graph.nodes)
-    if not any(n.op == "get_attr" for n in nodes):
-        return False
-    for n in nodes:
-        if n.op == "call_method":
-            name = n.target
-        elif n.op == "call_function":
-            if isinstance(n.target, torch._ops.OpOverload) and n.target._schema.is_mutable:
-                return True
-            name = getattr(n.target, "__name__", "")
-        else:
-            continue
-        if (name.endswith("_") and not name.startswith("__")) or "out" in n.kwargs:
-            return True
-    return False
+    return any(n.op == "get_attr" for n in nodes) and any(writes_in_place(n) for n in nodes)
 
 
 def _device_of(example_inputs):

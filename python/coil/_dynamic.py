@@ -79,7 +79,7 @@ def _ancestors(nodes):
     return needed
 
 
-def _writes(node):
+def writes_in_place(node):
     """Whether `node` writes a tensor in place (`add_`, a mutable overload, `out=`)."""
     if node.op == "call_method":
         name = node.target
@@ -139,7 +139,7 @@ class Specialized:
         # (the read may follow the write, which would then happen twice): such a graph runs
         # eagerly (strict mode raises).
         self.unbindable = next(
-            (n.name for n in gm.graph.nodes if _writes(n)), None
+            (n.name for n in gm.graph.nodes if writes_in_place(n)), None
         ) if self.size_reads else None
         self.bind_floats = False
         self.warned = False

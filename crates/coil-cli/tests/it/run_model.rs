@@ -447,19 +447,9 @@ fn given_outputs_summed_in_another_order_pass_by_the_float64_rule() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// `relu(x @ w).reshape(2 * rows, -1).softmax(-1) + 1`, as PyTorch prints it traced with
-/// symbolic sizes.
-const SYMBOLIC: &str = r#"class GraphModule(torch.nn.Module):
-    def forward(self, x_1: "f32[s75, s96]", w_1: "f32[s96, s9]"):
-        mm: "f32[s75, s9]" = torch.ops.aten.mm.default(x_1, w_1);  w_1 = None
-        relu: "f32[s75, s9]" = torch.ops.aten.relu.default(mm);  mm = None
-        sym_size_int: "Sym(s75)" = torch.ops.aten.sym_size.int(x_1, 0);  x_1 = None
-        mul: "Sym(2*s75)" = sym_size_int * 2;  sym_size_int = None
-        view: "f32[2*s75, (s9//2)]" = torch.ops.aten.view.default(relu, [mul, -1]);  mul = None
-        _softmax: "f32[2*s75, (s9//2)]" = torch.ops.aten._softmax.default(view, -1, False);  view = None
-        add: "f32[2*s75, (s9//2)]" = torch.ops.aten.add.Tensor(_softmax, 1);  _softmax = None
-        return (add,)
-"#;
+/// `relu(x @ w).reshape(2 * rows, -1).softmax(-1) + 1` and a column sum, as PyTorch prints it
+/// traced with symbolic sizes (coil-graph's test of the same file checks the parse).
+const SYMBOLIC: &str = include_str!("../../../coil-graph/tests/data/symbolic_mm_softmax.py");
 
 /// A graph file with symbolic sizes runs for the sizes of each `--inputs` it is given (its
 /// symbols bound to them), checked against eager; without `--inputs` it says what it needs.

@@ -5,19 +5,9 @@
 
 use coil_graph::{Bindings, GraphError, bind_inputs, eval_size, is_symbolic, parse, parse_bound};
 
-/// `relu(x @ w).reshape(2 * x.shape[0], -1).softmax(-1) + 1` and a column sum.
-const DYNAMIC: &str = r#"class GraphModule(torch.nn.Module):
-    def forward(self, x_1: "f32[s75, s96]", w_1: "f32[s96, s9]"):
-        mm: "f32[s75, s9]" = torch.ops.aten.mm.default(x_1, w_1);  w_1 = None
-        relu: "f32[s75, s9]" = torch.ops.aten.relu.default(mm);  mm = None
-        sym_size_int: "Sym(s75)" = torch.ops.aten.sym_size.int(x_1, 0);  x_1 = None
-        mul: "Sym(2*s75)" = sym_size_int * 2;  sym_size_int = None
-        view: "f32[2*s75, (s9//2)]" = torch.ops.aten.view.default(relu, [mul, -1]);  mul = None
-        _softmax: "f32[2*s75, (s9//2)]" = torch.ops.aten._softmax.default(view, -1, False);  view = None
-        add: "f32[2*s75, (s9//2)]" = torch.ops.aten.add.Tensor(_softmax, 1);  _softmax = None
-        sum_1: "f32[s9]" = torch.ops.aten.sum.dim_IntList(relu, [0]);  relu = None
-        return (add, sum_1)
-"#;
+/// `relu(x @ w).reshape(2 * x.shape[0], -1).softmax(-1) + 1` and a column sum, as
+/// `make_fx(..., tracing_mode="symbolic")` prints it (the CLI's test runs the same file).
+const DYNAMIC: &str = include_str!("../data/symbolic_mm_softmax.py");
 
 /// A size input and a check on it, as Dynamo's graphs carry them.
 const CHECKED: &str = r#"class GraphModule(torch.nn.Module):
