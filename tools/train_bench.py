@@ -7,6 +7,10 @@ coil's graph counts (and why any went to eager), and on CUDA the peak memory all
 (`torch.cuda.max_memory_allocated`, MiB).
 
     .venv/bin/python tools/train_bench.py [--steps 100] [--device cpu|cuda] [--models resnet18_w16,gpt2]
+        [--ways eager,coil,inductor,coil-own]
+
+`coil-own` is coil with `aten_externs=False`: its own convolution gradients and transforms, not
+ATen's called between its kernels (the default).
 
 Models (random weights, configs as the repo's real models):
 - resnet18_w16: torchvision's ResNet-18 (BasicBlock, [2, 2, 2, 2]) at a quarter of its stage
@@ -73,9 +77,11 @@ def train(make, way, steps, warmup, device):
     torch._dynamo.reset()
     coil.reset_stats()
     opt = make_opt(model.parameters())
-    backend = {"coil": "coil", "inductor": "inductor"}.get(way)
-    fm = torch.compile(model, backend=backend) if backend else model
-    step = torch.compile(opt.step, backend=backend) if backend else opt.step
+    backend = {"coil": "coil", "coil-own": "coil", "inductor": "inductor"}.get(way)
+    # coil-own: coil's own convolution gradients, not ATen's between its kernels.
+    options = {"aten_externs": False} if way == "coil-own" else None
+    fm = torch.compile(model, backend=backend, options=options) if backend else model
+    step = torch.compile(opt.step, backend=backend, options=options) if backend else opt.step
     losses, times = [], []
     if device == "cuda":
         torch.cuda.reset_peak_memory_stats()
@@ -89,7 +95,7 @@ def train(make, way, steps, warmup, device):
             torch.cuda.synchronize()
         times.append(time.perf_counter() - t)
         losses.append(loss.item())
-    stats = coil.torch_stats() if way == "coil" else {}
+    stats = coil.torch_stats() if way.startswith("coil") else {}
     return {
         "way": way,
         "first_loss": losses[0],
@@ -102,6 +108,7 @@ def train(make, way, steps, warmup, device):
         "to_eager_why": [r[:300] for r in stats.get("graphs_to_eager", [])],
         "in_place": stats.get("outputs_in_place"),
         "kernels": stats.get("kernels"),
+        "aten_extern_calls": stats.get("aten_extern_calls"),
         "peak_mib": (round(torch.cuda.max_memory_allocated() / 2**20, 1)
                      if device == "cuda" else None),
     }

@@ -14,12 +14,13 @@ import torch
 
 from . import _native
 from ._decomp import decompositions, normalize_prims
-from ._dynamic import Specialized, value_reads, writes_in_place
+from ._dynamic import Specialized, trace_for_guards, value_reads, writes_in_place
 from ._complex import lower_complex
 from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
 from ._random import draw_seed, seed_random_ops
 from ._fx import TORCH_DTYPES, Unsupported, contiguous_strides, dense_order, describe
+from ._extern import CURRENT as _EXTERNS_MODE, has_externs, mode_of, split_compile
 from ._storage import alias_plan, output_alias, storage_rewrite
 
 log = logging.getLogger("coil")
@@ -28,13 +29,13 @@ _STATS = {
     "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
     "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
     "outputs_in_place": 0, "kernels": 0, "dynamic_graphs": 0, "specializations": 0,
-    "copies_skipped": 0, "bindings_dropped": 0,
+    "copies_skipped": 0, "bindings_dropped": 0, "aten_extern_calls": 0,
 }
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
 _NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts", "gemm",
                    "aggressive_fusion")
-_KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs")
+_KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs", "aten_externs")
 
 
 def torch_stats():
@@ -50,7 +51,9 @@ def torch_stats():
     compiled), `dynamic_graphs` (graphs Dynamo traced
     with symbolic sizes) and `specializations` (the static graphs compiled for them, one per
     binding of their sizes; each counted in `graphs_compiled` too; past `COIL_MAX_BINDINGS`, 64
-    by default, the least recently used binding of a graph is dropped: `bindings_dropped`)."""
+    by default, the least recently used binding of a graph is dropped: `bindings_dropped`),
+    `aten_extern_calls` (ATen's own routines a call of the graphs compiled makes, where
+    Inductor calls them too: `_extern`)."""
     return copy.deepcopy(_STATS)
 
 
@@ -59,7 +62,7 @@ def reset_stats():
     _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0,
                   trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0,
                   outputs_in_place=0, kernels=0, dynamic_graphs=0, specializations=0,
-                  copies_skipped=0, bindings_dropped=0)
+                  copies_skipped=0, bindings_dropped=0, aten_extern_calls=0)
 
 
 def _check_options(options):
@@ -86,7 +89,12 @@ def backend(gm, example_inputs, options=None, **kwargs):
     `gemm`: coil's own libraries, as the CLI runs them), `aggressive_fusion` (Inductor's knob:
     pointwise kernels of one iteration space fuse even with no data in common; on by default
     for an optimizer step (`_optimizer_graph`), whose per-parameter updates would otherwise be
-    a kernel each, as Inductor's foreach kernels group them).
+    a kernel each, as Inductor's foreach kernels group them), `aten_externs` (which ops
+    Inductor leaves to ATen run as ATen's between coil's kernels, their results eager's bit
+    for bit: `auto`, the default, the Fourier transforms and `convolution_backward` where coil
+    has no library of its own for it; `all` or True, also coil's oneDNN gradients on the CPU;
+    `none` or False, coil's own versions, as graph files get them; `COIL_ATEN_EXTERNS` sets the
+    default; `_extern`).
 
     An inference graph (grad disabled, or no input requiring it) is traced to core ATen here,
     once, and its compiled callable is what Dynamo calls: no AOTAutograd wrapper runs per call.
@@ -99,19 +107,37 @@ def backend(gm, example_inputs, options=None, **kwargs):
     _check_options(options)
     if "aggressive_fusion" not in options and _optimizer_graph(gm):
         options["aggressive_fusion"] = True
-    from torch._dynamo.backends.common import aot_autograd
-
     # Attention traced as its math (matmuls and a softmax, which coil fuses), not as one of
     # the fused CUDA kernels SDPA would pick on a GPU.
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     if _symbolic(example_inputs) or value_reads(gm)[0]:
         # Symbolic sizes, or sizes read from an input's values: one static graph per binding
-        # of the symbols, compiled at its first call (`_dynamic`).
+        # of the symbols, compiled at its first call (`_dynamic`), under the guards Inductor's
+        # trace would add.
+        if _symbolic(example_inputs):
+            trace_start = time.perf_counter()
+            with sdpa_kernel([SDPBackend.MATH]):
+                trace_for_guards(gm, example_inputs, decompositions())
+            _STATS["trace_s"] += time.perf_counter() - trace_start
         return Specialized(
             gm, lambda bound, inputs: backend(bound, inputs, dict(options)),
             strict=bool(options.get("strict", False)), stats=_STATS,
         )
+    # The decompositions leave whole what ATen will run (`_extern`).
+    token = _EXTERNS_MODE.set(mode_of(options))
+    try:
+        return _traced_and_compiled(gm, example_inputs, options)
+    finally:
+        _EXTERNS_MODE.reset(token)
+
+
+def _traced_and_compiled(gm, example_inputs, options):
+    """`backend` of a static graph: traced for inference and compiled, or through
+    AOTAutograd."""
+    from torch._dynamo.backends.common import aot_autograd
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
     with sdpa_kernel([SDPBackend.MATH]):
         trace_start = time.perf_counter()
         traced = _inference_graph(gm, example_inputs, decompositions())
@@ -373,8 +399,11 @@ _MUTATED = contextvars.ContextVar("coil_mutated", default=None)
 def _compile(gm, example_inputs, options, trusted):
     """`compile_fx`; `trusted` when Dynamo's guards already hold each input's shape, dtype,
     strides and device to the example inputs' (the call then checks nothing itself)."""
-    mutated = _MUTATED.get()
     _check_options(options)
+    mode = mode_of(options)
+    if has_externs(gm, mode):
+        return _split(gm, example_inputs, options, trusted, mode)
+    mutated = _MUTATED.get()
     if "logs" in options:
         _native.set_logs(str(options["logs"]))
     strict = bool(options.get("strict", False))
@@ -459,6 +488,25 @@ def _compile(gm, example_inputs, options, trusted):
             runner, device, host_scalars, set((mutated or {}).values())
         )
     return runner
+
+
+def _split(gm, example_inputs, options, trusted, mode):
+    """`_compile` of a graph holding ops Inductor leaves to ATen: split at them (`_extern`),
+    each segment compiled (or run eagerly, as a graph would) and counted as one graph."""
+    before, to_eager = _STATS["graphs_compiled"], len(_STATS["graphs_to_eager"])
+    # Which outputs are new values of inputs is said of the whole graph, not of a segment.
+    token = _MUTATED.set(None)
+    try:
+        run, externs = split_compile(
+            gm, example_inputs,
+            lambda sub, inputs, sub_trusted: _compile(sub, inputs, options, sub_trusted),
+            trusted, mode,
+        )
+    finally:
+        _MUTATED.reset(token)
+    _STATS["graphs_compiled"] = before + int(len(_STATS["graphs_to_eager"]) == to_eager)
+    _STATS["aten_extern_calls"] += externs
+    return run
 
 
 def _input_memory_outputs(model, mutated, rewritten, on_gpu):

@@ -705,16 +705,24 @@ def decompositions():
     return _TABLE[1]
 
 
-def _convolution_backward_where_not_native(dy, x, w, bias_sizes, stride, padding, dilation,
-                                           transposed, output_padding, groups, output_mask):
-    """`convolution_backward` whole where the CPU backend's library computes it (oneDNN loaded;
-    f32, and bf16 where the host has kernels for it; batched, not transposed), else as forward
-    convolutions (`_decomp_nn`)."""
+def coil_computes_conv_backward(dy, x, w, transposed):
+    """Whether the CPU backend's library computes this `convolution_backward` whole (oneDNN
+    loaded; f32, and bf16 where the host has kernels for it; batched, not transposed)."""
     from . import _native
 
-    if (dy.device.type == "cpu" and not transposed
+    return (dy.device.type == "cpu" and not transposed
             and x.dim() == w.dim() and x.numel() > 0 and dy.numel() > 0
-            and str(dy.dtype) in _native.cpu_conv_backward_dtypes()):
+            and str(dy.dtype) in _native.cpu_conv_backward_dtypes())
+
+
+def _convolution_backward_where_not_native(dy, x, w, bias_sizes, stride, padding, dilation,
+                                           transposed, output_padding, groups, output_mask):
+    """`convolution_backward` whole where coil's library computes it, or where ATen's will run
+    between coil's kernels (`_extern`), else as forward convolutions (`_decomp_nn`)."""
+    from . import _extern
+
+    if coil_computes_conv_backward(dy, x, w, transposed) or _extern.conv_backward_by_aten(
+            dy, x, w, transposed, _extern.CURRENT.get()):
         return NotImplemented
     return convolution_backward(dy, x, w, bias_sizes, stride, padding, dilation, transposed,
                                 output_padding, groups, output_mask)

@@ -230,6 +230,32 @@ class Specialized:
         return run, pick
 
 
+def trace_for_guards(gm, example_inputs, decompositions):
+    """Traces `gm` to ATen once with its symbolic inputs, as AOTAutograd does for Inductor, and
+    drops the result: what the trace decides about the symbols (a derived size is not 1, so
+    its stride does not matter; the 0/1 specialization) becomes a guard in Dynamo's shape
+    environment, and Dynamo recompiles exactly where it would for Inductor. The bindings do
+    not need it (each is a concrete size); a graph whose trace fails (a size only an input's
+    values give) keeps Dynamo's guards alone."""
+    from torch._guards import detect_fake_mode
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    fake_mode = detect_fake_mode(example_inputs)
+    if fake_mode is None:
+        return
+    try:
+        fakes = [
+            fake_mode.from_tensor(a) if isinstance(a, torch.Tensor) else a for a in example_inputs
+        ]
+        with fake_mode:
+            make_fx(
+                torch.func.functionalize(gm, remove="mutations"),
+                decomposition_table=decompositions,
+            )(*fakes)
+    except Exception as e:  # a data-dependent size, or an op the fake mode cannot run
+        log.debug("coil: no symbolic trace of a dynamic graph (%s): Dynamo's guards alone", e)
+
+
 def _static(t):
     """Whether a (fake) tensor's shape and strides are all numbers."""
     return all(type(d) is int for d in t.shape) and all(type(d) is int for d in t.stride())

@@ -1,7 +1,10 @@
-"""`convolution_backward` through coil against eager: on the CPU with oneDNN each gradient is one
-library call (no host op); elsewhere, and for transposed convolutions, forward convolutions
-(`_decomp_nn`) or, given the op whole, the host. Every stride, padding, dilation, group count,
-rank, output mask and layout below matches eager's gradients."""
+"""coil's own `convolution_backward` (the option `aten_externs=False`; ATen's runs between
+coil's kernels where coil has no library for it, or with `aten_externs="all"`: test_extern.py)
+against eager: on the CPU
+with oneDNN each gradient is one library call (no host op); elsewhere, and for transposed
+convolutions, forward convolutions (`_decomp_nn`) or, given the op whole, the host. Every
+stride, padding, dilation, group count, rank, output mask and layout below matches eager's
+gradients."""
 
 import pytest
 import torch
@@ -11,6 +14,8 @@ import coil
 from coil import _native
 
 aten = torch.ops.aten
+# coil's own gradients, every graph compiled.
+OWN = {"strict": True, "aten_externs": False}
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 
@@ -59,7 +64,7 @@ def backward_of(case, mask, channels_last=False, device="cpu"):
 @pytest.mark.parametrize("case", list(CASES))
 def test_gradients_match_eager(case, mask, device):
     f, args = backward_of(case, mask, device=device)
-    got = torch.compile(f, backend="coil", options={"strict": True})(*args)
+    got = torch.compile(f, backend="coil", options=OWN)(*args)
     want = f(*args)
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-4)
@@ -77,7 +82,7 @@ def test_on_the_cpu_with_onednn_each_gradient_is_one_library_call():
     externs = model.report()["extern_names"]
     assert sorted(externs) == ["extern_kernels.convolution_backward_input",
                                "extern_kernels.convolution_backward_weight"], externs
-    got = coil.compile_fx(gm, list(args), strict=True)(*args)
+    got = coil.compile_fx(gm, list(args), **OWN)(*args)
     for g, w in zip(got, f(*args)):
         torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-4)
 
@@ -98,13 +103,14 @@ def test_a_transposed_convolution_backward_given_whole_runs_on_the_host(mask):
         return tuple(t for t, m in zip(r, mask) if m)
 
     gm = make_fx(f)(dy, x, w)
-    got = coil.compile_fx(gm, [dy, x, w], strict=True)(dy, x, w)
+    got = coil.compile_fx(gm, [dy, x, w], **OWN)(dy, x, w)
     for g, want in zip(got, f(dy, x, w)):
         torch.testing.assert_close(g, want, rtol=1e-4, atol=1e-4)
     assert any("convolution_backward" in op for op in coil.torch_stats()["fallback_ops"])
 
 
-def test_a_conv_net_trains_with_eager_gradients():
+@pytest.mark.parametrize("aten_externs", ["all", "none"])
+def test_a_conv_net_trains_with_eager_gradients(aten_externs):
     torch.manual_seed(0)
     net = torch.nn.Sequential(
         torch.nn.Conv2d(3, 8, 3, stride=2, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
@@ -114,7 +120,8 @@ def test_a_conv_net_trains_with_eager_gradients():
 
     ref = copy.deepcopy(net)
     x = torch.randn(4, 3, 16, 16)
-    compiled = torch.compile(net, backend="coil", options={"strict": True})
+    options = {"strict": True, "aten_externs": aten_externs}
+    compiled = torch.compile(net, backend="coil", options=options)
     compiled(x).square().sum().backward()
     ref(x).square().sum().backward()
     for (name, p), q in zip(net.named_parameters(), ref.parameters()):
@@ -122,6 +129,7 @@ def test_a_conv_net_trains_with_eager_gradients():
     stats = coil.torch_stats()
     assert stats["backward_graphs_compiled"] >= 1, stats
     assert stats["fallback_ops"] == [], stats
+    assert (stats["aten_extern_calls"] > 0) == (aten_externs == "all"), stats
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 9, 8), (3, 7, 7)], ids=["batched", "unbatched"])
@@ -149,7 +157,7 @@ def test_bf16_gradients_are_as_accurate_as_eagers(case):
     args16 = [t.to(torch.bfloat16) for t in args]
     exact = f(*[t.double() for t in args16])
     want = f(*args16)
-    got = torch.compile(f, backend="coil", options={"strict": True})(*args16)
+    got = torch.compile(f, backend="coil", options=OWN)(*args16)
     for g, w, e in zip(got, want, exact):
         assert g.dtype == torch.bfloat16
         scale = e.abs().max().item()

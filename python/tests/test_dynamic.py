@@ -217,3 +217,24 @@ def test_an_input_written_in_place_under_symbolic_sizes_is_written(dynamic):
         torch.testing.assert_close(got, want)
         torch.testing.assert_close(y, y_eager)
     assert_all_compiled()
+
+
+def test_dynamo_recompiles_where_a_derived_size_meets_the_0_1_specialization():
+    # `x.chunk(4)` of n elements: chunks of ceil(n / 4), the last one n - 3 ceil(n / 4). The
+    # symbolic trace (as AOTAutograd's for Inductor) guards that last size against 1, so a size
+    # whose last chunk is 1 element (10: 3, 3, 3, 1) is a new frame, as under Inductor; sizes
+    # whose chunks are all longer share the dynamic frame.
+    frames = []
+
+    def counting(gm, example_inputs):
+        frames.append(gm)
+        return coil.backend(gm, example_inputs)
+
+    f = torch.compile(lambda x: x.chunk(4), backend=counting, fullgraph=True)
+    counts = []
+    for n in [4, 8, 12, 44, 11, 10]:
+        x = torch.randn(n)
+        for got, want in zip(f(x), x.chunk(4), strict=True):
+            assert torch.equal(got, want)
+        counts.append(len(frames))
+    assert counts == [1, 2, 2, 2, 2, 3], counts
