@@ -382,12 +382,11 @@ def _mutated_outputs():
     return pairs
 
 
-# Whether outputs may be written into the inputs they update on the GPU too
-# (`COIL_GPU_IN_PLACE=1`). Off by default until it is measured on a GPU: the rule
-# (`output_may_alias_input_on_device`) and the copies left out are the CPU's, tested there, but
-# no GPU was lent after they were written. Off, the outputs take fresh memory and AOTAutograd
-# copies them back.
-_GPU_IN_PLACE = os.environ.get("COIL_GPU_IN_PLACE", "0") == "1"
+# Whether outputs may be written into the inputs they update on the GPU too (on by default
+# since it was run on an H100 on 2026-12-06: decoding with a static cache gives eager's tokens
+# with the cache updates written in place; `COIL_GPU_IN_PLACE=0` turns it off: the outputs then
+# take fresh memory and AOTAutograd copies them back).
+_GPU_IN_PLACE = os.environ.get("COIL_GPU_IN_PLACE", "1") == "1"
 
 # `{output: input}` (from `_mutated_outputs`) while AOTAutograd's forward graph compiles:
 # outputs that are new values of inputs, which `_compile` writes straight into the input's

@@ -125,3 +125,24 @@ def test_host_calls_on_strided_values_match_eager():
     got = torch.compile(fn, backend="coil", dynamic=False, options={"strict": True})(x, idx, src)
     for w, g in zip(want, got):
         torch.testing.assert_close(g, w)
+
+
+@pytest.mark.parametrize(
+    "device", ["cpu"] + (["cuda"] if torch.cuda.is_available() else []))
+def test_outputs_sharing_memory_with_buffers_inputs_and_each_other_match_eager(device):
+    # Outputs that are not a buffer of their own: a reshape and a slice of a buffer, the same
+    # buffer twice, an input returned, a transposed view (on the GPU the contiguous ones are
+    # copied on the device after the run, the strided one through the host).
+    def fn(a, b):
+        x = (a * b).relu()
+        y = x + 1
+        return x, x.view(-1), y[1:], y, x, a, y.t(), (y * 2)[2:].reshape(2, 3, 2)
+
+    a = torch.randn(4, 6, device=device)
+    b = torch.randn(4, 6, device=device)
+    want = fn(a, b)
+    got = torch.compile(fn, backend="coil", dynamic=False, options={"strict": True})(a, b)
+    assert len(got) == len(want)
+    for i, (w, g) in enumerate(zip(want, got)):
+        assert g.device == w.device and g.shape == w.shape, i
+        torch.testing.assert_close(g, w, msg=f"output {i}")

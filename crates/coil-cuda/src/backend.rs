@@ -561,6 +561,16 @@ impl Runtime for CudaBackend {
         self.exec.read(buffer, out)
     }
 
+    fn copy_buffer(
+        &self,
+        src: BufferHandle,
+        src_offset: usize,
+        dst: BufferHandle,
+        bytes: usize,
+    ) -> Result<(), BackendError> {
+        self.exec.copy_buffer(src, src_offset, dst, bytes)
+    }
+
     unsafe fn borrow_device(&self, ptr: u64, bytes: usize) -> Option<BufferHandle> {
         // SAFETY: the caller's promise.
         unsafe { self.exec.borrow_device(ptr, bytes) }

@@ -208,6 +208,20 @@ pub trait Runtime: Send + Sync {
     fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError>;
     /// Copies a buffer's first `out.len()` bytes to the host.
     fn read(&self, buffer: BufferHandle, out: &mut [u8]) -> Result<(), BackendError>;
+    /// Copies `bytes` bytes of `src`, from byte `src_offset`, to the start of `dst`, ordered
+    /// after the work queued before it (on a device, without the host). Default: through the
+    /// host ([`Runtime::read`], then [`Runtime::write`]).
+    fn copy_buffer(
+        &self,
+        src: BufferHandle,
+        src_offset: usize,
+        dst: BufferHandle,
+        bytes: usize,
+    ) -> Result<(), BackendError> {
+        let mut host = vec![0u8; src_offset + bytes];
+        self.read(src, &mut host)?;
+        self.write(dst, &host[src_offset..])
+    }
     /// Lends the backend `bytes` of host memory the caller owns, at `ptr`, as a buffer (a call
     /// that reads and writes the caller's tensors in place); `None` when it cannot (its memory
     /// is not host memory, or `ptr` is not aligned as its kernels assume). [`Runtime::free`]

@@ -250,6 +250,22 @@ impl CompiledModel {
         (whole && bytes > 0 && plan.slots[slot] == bytes && !taken.contains(&slot)).then_some(slot)
     }
 
+    /// The memory slot holding an output's source: its buffer's, or its input's.
+    fn source_slot(&self, b: BufRef) -> Option<usize> {
+        let plan = self.plan();
+        let buffer = match b {
+            BufRef::Buffer(_) => b,
+            BufRef::Input(i) => {
+                plan.buffers
+                    .iter()
+                    .find(|x| x.role == BufferRole::Input(i.index()))?
+                    .buffer
+            }
+            BufRef::IndexChecks => return None,
+        };
+        plan.placement.get(&buffer).map(|s| s.0 as usize)
+    }
+
     /// Runs `body` on a copy of the model's slots (the memory lock held), in which it may
     /// put buffers lent by the caller (pushed to its second argument); gives them all back.
     fn with_lent<T>(
@@ -531,6 +547,25 @@ impl CompiledModel {
                     taken_outputs.contains(&i)
                 });
             self.enqueue_on(memory, &skip)?;
+            // Outputs that are a contiguous stretch of a buffer or an input (a reshaped or
+            // sliced view, a buffer in a larger shared slot, a buffer returned twice): copied on
+            // the device, queued after the run. Only strided views go through the host.
+            let mut strided = Vec::new();
+            for i in gather {
+                let o = &plan.outputs[i];
+                match self.source_slot(o.buffer) {
+                    Some(slot) if coil_graph::is_contiguous(&o.layout.sizes, &o.layout.strides) => {
+                        let Some(h) = borrow(outputs[i], lent) else {
+                            return Err(CoilError::Plan("the output memory cannot be lent".into()));
+                        };
+                        let offset = o.layout.offset * o.layout.dtype.itemsize();
+                        self.backend
+                            .copy_buffer(memory[slot], offset, h, outputs[i].1)?;
+                    }
+                    _ => strided.push(i),
+                }
+            }
+            let gather = strided;
             let must_read = !gather.is_empty() || self.checks_slot(memory)?.is_some();
             if on_callers_stream && !must_read {
                 return Ok(true);

@@ -478,6 +478,27 @@ impl Executor for Gpu {
         self.0.dev.copy_to_host(b, 0, out).map_err(err)
     }
 
+    fn copy_buffer(
+        &self,
+        src: BufferHandle,
+        src_offset: usize,
+        dst: BufferHandle,
+        bytes: usize,
+    ) -> Result<(), BackendError> {
+        if src == dst {
+            return Err(BackendError::Runtime(
+                "a buffer copied onto itself (an output aliasing its source)".into(),
+            ));
+        }
+        self.with_output(dst, |live, out| {
+            let from = live.get(&src.0).ok_or_else(|| dead(src))?;
+            self.0
+                .dev
+                .copy_device(from, src_offset, out, 0, bytes)
+                .map_err(err)
+        })
+    }
+
     fn sgemm(
         &self,
         gemm: Gemm,
