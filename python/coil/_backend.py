@@ -19,9 +19,12 @@ from ._complex import lower_complex
 from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
 from ._random import draw_seed, seed_random_ops
-from ._fx import TORCH_DTYPES, Unsupported, contiguous_strides, dense_order, describe
+from ._fx import (
+    TORCH_DTYPES, OutputLayout, Unsupported, contiguous_strides, dense_order, describe,
+)
 from ._extern import CURRENT as _EXTERNS_MODE, has_externs, mode_of, split_compile
-from ._storage import alias_plan, output_alias, storage_rewrite
+from . import _trace_cache as trace_cache
+from ._storage import AliasPlan, alias_plan, output_alias, storage_rewrite
 
 log = logging.getLogger("coil")
 
@@ -29,7 +32,7 @@ _STATS = {
     "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
     "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
     "outputs_in_place": 0, "kernels": 0, "dynamic_graphs": 0, "specializations": 0,
-    "copies_skipped": 0, "bindings_dropped": 0, "aten_extern_calls": 0,
+    "copies_skipped": 0, "bindings_dropped": 0, "aten_extern_calls": 0, "trace_cache_hits": 0,
 }
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
@@ -53,7 +56,8 @@ def torch_stats():
     binding of their sizes; each counted in `graphs_compiled` too; past `COIL_MAX_BINDINGS`, 64
     by default, the least recently used binding of a graph is dropped: `bindings_dropped`),
     `aten_extern_calls` (ATen's own routines a call of the graphs compiled makes, where
-    Inductor calls them too: `_extern`)."""
+    Inductor calls them too: `_extern`), `trace_cache_hits` (inference graphs whose trace to
+    ATen and rewrites came from `_trace_cache`, an earlier process's: no `trace_s` spent)."""
     return copy.deepcopy(_STATS)
 
 
@@ -62,7 +66,8 @@ def reset_stats():
     _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0,
                   trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0,
                   outputs_in_place=0, kernels=0, dynamic_graphs=0, specializations=0,
-                  copies_skipped=0, bindings_dropped=0, aten_extern_calls=0)
+                  copies_skipped=0, bindings_dropped=0, aten_extern_calls=0,
+                  trace_cache_hits=0)
 
 
 def _check_options(options):
@@ -138,12 +143,19 @@ def _traced_and_compiled(gm, example_inputs, options):
     from torch._dynamo.backends.common import aot_autograd
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
+    # An inference graph traced and rewritten in an earlier process (`_trace_cache`): no trace.
+    cache_key = None if options.get("debug_dir") else trace_cache.key(gm, example_inputs, options)
+    entry = trace_cache.load(cache_key)
+    if entry is not None:
+        _STATS["trace_cache_hits"] += 1
+        return _compile(gm, list(example_inputs), options, trusted=True, entry=entry)
     with sdpa_kernel([SDPBackend.MATH]):
         trace_start = time.perf_counter()
         traced = _inference_graph(gm, example_inputs, decompositions())
         _STATS["trace_s"] += time.perf_counter() - trace_start
         if traced is not None:
-            return _compile(traced, list(example_inputs), options, trusted=True)
+            return _compile(traced, list(example_inputs), options, trusted=True,
+                            cache_key=cache_key)
 
         from functools import partial
 
@@ -395,12 +407,14 @@ _GPU_IN_PLACE = os.environ.get("COIL_GPU_IN_PLACE", "1") == "1"
 _MUTATED = contextvars.ContextVar("coil_mutated", default=None)
 
 
-def _compile(gm, example_inputs, options, trusted):
+def _compile(gm, example_inputs, options, trusted, cache_key=None, entry=None):
     """`compile_fx`; `trusted` when Dynamo's guards already hold each input's shape, dtype,
-    strides and device to the example inputs' (the call then checks nothing itself)."""
+    strides and device to the example inputs' (the call then checks nothing itself).
+    `entry`: what `_prepare` gave for this graph in an earlier process (`_trace_cache`), else
+    `_prepare` runs and its result is stored under `cache_key`."""
     _check_options(options)
     mode = mode_of(options)
-    if has_externs(gm, mode):
+    if entry is None and has_externs(gm, mode):
         return _split(gm, example_inputs, options, trusted, mode)
     mutated = _MUTATED.get()
     if "logs" in options:
@@ -409,33 +423,17 @@ def _compile(gm, example_inputs, options, trusted):
     start = time.perf_counter()
     try:
         device, host_scalars = _device_of(example_inputs)
-        lifted, consts = lift_constants(gm)
-        normalize_prims(lifted)
-        numbers = _number_outputs(lifted)
-        tensorize_scalars(lifted)
-        unsigned_in, unsigned_out = lower_unsigned(lifted)
-        complex_in, complex_out = lower_complex(lifted, device)
-        # The DFT matrices of `_fft` (`lifted` is this compile's own copy already).
-        lifted, transform_consts = lift_constants(lifted, fresh=False)
-        inputs = [
-            torch.view_as_real(t) if i in complex_in
-            else t.view(SIGNED[t.dtype]) if i in unsigned_in else t
-            for i, t in enumerate(list(example_inputs) + consts)
-        ] + transform_consts
-        consts = inputs[len(example_inputs):]
-        seeded = seed_random_ops(lifted)
-        if seeded:
-            inputs.append(torch.zeros((), dtype=torch.int64))
-        storage_rewrite(lifted, inputs)
-        plan = alias_plan(lifted, eager_strides=options.get("frontend", "fx") == "fx")
-        source, layouts = _source(lifted, inputs, options)
+        if entry is None:
+            entry = _prepare(gm, example_inputs, options, device)
+            if cache_key is not None and _storable(entry):
+                trace_cache.store(cache_key, entry)
         native = {k: str(options[k]) for k in _NATIVE_OPTIONS if k in options}
         if torch.are_deterministic_algorithms_enabled():
             # Scatters that add run on the host, in order (Dynamo recompiles when the mode
             # changes: its global-state guard holds it).
             native["deterministic"] = "True"
         native_start = time.perf_counter()
-        model = _native.compile(source, device.type, native)
+        model = _native.compile(entry["source"], device.type, native)
         _STATS["coil_compile_s"] += time.perf_counter() - native_start
     except Exception as e:  # every failure is a fallback to eager, or an error in strict mode
         reason = f"{type(e).__name__ if not isinstance(e, Unsupported) else 'unsupported'}: {e}"
@@ -457,6 +455,82 @@ def _compile(gm, example_inputs, options, trusted):
         report["extern_calls"],
         report["compile_s"],
     )
+    return _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted)
+
+
+def _prepare(gm, example_inputs, options, device):
+    """The ATen graph rewritten for coil (constants lifted, numbers, unsigned and complex values
+    and random ops rewritten, storage and aliasing planned) and described: the entry
+    `_trace_cache` keeps, plain data and tensors only."""
+    lifted, consts = lift_constants(gm)
+    normalize_prims(lifted)
+    numbers = _number_outputs(lifted)
+    tensorize_scalars(lifted)
+    unsigned_in, unsigned_out = lower_unsigned(lifted)
+    complex_in, complex_out = lower_complex(lifted, device)
+    # The DFT matrices of `_fft` (`lifted` is this compile's own copy already).
+    lifted, transform_consts = lift_constants(lifted, fresh=False)
+    inputs = _converted(example_inputs, consts, complex_in, unsigned_in) + transform_consts
+    seeded = seed_random_ops(lifted)
+    if seeded:
+        inputs.append(torch.zeros((), dtype=torch.int64))
+    storage_rewrite(lifted, inputs)
+    plan = alias_plan(lifted, eager_strides=options.get("frontend", "fx") == "fx")
+    source, layouts = _source(lifted, inputs, options)
+    return {
+        "source": source,
+        "layouts": [None if lay is None else (str(lay.dtype), lay.sizes, lay.strides, lay.order)
+                    for lay in layouts],
+        "consts": inputs[len(example_inputs):len(inputs) - int(seeded)],
+        "complex_in": sorted(complex_in),
+        "complex_out": [(i, str(d)) for i, d in complex_out],
+        "unsigned_in": sorted(unsigned_in),
+        "unsigned_out": [(i, str(d)) for i, d in unsigned_out],
+        "seeded": seeded,
+        "numbers": numbers,
+        "alias": plan.entries,
+        "out_dtypes": _output_dtypes(lifted),
+    }
+
+
+def _storable(entry):
+    """Whether an entry can be kept: its constants real tensors (AOTAutograd's graphs, compiled
+    under a fake mode, are not cached)."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    return not any(isinstance(c, FakeTensor) for c in entry["consts"])
+
+
+def _dtype(name):
+    return getattr(torch, name.removeprefix("torch."))
+
+
+def _converted(example_inputs, consts, complex_in, unsigned_in):
+    """The inputs as coil's graph takes them: complex ones as their real views, unsigned ones
+    as their signed bits."""
+    return [
+        torch.view_as_real(t) if i in complex_in
+        else t.view(SIGNED[t.dtype]) if i in unsigned_in else t
+        for i, t in enumerate(list(example_inputs) + list(consts))
+    ]
+
+
+def _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted):
+    """What Dynamo calls: the compiled model's `_Runner`, inside the wrappers that undo the
+    graph's rewrites."""
+    complex_in, complex_out = entry["complex_in"], entry["complex_out"]
+    unsigned_in, unsigned_out = entry["unsigned_in"], entry["unsigned_out"]
+    complex_out = [(i, _dtype(d)) for i, d in complex_out]
+    unsigned_out = [(i, _dtype(d)) for i, d in unsigned_out]
+    seeded, numbers = entry["seeded"], entry["numbers"]
+    plan = AliasPlan(entry["alias"])
+    inputs = _converted(example_inputs, [], set(complex_in), set(unsigned_in)) + list(
+        entry["consts"])
+    consts = inputs[len(example_inputs):]
+    if seeded:
+        inputs.append(torch.zeros((), dtype=torch.int64))
+    layouts = [None if d is None else OutputLayout(_dtype(d[0]), d[1], d[2], d[3])
+               for d in entry["layouts"]]
     alias = {}
     if not numbers and plan.trivial and (device.type == "cpu" or _GPU_IN_PLACE):
         alias = _input_memory_outputs(
@@ -465,7 +539,7 @@ def _compile(gm, example_inputs, options, trusted):
         _STATS["outputs_in_place"] += sum((mutated or {}).get(k) == i for k, i in alias.items())
         _STATS["copies_skipped"] += sum(model.skips_copy_into(k, i) for k, i in alias.items())
     runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded, alias)
-    casts = _output_casts(lifted, model)
+    casts = _output_casts(entry["out_dtypes"], model)
     if casts:
         inner = runner
         runner = lambda *args: [  # noqa: E731
@@ -527,24 +601,32 @@ def _input_memory_outputs(model, mutated, rewritten, on_gpu):
     return alias
 
 
-def _output_casts(gm, model):
-    """`{output: dtype}` where the graph's metadata gives an output another floating dtype
-    than coil's inference does: a rule that depends on the device, such as
-    `native_layer_norm`'s mean and rstd, in the input's dtype on the CPU (PyTorch's
-    reference rounds them there) but in float32 on CUDA, coil's rule. The later graphs
-    (AOTAutograd's backward) are compiled for the metadata's dtype, so the output is rounded
-    to it."""
+def _output_dtypes(gm):
+    """The dtype the graph's metadata gives each output (its name; `None` where none)."""
     out = next(n for n in gm.graph.nodes if n.op == "output")
     (result,) = out.args
     if not isinstance(result, (list, tuple)):
         result = [result]
+    dtypes = []
+    for node in result:
+        val = getattr(node, "meta", {}).get("val")
+        dtypes.append(str(val.dtype) if isinstance(val, torch.Tensor) else None)
+    return dtypes
+
+
+def _output_casts(out_dtypes, model):
+    """`{output: dtype}` where the graph's metadata (`_output_dtypes`) gives an output another
+    floating dtype than coil's inference does: a rule that depends on the device, such as
+    `native_layer_norm`'s mean and rstd, in the input's dtype on the CPU (PyTorch's
+    reference rounds them there) but in float32 on CUDA, coil's rule. The later graphs
+    (AOTAutograd's backward) are compiled for the metadata's dtype, so the output is rounded
+    to it."""
     specs = model.output_specs()
-    if len(specs) != len(result):
+    if len(specs) != len(out_dtypes):
         return {}
     casts = {}
-    for k, (node, (dt, _)) in enumerate(zip(result, specs)):
-        val = getattr(node, "meta", {}).get("val")
-        want = getattr(val, "dtype", None)
+    for k, (name, (dt, _)) in enumerate(zip(out_dtypes, specs)):
+        want = _dtype(name) if name is not None else None
         have = TORCH_DTYPES.get(dt)
         if want is not None and have is not None and want != have:
             if want.is_floating_point and have.is_floating_point:

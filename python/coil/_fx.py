@@ -116,6 +116,7 @@ class OutputLayout:
         self.dtype = dtype
         self.sizes = tuple(sizes)
         self.strides = tuple(strides)
+        self.order = list(order) if order else None
         self.buffer_sizes = tuple(sizes[d] for d in order) if order else self.sizes
         self.permuted = order is not None and order != list(range(len(sizes)))
 

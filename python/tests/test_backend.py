@@ -266,11 +266,13 @@ def captured_graphs(monkeypatch, module, *args):
     seen = []
     original = b._compile
 
-    def spy(gm, example_inputs, options, trusted):
+    def spy(gm, example_inputs, options, trusted, **kwargs):
         seen.append((gm, list(example_inputs)))
-        return original(gm, example_inputs, options, trusted)
+        return original(gm, example_inputs, options, trusted, **kwargs)
 
     monkeypatch.setattr(b, "_compile", spy)
+    # Traced here, not taken from the trace cache (which hands `_compile` Dynamo's graph).
+    monkeypatch.setattr(b.trace_cache, "directory", lambda: None)
     compiled(module, *args)
     assert seen
     return seen
