@@ -14,7 +14,8 @@ key cannot see) is not cached.
 
 It lives in `COIL_CACHE_DIR/traced` (else `$XDG_CACHE_HOME/coil/traced`, else
 `~/.cache/coil/traced`), is off with `COIL_CACHE=0`, and keeps its `MAX_ENTRIES` most recently
-used entries. An entry is written aside and renamed into place (two processes may write the
+used entries; its files are `.bin` as the native cache's, so `coil cache stats|clear` and the
+native cache's size cap (`COIL_CACHE_MAX_MB`) count them too. An entry is written aside and renamed into place (two processes may write the
 same one); one that cannot be read (truncated, corrupted, from another format) is warned about
 once and traced again; a directory that cannot be written is a warning, not an error. Entries
 are plain data (tensors as their bytes) read with `torch.load(weights_only=True)`.
@@ -148,7 +149,7 @@ def load(k):
     """The entry stored under `k` (a dict), or `None`."""
     if k is None:
         return None
-    path = directory() / f"{k}.pt"
+    path = directory() / f"{k}.bin"
     if not path.exists():
         return None
     from torch._subclasses.fake_tensor import unset_fake_temporarily
@@ -173,12 +174,13 @@ def store(k, entry):
     d = directory()
     try:
         d.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".pt")
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".bin")
         with os.fdopen(fd, "wb") as f:
             consts = [_pack(c) for c in entry["consts"]]
             torch.save({**entry, "consts": consts, "format": FORMAT, "key": k}, f)
-        os.replace(tmp, d / f"{k}.pt")
-        entries = sorted(d.glob("*.pt"), key=lambda p: p.stat().st_mtime_ns)
+        os.replace(tmp, d / f"{k}.bin")
+        entries = sorted((p for p in d.glob("*.bin") if not p.name.startswith(".")),
+                         key=lambda p: p.stat().st_mtime_ns)
         for old in entries[: max(0, len(entries) - MAX_ENTRIES)]:
             old.unlink(missing_ok=True)
     except OSError as e:  # a read-only or full disk: compiled, not cached

@@ -53,7 +53,7 @@ def test_a_second_process_skips_the_trace_and_gets_the_same_results(cache_dir):
     net, x = Net().eval(), torch.randn(4, 8)
     first, s1 = run(net, x)
     assert s1["trace_cache_hits"] == 0 and s1["trace_s"] > 0, s1
-    assert len(list((cache_dir / "traced").glob("*.pt"))) == 1
+    assert len(list((cache_dir / "traced").glob("*.bin"))) == 1
     second, s2 = run(net, x)
     assert s2["trace_cache_hits"] == 1 and s2["trace_s"] == 0, s2
     for a, b in zip(first, second):
@@ -121,7 +121,7 @@ def test_a_key_sees_a_changed_constant_and_refuses_a_call_it_cannot_see_into():
 def test_a_corrupted_entry_is_warned_about_and_traced_again(cache_dir):
     net, x = Net().eval(), torch.randn(4, 8)
     first, _ = run(net, x)
-    (entry,) = (cache_dir / "traced").glob("*.pt")
+    (entry,) = (cache_dir / "traced").glob("*.bin")
     entry.write_bytes(entry.read_bytes()[:100])
     with pytest.warns(UserWarning, match="unreadable, traced again"):
         again, stats = run(net, x)
@@ -151,7 +151,7 @@ def test_eviction_keeps_the_most_recently_used_entries(cache_dir, monkeypatch):
     net = Net().eval()
     for rows in (1, 2, 3):
         run(net, torch.randn(rows, 8))
-    assert len(list((cache_dir / "traced").glob("*.pt"))) == 2
+    assert len(list((cache_dir / "traced").glob("*.bin"))) == 2
     _, stats = run(net, torch.randn(3, 8))
     assert stats["trace_cache_hits"] == 1, stats
     _, stats = run(net, torch.randn(1, 8))
@@ -176,5 +176,5 @@ def test_two_processes_at_once_both_succeed_with_eagers_results(cache_dir):
     for p, (out, err) in zip(procs, outs):
         assert p.returncode == 0, err[-2000:]
     assert outs[0][0] == outs[1][0]
-    assert len(list((cache_dir / "traced").glob("*.pt"))) == 1
+    assert len(list((cache_dir / "traced").glob("*.bin"))) == 1
     assert not list((cache_dir / "traced").glob(".tmp-*"))
