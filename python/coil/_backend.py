@@ -148,14 +148,21 @@ def _traced_and_compiled(gm, example_inputs, options):
     entry = trace_cache.load(cache_key)
     if entry is not None:
         _STATS["trace_cache_hits"] += 1
-        return _compile(gm, list(example_inputs), options, trusted=True, entry=entry)
+        token = _TRACED.set((None, entry))
+        try:
+            return _compile(gm, list(example_inputs), options, True)
+        finally:
+            _TRACED.reset(token)
     with sdpa_kernel([SDPBackend.MATH]):
         trace_start = time.perf_counter()
         traced = _inference_graph(gm, example_inputs, decompositions())
         _STATS["trace_s"] += time.perf_counter() - trace_start
         if traced is not None:
-            return _compile(traced, list(example_inputs), options, trusted=True,
-                            cache_key=cache_key)
+            token = _TRACED.set((cache_key, None))
+            try:
+                return _compile(traced, list(example_inputs), options, True)
+            finally:
+                _TRACED.reset(token)
 
         from functools import partial
 
@@ -407,11 +414,27 @@ _GPU_IN_PLACE = os.environ.get("COIL_GPU_IN_PLACE", "1") == "1"
 _MUTATED = contextvars.ContextVar("coil_mutated", default=None)
 
 
-def _compile(gm, example_inputs, options, trusted, cache_key=None, entry=None):
+# `(cache key, entry)` for the `_compile` call under way (`_traced_and_compiled`): the entry
+# `_prepare` gave for its graph in an earlier process (`_trace_cache`), or the key to store
+# what `_prepare` gives now. (A context variable, not arguments: `_compile(gm, example_inputs,
+# options, trusted)` is what tools that watch the backend wrap.)
+_TRACED = contextvars.ContextVar("coil_traced", default=(None, None))
+
+
+def _compile(gm, example_inputs, options, trusted):
     """`compile_fx`; `trusted` when Dynamo's guards already hold each input's shape, dtype,
-    strides and device to the example inputs' (the call then checks nothing itself).
-    `entry`: what `_prepare` gave for this graph in an earlier process (`_trace_cache`), else
-    `_prepare` runs and its result is stored under `cache_key`."""
+    strides and device to the example inputs' (the call then checks nothing itself)."""
+    cache_key, entry = _TRACED.get()
+    token = _TRACED.set((None, None))  # not for the graphs `_split` compiles within
+    try:
+        return _compile_entry(gm, example_inputs, options, trusted, cache_key, entry)
+    finally:
+        _TRACED.reset(token)
+
+
+def _compile_entry(gm, example_inputs, options, trusted, cache_key, entry):
+    """`_compile`, from an `entry` of the trace cache when given, else storing what `_prepare`
+    gives under `cache_key` (when given)."""
     _check_options(options)
     mode = mode_of(options)
     if entry is None and has_externs(gm, mode):

@@ -266,9 +266,9 @@ def captured_graphs(monkeypatch, module, *args):
     seen = []
     original = b._compile
 
-    def spy(gm, example_inputs, options, trusted, **kwargs):
+    def spy(gm, example_inputs, options, trusted):
         seen.append((gm, list(example_inputs)))
-        return original(gm, example_inputs, options, trusted, **kwargs)
+        return original(gm, example_inputs, options, trusted)
 
     monkeypatch.setattr(b, "_compile", spy)
     # Traced here, not taken from the trace cache (which hands `_compile` Dynamo's graph).
