@@ -229,42 +229,23 @@ pub(crate) fn skipped_copies(
 }
 
 /// [`output_may_alias_input`] for a device whose kernels read their inputs through a
-/// non-coherent cache (the GPU's `ld.global.nc`): besides, no kernel that runs may both read
-/// the input and write the output's memory. So every read of the input comes before the first
-/// write into the output's slot, or the one step that does both is the plain copy of the input
-/// into the output, which a run with the two made one memory leaves out ([`skipped_copies`]).
+/// non-coherent cache (the GPU's `ld.global.nc`, whose data must not change under a kernel that
+/// reads it again). The rule is the host's: the reads of the input all come before the slot's
+/// first write, or the one step that does both is a pointwise kernel reading each element in
+/// the lane that then overwrites it, once, before the write (`reads_each_element_before_
+/// writing_it`). No address is then read after it is written, by any lane, so the
+/// non-coherent cache cannot hand back a stale value: a lane's element is read once, by it,
+/// and the cache lines other lanes fetch hold elements they never read again. (Until
+/// 2026-12-06 the device also refused that kernel, sending an SGD step's new parameters to
+/// fresh memory and AOTAutograd's copies back; run on an H100 since.)
 pub(crate) fn output_may_alias_input_on_device(
     plan: &Plan,
     kernels: &[Kernel],
-    copies: &[Option<(BufRef, BufRef)>],
     output: usize,
     input: usize,
     input_bytes: usize,
 ) -> bool {
-    if !output_may_alias_input(plan, kernels, output, input, input_bytes) {
-        return false;
-    }
-    let Some(o) = plan.outputs.get(output) else {
-        return false;
-    };
-    let Some(&slot) = plan.placement.get(&o.buffer) else {
-        return false;
-    };
-    let Some(input_ref) = input_buffer(plan, input) else {
-        return true;
-    };
-    let first_write = first_write_into(plan, slot);
-    let last_read = plan
-        .steps
-        .iter()
-        .rposition(|s| s.reads().contains(&input_ref));
-    match (last_read, first_write) {
-        (None, _) | (_, None) => true,
-        (Some(r), Some(w)) if r < w => true,
-        (Some(r), Some(w)) => {
-            r == w && copies.get(r).copied().flatten() == Some((input_ref, o.buffer))
-        }
-    }
+    output_may_alias_input(plan, kernels, output, input, input_bytes)
 }
 
 /// The plan's buffer of graph input `input`, if it has one.

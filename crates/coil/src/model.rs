@@ -326,15 +326,14 @@ impl CompiledModel {
     }
 
     /// [`CompiledModel::output_may_alias_input`] for [`CompiledModel::run_device`] on a GPU,
-    /// whose kernels read inputs through the non-coherent cache: besides, no kernel that runs
-    /// both reads the input and writes the output's memory (every read comes first, or the
-    /// one that does both is the plain copy a run in place leaves out).
+    /// whose kernels read inputs through the non-coherent cache: the same rule, since a kernel
+    /// that both reads the input and writes the output reads each element in the lane that
+    /// overwrites it, before (see `inplace::output_may_alias_input_on_device`).
     pub fn output_may_alias_input_on_device(&self, output: usize, input: usize) -> bool {
         self.output_may_alias_input(output, input)
             && crate::inplace::output_may_alias_input_on_device(
                 self.plan(),
                 &self.artifacts.program.kernels,
-                &self.identity_copies,
                 output,
                 input,
                 self.inputs[input].1.nbytes(),
