@@ -1263,7 +1263,7 @@ def test_dynamic_shapes_run_one_static_graph_per_shape(dynamic):
 def test_a_host_scalar_is_copied_to_the_device_once_per_value():
     # The copy of a 0-d CPU input is reused while its number stays the same (a module's eps
     # under dynamic=True); a new number, or the other sign of zero, is copied again.
-    from coil._backend import _host_scalars_moved
+    from coil._runner import _host_scalars_moved
 
     seen = []
     run = _host_scalars_moved(lambda *a: seen.append(a[1]), torch.device("meta"), [1])

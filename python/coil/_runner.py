@@ -1,0 +1,275 @@
+"""What Dynamo calls for a compiled graph: `_Runner` calls coil's model on torch tensors (inputs
+read in place, outputs allocated through torch with eager's strides, CUDA work on torch's
+current stream), and the wrappers that undo the Python rewrites of the graph around it
+(number outputs, complex and unsigned values, 0-d host inputs beside device ones).
+`_backend._runner` assembles them."""
+
+import logging
+
+import torch
+
+from ._fx import TORCH_DTYPES, contiguous_strides, dense_order
+from ._random import draw_seed
+from ._unsigned import SIGNED
+
+log = logging.getLogger("coil")
+
+
+def _host_scalars_moved(runner, device, host_scalars, written=()):
+    """`runner` called with the 0-d CPU inputs at `host_scalars` on `device`: copied there, or,
+    when the number is the one the last call copied (a module's `eps` Dynamo passes as a
+    tensor), that copy again, so a call costs a read of the number instead of a copy to the
+    device. Inputs the graph writes (`written`) are copied at every call."""
+    moved = set(host_scalars)
+    kept = {}  # position: (the number's exact value, its dtype, the device copy)
+
+    def on_device(i, a):
+        if i in written:
+            return a.to(device, non_blocking=True)
+        v = a.item()
+        key = (v.hex() if isinstance(v, float) else v, a.dtype)
+        hit = kept.get(i)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        t = a.to(device, non_blocking=True)
+        kept[i] = (key, t)
+        return t
+
+    def call(*args):
+        return runner(*[on_device(i, a) if i in moved else a for i, a in enumerate(args)])
+
+    return call
+
+
+def _with_numbers(runner, numbers):
+    def call(*args):
+        outs = list(runner(*args))
+        for i, v in numbers:
+            outs.insert(i, v)
+        return outs
+
+    return call
+
+
+class _ComplexRunner:
+    """A runner whose graph had complex values (`_complex.lower_complex`): complex inputs go
+    in as their real views, complex outputs come back through `view_as_complex` (neither
+    copies)."""
+
+    def __init__(self, runner, complex_in, complex_out):
+        self.runner = runner
+        self.complex_in = frozenset(complex_in)
+        self.complex_out = [i for i, _ in complex_out]
+
+    def __call__(self, *args):
+        args = [
+            torch.view_as_real(a.resolve_conj()) if i in self.complex_in else a
+            for i, a in enumerate(args)
+        ]
+        outs = list(self.runner(*args))
+        for i in self.complex_out:
+            o = outs[i]
+            outs[i] = torch.view_as_complex(o if o.stride(-1) == 1 else o.contiguous())
+        return outs
+
+
+class _UnsignedRunner:
+    """A runner whose graph had `uint16`/`uint32`/`uint64` values (`_unsigned`): they go in
+    and come back as views of their signed bits (no copy)."""
+
+    def __init__(self, runner, unsigned_in, unsigned_out):
+        self.runner = runner
+        self.unsigned_in = frozenset(unsigned_in)
+        self.unsigned_out = unsigned_out
+
+    def __call__(self, *args):
+        args = [
+            a.view(SIGNED[a.dtype]) if i in self.unsigned_in else a for i, a in enumerate(args)
+        ]
+        outs = list(self.runner(*args))
+        for i, dtype in self.unsigned_out:
+            outs[i] = outs[i].view(dtype)
+        return outs
+
+
+def _non_overlapping(sizes, strides):
+    """Whether no two elements of the layout share a memory location."""
+    span = 0
+    for size, stride in sorted(
+        ((s, st) for s, st in zip(sizes, strides) if s > 1), key=lambda p: p[1]
+    ):
+        if stride <= span:
+            return False
+        span += (size - 1) * stride
+    return True
+
+
+def _with_layout(buf, view):
+    """A contiguous output buffer handed back with eager's layout: as it is, viewed (a dense
+    layout: sizes and strides), or copied into a strided tensor (a layout with holes)."""
+    if view is None:
+        return buf
+    if len(view) == 3:
+        sizes, strides, _ = view
+        out = torch.empty_strided(sizes, strides, dtype=buf.dtype, device=buf.device)
+        return out.copy_(buf.view(sizes))
+    return buf.as_strided(*view)
+
+
+class _Runner:
+    """Calls a compiled graph on torch tensors: inputs read in place (a non-contiguous one
+    copied once per call, said in the log), outputs allocated through torch with eager's
+    strides and written in place, CUDA work queued on torch's current stream."""
+
+    def __init__(
+        self, model, device, example_inputs, consts, layouts, trusted, seeded=False, alias=None
+    ):
+        self.model = model
+        # Outputs that are an input's memory: {output: input}.
+        self.alias = alias or {}
+        self.device = device
+        self.cuda = device.type == "cuda"
+        self.index = device.index if self.cuda else None
+        # Constants stay alive (and contiguous) with the runner.
+        from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+        with unset_fake_temporarily():  # AOTAutograd compiles under a fake mode
+            self.consts = [c.detach().to(device).contiguous() for c in consts]
+        self.const_ptrs = [c.data_ptr() for c in self.consts]
+        # A graph with random ops takes a seed after its constants, drawn at every call.
+        self.seeded = seeded
+        n_args = len(example_inputs) - len(consts) - int(seeded)
+        self.shapes = [torch.Size(t.shape) for t in example_inputs[:n_args]]
+        self.dtypes = [t.dtype for t in example_inputs[:n_args]]
+        strided = [i for i, t in enumerate(example_inputs[:n_args]) if not t.is_contiguous()]
+        # Dynamo's guards hold every input to its example's layout: the pointers are all a
+        # call needs.
+        self.trusted = trusted and not strided
+        for i in strided:
+            log.info(
+                "coil: input %d has strides %s: copied to a contiguous tensor each call",
+                i,
+                tuple(example_inputs[i].stride()),
+            )
+        self.outs = []
+        for i, ((dt, sizes), layout) in enumerate(zip(model.output_specs(), layouts)):
+            view = None
+            if layout is not None and (layout.permuted or dense_order(
+                layout.sizes, layout.strides
+            ) is not None):
+                if layout.strides != tuple(contiguous_strides(layout.sizes)):
+                    view = (layout.sizes, layout.strides)
+            elif (
+                layout is not None
+                and layout.strides != tuple(contiguous_strides(layout.sizes))
+                and _non_overlapping(layout.sizes, layout.strides)
+            ):
+                # Holes (a strided slice of a bigger buffer): written contiguously, then copied
+                # into a tensor with eager's strides. (An overlapping layout, an expand, cannot
+                # be written: it stays contiguous.)
+                view = (layout.sizes, layout.strides, True)
+                log.info(
+                    "coil: output %d has eager's strides %s (not a dense layout): copied into "
+                    "them each call",
+                    i,
+                    layout.strides,
+                )
+            self.outs.append((tuple(sizes), TORCH_DTYPES[dt], view))
+        self.any_view = any(view is not None for _, _, view in self.outs)
+        self.get_stream = None
+        if self.cuda:
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            index = self.index
+            self.get_stream = (
+                (lambda: raw(index))
+                if raw is not None
+                else (lambda: torch.cuda.current_stream(index).cuda_stream)
+            )
+
+    def _pointers(self, args, on_cuda):
+        """The inputs' data pointers (constants last), the copies that made non-contiguous
+        inputs contiguous (kept alive for the call), and whether every input is where
+        `on_cuda` says."""
+        if len(args) != len(self.shapes):
+            raise ValueError(f"coil: {len(args)} inputs given, the graph takes {len(self.shapes)}")
+        ptrs, copies, placed = [], [], True
+        for a, shape, dtype in zip(args, self.shapes, self.dtypes):
+            if a.shape != shape or a.dtype != dtype:
+                raise ValueError(
+                    f"coil: input {len(ptrs)} is {a.dtype}{list(a.shape)}, the graph was "
+                    f"compiled for {dtype}{list(shape)}"
+                )
+            if not a.is_contiguous():
+                a = a.contiguous()
+                copies.append(a)
+            elif on_cuda and a.is_cuda and a.data_ptr() % 16:
+                # coil's GPU kernels access memory 16 bytes at a time: a view starting off
+                # that alignment is copied to a fresh (aligned) tensor.
+                a = a.clone()
+                copies.append(a)
+            placed = placed and a.is_cuda == on_cuda
+            ptrs.append(a.data_ptr())
+        return ptrs + self.const_ptrs, copies, placed
+
+    def _views(self, bufs):
+        return [_with_layout(b, view) for b, (_, _, view) in zip(bufs, self.outs)]
+
+    def __call__(self, *args):
+        seed = draw_seed(self.device) if self.seeded else None
+        extra = [seed.data_ptr()] if self.seeded else []
+        if self.trusted:
+            ptrs = [a.data_ptr() for a in args]
+            ptrs += self.const_ptrs + extra
+            if self.cuda:
+                bufs = self._outputs(args)
+                if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
+                    return self._views(bufs) if self.any_view else bufs
+                # Not borrowed (an input off 16-byte alignment): the checked path copies it.
+            else:
+                bufs = self._outputs(args)
+                self.model.run(ptrs, [b.data_ptr() for b in bufs])
+                return self._views(bufs) if self.any_view else bufs
+        if self.cuda:
+            ptrs, copies, placed = self._pointers(args, True)
+            ptrs += extra
+            if placed:
+                bufs = self._outputs(args)
+                if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
+                    return self._views(bufs) if self.any_view else bufs
+            return self._through_host(list(args), seed)
+        ptrs, copies, placed = self._pointers(args, False)
+        ptrs += extra
+        if not placed:
+            return self._through_host(list(args), seed)
+        bufs = self._outputs(args)
+        self.model.run(ptrs, [b.data_ptr() for b in bufs])
+        return self._views(bufs) if self.any_view else bufs
+
+    def _outputs(self, args):
+        """Fresh tensors for the outputs, except that an output that can be its input's memory
+        (`self.alias`) is that input itself where the call reads it in place (contiguous, not
+        through a copy; on the GPU also 16-byte aligned, as the kernels' accesses are)."""
+        if not self.alias:
+            return [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
+        bufs = []
+        for k, (s, d, _) in enumerate(self.outs):
+            i = self.alias.get(k)
+            a = args[i] if i is not None and i < len(args) else None
+            if a is not None and a.is_contiguous() and (not self.cuda or a.data_ptr() % 16 == 0):
+                bufs.append(a)
+            else:
+                bufs.append(torch.empty(s, dtype=d, device=self.device))
+        return bufs
+
+    def _through_host(self, inputs, seed=None):
+        """A call through host memory (inputs on another device than compiled for, or a CUDA
+        model that cannot use the tensors in place)."""
+        extra = [seed] if seed is not None else []
+        host = [t.detach().cpu().contiguous() for t in inputs + self.consts + extra]
+        bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
+        in_place = self.model.run([t.data_ptr() for t in host], [b.data_ptr() for b in bufs])
+        log.debug("coil: %d inputs and %d outputs used in place", *in_place)
+        if self.device.type != "cpu":
+            bufs = [b.to(self.device) for b in bufs]
+        return self._views(bufs)
+
