@@ -568,7 +568,10 @@ impl Runtime for CudaBackend {
         dst: BufferHandle,
         bytes: usize,
     ) -> Result<(), BackendError> {
-        self.exec.copy_buffer(src, src_offset, dst, bytes)
+        if self.exec.copy_buffer(src, src_offset, dst, bytes)? {
+            return Ok(());
+        }
+        coil_kernel::copy_through_host(self, src, src_offset, dst, bytes)
     }
 
     unsafe fn borrow_device(&self, ptr: u64, bytes: usize) -> Option<BufferHandle> {

@@ -218,9 +218,7 @@ pub trait Runtime: Send + Sync {
         dst: BufferHandle,
         bytes: usize,
     ) -> Result<(), BackendError> {
-        let mut host = vec![0u8; src_offset + bytes];
-        self.read(src, &mut host)?;
-        self.write(dst, &host[src_offset..])
+        copy_through_host(self, src, src_offset, dst, bytes)
     }
     /// Lends the backend `bytes` of host memory the caller owns, at `ptr`, as a buffer (a call
     /// that reads and writes the caller's tensors in place); `None` when it cannot (its memory
@@ -263,6 +261,20 @@ pub trait Runtime: Send + Sync {
     fn clock(&self) -> Option<&dyn DeviceClock> {
         None
     }
+}
+
+/// [`Runtime::copy_buffer`] through the host: `src`'s bytes read back ([`Runtime::read`]), then
+/// written to `dst` ([`Runtime::write`]). The default, and a device backend's fallback.
+pub fn copy_through_host<R: Runtime + ?Sized>(
+    rt: &R,
+    src: BufferHandle,
+    src_offset: usize,
+    dst: BufferHandle,
+    bytes: usize,
+) -> Result<(), BackendError> {
+    let mut host = vec![0u8; src_offset + bytes];
+    rt.read(src, &mut host)?;
+    rt.write(dst, &host[src_offset..])
 }
 
 /// A whole backend: its target, compiler and runtime.

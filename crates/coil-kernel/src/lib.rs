@@ -30,7 +30,7 @@ mod verify;
 
 pub use backend::{
     Backend, BackendError, BufferHandle, CompiledKernels, Compiler, DeviceClock, DeviceTimes,
-    ExternCall, MachineCode, Runtime, StridedOperand,
+    ExternCall, MachineCode, Runtime, StridedOperand, copy_through_host,
 };
 pub use dtype::{Category, DEFAULT_FLOAT, DType, Operand, promote_types, result_type};
 pub use externs::{ConvGrad, ConvOp, ExternKind, HostOp, MatmulOp, PostOp};

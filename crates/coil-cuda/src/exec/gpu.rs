@@ -484,7 +484,7 @@ impl Executor for Gpu {
         src_offset: usize,
         dst: BufferHandle,
         bytes: usize,
-    ) -> Result<(), BackendError> {
+    ) -> Result<bool, BackendError> {
         if src == dst {
             return Err(BackendError::Runtime(
                 "a buffer copied onto itself (an output aliasing its source)".into(),
@@ -496,7 +496,8 @@ impl Executor for Gpu {
                 .dev
                 .copy_device(from, src_offset, out, 0, bytes)
                 .map_err(err)
-        })
+        })?;
+        Ok(true)
     }
 
     fn sgemm(

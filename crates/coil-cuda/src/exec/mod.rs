@@ -52,17 +52,16 @@ pub(crate) trait Executor: Send + Sync {
     fn write(&self, buffer: BufferHandle, bytes: &[u8]) -> Result<(), BackendError>;
     /// Copies a buffer's first `out.len()` bytes to the host.
     fn read(&self, buffer: BufferHandle, out: &mut [u8]) -> Result<(), BackendError>;
-    /// `Runtime::copy_buffer` (default: through the host).
+    /// `Runtime::copy_buffer` on the device; `Ok(false)`, with nothing done, where the executor
+    /// has no device (the caller copies through the host).
     fn copy_buffer(
         &self,
-        src: BufferHandle,
-        src_offset: usize,
-        dst: BufferHandle,
-        bytes: usize,
-    ) -> Result<(), BackendError> {
-        let mut host = vec![0u8; src_offset + bytes];
-        self.read(src, &mut host)?;
-        self.write(dst, &host[src_offset..])
+        _src: BufferHandle,
+        _src_offset: usize,
+        _dst: BufferHandle,
+        _bytes: usize,
+    ) -> Result<bool, BackendError> {
+        Ok(false)
     }
     /// `c = a @ b` in f32 on the executor's memory (cuBLAS `sgemm` on a GPU).
     fn sgemm(

@@ -1,3 +1,4 @@
 //! coil-kernel's integration tests: one binary.
 
+mod copy_buffer;
 mod reader;
