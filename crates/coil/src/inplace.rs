@@ -228,28 +228,8 @@ pub(crate) fn skipped_copies(
     skip
 }
 
-/// [`output_may_alias_input`] for a device whose kernels read their inputs through a
-/// non-coherent cache (the GPU's `ld.global.nc`, whose data must not change under a kernel that
-/// reads it again). The rule is the host's: the reads of the input all come before the slot's
-/// first write, or the one step that does both is a pointwise kernel reading each element in
-/// the lane that then overwrites it, once, before the write (`reads_each_element_before_
-/// writing_it`). No address is then read after it is written, by any lane, so the
-/// non-coherent cache cannot hand back a stale value: a lane's element is read once, by it,
-/// and the cache lines other lanes fetch hold elements they never read again. (Until
-/// 2026-12-06 the device also refused that kernel, sending an SGD step's new parameters to
-/// fresh memory and AOTAutograd's copies back; run on an H100 since.)
-pub(crate) fn output_may_alias_input_on_device(
-    plan: &Plan,
-    kernels: &[Kernel],
-    output: usize,
-    input: usize,
-    input_bytes: usize,
-) -> bool {
-    output_may_alias_input(plan, kernels, output, input, input_bytes)
-}
-
 /// The plan's buffer of graph input `input`, if it has one.
-fn input_buffer(plan: &Plan, input: usize) -> Option<BufRef> {
+pub(crate) fn input_buffer(plan: &Plan, input: usize) -> Option<BufRef> {
     plan.buffers
         .iter()
         .find(|b| b.role == BufferRole::Input(input))

@@ -255,12 +255,7 @@ impl CompiledModel {
         let plan = self.plan();
         let buffer = match b {
             BufRef::Buffer(_) => b,
-            BufRef::Input(i) => {
-                plan.buffers
-                    .iter()
-                    .find(|x| x.role == BufferRole::Input(i.index()))?
-                    .buffer
-            }
+            BufRef::Input(i) => crate::inplace::input_buffer(plan, i.index())?,
             BufRef::IndexChecks => return None,
         };
         plan.placement.get(&buffer).map(|s| s.0 as usize)
@@ -326,18 +321,17 @@ impl CompiledModel {
     }
 
     /// [`CompiledModel::output_may_alias_input`] for [`CompiledModel::run_device`] on a GPU,
-    /// whose kernels read inputs through the non-coherent cache: the same rule, since a kernel
-    /// that both reads the input and writes the output reads each element in the lane that
-    /// overwrites it, before (see `inplace::output_may_alias_input_on_device`).
+    /// whose kernels read inputs through a non-coherent cache (`ld.global.nc`, whose data must
+    /// not change under a kernel that reads it again). The rule is the host's: the reads of
+    /// the input all come before the slot's first write, or the one step that does both is a
+    /// pointwise kernel reading each element in the lane that then overwrites it, once, before
+    /// the write. No address is then read after it is written, by any lane, so the cache cannot
+    /// hand back a stale value: a lane's element is read once, by it, and the cache lines other
+    /// lanes fetch hold elements they never read again. (Until 2026-12-06 the device also
+    /// refused that kernel, sending an SGD step's new parameters to fresh memory and
+    /// AOTAutograd's copies back; run on an H100 since.)
     pub fn output_may_alias_input_on_device(&self, output: usize, input: usize) -> bool {
         self.output_may_alias_input(output, input)
-            && crate::inplace::output_may_alias_input_on_device(
-                self.plan(),
-                &self.artifacts.program.kernels,
-                output,
-                input,
-                self.inputs[input].1.nbytes(),
-            )
     }
 
     /// Whether a run with output `output` written into input `input`'s memory (where
@@ -575,11 +569,8 @@ impl CompiledModel {
                 // The inputs as host tensors (an output may be an input or its view).
                 let mut host = Vec::with_capacity(self.inputs.len());
                 for (i, (_, m)) in self.inputs.iter().enumerate() {
-                    let slot = plan
-                        .buffers
-                        .iter()
-                        .find(|b| b.role == BufferRole::Input(i))
-                        .map(|b| plan.placement[&b.buffer].0 as usize);
+                    let slot = crate::inplace::input_buffer(plan, i)
+                        .map(|b| plan.placement[&b].0 as usize);
                     let mut bytes = vec![0u8; m.nbytes()];
                     if let Some(s) = slot.filter(|_| !bytes.is_empty()) {
                         self.backend.read(memory[s], &mut bytes)?;
