@@ -147,7 +147,9 @@ def _traced_and_compiled(gm, example_inputs, options):
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     # An inference graph traced and rewritten in an earlier process (`_trace_cache`): no trace.
-    cache_key = None if options.get("debug_dir") else trace_cache.key(gm, example_inputs, options)
+    # (Only such a graph is ever stored: the others skip the key and the disk.)
+    cached = not options.get("debug_dir") and _inference_candidate(gm, example_inputs)
+    cache_key = trace_cache.key(gm, example_inputs, options) if cached else None
     entry = trace_cache.load(cache_key)
     if entry is not None:
         _STATS["trace_cache_hits"] += 1
@@ -228,14 +230,7 @@ def _inference_graph(gm, example_inputs, decompositions):
     """Dynamo's graph functionalized and decomposed to core ATen (as AOTAutograd would trace
     it), when it is an inference graph that neither mutates nor returns an input; else `None`
     (AOTAutograd's wrappers then handle what the graph does)."""
-    tensors = [t for t in example_inputs if isinstance(t, torch.Tensor)]
-    if len(tensors) != len(example_inputs):
-        return None  # symbolic sizes: AOTAutograd says why it cannot go on
-    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
-        return None
-    if _attributes_mutated(gm):
-        # Tracing would run the in-place ops on the module's real tensors (an optimizer's
-        # state, which Dynamo keeps as attributes); AOTAutograd lifts them to inputs first.
+    if not _inference_candidate(gm, example_inputs):
         return None
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
@@ -267,6 +262,19 @@ def _inference_graph(gm, example_inputs, decompositions):
         log.debug("coil: %s; using AOTAutograd", alias)
         return None
     return traced
+
+
+def _inference_candidate(gm, example_inputs):
+    """Whether `_inference_graph` may trace `gm` (what it can tell before tracing): tensor
+    inputs only, none requiring grad while grad is on, no module attribute written in place."""
+    tensors = [t for t in example_inputs if isinstance(t, torch.Tensor)]
+    if len(tensors) != len(example_inputs):
+        return False  # symbolic sizes: AOTAutograd says why it cannot go on
+    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        return False
+    # Tracing would run the in-place ops on the module's real tensors (an optimizer's state,
+    # which Dynamo keeps as attributes); AOTAutograd lifts them to inputs first.
+    return not _attributes_mutated(gm)
 
 
 def _attributes_mutated(gm):
