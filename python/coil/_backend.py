@@ -20,7 +20,7 @@ from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
 from ._random import seed_random_ops
 from ._fx import (
-    TORCH_DTYPES, OutputLayout, Unsupported, describe,
+    TORCH_DTYPES, OutputLayout, Unsupported, describe, dtype_named,
 )
 from ._extern import CURRENT as _EXTERNS_MODE, has_externs, mode_of, split_compile
 from . import _trace_cache as trace_cache
@@ -509,10 +509,6 @@ def _storable(entry):
     return not any(isinstance(c, FakeTensor) for c in entry["consts"])
 
 
-def _dtype(name):
-    return getattr(torch, name.removeprefix("torch."))
-
-
 def _converted(example_inputs, consts, complex_in, unsigned_in):
     """The inputs as coil's graph takes them: complex ones as their real views, unsigned ones
     as their signed bits."""
@@ -528,8 +524,8 @@ def _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted
     graph's rewrites."""
     complex_in, complex_out = entry["complex_in"], entry["complex_out"]
     unsigned_in, unsigned_out = entry["unsigned_in"], entry["unsigned_out"]
-    complex_out = [(i, _dtype(d)) for i, d in complex_out]
-    unsigned_out = [(i, _dtype(d)) for i, d in unsigned_out]
+    complex_out = [(i, dtype_named(d)) for i, d in complex_out]
+    unsigned_out = [(i, dtype_named(d)) for i, d in unsigned_out]
     seeded, numbers = entry["seeded"], entry["numbers"]
     plan = AliasPlan(entry["alias"])
     inputs = _converted(example_inputs, [], set(complex_in), set(unsigned_in)) + list(
@@ -537,7 +533,7 @@ def _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted
     consts = inputs[len(example_inputs):]
     if seeded:
         inputs.append(torch.zeros((), dtype=torch.int64))
-    layouts = [None if d is None else OutputLayout(_dtype(d[0]), d[1], d[2], d[3])
+    layouts = [None if d is None else OutputLayout(dtype_named(d[0]), d[1], d[2], d[3])
                for d in entry["layouts"]]
     alias = {}
     if not numbers and plan.trivial and (device.type == "cpu" or _GPU_IN_PLACE):
@@ -634,7 +630,7 @@ def _output_casts(out_dtypes, model):
         return {}
     casts = {}
     for k, (name, (dt, _)) in enumerate(zip(out_dtypes, specs)):
-        want = _dtype(name) if name is not None else None
+        want = dtype_named(name) if name is not None else None
         have = TORCH_DTYPES.get(dt)
         if want is not None and have is not None and want != have:
             if want.is_floating_point and have.is_floating_point:

@@ -68,6 +68,11 @@ def _arg(value, node):
     )
 
 
+def dtype_named(name):
+    """The torch dtype `str(dtype)` printed (`"torch.float32"`), or its bare name."""
+    return getattr(torch, name.removeprefix("torch."))
+
+
 def _meta_tensor(node):
     val = node.meta.get("val")
     return val if isinstance(val, torch.Tensor) else None

@@ -30,6 +30,8 @@ import warnings
 
 import torch
 
+from ._fx import dtype_named
+
 log = logging.getLogger("coil")
 
 FORMAT = 1
@@ -138,7 +140,7 @@ def _pack(t):
 
 def _unpack(data):
     name, shape, text = data
-    dtype = getattr(torch, name.removeprefix("torch."))
+    dtype = dtype_named(name)
     raw = text.encode("latin-1")
     if not raw:
         return torch.empty(shape, dtype=dtype)
