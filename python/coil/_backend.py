@@ -36,6 +36,7 @@ _STATS = {
     "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
     "outputs_in_place": 0, "kernels": 0, "dynamic_graphs": 0, "specializations": 0,
     "copies_skipped": 0, "bindings_dropped": 0, "aten_extern_calls": 0, "trace_cache_hits": 0,
+    "program_cache_hits": 0,
 }
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
@@ -49,7 +50,9 @@ def torch_stats():
     (the reason for each), `fallback_ops` (ops run on the host inside compiled graphs),
     `compile_s` (from the ATen graph to a runner: the rewrites and coil's compile),
     `coil_compile_s` (coil's own compile, within it), `trace_s` (tracing Dynamo's graph to ATen
-    before), `cache_hits` (graphs whose machine code all came from the compile cache) and
+    before), `cache_hits` (graphs whose machine code all came from the compile cache),
+    `program_cache_hits` (graphs whose whole program, every stage before the machine code, came
+    from it: coil's passes, lowering and scheduling skipped) and
     `backward_graphs_compiled` (training graphs' backward halves; `graphs_compiled` counts the
     rest), `outputs_in_place` (new values of mutated inputs written straight into them),
     `copies_skipped` (of those, the ones whose starting copy of the input a run leaves out: a
@@ -70,7 +73,7 @@ def reset_stats():
                   trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0,
                   outputs_in_place=0, kernels=0, dynamic_graphs=0, specializations=0,
                   copies_skipped=0, bindings_dropped=0, aten_extern_calls=0,
-                  trace_cache_hits=0)
+                  trace_cache_hits=0, program_cache_hits=0)
 
 
 def _check_options(options):
@@ -455,6 +458,7 @@ def _compile_entry(gm, example_inputs, options, trusted, cache_key, entry):
     _STATS["compile_s"] += time.perf_counter() - start
     _STATS["fallback_ops"].extend(report["fallback_ops"])
     _STATS["cache_hits"] += int(report.get("cache") == "hit")
+    _STATS["program_cache_hits"] += int(report.get("program_cache") == "hit")
     _STATS["kernels"] += report["kernels"]
     log.info(
         "coil compiled a graph for %s: %d kernels, %d extern calls, %.3f s",

@@ -185,6 +185,7 @@ fn compile(
             });
         }
     }
+    opts.cache = Some(compile_cache());
     let inner = coil::compile(&graph, backend, &opts).map_err(err)?;
     let input_bytes = inner.inputs().iter().map(|(_, m)| m.nbytes()).collect();
     let output_bytes = inner
@@ -309,9 +310,10 @@ impl Model {
     }
 
     /// What compiling did: `{"kernels", "extern_calls", "extern_names", "fallback_ops",
-    /// "compile_s", "device", "cache", "jit_ms"}` (`extern_names`: each extern call's name, as
-    /// `extern_kernels.mm`, in launch order; `cache`: `"hit"`, `"miss"`, `"off"`, or empty
-    /// where the backend has no compile cache).
+    /// "compile_s", "device", "cache", "program_cache", "jit_ms"}` (`extern_names`: each
+    /// extern call's name, as `extern_kernels.mm`, in launch order; `cache`: the machine
+    /// code's `"hit"`, `"miss"`, `"off"`, or empty where the backend has no compile cache;
+    /// `program_cache`: the whole program's entry, `"hit"`, `"miss"` or `"off"`).
     fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = &self.inner.report;
         let d = PyDict::new(py);
@@ -328,6 +330,7 @@ impl Model {
         d.set_item("compile_s", r.times.total_ms() / 1000.0)?;
         d.set_item("device", self.device.clone())?;
         d.set_item("cache", r.machine_code.cache)?;
+        d.set_item("program_cache", r.program_cache)?;
         d.set_item("jit_ms", r.machine_code.jit_ms())?;
         Ok(d)
     }

@@ -368,10 +368,13 @@ impl Report {
                 "schedule_ms": c.times.schedule_ms,
                 "codegen_ms": c.times.codegen_ms,
                 "backend_ms": c.times.backend_ms,
+                "cache_ms": c.times.cache_ms,
                 "total_ms": c.times.total_ms(),
                 "parse_to_runnable_ms": self.parse_ms + c.times.total_ms(),
                 "planned_bytes": c.planned_bytes,
-                "cache": c.machine_code.cache,
+                "cache": cache_word(c),
+                "program_cache": c.program_cache,
+                "machine_code_cache": c.machine_code.cache,
                 "jit_ms": c.machine_code.jit_ms(),
                 "jit": jit_modules(&c.machine_code),
             })),
@@ -615,6 +618,16 @@ fn jit_modules(code: &coil::MachineCode) -> serde_json::Value {
         .iter()
         .map(|(kernel, ms, source)| json!({ "kernel": kernel, "ms": ms, "source": source }))
         .collect()
+}
+
+/// The compile cache's part in a compile: `"hit"` when the program and all its machine code
+/// came from it, `"off"` when it was off, `"miss"` otherwise.
+fn cache_word(c: &coil::CompileReport) -> &'static str {
+    match (c.program_cache, c.machine_code.cache) {
+        ("hit", "hit" | "") => "hit",
+        ("off", "off" | "") => "off",
+        _ => "miss",
+    }
 }
 
 #[cfg(test)]

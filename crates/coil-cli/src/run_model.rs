@@ -537,8 +537,16 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
 
 fn execute(opts: &Options) -> Result<Report, String> {
     let loaded = load(opts)?;
-    let backend = backends::make_backend(opts)?;
+    // The compile cache the environment describes (COIL_CACHE_DIR, COIL_CACHE=0), or none:
+    // the program's entry and the backend's machine code.
+    let cache = std::sync::Arc::new(if opts.no_cache {
+        coil_cache::Cache::off()
+    } else {
+        coil_cache::Cache::from_env()
+    });
+    let backend = backends::make_backend(opts, cache.clone())?;
     let mut options = coil::Options::with_strategy(&opts.policy).map_err(|e| e.to_string())?;
+    options.cache = Some(cache);
     options.passes = opts.passes.clone();
     options.debug_dir = opts.debug_dir.clone();
     options.max_memory = Some(opts.max_memory);
@@ -572,7 +580,7 @@ fn execute(opts: &Options) -> Result<Report, String> {
     };
     // Every stage's output and the report: the compiled model's, or what `prepare` gave.
     let (artifacts, report) = match (&compiled, &prepared) {
-        (Some(m), _) => (m.artifacts(), &m.report),
+        (Some(m), _) => (m.artifacts().map_err(|e| e.to_string())?, &m.report),
         (None, Some(p)) => (&p.artifacts, &p.report),
         (None, None) => return Err("nothing was compiled or prepared".into()),
     };

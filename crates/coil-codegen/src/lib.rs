@@ -32,7 +32,7 @@ pub use coil_kernel::{
     ExternCall, ExternKind, IndexExpr, InterpBackend, KExpr, Kernel, KernelArg, KernelBuilder,
     KernelKind, LoopStyle, MachineCode, MatmulOp, Op, ReductionType, Runtime, Stage, StageKind,
     Store, StoreMode, StridedOperand, Target, Term, ValueId, Var, VarRanges, VerifyError,
-    eval_kernel,
+    eval_kernel, parse_kernels,
 };
 pub use coil_lower::LowerConfig;
 pub use coil_sched::{CppLoops, LoopCompat, LoopPlan, SchedConfig, SimdLoops};

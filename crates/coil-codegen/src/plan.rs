@@ -9,7 +9,9 @@ use coil_graph::DType;
 use coil_lower::{BufRef, ExternInput, ExternKind, OutputRef};
 
 /// A piece of memory the plan allocates once and reuses across runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct SlotId(pub u32);
 
 impl fmt::Display for SlotId {
@@ -19,7 +21,7 @@ impl fmt::Display for SlotId {
 }
 
 /// What a buffer is to the plan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BufferRole {
     /// Graph input number `n`: copied in before the first step.
     Input(usize),
@@ -34,7 +36,7 @@ pub enum BufferRole {
 }
 
 /// A buffer the plan places.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlannedBuffer {
     /// The lowering's buffer (or graph input).
     pub buffer: BufRef,
@@ -50,7 +52,7 @@ pub struct PlannedBuffer {
 
 /// An extern call of the plan: its kind, operands (realized buffers seen through strided
 /// layouts, Inductor's `ReinterpretView`s) and its output buffer with the layout eager gives.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExternStep {
     /// What it computes.
     pub kind: ExternKind,
@@ -61,7 +63,7 @@ pub struct ExternStep {
 }
 
 /// One step: a kernel launch or an extern call, with the buffers it reads and writes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Step {
     /// Launch kernel `kernel` with these buffers as its arguments.
     Kernel {
@@ -99,11 +101,12 @@ impl Step {
 }
 
 /// Where every buffer lives, when steps run, and where outputs come from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Plan {
     /// Bytes of each slot.
     pub slots: Vec<usize>,
     /// The slot of each buffer.
+    #[serde(with = "pairs")]
     pub placement: HashMap<BufRef, SlotId>,
     /// Every buffer placed.
     pub buffers: Vec<PlannedBuffer>,
@@ -319,5 +322,33 @@ mod tests {
             vec![output(b(5))],
         );
         assert!(unplaced.unwrap_err().contains("output"));
+    }
+}
+
+/// A map as a list of pairs (its keys are not strings, so JSON cannot key an object by them).
+mod pairs {
+    use std::collections::HashMap;
+    use std::hash::Hash;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<K, V, S>(map: &HashMap<K, V>, s: S) -> Result<S::Ok, S::Error>
+    where
+        K: Serialize + Ord,
+        V: Serialize,
+        S: Serializer,
+    {
+        let mut pairs: Vec<(&K, &V)> = map.iter().collect();
+        pairs.sort_by(|a, b| a.0.cmp(b.0));
+        pairs.serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, K, V, D>(d: D) -> Result<HashMap<K, V>, D::Error>
+    where
+        K: Deserialize<'de> + Eq + Hash,
+        V: Deserialize<'de>,
+        D: Deserializer<'de>,
+    {
+        Ok(Vec::<(K, V)>::deserialize(d)?.into_iter().collect())
     }
 }

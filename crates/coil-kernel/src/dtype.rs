@@ -8,7 +8,9 @@ use std::fmt;
 /// The narrow integers (8 and 16 bits) compute in `i32` registers, as f16 and bf16 compute in
 /// f32: every op that gives one wraps its result to the width ([`DType::wrap`]), so a fused chain
 /// computes what PyTorch's one-op-at-a-time kernels do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum DType {
     /// `torch.bool`, printed `b8`.
     Bool,

@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 /// A library matmul's form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum MatmulOp {
     /// `[m, k] @ [k, n]`.
     Mm,
@@ -20,7 +20,7 @@ pub enum MatmulOp {
 /// `ExternKernel` subclasses). A backend says which kinds it runs
 /// (`coil_codegen::Backend::supports_extern`); convolution and host fallbacks arrive as new
 /// variants, not new trait methods.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub enum ExternKind {
     /// A library matmul; the operands are `inputs[0] @ inputs[1]`.
@@ -43,11 +43,14 @@ pub enum ExternKind {
     ConvolutionBackward(ConvOp, ConvGrad),
     /// An op with no lowering, run on the host by coil-eager (Inductor's `make_fallback`): the
     /// operands are the op's tensor arguments in order; the facade runs it, not the backend.
+    /// Its program is opaque, so a plan holding one cannot be serialized (no compile-cache
+    /// entry of the whole program).
+    #[serde(skip)]
     Fallback(HostOp),
 }
 
 /// Which gradient an [`ExternKind::ConvolutionBackward`] computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ConvGrad {
     /// The input's (`grad_input`: backward data).
     Input,
@@ -56,7 +59,7 @@ pub enum ConvGrad {
 }
 
 /// A convolution's geometry (PyTorch's `convolution` arguments, one entry per spatial dim).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ConvOp {
     /// Step between windows.
     pub stride: Vec<usize>,
@@ -76,7 +79,7 @@ pub struct ConvOp {
 
 /// One pointwise op a [`ExternKind::FusedMatmul`] applies to the product, `y = op(y)` or
 /// `y = op(y, operand)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PostOp {
     /// `max(y, 0)`.
     Relu,

@@ -62,6 +62,19 @@ macro_rules! typed_id {
                 ::std::fmt::Display::fmt(self, f)
             }
         }
+
+        // As its number (the compile cache's program entries hold ids).
+        impl $crate::__serde::Serialize for $name {
+            fn serialize<S: $crate::__serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_u32(self.0)
+            }
+        }
+
+        impl<'de> $crate::__serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                <u32 as $crate::__serde::Deserialize>::deserialize(d).map($name)
+            }
+        }
     };
 }
 

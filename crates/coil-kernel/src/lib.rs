@@ -45,5 +45,8 @@ pub use kernel::{
 pub use math_fn::MathFn;
 pub use op::{Const, Op, OpCost, OpResult, ReductionType, resolve_indirect};
 pub use reader::{ReadError, parse_kernels};
+#[doc(hidden)]
+/// serde, for [`typed_id!`]'s expansion in other crates.
+pub use serde as __serde;
 pub use target::{BuildOptions, Capabilities, Device, LoopStyle, Target};
 pub use verify::VerifyError;

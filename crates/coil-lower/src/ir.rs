@@ -35,7 +35,9 @@ typed_id!(
 );
 
 /// Anything a body can load from: a graph input or a realized buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum BufRef {
     /// A graph input (named as in the graph: `x`).
     Input(InputId),
@@ -50,7 +52,7 @@ pub enum BufRef {
 /// node and op whose index it is and the size of the dim it indexes. Slot `2 * check` of
 /// [`BufRef::IndexChecks`] becomes nonzero when a value was out of range, and slot
 /// `2 * check + 1` holds such a value (the one of whichever element wrote last).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IndexCheck {
     /// The graph node (`embedding`).
     pub node: String,
@@ -74,7 +76,7 @@ impl IndexCheck {
 }
 
 /// Where and how a buffer's elements lie: dtype, sizes, strides and offset, in elements.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FixedLayout {
     /// Element type.
     pub dtype: DType,
@@ -297,7 +299,7 @@ pub struct ExternKernel {
 }
 
 /// One extern operand: a buffer seen through a strided layout (Inductor's `ReinterpretView`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExternInput {
     /// The buffer read.
     pub buffer: BufRef,
@@ -326,7 +328,7 @@ pub struct Epilogue {
 }
 
 /// A graph output: a buffer (or input) and the strided view of it the graph returns.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OutputRef {
     /// Where the data lives.
     pub buffer: BufRef,

@@ -124,16 +124,16 @@ impl PassConfig {
 }
 
 /// Rewrites applied by one pass (rule family).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PassStat {
     /// The pass.
-    pub name: &'static str,
+    pub name: String,
     /// Rewrites its rules applied.
     pub rewrites: usize,
 }
 
 /// What the passes did.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct PassStats {
     /// Calls in the input graph (inputs and `getitem` excluded).
     pub nodes_before: usize,
@@ -259,7 +259,7 @@ fn rewrite(
         match stats.per_pass.iter_mut().find(|p| p.name == *family) {
             Some(p) => p.rewrites += n,
             None => stats.per_pass.push(PassStat {
-                name: family,
+                name: family.to_string(),
                 rewrites: n,
             }),
         }

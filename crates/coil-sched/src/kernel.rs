@@ -13,7 +13,7 @@ use crate::node::NodeKind;
 use crate::schedule::Schedule;
 
 /// What a kernel is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum LaunchKind {
     /// Elementwise (`poi`).
     Pointwise,
@@ -44,7 +44,7 @@ impl fmt::Display for LaunchKind {
 }
 
 /// One kernel or extern call of the schedule.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct KernelInfo {
     /// The top-level node it runs.
     pub node: NodeId,

@@ -16,6 +16,7 @@ use coil_sched::{LoopCompat, ScheduleSummary, SharedStrategy};
 
 use crate::error::CoilError;
 use crate::model::CompiledModel;
+use crate::program_cache::ProgramSlot;
 
 /// How to compile.
 #[derive(Clone)]
@@ -47,6 +48,12 @@ pub struct Options {
     /// `index_put` with `accumulate`) run on the host, in order, instead of as kernels of
     /// atomic adds, as Inductor falls back to ATen's kernels in that mode.
     pub deterministic: bool,
+    /// The persistent compile cache, for the whole program's entry (`program_cache.rs`): a
+    /// second compile of the same graph with the same options for the same target loads what
+    /// the stages before the backend made instead of running them. `None` or an off cache:
+    /// every compile runs every stage. (A backend's machine code has its own entries, in the
+    /// cache it is handed.)
+    pub cache: Option<Arc<coil_cache::Cache>>,
 }
 
 impl Default for Options {
@@ -61,6 +68,7 @@ impl Default for Options {
             verify: cfg!(debug_assertions),
             max_memory: None,
             deterministic: false,
+            cache: None,
         }
     }
 }
@@ -87,6 +95,8 @@ impl fmt::Debug for Options {
             .field("debug_dir", &self.debug_dir)
             .field("verify", &self.verify)
             .field("max_memory", &self.max_memory)
+            .field("deterministic", &self.deterministic)
+            .field("cache", &self.cache.as_ref().and_then(|c| c.dir()))
             .finish()
     }
 }
@@ -104,12 +114,20 @@ pub struct StageTimes {
     pub codegen_ms: f64,
     /// The backend's compile (LLVM, PTX).
     pub backend_ms: f64,
+    /// Looking the program up in the compile cache and, on a hit, loading it (the stages
+    /// before the backend then take 0).
+    pub cache_ms: f64,
 }
 
 impl StageTimes {
     /// All stages.
     pub fn total_ms(&self) -> f64 {
-        self.passes_ms + self.lower_ms + self.schedule_ms + self.codegen_ms + self.backend_ms
+        self.passes_ms
+            + self.lower_ms
+            + self.schedule_ms
+            + self.codegen_ms
+            + self.backend_ms
+            + self.cache_ms
     }
 }
 
@@ -149,6 +167,10 @@ pub struct CompileReport {
     pub planned_bytes: usize,
     /// How the backend made machine code (empty before the backend's compile).
     pub machine_code: coil_codegen::MachineCode,
+    /// The whole program's compile-cache entry: `"hit"` (every stage before the backend
+    /// skipped), `"miss"` (run, then stored where it can be), `"off"` (no cache, or a compile
+    /// the cache does not key: a debug directory, a strategy that is not built in).
+    pub program_cache: &'static str,
 }
 
 /// Every stage's output, kept with the compiled model (and given alone by [`prepare`]).
@@ -301,14 +323,7 @@ pub fn prepare(
             )));
         }
     }
-    if let Some(max) = options.max_memory
-        && program.plan.total_bytes() > max
-    {
-        return Err(CoilError::Memory(format!(
-            "the compiled model needs {} bytes of memory (its plan's slots), more than the budget of {max} bytes",
-            program.plan.total_bytes()
-        )));
-    }
+    check_memory(&program.plan, options)?;
     times.codegen_ms = ms(t);
     stage_done("codegen", times.codegen_ms);
     debug.write("kernels.txt", || {
@@ -346,6 +361,7 @@ pub fn prepare(
         bytes_accessed: program.launches.iter().map(|l| l.bytes()).sum(),
         fusion_log: sched.fusion_log().to_vec(),
         planned_bytes: program.plan.total_bytes(),
+        program_cache: "off",
     };
     let schedule = sched.summary();
     drop(sched);
@@ -360,25 +376,62 @@ pub fn prepare(
     })
 }
 
-/// Compiles `graph` for `backend`: [`prepare`], then the backend's compile.
+/// A plan over [`Options::max_memory`] is an error, before anything is allocated.
+fn check_memory(plan: &coil_codegen::Plan, options: &Options) -> Result<(), CoilError> {
+    match options.max_memory {
+        Some(max) if plan.total_bytes() > max => Err(CoilError::Memory(format!(
+            "the compiled model needs {} bytes of memory (its plan's slots), more than the budget of {max} bytes",
+            plan.total_bytes()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Compiles `graph` for `backend`: [`prepare`] (or the program's compile-cache entry, see
+/// [`Options::cache`]), then the backend's compile.
 pub fn compile(
     graph: &Graph,
     backend: Arc<dyn Backend>,
     options: &Options,
 ) -> Result<CompiledModel, CoilError> {
-    let Prepared {
-        artifacts,
-        mut report,
-    } = prepare(graph, backend.as_ref(), options)?;
+    let mut slot = ProgramSlot::new(graph, backend.as_ref(), options);
+    let (program, index_checks, artifacts, mut report) = match slot.get(options, backend.as_ref()) {
+        Some(hit) => {
+            check_memory(&hit.program.plan, options)?;
+            stage_done("cache", hit.report.times.cache_ms);
+            (hit.program, hit.index_checks, None, hit.report)
+        }
+        None => {
+            let Prepared {
+                artifacts,
+                mut report,
+            } = prepare(graph, backend.as_ref(), options)?;
+            report.program_cache = slot.word;
+            let checks = artifacts.lowered.index_checks().to_vec();
+            slot.put(&artifacts.program, &checks, &report);
+            (artifacts.program.clone(), checks, Some(artifacts), report)
+        }
+    };
     let debug = Debug::new(options.debug_dir.clone())?;
     let t = Instant::now();
-    let compiled = backend.compile(&artifacts.program.kernels)?;
+    let compiled = backend.compile(&program.kernels)?;
     debug.write(compiled.source_file_name(), || compiled.source())?;
     report.times.backend_ms = ms(t);
     report.machine_code = compiled.machine_code();
     stage_done("backend", report.times.backend_ms);
     tracing::info!(target: "output_code", kernels = report.num_kernels, ms = report.times.total_ms(), "compiled");
-    CompiledModel::new(backend, compiled, graph, artifacts, report)
+    CompiledModel::new(
+        backend,
+        compiled,
+        graph,
+        crate::model::Made {
+            program,
+            index_checks,
+            artifacts,
+            options: options.clone(),
+        },
+        report,
+    )
 }
 
 /// Writes debug artifacts when a directory is set.

@@ -22,6 +22,7 @@ mod error;
 mod inplace;
 mod logs;
 mod model;
+mod program_cache;
 
 pub use coil_codegen::{DeviceClock, DeviceTimes, MachineCode};
 pub use coil_sched::{builtin_strategies, builtin_strategy, builtin_strategy_names};

@@ -1,23 +1,30 @@
 //! A compiled model: its kernels, its plan with memory allocated once and reused across runs,
 //! and `run`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use coil_codegen::{
     Backend, BufferHandle, BufferRole, CompiledKernels, DeviceClock, ExternCall, Plan, Step,
     StridedOperand,
 };
 use coil_graph::{Dims, Graph, Tensor, TensorMeta};
-use coil_lower::{BufRef, FixedLayout, OutputRef};
+use coil_lower::{BufRef, FixedLayout, IndexCheck, OutputRef};
 
-use crate::compile::{Artifacts, CompileReport};
+use crate::compile::{Artifacts, CompileReport, Options};
 use crate::error::CoilError;
 
 /// A model compiled for a backend. `run` may be called many times; memory is allocated once.
 pub struct CompiledModel {
     backend: Arc<dyn Backend>,
     kernels: Box<dyn CompiledKernels>,
-    artifacts: Artifacts,
+    /// The kernels and the plan that run.
+    program: coil_codegen::Program,
+    /// The index checks' meanings, for the error of one that fails.
+    index_checks: Vec<IndexCheck>,
+    /// Every stage's output: made by the compile, or (after a program loaded from the compile
+    /// cache) by preparing `source` again when first asked for.
+    artifacts: OnceLock<Artifacts>,
+    source: Option<Box<(Graph, Options)>>,
     inputs: Vec<(String, TensorMeta)>,
     /// For each output, the input it is whole ([`CompiledModel::output_input`]), found once.
     output_inputs: Vec<Option<usize>>,
@@ -30,12 +37,21 @@ pub struct CompiledModel {
     pub report: CompileReport,
 }
 
+/// What the compile made for [`CompiledModel::new`].
+pub(crate) struct Made {
+    pub(crate) program: coil_codegen::Program,
+    pub(crate) index_checks: Vec<IndexCheck>,
+    /// Every stage's output, where the stages ran (not on a program cache hit).
+    pub(crate) artifacts: Option<Artifacts>,
+    pub(crate) options: Options,
+}
+
 impl CompiledModel {
     pub(crate) fn new(
         backend: Arc<dyn Backend>,
         kernels: Box<dyn CompiledKernels>,
         graph: &Graph,
-        artifacts: Artifacts,
+        made: Made,
         report: CompileReport,
     ) -> Result<CompiledModel, CoilError> {
         let inputs: Vec<(String, TensorMeta)> = graph
@@ -43,13 +59,20 @@ impl CompiledModel {
             .iter()
             .map(|&i| (graph.node(i).name.clone(), graph.node(i).meta().clone()))
             .collect();
-        let output_inputs = whole_inputs(&artifacts.program.plan, &inputs);
-        let identity_copies =
-            crate::inplace::identity_copies(&artifacts.program.plan, &artifacts.program.kernels);
+        let program = made.program;
+        let output_inputs = whole_inputs(&program.plan, &inputs);
+        let identity_copies = crate::inplace::identity_copies(&program.plan, &program.kernels);
+        let source = match made.artifacts {
+            Some(_) => None,
+            None => Some(Box::new((graph.clone(), made.options))),
+        };
         Ok(CompiledModel {
             backend,
             kernels,
-            artifacts,
+            program,
+            index_checks: made.index_checks,
+            artifacts: made.artifacts.map(OnceLock::from).unwrap_or_default(),
+            source,
             inputs,
             output_inputs,
             identity_copies,
@@ -59,13 +82,27 @@ impl CompiledModel {
     }
 
     /// Every stage's output: the transformed graph, the lowered graph, the schedule, the
-    /// kernels and the plan.
-    pub fn artifacts(&self) -> &Artifacts {
-        &self.artifacts
+    /// kernels and the plan. A model whose program came from the compile cache runs the stages
+    /// again the first time they are asked for (a `prepare`, without the backend's compile);
+    /// their program is the one that runs.
+    pub fn artifacts(&self) -> Result<&Artifacts, CoilError> {
+        if let Some(a) = self.artifacts.get() {
+            return Ok(a);
+        }
+        let Some(source) = &self.source else {
+            return Err(CoilError::Plan("the model keeps no stage outputs".into()));
+        };
+        let prepared = crate::compile::prepare(&source.0, self.backend.as_ref(), &source.1)?;
+        Ok(self.artifacts.get_or_init(|| prepared.artifacts))
+    }
+
+    /// The kernels and the plan that run.
+    pub fn program(&self) -> &coil_codegen::Program {
+        &self.program
     }
 
     fn plan(&self) -> &Plan {
-        &self.artifacts.program.plan
+        &self.program.plan
     }
 
     /// The generated code (optimized LLVM IR, PTX).
@@ -138,7 +175,7 @@ impl CompiledModel {
         };
         self.backend.write(flags, &vec![0u8; bytes])?;
         let value = words[2 * check + 1];
-        let msg = match self.artifacts.lowered.index_checks().get(check) {
+        let msg = match self.index_checks.get(check) {
             Some(c) => c.message(value),
             None => format!("index {value} is out of range (check {check})"),
         };
@@ -313,7 +350,7 @@ impl CompiledModel {
             && sizes == meta.sizes
             && crate::inplace::output_may_alias_input(
                 self.plan(),
-                &self.artifacts.program.kernels,
+                &self.program.kernels,
                 output,
                 input,
                 meta.nbytes(),

@@ -7,13 +7,8 @@ use super::{Backend, Loops, Options};
 /// follows (the CPU's, or the GPU's with `--loops simd`; it compiles nothing).
 pub(super) fn make_backend(
     opts: &Options,
+    cache: std::sync::Arc<coil_cache::Cache>,
 ) -> Result<std::sync::Arc<dyn coil_codegen::Backend>, String> {
-    // The compile cache the environment describes (COIL_CACHE_DIR, COIL_CACHE=0), or none.
-    let cache = std::sync::Arc::new(if opts.no_cache {
-        coil_cache::Cache::off()
-    } else {
-        coil_cache::Cache::from_env()
-    });
     Ok(match (opts.backend, opts.loops) {
         (Backend::Cuda, _) if opts.compile_only => {
             std::sync::Arc::new(coil_cuda::CudaBackend::offline())

@@ -6,6 +6,7 @@ mod deep;
 mod edge_shapes;
 mod embedding_bag;
 mod in_place;
+mod program_cache;
 mod real_ops;
 mod scatter;
 mod strategy;

@@ -220,7 +220,7 @@ fn scans_fuse_with_their_producer_and_reader_and_match_eager_on_every_backend() 
             assert!(model.report.fallback_ops.is_empty(), "{name} {ty} {op}");
             // Along the last dim the reader reads the scan where it stores: one kernel. Along
             // a middle dim the loop nests differ and the reader runs after it.
-            let kernels = model.artifacts().program.num_kernels();
+            let kernels = model.program().num_kernels();
             let want_kernels = if dim == -1 { 1 } else { 2 };
             assert!(
                 kernels <= want_kernels,

@@ -86,7 +86,7 @@ fn a_strategy_defined_in_the_test_compiles_and_runs_through_the_facade() {
             inductor.report.lowered_buffers
         );
         // Its kernels are the ones built and run, named with the backend's name.
-        assert_eq!(report.num_kernels, model.artifacts().program.kernels.len());
+        assert_eq!(report.num_kernels, model.program().kernels.len());
         assert!(
             report.num_kernels < report.lowered_buffers,
             "{name}: nothing fused"
