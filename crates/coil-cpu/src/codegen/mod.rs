@@ -158,7 +158,18 @@ pub struct CodegenOptions {
     /// ([`crate::VMathOptions::table_exp`]; ignored where the host lacks AVX2).
     /// On by default.
     pub table_exp: bool,
+    /// A kernel that calls the math library at more than this many places (as emitted: each
+    /// copy of a loop body counts) calls its functions instead of inlining each call: LLVM's
+    /// time grows with the inlined code (a chain of softmaxes fused 4 to a kernel took 2.4
+    /// times as long with every `exp` inlined), while a call costs a few cycles per vector
+    /// (10% on that chain's run; `docs/perf.md`). `None`: always inline.
+    pub max_inlined_math_calls: Option<usize>,
 }
+
+/// [`CodegenOptions::max_inlined_math_calls`]'s default: kernels with one or two
+/// transcendentals per stage (softmax, gelu, layer norm's `rsqrt`), as real models fuse them,
+/// stay inlined.
+pub(crate) const DEFAULT_MAX_INLINED_MATH_CALLS: usize = 24;
 
 impl Default for CodegenOptions {
     /// Streaming stores into buffers of 64 MiB and more (well past a last-level cache), and
@@ -173,6 +184,7 @@ impl Default for CodegenOptions {
             guarded_max_min: true,
             bounded_exp: true,
             table_exp: true,
+            max_inlined_math_calls: Some(DEFAULT_MAX_INLINED_MATH_CALLS),
         }
     }
 }
@@ -255,7 +267,11 @@ pub fn emit_planned<'ctx>(
         indirect: std::cell::RefCell::new(HashMap::new()),
         scan_slots: HashMap::new(),
     };
-    em.emit().map_err(|e| match e {
+    let emitted = em.emit();
+    if emitted.is_ok() {
+        mark_math_calls(f, options.max_inlined_math_calls);
+    }
+    emitted.map_err(|e| match e {
         CpuError::Codegen { message, .. } => CpuError::Codegen {
             kernel: kernel.name.clone(),
             message,
@@ -266,6 +282,40 @@ pub fn emit_planned<'ctx>(
         },
     })?;
     Ok(shape)
+}
+
+/// Marks `f`'s calls of the math library (the module's internal, defined functions: the
+/// library's `alwaysinline` ones) `noinline` when there are more than `max` of them, so that
+/// LLVM compiles each function once instead of once per call ([`CodegenOptions::
+/// max_inlined_math_calls`]).
+fn mark_math_calls(f: FunctionValue<'_>, max: Option<usize>) {
+    let Some(max) = max else { return };
+    let mut calls = Vec::new();
+    for block in f.get_basic_block_iter() {
+        for inst in block.get_instructions() {
+            if inst.get_opcode() != inkwell::values::InstructionOpcode::Call {
+                continue;
+            }
+            let Ok(call) = inkwell::values::CallSiteValue::try_from(inst) else {
+                continue;
+            };
+            let callee = call.get_called_fn_value();
+            if let Some(callee) = callee
+                && callee.get_linkage() == inkwell::module::Linkage::Internal
+                && callee.count_basic_blocks() > 0
+            {
+                calls.push(call);
+            }
+        }
+    }
+    if calls.len() <= max {
+        return;
+    }
+    let cx = f.get_type().get_context();
+    let noinline = cx.create_enum_attribute(Attribute::get_named_enum_kind_id("noinline"), 0);
+    for call in calls {
+        call.add_attribute(AttributeLoc::Function, noinline);
+    }
 }
 
 /// Where the loop variables stand while emitting a body.

@@ -347,3 +347,36 @@ fn the_compile_cost_counts_the_planned_kernel() {
         bounded.compile_cost()
     );
 }
+
+/// A kernel that calls the math library at many places (a chain of softmaxes fused together)
+/// calls its functions instead of inlining each call (`CodegenOptions::max_inlined_math_calls`:
+/// LLVM's time grows with the inlined code), and still computes eager's results; the one
+/// softmax above stays inlined.
+#[test]
+fn a_kernel_with_many_math_calls_calls_the_math_functions() {
+    let mut text = String::from(
+        "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[8, 48]\"):\n",
+    );
+    let mut prev = "x".to_string();
+    for i in 0..12 {
+        text += &format!(
+            "        sm{i}: \"f32[8, 48]\" = torch.ops.aten._softmax.default({prev}, -1, False)\n        \
+             add{i}: \"f32[8, 48]\" = torch.ops.aten.add.Tensor(sm{i}, {prev})\n"
+        );
+        prev = format!("add{i}");
+    }
+    text += &format!("        return ({prev},)\n");
+    let g = coil_graph::parse(&text).unwrap();
+    let b = std::sync::Arc::new(coil_cpu::CpuBackend::new().unwrap());
+    let model = coil::compile(&g, b, &coil::Options::default()).unwrap();
+    let ir = model.source();
+    let called = ir
+        .lines()
+        .filter(|l| l.contains("call ") && l.contains("@coil_exp_"))
+        .count();
+    assert!(called > 0, "no calls of the math library's exp in\n{ir}");
+    let inputs = coil_testkit::random_inputs(&g, 11);
+    let got = model.run(&inputs).unwrap();
+    let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+    coil_testkit::check_outputs(&got, &want, 1e-5, 1e-5).unwrap();
+}
