@@ -4,8 +4,12 @@
 # JIT cache off (CUDA_CACHE_DISABLE=1):
 #   jit_serial    no compile cache, the whole model one PTX module (COIL_CUDA_MODULES=model:
 #                 before parallel code generation)
-#   jit           no compile cache, one module per kernel, all compiled at once through the
-#                 driver's linker on every core
+#   jit           no compile cache, the kernels shared out over one module per core (runs of
+#                 consecutive kernels of about equal PTX size; the default), all compiled at
+#                 once through the driver's linker on every core
+#   jit_per_kernel  the same with one module per kernel (COIL_CUDA_MODULES=kernel)
+#   kernel_cold / kernel_warm  one module per kernel through its own coil cache, then a new
+#                 process on it (a start loads a module per kernel)
 #   nvjitlink     the same through nvJitLink (COIL_CUDA_PTX_COMPILER=nvjitlink)
 #   jit_o1        the driver's linker at optimization level 1 (COIL_CUDA_JIT_O=1)
 #   cold          an empty coil cache (filled by this run)
@@ -29,6 +33,7 @@ export CUDA_CACHE_DISABLE=1
 CACHE=$(mktemp -d)
 CACHE16=$(mktemp -d)
 CACHECONV=$(mktemp -d)
+CACHEK=$(mktemp -d)
 summarize() { # model run report err
 python3 - "$@" <<'PY'
 import json, sys
@@ -56,6 +61,8 @@ for f in "$B"/models/real*/*.py; do
     case $run in
       jit_serial) env="COIL_CACHE=0 COIL_CUDA_MODULES=model";;
       jit) env="COIL_CACHE=0";;
+      jit_per_kernel) env="COIL_CACHE=0 COIL_CUDA_MODULES=kernel";;
+      kernel_cold|kernel_warm) env="COIL_CACHE_DIR=$CACHEK COIL_CUDA_MODULES=kernel";;
       nvjitlink) env="COIL_CACHE=0 COIL_CUDA_PTX_COMPILER=nvjitlink";;
       jit_o1) env="COIL_CACHE=0 COIL_CUDA_JIT_O=1";;
       cold|warm) env="COIL_CACHE_DIR=$CACHE";;
@@ -88,4 +95,4 @@ except Exception: t={}
 print(json.dumps({'model': '$f'.split('/')[-2] + '/' + '$f'.split('/')[-1], 'run': '$run', 'compile_s': t.get('compile_s')}))"
   done
 done
-du -sh "$CACHE" "$CACHE16" "$CACHECONV"
+du -sh "$CACHE" "$CACHE16" "$CACHECONV" "$CACHEK"

@@ -21,6 +21,7 @@ use coil_graph::DType;
 use crate::blas::{Gemm, MatLayout};
 use crate::error::CudaError;
 use crate::exec::{Emulated, Executor, Gpu, LoadOptions, LoadedModule, Offline};
+use crate::jit::ModuleSplit;
 use crate::ptx::PtxModule;
 use crate::render::{
     KernelPlan, LaunchArg, RenderedKernel, oriented, plan_kernel, render_planned, walk_backwards,
@@ -45,8 +46,8 @@ pub struct CudaBackend {
     planner: Option<Planner>,
     /// Time each kernel's candidate plans at its first launch and keep the fastest.
     autotune: bool,
-    /// One PTX module per kernel ([`CudaBackend::with_module_per_kernel`]).
-    module_per_kernel: bool,
+    /// How kernels are shared out over PTX modules ([`CudaBackend::with_modules`]).
+    modules: ModuleSplit,
     /// A column of ones (its buffer and length) that broadcasts an `addmm`'s bias through
     /// cuBLAS (`ones[m, 1] @ bias[1, n]`), grown as needed.
     ones: Arc<std::sync::Mutex<Option<(BufferHandle, usize, DType)>>>,
@@ -110,7 +111,7 @@ impl CudaBackend {
             description,
             planner: None,
             autotune: true,
-            module_per_kernel: true,
+            modules: ModuleSplit::per_core(),
             ones: Arc::default(),
             cudnn_conv: false,
         })
@@ -137,7 +138,7 @@ impl CudaBackend {
             target,
             planner: None,
             autotune: true,
-            module_per_kernel: true,
+            modules: ModuleSplit::per_core(),
             ones: Arc::default(),
             cudnn_conv: false,
         }
@@ -156,7 +157,7 @@ impl CudaBackend {
             target,
             planner: None,
             autotune: true,
-            module_per_kernel: true,
+            modules: ModuleSplit::per_core(),
             ones: Arc::default(),
             cudnn_conv: false,
         }
@@ -201,11 +202,10 @@ impl CudaBackend {
         self
     }
 
-    /// Each kernel in a PTX module of its own, every module of a compile turned into machine
-    /// code at once on every core (the default), or, with `false`, the model's kernels in one
-    /// module (one JIT job: for measuring the two).
-    pub fn with_module_per_kernel(mut self, on: bool) -> CudaBackend {
-        self.module_per_kernel = on;
+    /// How a compile's kernels are shared out over PTX modules ([`ModuleSplit`]; by default
+    /// one module per core, [`ModuleSplit::per_core`]).
+    pub fn with_modules(mut self, split: ModuleSplit) -> CudaBackend {
+        self.modules = split;
         self
     }
 
@@ -318,7 +318,7 @@ impl CudaBackend {
             caps: &self.caps,
             target: self.target,
             autotune: self.autotune && self.planner.is_none(),
-            module_per_kernel: self.module_per_kernel,
+            modules: self.modules,
         };
         let loaded = self
             .exec

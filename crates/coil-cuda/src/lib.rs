@@ -55,7 +55,7 @@ pub use blas::{Gemm, MatLayout};
 pub use blas_lt::lt_present;
 pub use dnn::{ConvAlgoChoice, ConvOperand, cudnn_present};
 pub use error::CudaError;
-pub use jit::{JitOptions, JitRecord, PtxCompiler};
+pub use jit::{JitOptions, JitRecord, ModuleSplit, PtxCompiler};
 pub use launch::LaunchConfig;
 pub use nvjitlink::available as nvjitlink_available;
 pub use runtime::{

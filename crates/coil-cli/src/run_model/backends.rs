@@ -23,10 +23,8 @@ pub(super) fn make_backend(
                 .with_compile_cache(cache)
                 .with_jit_options(jit_options_from_env()?)
                 .with_conv_algo(conv_algo_from_env()?)
-                // COIL_CUDA_MODULES=model: the model's kernels in one PTX module (measuring).
-                .with_module_per_kernel(
-                    std::env::var("COIL_CUDA_MODULES").map_or(true, |v| v != "model"),
-                ),
+                // COIL_CUDA_MODULES=kernel|model|cores: how kernels share PTX modules (measuring).
+                .with_modules(module_split_from_env()?),
         ),
         (Backend::Cpu | Backend::Eager, _) => std::sync::Arc::new(
             coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
@@ -91,6 +89,19 @@ fn conv_algo_from_env() -> Result<coil_cuda::ConvAlgoChoice, String> {
         Ok("heuristic") => Ok(coil_cuda::ConvAlgoChoice::Heuristic),
         Ok(other) => Err(format!(
             "COIL_CUDNN_ALGO={other}: expected `benchmark` or `heuristic`"
+        )),
+    }
+}
+
+/// How the GPU's kernels share PTX modules, from `COIL_CUDA_MODULES`: `cores` (the default: a
+/// module per core), `kernel` (a module per kernel) or `model` (one module).
+fn module_split_from_env() -> Result<coil_cuda::ModuleSplit, String> {
+    match std::env::var("COIL_CUDA_MODULES").as_deref() {
+        Err(_) | Ok("cores") => Ok(coil_cuda::ModuleSplit::per_core()),
+        Ok("kernel") => Ok(coil_cuda::ModuleSplit::PerKernel),
+        Ok("model") => Ok(coil_cuda::ModuleSplit::Whole),
+        Ok(other) => Err(format!(
+            "COIL_CUDA_MODULES={other}: expected `cores`, `kernel` or `model`"
         )),
     }
 }

@@ -369,22 +369,30 @@ impl Executor for Gpu {
                 .first()
                 .map_or(String::new(), |k| k.name().to_string())
         };
-        // One module per kernel (so the kernels compile in parallel), unless the backend asks
-        // for the whole model's one module (`CudaBackend::with_module_per_kernel`).
-        let per_kernel = options.module_per_kernel;
-        let mains: Vec<PtxModule> = if per_kernel {
-            rendered
-                .iter()
-                .map(|r| {
-                    let mut m = PtxModule::new(options.target);
-                    for l in &r.launches {
-                        m.push(l.kernel.clone())?;
-                    }
-                    Ok(m)
-                })
-                .collect::<Result<_, CudaError>>()?
-        } else {
-            vec![module.clone()]
+        // The kernels shared out over modules (`CudaBackend::with_modules`): runs of
+        // consecutive kernels, so that the modules' entries, in order, are the kernels'.
+        let mains: Vec<PtxModule> = match options.modules {
+            crate::ModuleSplit::Whole => vec![module.clone()],
+            split => {
+                // Each kernel's size: its entries' PTX text (already rendered).
+                let sizes: Vec<usize> = rendered
+                    .iter()
+                    .map(|r| r.launches.iter().map(|l| l.kernel.entry_text().len()).sum())
+                    .collect();
+                split
+                    .runs(&sizes)
+                    .into_iter()
+                    .map(|run| {
+                        let mut m = PtxModule::new(options.target);
+                        for r in &rendered[run] {
+                            for l in &r.launches {
+                                m.push(l.kernel.clone())?;
+                            }
+                        }
+                        Ok(m)
+                    })
+                    .collect::<Result<_, CudaError>>()?
+            }
         };
         let mut texts: Vec<(String, String)> =
             mains.iter().map(|m| (m.to_string(), first(m))).collect();

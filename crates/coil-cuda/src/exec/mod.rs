@@ -28,8 +28,8 @@ pub(crate) struct LoadOptions<'a> {
     pub(crate) caps: &'a GpuCaps,
     pub(crate) target: PtxTarget,
     pub(crate) autotune: bool,
-    /// One PTX module per kernel (compiled in parallel) rather than the model's one.
-    pub(crate) module_per_kernel: bool,
+    /// How the kernels are shared out over PTX modules.
+    pub(crate) modules: crate::ModuleSplit,
 }
 
 /// Memory, modules and launches where PTX runs.
