@@ -3,7 +3,8 @@
 //! compile's modules, each cubin
 //! kept in memory for the process and in coil's persistent compile cache ([`coil_cache`],
 //! namespace `cubin`), so a module is turned into machine code once per machine, not once per
-//! process; loading a cubin (`cuModuleLoadData`) does no compiling.
+//! process; loading a cubin (`cuModuleLoadData`) does no compiling. [`ModuleSplit`] decides
+//! how a compile's kernels share modules (one per core by default).
 //!
 //! A cubin's key is everything that changes it: the PTX text, the device's architecture, the
 //! driver's version (its PTX compiler), the JIT options and coil's version.
