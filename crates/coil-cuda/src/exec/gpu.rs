@@ -144,8 +144,12 @@ struct Variant {
 struct GpuKernel {
     /// The main plan's entries first, then the other candidates' (autotuning).
     variants: Vec<Variant>,
-    /// Which variant runs; `None` until the first launch has timed them.
+    /// Which variant runs; `None` until the first launch has timed them (or known from the
+    /// compile cache: `tune_cache`).
     choice: Mutex<Option<usize>>,
+    /// Where the first launch keeps its choice, and each variant's index in
+    /// `candidate_plans`' list (what the cache holds); `None`: nothing to keep.
+    tune: Option<(coil_cache::Key, Vec<usize>)>,
 }
 
 struct GpuModule {
@@ -221,6 +225,11 @@ impl GpuModule {
             "autotuned (µs per plan)"
         );
         *choice = Some(best);
+        if let Some((key, plans)) = &k.tune
+            && let Some(&plan) = plans.get(best)
+        {
+            super::tune_cache::store(&self.gpu.0.dev.compile_cache(), key, plan);
+        }
         Ok(best)
     }
 }
@@ -273,24 +282,78 @@ impl LoadedModule for GpuModule {
 struct Candidate {
     rendered: RenderedKernel,
     module: PtxModule,
+    /// Its plan's index in `candidate_plans`' list.
+    index: usize,
+}
+
+/// What autotuning knows of a kernel before its first launch.
+struct Tuning {
+    /// The candidates to load, besides the main plan.
+    candidates: Vec<Candidate>,
+    /// The main plan's index in `candidate_plans`' list.
+    main_index: usize,
+    /// The choice kept in the compile cache, as a variant (0: the main plan).
+    known: Option<usize>,
+    /// The cache key, where the cache is on.
+    key: Option<coil_cache::Key>,
 }
 
 impl Gpu {
     /// `kernel` rendered under its other candidate plans (each in a module of its own, so
     /// entry names may repeat); plans that fail to render are left out.
+    /// `kernel`'s candidates, or, where the compile cache holds its choice, that plan alone
+    /// (nothing to render when it is the main plan).
+    fn tuning(&self, kernel: &Kernel, main: &RenderedKernel, options: &LoadOptions<'_>) -> Tuning {
+        let cache = self.0.dev.compile_cache();
+        let key = cache
+            .is_on()
+            .then(|| super::tune_cache::key(kernel, options.caps));
+        let kept = key
+            .as_ref()
+            .and_then(|k| super::tune_cache::lookup(&cache, k));
+        let (mut candidates, main_index) = Gpu::candidates(kernel, main, options, kept);
+        let known = match kept {
+            Some(i) if i == main_index => Some(0),
+            Some(i) => candidates.iter().position(|c| c.index == i).map(|p| p + 1),
+            None => None,
+        };
+        if kept.is_some() && known.is_none() {
+            // The kept choice names no plan of this kernel any more: tune again.
+            candidates = Gpu::candidates(kernel, main, options, None).0;
+        }
+        Tuning {
+            candidates,
+            main_index,
+            known,
+            key,
+        }
+    }
+
+    /// `kernel` rendered under its other candidate plans (each in a module of its own, so
+    /// entry names may repeat), or under plan `only` alone; plans that fail to render are
+    /// left out. Also gives the main plan's index in `candidate_plans`' list.
     fn candidates(
         kernel: &Kernel,
         main: &RenderedKernel,
         options: &LoadOptions<'_>,
-    ) -> Vec<Candidate> {
+        only: Option<usize>,
+    ) -> (Vec<Candidate>, usize) {
         let mut out = Vec::new();
+        let mut main_index = 0;
         let reverse = matches!(
             main.plan.strategy,
             Strategy::Pointwise { reverse: true, .. }
         );
-        for plan in candidate_plans(kernel, options.caps) {
+        for (index, plan) in candidate_plans(kernel, options.caps)
+            .into_iter()
+            .enumerate()
+        {
             let plan = oriented(plan, reverse);
             if plan == main.plan {
+                main_index = index;
+                continue;
+            }
+            if only.is_some_and(|o| o != index) {
                 continue;
             }
             let rendered =
@@ -305,6 +368,7 @@ impl Gpu {
                     Ok(Some(Candidate {
                         rendered: r,
                         module,
+                        index,
                     }))
                 });
             match rendered {
@@ -315,15 +379,20 @@ impl Gpu {
                 }
             }
         }
-        out
+        (out, main_index)
     }
 
-    /// The candidates loaded (each with its own scratch memory); those that fail to load are
-    /// left out.
-    fn load_candidates(&self, main: &RenderedKernel, candidates: Vec<Candidate>) -> Vec<Variant> {
+    /// The candidates loaded (each with its own scratch memory), with their plans' indices;
+    /// those that fail to load are left out.
+    fn load_candidates(
+        &self,
+        main: &RenderedKernel,
+        candidates: Vec<Candidate>,
+    ) -> Vec<(Variant, usize)> {
         let mut out = Vec::new();
         for c in candidates {
             let plan = c.rendered.plan;
+            let index = c.index;
             let loaded = self.0.dev.load_module(&c.module).and_then(|entries| {
                 Ok(Variant {
                     scratch: scratch(&self.0.dev, &c.rendered.scratch_bytes)?,
@@ -332,7 +401,7 @@ impl Gpu {
                 })
             });
             match loaded {
-                Ok(v) => out.push(v),
+                Ok(v) => out.push((v, index)),
                 Err(e) => {
                     tracing::warn!(target: "cuda", kernel = %main.name, ?plan, %e, "candidate plan left out");
                 }
@@ -353,16 +422,10 @@ impl Executor for Gpu {
     ) -> Result<Box<dyn LoadedModule>, CudaError> {
         // Every module this compile loads (the kernels', and each autotuning candidate's)
         // turned into machine code at once, on every core, before the loads.
-        let mut candidates: Vec<Vec<Candidate>> = rendered
+        let mut tunings: Vec<Option<Tuning>> = rendered
             .iter()
             .zip(kernels)
-            .map(|(r, k)| {
-                if options.autotune {
-                    Gpu::candidates(k, r, options)
-                } else {
-                    Vec::new()
-                }
-            })
+            .map(|(r, k)| options.autotune.then(|| self.tuning(k, r, options)))
             .collect();
         let first = |m: &PtxModule| {
             m.kernels()
@@ -396,7 +459,7 @@ impl Executor for Gpu {
         };
         let mut texts: Vec<(String, String)> =
             mains.iter().map(|m| (m.to_string(), first(m))).collect();
-        for c in candidates.iter().flatten() {
+        for c in tunings.iter().flatten().flat_map(|t| &t.candidates) {
             texts.push((c.module.to_string(), first(&c.module)));
         }
         self.0.dev.precompile(&texts);
@@ -406,7 +469,7 @@ impl Executor for Gpu {
         }
         let mut next_entry = 0;
         let mut out = Vec::with_capacity(rendered.len());
-        for ((r, _kernel), cands) in rendered.iter().zip(kernels).zip(candidates.iter_mut()) {
+        for (r, tuning) in rendered.iter().zip(tunings.iter_mut()) {
             let n = r.launches.len();
             let entries: Vec<LoadedKernel> = loaded
                 .get(next_entry..next_entry + n)
@@ -418,10 +481,22 @@ impl Executor for Gpu {
                 entries,
                 scratch: scratch(&self.0.dev, &r.scratch_bytes)?,
             }];
-            variants.extend(self.load_candidates(r, std::mem::take(cands)));
+            let (mut choice, mut tune) = (None, None);
+            if let Some(t) = tuning.take() {
+                let mut plans = vec![t.main_index];
+                for (v, index) in self.load_candidates(r, t.candidates) {
+                    variants.push(v);
+                    plans.push(index);
+                }
+                // A choice kept by an earlier compile: that plan, loaded alone, runs (if it
+                // failed to load, the main plan does and is timed no more).
+                choice = t.known.map(|k| k.min(variants.len() - 1));
+                tune = t.key.map(|key| (key, plans));
+            }
             out.push(GpuKernel {
                 variants,
-                choice: Mutex::new(None),
+                choice: Mutex::new(choice),
+                tune,
             });
         }
         let records = self.0.dev.take_jit_records();

@@ -7,6 +7,7 @@
 mod emulated;
 mod gpu;
 mod offline;
+mod tune_cache;
 
 use coil_codegen::{BackendError, BufferHandle, ExternCall, Kernel};
 use coil_lower::ConvOp;
