@@ -149,7 +149,8 @@ def main():
                     s = coil.torch_stats()
                     stats = {k: round(s[k], 4) if isinstance(s[k], float) else s[k]
                              for k in ("trace_s", "coil_compile_s", "compile_s", "cache_hits",
-                                       "trace_cache_hits", "graphs_compiled")}
+                                       "trace_cache_hits", "program_cache_hits",
+                                       "graphs_compiled")}
                 compiled.append((backend, f, first_s, (got - want).abs().max().item(), stats))
                 if a.rounds == 1:
                     report(name, backend, [call_us(f, args, sync, a.warmup, a.calls)], first_s,

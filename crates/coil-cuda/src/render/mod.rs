@@ -37,8 +37,8 @@ mod split;
 mod values;
 
 pub use plan::{
-    KernelPlan, Strategy, candidate_plans, chunk_lanes, needs_wide_indices, only_16_bit_results,
-    oriented, plan_kernel, walk_backwards,
+    KernelPlan, MIN_TUNED_ELEMENTS, Strategy, candidate_plans, chunk_lanes, needs_wide_indices,
+    only_16_bit_results, oriented, plan_kernel, walk_backwards,
 };
 
 use std::collections::HashMap;

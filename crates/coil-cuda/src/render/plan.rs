@@ -183,6 +183,10 @@ pub fn oriented(mut plan: KernelPlan, reverse: bool) -> KernelPlan {
     plan
 }
 
+/// Kernels over fewer elements (iterations times reduction length) than this have one
+/// plan, the default ([`candidate_plans`]).
+pub const MIN_TUNED_ELEMENTS: usize = 1 << 13;
+
 /// Plans worth timing against each other for `k` on the device (autotuning, as Inductor's
 /// reduction heuristics hand Triton several configs to benchmark at the first call; only for
 /// idempotent kernels, [`Kernel::is_idempotent`], since each is timed on the real buffers):
@@ -202,6 +206,12 @@ pub fn candidate_plans(k: &Kernel, caps: &GpuCaps) -> Vec<KernelPlan> {
         return plans;
     }
     let rnumel = k.rnumel();
+    // A kernel over fewer elements than this is a launch's few microseconds under any plan:
+    // timing others gains nothing, while rendering and compiling them cost the compile (a
+    // 1,000-op chain of [64, 64] softmaxes: 157 candidate modules to turn into machine code).
+    if k.numel().saturating_mul(rnumel.max(1)) < MIN_TUNED_ELEMENTS {
+        return plans;
+    }
     if let Strategy::Pointwise {
         lanes,
         unroll,

@@ -247,3 +247,30 @@ fn kernels_that_add_atomically_have_one_candidate() {
     assert!(sets.is_idempotent());
     assert!(coil_cuda::render::candidate_plans(sets, &caps).len() > 1);
 }
+
+/// A kernel too small for its plans to differ by more than a launch's noise has one
+/// candidate (`MIN_TUNED_ELEMENTS`); the same reduction over longer rows has several.
+#[test]
+fn small_kernels_have_one_candidate() {
+    let text = |rows: usize| {
+        format!(
+            "kernel per_fused_sum_0 (persistent reduction) ranges=[{rows}] reduction_ranges=[64]
+  arg0 x: f32[{n}] in
+  arg1 buf0: f32[{rows}] out
+  reduction loop:
+    v0: f32 = load arg0[64*p0 + p1]
+    acc0: f32 = sum(v0)
+  outer:
+    v1: f32 = acc0
+    store arg1[p0] = v1
+",
+            n = rows * 64
+        )
+    };
+    let caps = GpuCaps::h200();
+    let small = &coil_kernel::parse_kernels(&text(64)).unwrap()[0];
+    assert!(small.numel() * small.rnumel() < coil_cuda::render::MIN_TUNED_ELEMENTS);
+    assert_eq!(coil_cuda::render::candidate_plans(small, &caps).len(), 1);
+    let big = &coil_kernel::parse_kernels(&text(4096)).unwrap()[0];
+    assert!(coil_cuda::render::candidate_plans(big, &caps).len() > 1);
+}
