@@ -52,6 +52,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "coil-lower",
             "coil-sched",
             "coil-codegen",
+            // The whole program's compile-cache entry (`Options::cache`).
+            "coil-cache",
         ],
     ),
     ("coil-models", &["coil-kernel", "coil-graph"]),

@@ -10,8 +10,9 @@
 //! loop rules by name, lowering and scheduler overrides, deterministic mode) and the target
 //! (everything the stages before code generation read of the backend). A program with a host
 //! fallback, whose op program is opaque, is not stored; nor is one compiled with a debug
-//! directory (whose dumps a hit would not write) or a strategy or loop rules that are not
-//! built in (a name does not say what an outside implementation does).
+//! directory (whose dumps a hit would not write), with the stages' logs on (which a hit would
+//! not print), or with a strategy or loop rules that are not built in (a name does not say
+//! what an outside implementation does).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -60,6 +61,7 @@ impl ProgramSlot {
         if options.debug_dir.is_some()
             || !coil_sched::builtin_strategy_names().contains(&options.strategy.name())
             || !builtin_loops
+            || stage_logs_on()
         {
             return off;
         }
@@ -129,6 +131,17 @@ impl ProgramSlot {
             }
         }
     }
+}
+
+/// Whether someone listens to what the stages log (`COIL_LOGS=fusion`, ...): they then run,
+/// as a hit would skip them and say nothing.
+fn stage_logs_on() -> bool {
+    use tracing::Level;
+    tracing::enabled!(target: "passes", Level::DEBUG)
+        || tracing::enabled!(target: "lowering", Level::DEBUG)
+        || tracing::enabled!(target: "fusion", Level::DEBUG)
+        || tracing::enabled!(target: "schedule", Level::DEBUG)
+        || tracing::enabled!(target: "fallback", Level::DEBUG)
 }
 
 /// A program entry as stored (JSON; the kernels as their text, which `parse_kernels` reads).

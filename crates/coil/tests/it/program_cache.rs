@@ -293,3 +293,33 @@ fn every_real_models_kernels_read_back_from_their_text() {
         }
     }
 }
+
+/// With the stages' logs on (`COIL_LOGS=fusion`), the stages run and log: no program is
+/// loaded from the cache.
+#[test]
+fn with_the_stages_logs_on_the_stages_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Arc::new(Cache::at(dir.path(), 1 << 24));
+    let interp: Arc<dyn Backend> = Arc::new(InterpBackend::new());
+    let g = coil_graph::parse(SOFTMAX_ADD).unwrap();
+    assert_eq!(
+        compile(&g, &interp, &options(&cache)).report.program_cache,
+        "miss"
+    );
+    assert_eq!(
+        compile(&g, &interp, &options(&cache)).report.program_cache,
+        "hit"
+    );
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(coil::log_directives(
+            "fusion",
+        )))
+        .with_writer(std::io::sink)
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        assert_eq!(
+            compile(&g, &interp, &options(&cache)).report.program_cache,
+            "off"
+        );
+    });
+}
