@@ -24,8 +24,7 @@ use crate::exec::{Emulated, Executor, Gpu, LoadOptions, LoadedModule, Offline};
 use crate::jit::ModuleSplit;
 use crate::ptx::PtxModule;
 use crate::render::{
-    KernelPlan, LaunchArg, RenderedKernel, candidate_plans, oriented, plan_kernel, render_planned,
-    walk_backwards,
+    KernelPlan, LaunchArg, RenderedKernel, oriented, plan_kernel, render_planned, walk_backwards,
 };
 use crate::runtime::GpuDevice;
 use coil_ptx::{GpuCaps, PtxTarget};
@@ -283,22 +282,8 @@ impl CudaBackend {
                     reason: "two kernels of one module have this name".into(),
                 });
             }
-            // The plan autotuning chose in an earlier compile, where the compile cache keeps
-            // one, rendered as the kernel's own (then nothing is timed again).
-            let kept = (self.autotune && self.planner.is_none())
-                .then(|| self.exec.kept_plan(k, &self.caps))
-                .flatten()
-                .and_then(|i| candidate_plans(k, &self.caps).into_iter().nth(i))
-                .map(|p| oriented(p, reverse));
-            let default = || {
-                let plan = kept.unwrap_or_else(|| self.default_plan(k, reverse));
-                render_planned(k, &self.caps, self.target, plan).or_else(|e| match kept {
-                    Some(_) => {
-                        render_planned(k, &self.caps, self.target, self.default_plan(k, reverse))
-                    }
-                    None => Err(e),
-                })
-            };
+            let default =
+                || render_planned(k, &self.caps, self.target, self.default_plan(k, reverse));
             let r = match &self.planner {
                 Some(plan) => render_planned(k, &self.caps, self.target, plan(k, &self.caps))
                     .or_else(|_| default())?,

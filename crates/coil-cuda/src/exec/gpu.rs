@@ -521,14 +521,6 @@ impl Executor for Gpu {
         }))
     }
 
-    fn kept_plan(&self, kernel: &Kernel, caps: &crate::GpuCaps) -> Option<usize> {
-        let cache = self.0.dev.compile_cache();
-        if !cache.is_on() {
-            return None;
-        }
-        super::tune_cache::lookup(&cache, &super::tune_cache::key(kernel, caps))
-    }
-
     fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError> {
         // Zeroed: kernels may read padding a view never wrote.
         let b = self.0.dev.alloc_zeroed(bytes).map_err(err)?;

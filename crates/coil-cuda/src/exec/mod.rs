@@ -45,12 +45,6 @@ pub(crate) trait Executor: Send + Sync {
         kernels: &[Kernel],
         options: &LoadOptions<'_>,
     ) -> Result<Box<dyn LoadedModule>, CudaError>;
-    /// The plan (an index in `candidate_plans`' list) autotuning chose for `kernel` on this
-    /// device in an earlier compile, where the compile cache keeps one: the backend then
-    /// renders that plan as the kernel's own.
-    fn kept_plan(&self, _kernel: &Kernel, _caps: &GpuCaps) -> Option<usize> {
-        None
-    }
     /// Allocates `bytes` (zeroed on a GPU: kernels may read padding a view never wrote).
     fn alloc(&self, bytes: usize) -> Result<BufferHandle, BackendError>;
     /// Frees a buffer from [`Executor::alloc`].
