@@ -275,20 +275,53 @@ impl CudaBackend {
         // Kernels come in launch order: a pointwise kernel rereading what the one before it
         // read walks backwards, into what L2 still holds.
         let backwards = walk_backwards(kernels, &self.caps);
-        for (k, &reverse) in kernels.iter().zip(&backwards) {
+        for k in kernels {
             if !names.insert(k.name.as_str()) {
                 return Err(CudaError::Codegen {
                     kernel: k.name.clone(),
                     reason: "two kernels of one module have this name".into(),
                 });
             }
+        }
+        let render = |k: &Kernel, reverse: bool| {
             let default =
                 || render_planned(k, &self.caps, self.target, self.default_plan(k, reverse));
-            let r = match &self.planner {
+            match &self.planner {
                 Some(plan) => render_planned(k, &self.caps, self.target, plan(k, &self.caps))
-                    .or_else(|_| default())?,
-                None => default()?,
-            };
+                    .or_else(|_| default()),
+                None => default(),
+            }
+        };
+        // Each kernel renders on its own: runs of them on every core at once.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let run = kernels.len().div_ceil(threads.max(1)).max(1);
+        let parts: Vec<Vec<Result<RenderedKernel, CudaError>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = kernels
+                .chunks(run)
+                .zip(backwards.chunks(run))
+                .map(|(ks, rs)| {
+                    s.spawn(move || {
+                        ks.iter()
+                            .zip(rs)
+                            .map(|(k, &reverse)| render(k, reverse))
+                            .collect()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        vec![Err(CudaError::Codegen {
+                            kernel: String::new(),
+                            reason: "rendering panicked".into(),
+                        })]
+                    })
+                })
+                .collect()
+        });
+        for r in parts.into_iter().flatten() {
+            let r = r?;
             for l in &r.launches {
                 module.push(l.kernel.clone())?;
             }

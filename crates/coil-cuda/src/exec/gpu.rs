@@ -422,11 +422,32 @@ impl Executor for Gpu {
     ) -> Result<Box<dyn LoadedModule>, CudaError> {
         // Every module this compile loads (the kernels', and each autotuning candidate's)
         // turned into machine code at once, on every core, before the loads.
-        let mut tunings: Vec<Option<Tuning>> = rendered
-            .iter()
-            .zip(kernels)
-            .map(|(r, k)| options.autotune.then(|| self.tuning(k, r, options)))
-            .collect();
+        // Each kernel's candidates (or its kept choice), rendered on every core at once.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let run = rendered.len().div_ceil(threads.max(1)).max(1);
+        let mut tunings: Vec<Option<Tuning>> = std::thread::scope(|s| {
+            let handles: Vec<_> = rendered
+                .chunks(run)
+                .zip(kernels.chunks(run))
+                .map(|(rs, ks)| {
+                    s.spawn(move || {
+                        rs.iter()
+                            .zip(ks)
+                            .map(|(r, k)| options.autotune.then(|| self.tuning(k, r, options)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            // A part that panicked tunes nothing (its kernels run their main plans).
+            handles
+                .into_iter()
+                .zip(rendered.chunks(run))
+                .flat_map(|(h, rs)| {
+                    h.join()
+                        .unwrap_or_else(|_| rs.iter().map(|_| None).collect())
+                })
+                .collect()
+        });
         let first = |m: &PtxModule| {
             m.kernels()
                 .first()
