@@ -173,7 +173,7 @@ pub(crate) fn matmul(
 }
 
 /// f32 products of at most this many flops (`2 m n k` per batch, summed: 2 MFLOP) take OpenBLAS where
-/// it loads, else gemm, rather than oneDNN (measured on 64^3 and the real models' small
+/// it loads with kernels for this host ([`crate::openblas::openblas_for_host`]), else gemm, rather than oneDNN (measured on 64^3 and the real models' small
 /// layers: oneDNN's per-call cost dominates there).
 pub(crate) const SMALL_F32_MATMUL_FLOPS: usize = 1 << 21;
 
@@ -292,9 +292,18 @@ fn product(
         return Ok(Ran::WithoutPostOps);
     }
     // SAFETY: as for the gemm arms below.
-    if (libs.openblas || (libs.f32 && small))
+    // Small products by default only where OpenBLAS has kernels for this host's vector units;
+    // asked for (`openblas_f32_matmul`), whatever it picked.
+    let blas = if libs.openblas {
+        crate::openblas::openblas()
+    } else if libs.f32 && small {
+        crate::openblas::openblas_for_host()
+    } else {
+        None
+    };
+    if let Some(blas) = blas
         && a.dtype == DType::F32
-        && unsafe { through_openblas(sizes, (ma, mb, mo), accumulate, parallelism) }
+        && unsafe { through_openblas(blas, sizes, (ma, mb, mo), accumulate, parallelism) }
     {
         return Ok(Ran::WithoutPostOps);
     }
@@ -371,15 +380,13 @@ unsafe fn apply_post_ops(
 /// # Safety
 /// As [`run_gemm`].
 unsafe fn through_openblas(
+    blas: &crate::openblas::OpenBlas,
     (batch, m, k, n): (usize, usize, usize, usize),
     (a, b, out): (&Mat, &Mat, &Mat),
     accumulate: bool,
     parallelism: Parallelism,
 ) -> bool {
     use crate::openblas::BlasMat;
-    let Some(blas) = crate::openblas::openblas() else {
-        return false;
-    };
     if out.strides[2] != 1 && n > 1 {
         return false;
     }

@@ -31,8 +31,33 @@ type Sgemm = unsafe extern "C" fn(
 pub(crate) struct OpenBlas {
     sgemm: Sgemm,
     set_threads: unsafe extern "C" fn(c_int),
+    /// The kernels OpenBLAS picked for this CPU (`openblas_get_corename`: `SkylakeX`,
+    /// `Zen`, `Prescott`, ...), lower case.
+    core: String,
     _lib: libloading::Library,
 }
+
+/// OpenBLAS's cores whose kernels use SSE alone: on a host with AVX2 such a pick is OpenBLAS
+/// failing to recognise the CPU (Debian's 0.3.21 picks `Prescott` on some virtual Xeons), and
+/// its products then run at a fraction of what gemm's do.
+const SSE_ONLY_CORES: &[&str] = &[
+    "katmai",
+    "coppermine",
+    "northwood",
+    "prescott",
+    "banias",
+    "core2",
+    "penryn",
+    "dunnington",
+    "nehalem",
+    "atom",
+    "athlon",
+    "opteron",
+    "opteron_sse3",
+    "barcelona",
+    "bobcat",
+    "nano",
+];
 
 fn load() -> &'static Result<OpenBlas, String> {
     static LIB: OnceLock<Result<OpenBlas, String>> = OnceLock::new();
@@ -49,9 +74,21 @@ fn load() -> &'static Result<OpenBlas, String> {
                     .map_err(|e| format!("OpenBLAS: {e}"))?,
             )
         };
+        // SAFETY: `char* openblas_get_corename(void)`, a static string.
+        let core = unsafe {
+            lib.get::<unsafe extern "C" fn() -> *const std::ffi::c_char>(b"openblas_get_corename")
+                .ok()
+                .map(|f| {
+                    std::ffi::CStr::from_ptr(f())
+                        .to_string_lossy()
+                        .to_lowercase()
+                })
+        }
+        .unwrap_or_default();
         Ok(OpenBlas {
             sgemm,
             set_threads,
+            core,
             _lib: lib,
         })
     })
@@ -60,6 +97,27 @@ fn load() -> &'static Result<OpenBlas, String> {
 /// The library, when it loads.
 pub(crate) fn openblas() -> Option<&'static OpenBlas> {
     load().as_ref().ok()
+}
+
+/// OpenBLAS, when it loads with kernels for this host's vector units (not an SSE-only core
+/// on a host with AVX2: [`SSE_ONLY_CORES`]): what small f32 products take by default.
+pub(crate) fn openblas_for_host() -> Option<&'static OpenBlas> {
+    openblas().filter(|o| {
+        if !kernels_fit_host(&o.core, crate::jit::host_has_feature("avx2")) {
+            static WARNED: OnceLock<()> = OnceLock::new();
+            WARNED.get_or_init(|| {
+                tracing::debug!(target: "extern", core = %o.core, "OpenBLAS picked SSE-only kernels on an AVX2 host: small products take gemm");
+            });
+            return false;
+        }
+        true
+    })
+}
+
+/// Whether kernels OpenBLAS picked for `core` use the vector units of a host that has AVX2
+/// (`avx2`) or not.
+fn kernels_fit_host(core: &str, avx2: bool) -> bool {
+    !(avx2 && SSE_ONLY_CORES.contains(&core))
 }
 
 /// `Ok` when OpenBLAS loads, else why not.
@@ -125,5 +183,19 @@ impl OpenBlas {
             );
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kernels_fit_host;
+
+    #[test]
+    fn sse_only_kernels_do_not_fit_an_avx2_host() {
+        assert!(!kernels_fit_host("prescott", true));
+        assert!(kernels_fit_host("prescott", false));
+        assert!(kernels_fit_host("skylakex", true));
+        assert!(kernels_fit_host("zen", true));
+        assert!(kernels_fit_host("haswell", true));
     }
 }
