@@ -138,7 +138,7 @@ fn reads_each_element_before_writing_it(
 /// that only copies one buffer into another, element for element at the same index (the copy
 /// of `self` a scatter starts with: `index_put` on a KV cache, say). When the caller gives the
 /// destination the source's own memory (an output written into the input it is the new value
-/// of), such a copy has nothing to do and [`skipped_copies`] leaves it out: what would be a
+/// of), such a copy has nothing to do and [`skippable_copies`] finds it to leave out: what would be a
 /// pass over the whole cache per token is no work.
 pub(crate) fn identity_copies(plan: &Plan, kernels: &[Kernel]) -> Vec<Option<(BufRef, BufRef)>> {
     plan.steps
@@ -181,48 +181,69 @@ fn identity_copy(k: &Kernel) -> Option<(usize, usize)> {
     .then_some((src, dst))
 }
 
-/// Which steps a run leaves out, given the caller's `(address, bytes)` of each input and
-/// output: the outputs `lent(i)` says use the caller's memory and whose address is an input's
-/// are that input's memory ([`skipped_copies`] of those pairs). Empty when there are none.
-pub(crate) fn copies_to_skip<A: PartialEq + Copy>(
+/// For each output, the step a run may leave out when the caller makes that output an
+/// input's memory, and which input: the identity copy (from [`identity_copies`]) of the input
+/// into the output that is the first step to write the output's slot (so the memory still
+/// holds the input's values when the copy would run). Found once, at compile time: a run
+/// then only compares addresses ([`copies_to_skip`]).
+pub(crate) fn skippable_copies(
     plan: &Plan,
     copies: &[Option<(BufRef, BufRef)>],
+) -> Vec<Option<(usize, usize)>> {
+    // The first step to write each slot, in one pass over the steps.
+    let mut first_write: std::collections::HashMap<SlotId, usize> = Default::default();
+    for (i, s) in plan.steps.iter().enumerate() {
+        for b in s.writes() {
+            if let Some(&slot) = plan.placement.get(&b) {
+                first_write.entry(slot).or_insert(i);
+            }
+        }
+    }
+    let inputs: std::collections::HashMap<BufRef, usize> = plan
+        .buffers
+        .iter()
+        .filter_map(|b| match b.role {
+            BufferRole::Input(n) => Some((b.buffer, n)),
+            _ => None,
+        })
+        .collect();
+    plan.outputs
+        .iter()
+        .map(|o| {
+            let slot = plan.placement.get(&o.buffer)?;
+            let step = *first_write.get(slot)?;
+            let (src, dst) = copies.get(step).copied().flatten()?;
+            (dst == o.buffer).then_some(())?;
+            Some((*inputs.get(&src)?, step))
+        })
+        .collect()
+}
+
+/// Which steps a run leaves out, given the caller's `(address, bytes)` of each input and
+/// output: the copies of [`skippable_copies`] whose output `lent(i)` says uses the caller's
+/// memory and whose address is that input's. Empty when there are none.
+pub(crate) fn copies_to_skip<A: PartialEq + Copy>(
+    steps: usize,
+    skippable: &[Option<(usize, usize)>],
     inputs: &[(A, usize)],
     outputs: &[(A, usize)],
     lent: impl Fn(usize) -> bool,
 ) -> Vec<bool> {
-    let aliased: Vec<(usize, usize)> = (0..outputs.len())
-        .filter(|&i| outputs[i].1 > 0 && lent(i))
-        .filter_map(|i| Some((inputs.iter().position(|&x| x == outputs[i])?, i)))
-        .collect();
-    if aliased.is_empty() {
-        return Vec::new();
-    }
-    skipped_copies(plan, copies, &aliased)
-}
-
-/// Which steps a run leaves out: identity copies (from [`identity_copies`]) from an input's
-/// buffer into an output's buffer when `aliased` (the `(input, output)` pairs whose memory the
-/// caller made one) holds that pair and the copy is the first step to write the output's slot
-/// (so the memory still holds the input's values when the copy would run).
-pub(crate) fn skipped_copies(
-    plan: &Plan,
-    copies: &[Option<(BufRef, BufRef)>],
-    aliased: &[(usize, usize)],
-) -> Vec<bool> {
-    let mut skip = vec![false; plan.steps.len()];
-    for &(input, output) in aliased {
-        let (Some(o), Some(input_ref)) = (plan.outputs.get(output), input_buffer(plan, input))
-        else {
+    let mut skip = Vec::new();
+    for (o, entry) in skippable.iter().enumerate() {
+        let Some((input, step)) = *entry else {
             continue;
         };
-        let Some(&slot) = plan.placement.get(&o.buffer) else {
+        let (Some(out), Some(inp)) = (outputs.get(o), inputs.get(input)) else {
             continue;
         };
-        if let Some(i) = first_write_into(plan, slot)
-            && copies.get(i).copied().flatten() == Some((input_ref, o.buffer))
-        {
-            skip[i] = true;
+        if out.1 > 0 && lent(o) && out.0 == inp.0 {
+            if skip.is_empty() {
+                skip = vec![false; steps];
+            }
+            if let Some(s) = skip.get_mut(step) {
+                *s = true;
+            }
         }
     }
     skip

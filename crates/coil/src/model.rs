@@ -28,9 +28,9 @@ pub struct CompiledModel {
     inputs: Vec<(String, TensorMeta)>,
     /// For each output, the input it is whole ([`CompiledModel::output_input`]), found once.
     output_inputs: Vec<Option<usize>>,
-    /// For each plan step, the buffers it copies from and into when it is a plain copy
-    /// ([`crate::inplace::identity_copies`]): left out where the caller made them one memory.
-    identity_copies: Vec<Option<(BufRef, BufRef)>>,
+    /// For each output, the identity copy a run leaves out when the output is given that
+    /// input's memory ([`crate::inplace::skippable_copies`]): `(input, step)`.
+    skippable: Vec<Option<(usize, usize)>>,
     /// One allocation per plan slot; the lock serializes runs that share them.
     memory: Mutex<Vec<BufferHandle>>,
     /// What compiling learned.
@@ -62,6 +62,7 @@ impl CompiledModel {
         let program = made.program;
         let output_inputs = whole_inputs(&program.plan, &inputs);
         let identity_copies = crate::inplace::identity_copies(&program.plan, &program.kernels);
+        let skippable = crate::inplace::skippable_copies(&program.plan, &identity_copies);
         let source = match made.artifacts {
             Some(_) => None,
             None => Some(Box::new((graph.clone(), made.options))),
@@ -75,7 +76,7 @@ impl CompiledModel {
             source,
             inputs,
             output_inputs,
-            identity_copies,
+            skippable,
             memory: Mutex::new(Vec::new()),
             report,
         })
@@ -376,8 +377,7 @@ impl CompiledModel {
     /// input that would start it: a scatter's copy of `self` (a KV cache's `index_put`), so
     /// that an update in place costs the elements it writes, not a pass over the whole input.
     pub fn skips_copy_into(&self, output: usize, input: usize) -> bool {
-        crate::inplace::skipped_copies(self.plan(), &self.identity_copies, &[(input, output)])
-            .contains(&true)
+        matches!(self.skippable.get(output), Some(Some((i, _))) if *i == input)
     }
 
     /// The input that output `output` is, whole and unchanged (a graph returning an input,
@@ -461,10 +461,13 @@ impl CompiledModel {
             // of the input that starts them is already done.
             let ins: Vec<(usize, usize)> = inputs.iter().map(|&(p, n)| (p as usize, n)).collect();
             let outs: Vec<(usize, usize)> = outputs.iter().map(|&(p, n)| (p as usize, n)).collect();
-            let skip =
-                crate::inplace::copies_to_skip(plan, &self.identity_copies, &ins, &outs, |i| {
-                    placed[i]
-                });
+            let skip = crate::inplace::copies_to_skip(
+                plan.steps.len(),
+                &self.skippable,
+                &ins,
+                &outs,
+                |i| placed[i],
+            );
             self.enqueue_on(memory, &skip)?;
             self.backend.synchronize()?;
             self.check_indices(memory)?;
@@ -572,10 +575,13 @@ impl CompiledModel {
             }
             // Outputs given an input's own memory (written in place): the plain copy of the
             // input that starts them is already done.
-            let skip =
-                crate::inplace::copies_to_skip(plan, &self.identity_copies, inputs, outputs, |i| {
-                    taken_outputs.contains(&i)
-                });
+            let skip = crate::inplace::copies_to_skip(
+                plan.steps.len(),
+                &self.skippable,
+                inputs,
+                outputs,
+                |i| taken_outputs.contains(&i),
+            );
             self.enqueue_on(memory, &skip)?;
             // Outputs that are a contiguous stretch of a buffer or an input (a reshaped or
             // sliced view, a buffer in a larger shared slot, a buffer returned twice): copied on
