@@ -251,6 +251,7 @@ pub fn emit_planned<'ctx>(
         slots: HashMap::new(),
         acc_values: HashMap::new(),
         outer_values: HashMap::new(),
+        hoisted: HashMap::new(),
         prefetch,
         cached,
         row_arrays: vec![],
@@ -393,6 +394,10 @@ struct Emitter<'a, 'ctx> {
     acc_values: HashMap<AccId, V<'ctx>>,
     /// Values of the current outer point's outer stages.
     outer_values: HashMap<ValueId, V<'ctx>>,
+    /// Values computed once, at the kernel's entry ([`Emitter::hoist_invariants`]): what
+    /// depends only on constants and on read-only elements at fixed positions (an optimizer
+    /// step's `beta ** step`, read from a 0-d tensor).
+    hoisted: HashMap<ValueId, V<'ctx>>,
     /// What the row cache holds ([`rowcache`]), planned once per kernel.
     cached: Vec<rowcache::CachedValue>,
     /// The current row's scratch array of each `cached` entry (a pipelined kernel alternates
@@ -567,6 +572,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.row_arrays.push(p);
         }
         self.setup_pipeline(start)?;
+        self.hoist_invariants()?;
         self.counted_loop(start, end, 1, "it", &mut |em, it| em.outer_iteration(it))?;
         self.late_stage_of_last_row(start, end)?;
         if self.streamed.get() {
@@ -1087,9 +1093,64 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(())
     }
 
+    /// Computes at the kernel's entry, once, every value that depends only on constants and on
+    /// elements of read-only arguments at fixed positions (no loop variable in the index, no
+    /// mask), and what is computed from those alone: LLVM cannot hoist them out of the loops
+    /// itself (it cannot tell the arguments apart), and an optimizer step computes two
+    /// `pow`s of its step count that way per element. Integer divisions stay where they were
+    /// (run at the entry of a kernel whose loops run no iteration, a zero divisor would trap).
+    fn hoist_invariants(&mut self) -> Result<(), CpuError> {
+        let k = self.k;
+        let mut fixed: HashSet<ValueId> = HashSet::new();
+        let env = Env::scalar(HashMap::new());
+        for stage in &k.stages {
+            for &v in &stage.values {
+                let dt = k.dtype(v);
+                let ok = match k.expr(v) {
+                    KExpr::Const(_) => true,
+                    KExpr::Load {
+                        arg,
+                        index,
+                        mask: None,
+                    } => {
+                        index.as_constant().is_some()
+                            && k.args
+                                .get(arg.0 as usize)
+                                .is_some_and(|a| a.role == coil_codegen::ArgRole::Input)
+                    }
+                    KExpr::Binary(op, _, _)
+                        if op.cost() == coil_kernel::OpCost::Divide
+                            && !matches!(Class::of(dt), Class::F32 | Class::F64) =>
+                    {
+                        false
+                    }
+                    KExpr::Unary(..) | KExpr::Binary(..) | KExpr::Cast(_) | KExpr::Bitcast(_) => {
+                        k.expr(v).operands().iter().all(|o| fixed.contains(o))
+                    }
+                    _ => false,
+                };
+                if !ok || self.cache_loads.contains_key(&v) {
+                    continue;
+                }
+                fixed.insert(v);
+                if self.hoisted.contains_key(&v) {
+                    continue;
+                }
+                let one = Stage {
+                    values: vec![v],
+                    ..stage.clone()
+                };
+                let x = self.stage_values(&one, &env, None)?[&v];
+                self.hoisted.insert(v, x);
+            }
+        }
+        Ok(())
+    }
+
     fn value(&self, vals: &HashMap<ValueId, V<'ctx>>, v: ValueId) -> Result<V<'ctx>, CpuError> {
         vals.get(&v)
             .or_else(|| self.outer_values.get(&v))
+            .or_else(|| self.hoisted.get(&v))
             .copied()
             .ok_or_else(|| err(format!("{v} is used outside the stage that computes it")))
     }
@@ -1108,6 +1169,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let mut invariant: HashSet<ValueId> = HashSet::new();
         for &v in &stage.values {
             let dt = k.dtype(v);
+            if let Some(&x) = self.hoisted.get(&v) {
+                invariant.insert(v);
+                vals.insert(v, x);
+                continue;
+            }
             let fixed = match k.expr(v) {
                 KExpr::Const(_) | KExpr::Acc(_) => true,
                 KExpr::Load { .. }

@@ -380,3 +380,43 @@ fn a_kernel_with_many_math_calls_calls_the_math_functions() {
     let want = coil_eager::run(&g, &inputs).unwrap().outputs;
     coil_testkit::check_outputs(&got, &want, 1e-5, 1e-5).unwrap();
 }
+
+/// Values that depend only on constants and on elements at fixed positions of read-only
+/// arguments (an optimizer step's `beta ** step`, from a 0-d tensor) are computed once at the
+/// kernel's entry: the results stay eager's, in pointwise and reduction kernels, with an
+/// integer division by a 0-d tensor left in place.
+#[test]
+fn loop_invariant_values_hoisted_to_the_entry_keep_eagers_results() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[37, 19]", step: "f32[]", n: "i64[]", k: "i64[4]"):
+        pow_1: "f32[]" = torch.ops.aten.pow.Scalar(0.9, step)
+        neg: "f32[]" = torch.ops.aten.neg.default(pow_1)
+        rsub: "f32[]" = torch.ops.aten.add.Tensor(neg, 1.0)
+        mul: "f32[37, 19]" = torch.ops.aten.mul.Tensor(x, rsub)
+        sqrt: "f32[]" = torch.ops.aten.sqrt.default(step)
+        add: "f32[37, 19]" = torch.ops.aten.add.Tensor(mul, sqrt)
+        sum_1: "f32[37]" = torch.ops.aten.sum.dim_IntList(add, [1])
+        div: "i64[4]" = torch.ops.aten.div.Tensor_mode(k, n, rounding_mode="floor")
+        return (add, sum_1, div)
+"#;
+    let g = coil_graph::parse(text).unwrap();
+    let b = std::sync::Arc::new(coil_cpu::CpuBackend::new().unwrap());
+    let model = coil::compile(&g, b, &coil::Options::default()).unwrap();
+    for (step, n) in [(1.0f32, 3i64), (7.0, -2), (1000.0, 5)] {
+        let inputs = [
+            coil_testkit::random_tensor(coil_graph::DType::F32, &[37, 19], 5),
+            coil_graph::Tensor::from_f32(vec![step], vec![]).unwrap(),
+            crate::backend_ir::ints(vec![n], vec![]),
+            crate::backend_ir::ints(vec![7, -7, 0, 100], vec![4]),
+        ];
+        let got = model.run(&inputs).unwrap();
+        let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+        coil_testkit::check_outputs(&got, &want, 1e-5, 1e-5)
+            .unwrap_or_else(|e| panic!("step {step}, n {n}: {e}"));
+    }
+}
+
+fn ints(values: Vec<i64>, sizes: Vec<usize>) -> coil_graph::Tensor {
+    coil_graph::Tensor::new(coil_graph::Data::I64(values), sizes).unwrap()
+}
