@@ -267,11 +267,22 @@ fn product(
             // SAFETY: `resolve` checked both extents; the bias does not share the result's
             // buffer.
             unsafe {
-                for i in 0..m as isize {
-                    for j in 0..n as isize {
-                        let v =
-                            *(mb.ptr as *const f32).offset(i * mb.strides[1] + j * mb.strides[2]);
-                        *(mo.ptr as *mut f32).offset(i * mo.strides[1] + j * mo.strides[2]) = v;
+                let (src, dst) = (mb.ptr as *const f32, mo.ptr as *mut f32);
+                if mb.strides[2] == 1 && mo.strides[2] == 1 {
+                    // Rows of the bias (a broadcast row: row stride 0) copied whole.
+                    for i in 0..m as isize {
+                        std::ptr::copy_nonoverlapping(
+                            src.offset(i * mb.strides[1]),
+                            dst.offset(i * mo.strides[1]),
+                            n,
+                        );
+                    }
+                } else {
+                    for i in 0..m as isize {
+                        for j in 0..n as isize {
+                            let v = *src.offset(i * mb.strides[1] + j * mb.strides[2]);
+                            *dst.offset(i * mo.strides[1] + j * mo.strides[2]) = v;
+                        }
                     }
                 }
             }
