@@ -265,24 +265,17 @@ fn product(
             }
             let mb = resolve(mem, bias, "bias")?;
             // SAFETY: `resolve` checked both extents; the bias does not share the result's
-            // buffer.
+            // buffer. A row with unit column strides (a broadcast row too) is copied whole.
             unsafe {
                 let (src, dst) = (mb.ptr as *const f32, mo.ptr as *mut f32);
-                if mb.strides[2] == 1 && mo.strides[2] == 1 {
-                    // Rows of the bias (a broadcast row: row stride 0) copied whole.
-                    for i in 0..m as isize {
-                        std::ptr::copy_nonoverlapping(
-                            src.offset(i * mb.strides[1]),
-                            dst.offset(i * mo.strides[1]),
-                            n,
-                        );
+                for i in 0..m as isize {
+                    let (s, d) = (src.offset(i * mb.strides[1]), dst.offset(i * mo.strides[1]));
+                    if mb.strides[2] == 1 && mo.strides[2] == 1 {
+                        std::ptr::copy_nonoverlapping(s, d, n);
+                        continue;
                     }
-                } else {
-                    for i in 0..m as isize {
-                        for j in 0..n as isize {
-                            let v = *src.offset(i * mb.strides[1] + j * mb.strides[2]);
-                            *dst.offset(i * mo.strides[1] + j * mo.strides[2]) = v;
-                        }
+                    for j in 0..n as isize {
+                        *d.offset(j * mo.strides[2]) = *s.offset(j * mb.strides[2]);
                     }
                 }
             }
