@@ -502,7 +502,22 @@ def _prepare(gm, example_inputs, options, device):
         "numbers": numbers,
         "alias": plan.entries,
         "out_dtypes": _output_dtypes(lifted),
+        "returned_inputs": _returned_inputs(lifted),
     }
+
+
+def _returned_inputs(gm):
+    """`[[output, input], ...]` for the outputs the graph returns as one of its inputs itself
+    (the placeholder, not a copy of it): only those may be handed back as the input's own
+    tensor. A `clone` of an input is a new tensor (SGD's first momentum buffer), even where
+    coil's passes make it the input's buffer."""
+    placeholders = {n: i for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder")}
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    (result,) = out.args
+    if not isinstance(result, (list, tuple)):
+        result = [result]
+    return [[k, placeholders[n]] for k, n in enumerate(result)
+            if isinstance(n, torch.fx.Node) and n in placeholders]
 
 
 def _storable(entry):
@@ -542,7 +557,8 @@ def _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted
     alias = {}
     if not numbers and plan.trivial and (device.type == "cpu" or _GPU_IN_PLACE):
         alias = _input_memory_outputs(
-            model, mutated or {}, set(complex_in) | set(unsigned_in), device.type == "cuda"
+            model, mutated or {}, set(complex_in) | set(unsigned_in), device.type == "cuda",
+            dict(entry.get("returned_inputs", [])),
         )
         _STATS["outputs_in_place"] += sum((mutated or {}).get(k) == i for k, i in alias.items())
         _STATS["copies_skipped"] += sum(model.skips_copy_into(k, i) for k, i in alias.items())
@@ -590,21 +606,23 @@ def _split(gm, example_inputs, options, trusted, mode):
     return run
 
 
-def _input_memory_outputs(model, mutated, rewritten, on_gpu):
+def _input_memory_outputs(model, mutated, rewritten, on_gpu, returned):
     """`{output: input}` for the outputs that can be their input's own memory: a mutated
     input's new value where the plan allows writing it in place (`Model.output_may_alias_input`;
     on the GPU, whose kernels read inputs through the read-only cache, `ld.global.nc`, also no
     kernel that runs may both read the input and write it: `output_may_alias_input_on_device`),
-    and an input returned whole (`Model.output_input`: the weights a training forward returns
-    for the backward) unless the graph mutates it (then the output is the value from before the
-    write-back). Inputs the graph's rewrites view otherwise (`rewritten`: complex, unsigned)
-    take no part."""
+    and an input the graph returns itself (`returned`, `_returned_inputs`: the weights a training
+    forward returns for the backward; not a copy of it) and coil's plan whole
+    (`Model.output_input`), unless the graph mutates it (then the output is the value from
+    before the write-back). Inputs the graph's rewrites view otherwise (`rewritten`: complex,
+    unsigned) take no part."""
     allowed = model.output_may_alias_input_on_device if on_gpu else model.output_may_alias_input
     alias = {k: i for k, i in mutated.items() if i not in rewritten and allowed(k, i)}
     written = set(mutated.values())
     for k in range(len(model.output_specs())):
         j = model.output_input(k)
-        if j is not None and j not in written and k not in alias and j not in rewritten:
+        if (j is not None and returned.get(k) == j and j not in written and k not in alias
+                and j not in rewritten):
             alias[k] = j
     return alias
 

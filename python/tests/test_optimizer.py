@@ -235,3 +235,43 @@ def test_an_optimizer_steps_updates_share_kernels(foreach):
     assert fewer <= more // 3, (fewer, more)
     for a, b in zip(grouped, alone):
         torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_first_momentum_buffer_is_a_new_tensor_not_the_gradient(device):
+    """SGD's first step makes each momentum buffer `clone(grad)`: coil's plan turns the clone into
+    the gradient's own buffer, but the output handed back must still be a new tensor (it was the
+    gradient itself, so that with gradients kept across steps the buffer and the gradient were
+    one tensor and every later step went wrong)."""
+    shapes = [(64, 16), (16,), (64, 16), (16,)]
+    base = [torch.randn(s, device=device) for s in shapes]
+    grads = [torch.randn(s, device=device) for s in shapes]
+    results = {}
+    for way in ("eager", "coil"):
+        torch._dynamo.reset()
+        params = [b.clone().requires_grad_() for b in base]
+        for p, g in zip(params, grads):
+            p.grad = g.clone()
+        opt = torch.optim.SGD(params, lr=0.1, momentum=0.9)
+        step = opt.step if way == "eager" else torch.compile(opt.step, backend="coil")
+        for _ in range(4):
+            step()
+        for p, g in zip(params, grads):
+            torch.testing.assert_close(p.grad, g, rtol=0, atol=0)  # gradients untouched
+            assert opt.state[p]["momentum_buffer"].data_ptr() != p.grad.data_ptr()
+        results[way] = [p.detach().clone() for p in params]
+    for a, b in zip(results["eager"], results["coil"]):
+        torch.testing.assert_close(b, a, rtol=1e-5, atol=1e-5)
+
+
+def test_an_input_the_graph_returns_is_its_own_tensor_and_a_clone_is_not():
+    def f(x, y):
+        return x, x.clone(), y * 2
+
+    x, y = torch.randn(8, 4), torch.randn(8, 4)
+    a, b, c = torch.compile(f, backend="coil")(x, y)
+    assert a.data_ptr() == x.data_ptr() or torch.equal(a, x)
+    assert b.data_ptr() != x.data_ptr()
+    b.add_(1)
+    torch.testing.assert_close(x + 1, b)
+    torch.testing.assert_close(c, y * 2)
