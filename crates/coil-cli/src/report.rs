@@ -507,21 +507,28 @@ impl Report {
             let t = &c.times;
             rows.push((
                 "compile".into(),
-                format!(
-                    "{:.1} ms: parse {:.1}, passes {:.1}, lowering {:.1}, scheduling {:.1}, kernels {:.1}, backend {:.1}{}",
-                    self.parse_ms + t.total_ms(),
-                    self.parse_ms,
-                    t.passes_ms,
-                    t.lower_ms,
-                    t.schedule_ms,
-                    t.codegen_ms,
-                    t.backend_ms,
-                    match c.machine_code.cache {
-                        "hit" => " (machine code from the compile cache)",
-                        "miss" => " (machine code generated, now cached)",
-                        _ => "",
-                    }
-                ),
+                if c.program_cache == "hit" {
+                    format!(
+                        "{:.1} ms: parse {:.1}, program from the compile cache {:.1}, backend {:.1}{}",
+                        self.parse_ms + t.total_ms(),
+                        self.parse_ms,
+                        t.cache_ms,
+                        t.backend_ms,
+                        machine_code_word(c.machine_code.cache),
+                    )
+                } else {
+                    format!(
+                        "{:.1} ms: parse {:.1}, passes {:.1}, lowering {:.1}, scheduling {:.1}, kernels {:.1}, backend {:.1}{}",
+                        self.parse_ms + t.total_ms(),
+                        self.parse_ms,
+                        t.passes_ms,
+                        t.lower_ms,
+                        t.schedule_ms,
+                        t.codegen_ms,
+                        t.backend_ms,
+                        machine_code_word(c.machine_code.cache),
+                    )
+                },
             ));
         }
         if !self.compile_only {
@@ -618,6 +625,15 @@ fn jit_modules(code: &coil::MachineCode) -> serde_json::Value {
         .iter()
         .map(|(kernel, ms, source)| json!({ "kernel": kernel, "ms": ms, "source": source }))
         .collect()
+}
+
+/// How the table names where the machine code came from.
+fn machine_code_word(cache: &str) -> &'static str {
+    match cache {
+        "hit" => " (machine code from the compile cache)",
+        "miss" => " (machine code generated, now cached)",
+        _ => "",
+    }
 }
 
 /// The compile cache's part in a compile: `"hit"` when the program and all its machine code
