@@ -1102,7 +1102,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     fn hoist_invariants(&mut self) -> Result<(), CpuError> {
         let k = self.k;
         let mut fixed: HashSet<ValueId> = HashSet::new();
-        let env = Env::scalar(HashMap::new());
+        // The hoisted values in kernel order (operands first), emitted at the entry at once.
+        let mut hoist = Vec::new();
         for stage in &k.stages {
             for &v in &stage.values {
                 let dt = k.dtype(v);
@@ -1132,18 +1133,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 if !ok || self.cache_loads.contains_key(&v) {
                     continue;
                 }
-                fixed.insert(v);
-                if self.hoisted.contains_key(&v) {
-                    continue;
+                if fixed.insert(v) {
+                    hoist.push(v);
                 }
-                let one = Stage {
-                    values: vec![v],
-                    ..stage.clone()
-                };
-                let x = self.stage_values(&one, &env, None)?[&v];
-                self.hoisted.insert(v, x);
             }
         }
+        let entry = Stage {
+            kind: StageKind::Outer,
+            values: hoist,
+            accumulators: Vec::new(),
+            stores: Vec::new(),
+        };
+        self.hoisted = self.stage_values(&entry, &Env::scalar(HashMap::new()), None)?;
         Ok(())
     }
 
