@@ -293,35 +293,15 @@ impl CudaBackend {
             }
         };
         // Each kernel renders on its own: runs of them on every core at once.
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let run = kernels.len().div_ceil(threads.max(1)).max(1);
-        let parts: Vec<Vec<Result<RenderedKernel, CudaError>>> = std::thread::scope(|s| {
-            let handles: Vec<_> = kernels
-                .chunks(run)
-                .zip(backwards.chunks(run))
-                .map(|(ks, rs)| {
-                    s.spawn(move || {
-                        ks.iter()
-                            .zip(rs)
-                            .map(|(k, &reverse)| render(k, reverse))
-                            .collect()
-                    })
+        let parts =
+            crate::par::map_on_every_core(kernels.len(), |i| render(&kernels[i], backwards[i]));
+        for (k, r) in kernels.iter().zip(parts) {
+            let r = r.unwrap_or_else(|| {
+                Err(CudaError::Codegen {
+                    kernel: k.name.clone(),
+                    reason: "rendering panicked".into(),
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        vec![Err(CudaError::Codegen {
-                            kernel: String::new(),
-                            reason: "rendering panicked".into(),
-                        })]
-                    })
-                })
-                .collect()
-        });
-        for r in parts.into_iter().flatten() {
-            let r = r?;
+            })?;
             for l in &r.launches {
                 module.push(l.kernel.clone())?;
             }

@@ -44,6 +44,7 @@ mod exec;
 mod jit;
 mod launch;
 mod nvjitlink;
+mod par;
 pub mod render;
 mod runtime;
 

@@ -420,34 +420,16 @@ impl Executor for Gpu {
         kernels: &[Kernel],
         options: &LoadOptions<'_>,
     ) -> Result<Box<dyn LoadedModule>, CudaError> {
-        // Every module this compile loads (the kernels', and each autotuning candidate's)
-        // turned into machine code at once, on every core, before the loads.
-        // Each kernel's candidates (or its kept choice), rendered on every core at once.
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let run = rendered.len().div_ceil(threads.max(1)).max(1);
-        let mut tunings: Vec<Option<Tuning>> = std::thread::scope(|s| {
-            let handles: Vec<_> = rendered
-                .chunks(run)
-                .zip(kernels.chunks(run))
-                .map(|(rs, ks)| {
-                    s.spawn(move || {
-                        rs.iter()
-                            .zip(ks)
-                            .map(|(r, k)| options.autotune.then(|| self.tuning(k, r, options)))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            // A part that panicked tunes nothing (its kernels run their main plans).
-            handles
-                .into_iter()
-                .zip(rendered.chunks(run))
-                .flat_map(|(h, rs)| {
-                    h.join()
-                        .unwrap_or_else(|_| rs.iter().map(|_| None).collect())
-                })
-                .collect()
-        });
+        // Each kernel's candidates (or its kept choice), rendered on every core at once; a run
+        // that panicked tunes nothing (its kernels run their main plans).
+        let mut tunings: Vec<Option<Tuning>> = crate::par::map_on_every_core(rendered.len(), |i| {
+            options
+                .autotune
+                .then(|| self.tuning(&kernels[i], &rendered[i], options))
+        })
+        .into_iter()
+        .map(Option::flatten)
+        .collect();
         let first = |m: &PtxModule| {
             m.kernels()
                 .first()
@@ -478,6 +460,8 @@ impl Executor for Gpu {
                     .collect::<Result<_, CudaError>>()?
             }
         };
+        // Every module this compile loads (the kernels', and each autotuning candidate's)
+        // turned into machine code at once, on every core, before the loads.
         let mut texts: Vec<(String, String)> =
             mains.iter().map(|m| (m.to_string(), first(m))).collect();
         for c in tunings.iter().flatten().flat_map(|t| &t.candidates) {
