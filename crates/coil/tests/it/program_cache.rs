@@ -25,6 +25,14 @@ class GraphModule(torch.nn.Module):
         return (relu, sum_1)
 "#;
 
+/// An empty cache in a directory of its own (removed when the first value drops), and the
+/// reference evaluator's backend.
+fn fresh() -> (tempfile::TempDir, Arc<Cache>, Arc<dyn Backend>) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Arc::new(Cache::at(dir.path(), 1 << 24));
+    (dir, cache, Arc::new(InterpBackend::new()))
+}
+
 fn options(cache: &Arc<Cache>) -> Options {
     Options {
         cache: Some(cache.clone()),
@@ -72,8 +80,7 @@ fn cpu_and_interp(cache: &Arc<Cache>) -> Vec<Arc<dyn Backend>> {
 
 #[test]
 fn a_second_compile_loads_the_program_and_runs_it_bit_for_bit() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Arc::new(Cache::at(dir.path(), 1 << 24));
+    let (_dir, cache, _) = fresh();
     for backend in cpu_and_interp(&cache) {
         let g = coil_graph::parse(SOFTMAX_ADD).unwrap();
         let inputs = coil_testkit::random_inputs(&g, 7);
@@ -112,9 +119,7 @@ fn a_second_compile_loads_the_program_and_runs_it_bit_for_bit() {
 
 #[test]
 fn each_part_of_the_key_changed_on_its_own_misses() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Arc::new(Cache::at(dir.path(), 1 << 24));
-    let interp: Arc<dyn Backend> = Arc::new(InterpBackend::new());
+    let (_dir, cache, interp) = fresh();
     let g = coil_graph::parse(SOFTMAX_ADD).unwrap();
     let base = options(&cache);
     assert_eq!(compile(&g, &interp, &base).report.program_cache, "miss");
@@ -162,9 +167,7 @@ fn each_part_of_the_key_changed_on_its_own_misses() {
 
 #[test]
 fn a_damaged_entry_recompiles_with_the_same_results() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Arc::new(Cache::at(dir.path(), 1 << 24));
-    let interp: Arc<dyn Backend> = Arc::new(InterpBackend::new());
+    let (dir, cache, interp) = fresh();
     let g = coil_graph::parse(SOFTMAX_ADD).unwrap();
     let inputs = coil_testkit::random_inputs(&g, 3);
     let want = bits(&compile(&g, &interp, &options(&cache)).run(&inputs).unwrap());
@@ -190,9 +193,7 @@ fn a_damaged_entry_recompiles_with_the_same_results() {
 
 #[test]
 fn host_fallbacks_and_debug_directories_are_not_stored_whole() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Arc::new(Cache::at(dir.path(), 1 << 24));
-    let interp: Arc<dyn Backend> = Arc::new(InterpBackend::new());
+    let (dir, cache, interp) = fresh();
     // A max bag is a host call.
     let text = r#"
 class GraphModule(torch.nn.Module):
@@ -232,9 +233,7 @@ class GraphModule(torch.nn.Module):
 
 #[test]
 fn a_hit_keeps_the_memory_budget_and_the_index_checks_messages() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Arc::new(Cache::at(dir.path(), 1 << 24));
-    let interp: Arc<dyn Backend> = Arc::new(InterpBackend::new());
+    let (_dir, cache, interp) = fresh();
     let text = r#"
 class GraphModule(torch.nn.Module):
     def forward(self, w: "f32[5, 3]", ids: "i64[4]"):
@@ -298,9 +297,7 @@ fn every_real_models_kernels_read_back_from_their_text() {
 /// loaded from the cache.
 #[test]
 fn with_the_stages_logs_on_the_stages_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = Arc::new(Cache::at(dir.path(), 1 << 24));
-    let interp: Arc<dyn Backend> = Arc::new(InterpBackend::new());
+    let (dir, cache, interp) = fresh();
     let g = coil_graph::parse(SOFTMAX_ADD).unwrap();
     assert_eq!(
         compile(&g, &interp, &options(&cache)).report.program_cache,
