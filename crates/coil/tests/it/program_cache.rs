@@ -297,7 +297,7 @@ fn every_real_models_kernels_read_back_from_their_text() {
 /// loaded from the cache.
 #[test]
 fn with_the_stages_logs_on_the_stages_run() {
-    let (dir, cache, interp) = fresh();
+    let (_dir, cache, interp) = fresh();
     let g = coil_graph::parse(SOFTMAX_ADD).unwrap();
     assert_eq!(
         compile(&g, &interp, &options(&cache)).report.program_cache,
