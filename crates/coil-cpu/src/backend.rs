@@ -66,6 +66,11 @@ pub struct CpuOptions {
     /// could apply them as post-ops (by default it does, for f32, and for bf16 where it has
     /// a bf16 kernel: [`coil_lower::LowerConfig::matmul_post_ops`]).
     pub unfused_matmul_epilogues: bool,
+    /// Every kernel compiled into a function of its own, even one with the same code
+    /// ([`Kernel::code_key`]) as an earlier kernel of the compile. By default such twins
+    /// (a transformer's layers, a network's repeated blocks) share the first one's function,
+    /// so LLVM optimises and generates each distinct kernel once.
+    pub compile_every_kernel: bool,
 }
 
 /// Host memory of one allocation (or memory a caller lent, `owned: false`, never freed here).
@@ -161,6 +166,8 @@ pub struct CpuBackend {
     post_ops: bool,
     /// The compile cache machine code goes through.
     compile_cache: Option<Arc<coil_cache::Cache>>,
+    /// See [`CpuOptions::compile_every_kernel`].
+    compile_every_kernel: bool,
 }
 
 impl std::fmt::Debug for CpuBackend {
@@ -198,6 +205,7 @@ impl CpuBackend {
             jit: options.jit,
             codegen: options.codegen,
             compile_cache: options.compile_cache.clone(),
+            compile_every_kernel: options.compile_every_kernel,
             width: (target.vector_bytes() / 4).max(1),
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),
@@ -265,9 +273,18 @@ impl CpuBackend {
                 });
             }
         }
+        // Kernels with the same code are compiled once: `first[k]` is the earliest kernel
+        // with `k`'s code, and only those are planned and emitted.
+        let first = self.twins(kernels);
+        let distinct: Vec<&Kernel> = kernels
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| first[k] == k)
+            .map(|(_, kernel)| kernel)
+            .collect();
         // Each kernel is planned once: the plan's cost shares the kernels out over modules,
         // and the same plan is emitted.
-        let plans: Vec<KernelPlan> = kernels
+        let plans: Vec<KernelPlan> = distinct
             .iter()
             .map(|k| plan_kernel(k, &self.codegen, self.width))
             .collect();
@@ -275,27 +292,29 @@ impl CpuBackend {
         let results: Vec<Mutex<Option<CompiledPart>>> =
             parts.iter().map(|_| Mutex::new(None)).collect();
         self.rt.pool.parallel_for(parts.len(), |i| {
-            let part = self.compile_part(i, &parts[i], kernels, &plans);
+            let part = self.compile_part(i, &parts[i], &distinct, &plans);
             *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(part);
         });
         let mut modules = Vec::with_capacity(parts.len());
-        let mut placed: Vec<Option<(usize, LaunchShape)>> = vec![None; kernels.len()];
+        let mut placed: HashMap<&str, (usize, LaunchShape)> = HashMap::new();
         for (m, (part, result)) in parts.iter().zip(results).enumerate() {
             let (jit, shapes) = result
                 .into_inner()
                 .unwrap_or_else(PoisonError::into_inner)
                 .ok_or_else(|| CpuError::Runtime("a module was not compiled".into()))??;
-            for (&k, shape) in part.iter().zip(shapes) {
-                placed[k] = Some((m, shape));
+            for (&d, shape) in part.iter().zip(shapes) {
+                placed.insert(distinct[d].name.as_str(), (m, shape));
             }
             modules.push(jit);
         }
         let mut compiled = Vec::with_capacity(kernels.len());
-        for (k, place) in kernels.iter().zip(placed) {
-            let (module, shape) =
-                place.ok_or_else(|| CpuError::Runtime(format!("{} was not compiled", k.name)))?;
+        for (k, &f) in kernels.iter().zip(&first) {
+            let code = &kernels[f];
+            let &(module, shape) = placed
+                .get(code.name.as_str())
+                .ok_or_else(|| CpuError::Runtime(format!("{} was not compiled", k.name)))?;
             // SAFETY: `emit_kernel` defined this function with the `KernelFn` signature.
-            let entry: KernelFn = unsafe { modules[module].function(&function_name(k))? };
+            let entry: KernelFn = unsafe { modules[module].function(&function_name(code))? };
             compiled.push(CompiledKernel {
                 name: k.name.clone(),
                 entry,
@@ -322,6 +341,18 @@ impl CpuBackend {
 type CompiledPart = Result<(JitModule, Vec<LaunchShape>), CpuError>;
 
 impl CpuBackend {
+    /// For each kernel, the first of `kernels` with the same code ([`Kernel::code_key`]):
+    /// itself unless an earlier one shares it (or [`CpuOptions::compile_every_kernel`]).
+    fn twins(&self, kernels: &[Kernel]) -> Vec<usize> {
+        if self.compile_every_kernel {
+            return (0..kernels.len()).collect();
+        }
+        let mut seen: HashMap<String, usize> = HashMap::with_capacity(kernels.len());
+        (0..kernels.len())
+            .map(|k| *seen.entry(kernels[k].code_key()).or_insert(k))
+            .collect()
+    }
+
     /// Translates, optimises and JIT-compiles the kernels `part` (indices into `kernels`) as
     /// module `i` (`coil_cpu`, `coil_cpu.1`, ...), with its own LLVM context and target
     /// machine, so parts compile on different threads.
@@ -329,7 +360,7 @@ impl CpuBackend {
         &self,
         i: usize,
         part: &[usize],
-        kernels: &[Kernel],
+        kernels: &[&Kernel],
         plans: &[KernelPlan],
     ) -> CompiledPart {
         let target = HostTarget::detect()?;
@@ -344,7 +375,7 @@ impl CpuBackend {
                 shapes.push(emit_planned(
                     module,
                     &plans[k],
-                    &function_name(&kernels[k]),
+                    &function_name(kernels[k]),
                     &self.codegen,
                 )?);
             }

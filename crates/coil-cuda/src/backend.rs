@@ -53,6 +53,8 @@ pub struct CudaBackend {
     ones: Arc<std::sync::Mutex<Option<(BufferHandle, usize, DType)>>>,
     /// Convolutions through cuDNN (where it loads) rather than im2col and cuBLAS.
     cudnn_conv: bool,
+    /// Every kernel rendered and loaded on its own ([`CudaBackend::with_every_kernel`]).
+    every_kernel: bool,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -114,6 +116,7 @@ impl CudaBackend {
             modules: ModuleSplit::per_core(),
             ones: Arc::default(),
             cudnn_conv: false,
+            every_kernel: false,
         })
     }
 
@@ -141,6 +144,7 @@ impl CudaBackend {
             modules: ModuleSplit::per_core(),
             ones: Arc::default(),
             cudnn_conv: false,
+            every_kernel: false,
         }
     }
 
@@ -160,6 +164,7 @@ impl CudaBackend {
             modules: ModuleSplit::per_core(),
             ones: Arc::default(),
             cudnn_conv: false,
+            every_kernel: false,
         }
     }
 
@@ -204,6 +209,12 @@ impl CudaBackend {
 
     /// How a compile's kernels are shared out over PTX modules ([`ModuleSplit`]; by default
     /// one module per core, [`ModuleSplit::per_core`]).
+    pub fn with_every_kernel(mut self, on: bool) -> CudaBackend {
+        self.every_kernel = on;
+        self
+    }
+
+    /// How kernels share PTX modules (by default [`ModuleSplit::per_core`]).
     pub fn with_modules(mut self, split: ModuleSplit) -> CudaBackend {
         self.modules = split;
         self
@@ -269,12 +280,21 @@ impl CudaBackend {
         &self,
         kernels: &[Kernel],
     ) -> Result<(PtxModule, Vec<RenderedKernel>), CudaError> {
+        let refs: Vec<&Kernel> = kernels.iter().collect();
+        // Kernels come in launch order: a pointwise kernel rereading what the one before it
+        // read walks backwards, into what L2 still holds.
+        self.render_oriented(&refs, &walk_backwards(kernels, &self.caps))
+    }
+
+    /// Renders `kernels` into one module, each walking backwards where `backwards` says.
+    fn render_oriented(
+        &self,
+        kernels: &[&Kernel],
+        backwards: &[bool],
+    ) -> Result<(PtxModule, Vec<RenderedKernel>), CudaError> {
         let mut names = std::collections::HashSet::new();
         let mut module = PtxModule::new(self.target);
         let mut rendered = Vec::with_capacity(kernels.len());
-        // Kernels come in launch order: a pointwise kernel rereading what the one before it
-        // read walks backwards, into what L2 still holds.
-        let backwards = walk_backwards(kernels, &self.caps);
         for k in kernels {
             if !names.insert(k.name.as_str()) {
                 return Err(CudaError::Codegen {
@@ -294,7 +314,7 @@ impl CudaBackend {
         };
         // Each kernel renders on its own: runs of them on every core at once.
         let parts =
-            crate::par::map_on_every_core(kernels.len(), |i| render(&kernels[i], backwards[i]));
+            crate::par::map_on_every_core(kernels.len(), |i| render(kernels[i], backwards[i]));
         for (k, r) in kernels.iter().zip(parts) {
             let r = r.unwrap_or_else(|| {
                 Err(CudaError::Codegen {
@@ -310,9 +330,42 @@ impl CudaBackend {
         Ok((module, rendered))
     }
 
+    /// For each kernel, the first of `kernels` with the same code ([`Kernel::code_key`]) and
+    /// direction: itself unless an earlier one shares both (or [`Self::with_every_kernel`]).
+    fn twins(&self, kernels: &[Kernel], backwards: &[bool]) -> Vec<usize> {
+        if self.every_kernel {
+            return (0..kernels.len()).collect();
+        }
+        let mut seen: std::collections::HashMap<(String, bool), usize> =
+            std::collections::HashMap::with_capacity(kernels.len());
+        (0..kernels.len())
+            .map(|k| {
+                *seen
+                    .entry((kernels[k].code_key(), backwards[k]))
+                    .or_insert(k)
+            })
+            .collect()
+    }
+
     /// Compiles like [`Backend::compile`], returning the concrete type.
     pub fn compile_cuda(&self, kernels: &[Kernel]) -> Result<CudaKernels, CudaError> {
-        let (module, rendered) = self.render(kernels)?;
+        // Kernels with the same code and direction are rendered and loaded once; `slot` is
+        // each kernel's place among the distinct ones.
+        let backwards = walk_backwards(kernels, &self.caps);
+        let first = self.twins(kernels, &backwards);
+        let mut distinct: Vec<&Kernel> = Vec::new();
+        let mut directions = Vec::new();
+        let mut slot = vec![0; kernels.len()];
+        for k in 0..kernels.len() {
+            if first[k] == k {
+                slot[k] = distinct.len();
+                distinct.push(&kernels[k]);
+                directions.push(backwards[k]);
+            } else {
+                slot[k] = slot[first[k]];
+            }
+        }
+        let (module, rendered) = self.render_oriented(&distinct, &directions)?;
         let source = module.to_string();
         // The plans, as comments heading the module (what `output_code.ptx` shows).
         let mut plans = String::new();
@@ -333,13 +386,20 @@ impl CudaBackend {
             autotune: self.autotune && self.planner.is_none(),
             modules: self.modules,
         };
+        let owned: Vec<Kernel> = if distinct.len() == kernels.len() {
+            Vec::new()
+        } else {
+            distinct.iter().map(|&k| k.clone()).collect()
+        };
+        let loaded_kernels = if owned.is_empty() { kernels } else { &owned };
         let loaded = self
             .exec
-            .load(&module, &source, &rendered, kernels, &options)?;
+            .load(&module, &source, &rendered, loaded_kernels, &options)?;
         Ok(CudaKernels {
             loaded,
             source: plans + &source,
             rendered,
+            slot,
         })
     }
 }
@@ -356,7 +416,11 @@ impl CudaBackend {
 pub struct CudaKernels {
     loaded: Box<dyn LoadedModule>,
     source: String,
+    /// The distinct kernels' renderings, in the order they were loaded.
     rendered: Vec<RenderedKernel>,
+    /// For each kernel given to the compile, its rendering's place in `rendered` (twins
+    /// share one).
+    slot: Vec<usize>,
 }
 
 impl std::fmt::Debug for CudaKernels {
@@ -371,17 +435,19 @@ impl std::fmt::Debug for CudaKernels {
 }
 
 impl CudaKernels {
-    /// How each kernel was rendered (strategy, entries, launch configurations).
+    /// How each distinct kernel was rendered (strategy, entries, launch configurations): a
+    /// kernel with the same code as an earlier one launches that one's rendering.
     pub fn rendered(&self) -> impl Iterator<Item = &RenderedKernel> {
         self.rendered.iter()
     }
 
     /// Launches kernel `index` with `args` (one buffer per kernel argument).
     pub fn launch_kernel(&self, index: usize, args: &[BufferHandle]) -> Result<(), BackendError> {
-        let r = self.rendered.get(index).ok_or_else(|| {
+        let found = self.slot.get(index).map(|&d| (d, &self.rendered[d]));
+        let (index, r) = found.ok_or_else(|| {
             BackendError::Runtime(format!(
                 "kernel {index} of a module of {} kernels",
-                self.rendered.len()
+                self.slot.len()
             ))
         })?;
         if r.launches.is_empty() {

@@ -238,6 +238,19 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// What makes two kernels the same code: the kernel's text with its name and its
+    /// arguments' names left out. Kernels with equal keys compute the same function of their
+    /// arguments, so a backend may compile one of them and launch it for both (as Inductor's
+    /// wrapper reuses a kernel whose source it generated before).
+    pub fn code_key(&self) -> String {
+        let mut k = self.clone();
+        k.name.clear();
+        for a in &mut k.args {
+            a.name.clear();
+        }
+        k.to_string()
+    }
+
     /// Whether stage `stage` scans (has a [`KExpr::Scan`] value): its reduction points must be
     /// visited in order.
     pub fn stage_scans(&self, stage: usize) -> bool {

@@ -420,3 +420,39 @@ class GraphModule(torch.nn.Module):
 fn ints(values: Vec<i64>, sizes: Vec<usize>) -> coil_graph::Tensor {
     coil_graph::Tensor::new(coil_graph::Data::I64(values), sizes).unwrap()
 }
+
+/// Kernels with the same code (two branches of the same shapes, each a transposed read: a
+/// strided load, so a gather) share one compiled function, unless the backend is told to
+/// compile every kernel on its own; both ways give eager's results.
+#[test]
+fn kernels_with_the_same_code_share_one_function() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[37, 19]", y: "f32[37, 19]"):
+        t1: "f32[19, 37]" = torch.ops.aten.permute.default(x, [1, 0])
+        a1: "f32[19, 37]" = torch.ops.aten.add.Tensor(t1, 1.0)
+        r1: "f32[19, 37]" = torch.ops.aten.relu.default(a1)
+        t2: "f32[19, 37]" = torch.ops.aten.permute.default(y, [1, 0])
+        a2: "f32[19, 37]" = torch.ops.aten.add.Tensor(t2, 1.0)
+        r2: "f32[19, 37]" = torch.ops.aten.relu.default(a2)
+        return (r1, r2)
+"#;
+    let g = coil_graph::parse(text).unwrap();
+    let inputs = coil_testkit::random_inputs(&g, 3);
+    let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+    for (every, functions) in [(false, 1), (true, 2)] {
+        let b = coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+            compile_every_kernel: every,
+            ..Default::default()
+        })
+        .unwrap();
+        let model = coil::compile(&g, std::sync::Arc::new(b), &coil::Options::default()).unwrap();
+        assert_eq!(model.report.num_kernels, 2, "{}", model.source());
+        let ir = model.source();
+        let defined = ir.lines().filter(|l| l.starts_with("define ")).count();
+        assert_eq!(defined, functions, "every kernel on its own: {every}\n{ir}");
+        assert!(ir.contains("@llvm.masked.gather"), "no gather in\n{ir}");
+        let got = model.run(&inputs).unwrap();
+        coil_testkit::check_outputs(&got, &want, 1e-6, 1e-6).unwrap();
+    }
+}

@@ -295,3 +295,34 @@ fn every_real_model_in_bf16_assembles_without_spills() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// Kernels with the same code and direction (two branches of the same shapes) are rendered
+/// and loaded once and launched for both, unless the backend is told to render every kernel
+/// on its own; both ways give eager's results on the emulator.
+#[test]
+fn kernels_with_the_same_code_share_one_entry_on_the_emulator() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[37, 19]", y: "f32[37, 19]"):
+        t1: "f32[19, 37]" = torch.ops.aten.permute.default(x, [1, 0])
+        a1: "f32[19, 37]" = torch.ops.aten.add.Tensor(t1, 1.0)
+        r1: "f32[19, 37]" = torch.ops.aten.relu.default(a1)
+        t2: "f32[19, 37]" = torch.ops.aten.permute.default(y, [1, 0])
+        a2: "f32[19, 37]" = torch.ops.aten.add.Tensor(t2, 1.0)
+        r2: "f32[19, 37]" = torch.ops.aten.relu.default(a2)
+        return (r1, r2)
+"#;
+    let g = coil_graph::parse(text).unwrap();
+    let inputs = coil_testkit::random_inputs(&g, 3);
+    let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+    for (every, entries) in [(false, 1), (true, 2)] {
+        let backend: Arc<dyn Backend> = Arc::new(CudaBackend::emulated().with_every_kernel(every));
+        let model = coil::compile(&g, backend, &Options::default()).unwrap();
+        assert_eq!(model.report.num_kernels, 2, "{}", model.source());
+        let ptx = model.source();
+        let found = ptx.lines().filter(|l| l.contains(".entry ")).count();
+        assert_eq!(found, entries, "every kernel on its own: {every}\n{ptx}");
+        let got = model.run(&inputs).unwrap();
+        coil_testkit::check_outputs(&got, &want, 1e-6, 1e-6).unwrap();
+    }
+}
