@@ -1,13 +1,16 @@
 """Greedy decoding through coil against eager and Inductor (issue 33): a Llama-shaped causal LM
 (transformers' LlamaForCausalLM from a config, random weights) generates with a static KV cache
 (`cache_implementation="static"`), its forward under `torch.compile`, in one process. Prints one
-JSON line per way: whether its tokens are eager's, milliseconds a token (a timed `generate` after
-a warm-up one that compiles), the first `generate`'s seconds, and for coil the graphs it
-compiled, sent to eager and ran on the host.
+JSON line per way: whether its tokens are eager's, milliseconds a token and tokens a second (a
+timed `generate` after a warm-up one that compiles), the bytes a decode step must read (the
+weights and, with the static cache, the whole cache) over that time (`read_gb_s`, to set against
+the device's memory bandwidth), the first `generate`'s seconds, and for coil the graphs it
+compiled, sent to eager and ran on the host. A way `X-graphs` is backend X with
+`mode="reduce-overhead"` (CUDA graphs: coil's `_graphs`, Inductor's cudagraph trees).
 
     .venv/bin/python tools/decode_bench.py [--device cpu|cuda] [--dtype float32|bfloat16]
         [--layers 2 --hidden 128 --heads 4 --kv-heads 2 --vocab 1000] [--prompt 16 --new 32]
-        [--ways eager,coil,inductor]
+        [--ways eager,coil,inductor,coil-graphs,inductor-graphs]
 
 The issue's H200 shapes: `--layers 4 --hidden 512 --heads 8 --kv-heads 8 --prompt 128`
 (small f32) and `--layers 16 --hidden 2048 --heads 32 --kv-heads 8 --vocab 128256
@@ -56,14 +59,20 @@ def main():
     sync = torch.cuda.synchronize if a.device == "cuda" else (lambda: None)
     eager_forward = model.forward
     want = None
+    head_dim = a.hidden // a.heads
+    cache_bytes = (2 * a.layers * a.kv_heads * head_dim * cfg.max_position_embeddings
+                   * torch.finfo(dtype).bits // 8) if a.cache == "static" else 0
+    read_bytes = sum(p.numel() * p.element_size() for p in model.parameters()) + cache_bytes
     for way in a.ways.split(","):
         torch._dynamo.reset()
-        if way != "eager":
+        backend, _, variant = way.partition("-")
+        if backend == "coil":
             import coil
 
             coil.reset_stats()
+        mode = {"mode": "reduce-overhead"} if variant == "graphs" else {}
         model.forward = eager_forward if way == "eager" else torch.compile(
-            eager_forward, backend=way)
+            eager_forward, backend=backend, **mode)
 
         def generate():
             with torch.no_grad():
@@ -88,15 +97,17 @@ def main():
             want = tokens
         r = {"way": way, "device": a.device, "dtype": a.dtype, "layers": a.layers,
              "hidden": a.hidden, "prompt": a.prompt, "new": a.new,
-             "ms_per_token": round(ms, 3), "first_generate_s": round(first_s, 2),
+             "ms_per_token": round(ms, 3), "tokens_per_s": round(1e3 / ms, 1),
+             "read_gb_s": round(read_bytes / ms / 1e6, 1), "first_generate_s": round(first_s, 2),
              "eager_tokens": None if want is None else tokens == want}
-        if way == "coil":
+        if backend == "coil":
             s = coil.torch_stats()
             r.update(cache=a.cache, dynamic_graphs=s["dynamic_graphs"],
                      specializations=s["specializations"], trace_s=round(s["trace_s"], 2),
                      graphs_compiled=s["graphs_compiled"], graphs_to_eager=s["graphs_to_eager"],
                      fallback_ops=s["fallback_ops"], outputs_in_place=s["outputs_in_place"],
-                     copies_skipped=s["copies_skipped"])
+                     copies_skipped=s["copies_skipped"], cuda_graphs=s["cuda_graphs"],
+                     cuda_graphs_refused=s["cuda_graphs_refused"])
         print(json.dumps(r), flush=True)
     model.forward = eager_forward
 

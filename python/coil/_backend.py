@@ -27,6 +27,7 @@ from . import _trace_cache as trace_cache
 from ._runner import (
     _ComplexRunner, _host_scalars_moved, _Runner, _UnsignedRunner, _with_numbers,
 )
+from ._graphs import Graphed
 from ._storage import AliasPlan, alias_plan, output_alias, storage_rewrite
 
 log = logging.getLogger("coil")
@@ -36,13 +37,17 @@ _STATS = {
     "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
     "outputs_in_place": 0, "kernels": 0, "dynamic_graphs": 0, "specializations": 0,
     "copies_skipped": 0, "bindings_dropped": 0, "aten_extern_calls": 0, "trace_cache_hits": 0,
-    "program_cache_hits": 0,
+    "program_cache_hits": 0, "cuda_graphs": 0, "cuda_graphs_refused": 0,
 }
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
 _NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts", "gemm",
                    "aggressive_fusion")
-_KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs", "aten_externs")
+_KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs", "aten_externs", "cudagraphs",
+                                    "mode")
+# torch.compile's modes: which turn CUDA graphs on (`_graphs`), as Inductor's do.
+_MODES = {"default": False, "reduce-overhead": True, "max-autotune": True,
+          "max-autotune-no-cudagraphs": False}
 
 
 def torch_stats():
@@ -63,7 +68,10 @@ def torch_stats():
     by default, the least recently used binding of a graph is dropped: `bindings_dropped`),
     `aten_extern_calls` (ATen's own routines a call of the graphs compiled makes, where
     Inductor calls them too: `_extern`), `trace_cache_hits` (inference graphs whose trace to
-    ATen and rewrites came from `_trace_cache`, an earlier process's: no `trace_s` spent)."""
+    ATen and rewrites came from `_trace_cache`, an earlier process's: no `trace_s` spent),
+    `cuda_graphs` (CUDA graphs captured for graphs compiled with `mode="reduce-overhead"` or
+    `cudagraphs=True`: `_graphs`) and `cuda_graphs_refused` (captures that failed, leaving
+    plain calls)."""
     return copy.deepcopy(_STATS)
 
 
@@ -73,7 +81,8 @@ def reset_stats():
                   trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0,
                   outputs_in_place=0, kernels=0, dynamic_graphs=0, specializations=0,
                   copies_skipped=0, bindings_dropped=0, aten_extern_calls=0,
-                  trace_cache_hits=0, program_cache_hits=0)
+                  trace_cache_hits=0, program_cache_hits=0, cuda_graphs=0,
+                  cuda_graphs_refused=0)
 
 
 def _check_options(options):
@@ -81,6 +90,10 @@ def _check_options(options):
     if unknown:
         raise ValueError(
             f"coil: unknown option(s) {', '.join(unknown)} (known: {', '.join(_KNOWN_OPTIONS)})"
+        )
+    if options.get("mode", "default") not in _MODES:
+        raise ValueError(
+            f"coil: unknown mode {options['mode']!r} (known: {', '.join(_MODES)})"
         )
 
 
@@ -105,7 +118,9 @@ def backend(gm, example_inputs, options=None, **kwargs):
     for bit: `auto`, the default, the Fourier transforms and `convolution_backward` where coil
     has no library of its own for it; `all` or True, also coil's oneDNN gradients on the CPU;
     `none` or False, coil's own versions, as graph files get them; `COIL_ATEN_EXTERNS` sets the
-    default; `_extern`).
+    default; `_extern`), `cudagraphs` (on CUDA, each compiled graph's calls replayed from a
+    captured CUDA graph after two plain ones: `_graphs`; off by default, on with
+    torch.compile's `mode="reduce-overhead"` or `"max-autotune"`, as for Inductor).
 
     An inference graph (grad disabled, or no input requiring it) is traced to core ATen here,
     once, and its compiled callable is what Dynamo calls: no AOTAutograd wrapper runs per call.
@@ -116,6 +131,9 @@ def backend(gm, example_inputs, options=None, **kwargs):
     options = dict(options or {})
     options.update(kwargs)
     _check_options(options)
+    if "cudagraphs" not in options:
+        options["cudagraphs"] = _MODES[options.get("mode", "default")]
+    options.pop("mode", None)
     if "aggressive_fusion" not in options and _optimizer_graph(gm):
         options["aggressive_fusion"] = True
     # Attention traced as its math (matmuls and a softmax, which coil fuses), not as one of
@@ -467,7 +485,8 @@ def _compile_entry(gm, example_inputs, options, trusted, cache_key, entry):
         report["extern_calls"],
         report["compile_s"],
     )
-    return _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted)
+    graphs = bool(options.get("cudagraphs", False))
+    return _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted, graphs)
 
 
 def _prepare(gm, example_inputs, options, device):
@@ -538,7 +557,7 @@ def _converted(example_inputs, consts, complex_in, unsigned_in):
     ]
 
 
-def _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted):
+def _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted, graphs=False):
     """What Dynamo calls: the compiled model's `_Runner`, inside the wrappers that undo the
     graph's rewrites."""
     complex_in, complex_out = entry["complex_in"], entry["complex_out"]
@@ -563,6 +582,11 @@ def _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted
         _STATS["outputs_in_place"] += sum((mutated or {}).get(k) == i for k, i in alias.items())
         _STATS["copies_skipped"] += sum(model.skips_copy_into(k, i) for k, i in alias.items())
     runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded, alias)
+    if graphs and runner.cuda:
+        if not seeded:
+            runner = Graphed(runner, _STATS)
+        else:
+            log.info("coil: no CUDA graph for a graph with random ops (a seed drawn each call)")
     casts = _output_casts(entry["out_dtypes"], model)
     if casts:
         inner = runner

@@ -177,6 +177,9 @@ class _Runner:
             self.outs.append((tuple(sizes), TORCH_DTYPES[dt], view))
         self.any_view = any(view is not None for _, _, view in self.outs)
         self.get_stream = None
+        # Index checks left for `model.check_deferred` rather than read after each call (set
+        # by `_graphs.Graphed`: a captured call must not wait).
+        self.defer_checks = False
         if self.cuda:
             raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
             index = self.index
@@ -222,7 +225,9 @@ class _Runner:
             ptrs += self.const_ptrs + extra
             if self.cuda:
                 bufs = self._outputs(args)
-                if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
+                if self.model.run_device(
+                    ptrs, [b.data_ptr() for b in bufs], self.get_stream(), self.defer_checks
+                ):
                     return self._views(bufs) if self.any_view else bufs
                 # Not borrowed (an input off 16-byte alignment): the checked path copies it.
             else:
@@ -234,7 +239,9 @@ class _Runner:
             ptrs += extra
             if placed:
                 bufs = self._outputs(args)
-                if self.model.run_device(ptrs, [b.data_ptr() for b in bufs], self.get_stream()):
+                if self.model.run_device(
+                    ptrs, [b.data_ptr() for b in bufs], self.get_stream(), self.defer_checks
+                ):
                     return self._views(bufs) if self.any_view else bufs
             return self._through_host(list(args), seed)
         ptrs, copies, placed = self._pointers(args, False)

@@ -8,7 +8,8 @@
 //! through torch, contiguous, of the model's specs) and torch's current stream.
 //! **Gives**: `compile(graph, device, options) -> Model`; `print_graph(graph)` (coil's readable
 //! text of either form); `Model.output_specs()`, `Model.run(inputs, outputs)` (host memory),
-//! `Model.run_device(inputs, outputs, stream)` (CUDA memory), `Model.report()` (kernels, extern
+//! `Model.run_device(inputs, outputs, stream, defer_checks)` (CUDA memory),
+//! `Model.check_deferred(stream)`, `Model.report()` (kernels, extern
 //! calls, host fallbacks, compile seconds).
 //! **Must not know about**: torch (the Python side converts and allocates), Dynamo, autograd.
 
@@ -278,14 +279,16 @@ impl Model {
     /// tensors of the model's input and output specs, in order. With `stream` (torch's current
     /// stream) the work is queued there, after torch's earlier work on it, and the call returns
     /// without waiting (unless the model must read the device back); without it, the inputs
-    /// must be ready and the call waits. `False` (nothing run) when the model cannot use them
-    /// in place: copy through `run` then.
-    #[pyo3(signature = (inputs, outputs, stream=None))]
+    /// must be ready and the call waits. `defer_checks`: index checks left for
+    /// `check_deferred` instead of read now. `False` (nothing run) when the model cannot use
+    /// them in place: copy through `run` then.
+    #[pyo3(signature = (inputs, outputs, stream=None, defer_checks=false))]
     fn run_device(
         &self,
         inputs: Vec<u64>,
         outputs: Vec<u64>,
         stream: Option<u64>,
+        defer_checks: bool,
     ) -> PyResult<bool> {
         if self.device != "cuda" {
             return Ok(false);
@@ -306,7 +309,22 @@ impl Model {
         // model's specs (Dynamo's guards and the wrapper's checks hold the shapes), kept alive
         // by torch's caching allocator until the stream's work is done, and torch's current
         // stream.
-        unsafe { self.inner.run_device(&inputs, &outputs, stream) }.map_err(err)
+        unsafe {
+            self.inner
+                .run_device(&inputs, &outputs, stream, defer_checks)
+        }
+        .map_err(err)
+    }
+
+    /// Reads the index checks that calls with `defer_checks` (or replays of a CUDA graph that
+    /// captured one) left, once the work on `stream` is done: an index out of range is a
+    /// `RuntimeError` naming the op. No wait for a model without index checks.
+    fn check_deferred(&self, stream: u64) -> PyResult<()> {
+        if self.device != "cuda" {
+            return Ok(());
+        }
+        // SAFETY: coil.backend passes torch's capture stream, live for the process.
+        unsafe { self.inner.check_deferred(stream) }.map_err(err)
     }
 
     /// What compiling did: `{"kernels", "extern_calls", "extern_names", "fallback_ops",

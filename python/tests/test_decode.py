@@ -45,3 +45,44 @@ def test_greedy_generate_with_a_static_cache_gives_eagers_tokens(device):
     # The decode graph's four cache updates (keys and values of two layers) written in place,
     # the copy of each cache left out.
     assert stats["copies_skipped"] >= 2 * cfg.num_hidden_layers, stats
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_reduce_overhead_generate_gives_eagers_tokens(device):
+    """`mode="reduce-overhead"`: on CUDA the decode step's calls replay a captured CUDA graph
+    (`_graphs`), with the token ids and positions copied in and the static caches updated in
+    place; on the CPU the mode is taken and changes nothing. The tokens are eager's."""
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.LlamaConfig(
+        vocab_size=500, hidden_size=64, intermediate_size=160, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=48,
+    )
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(cfg).to(device).eval()
+    ids = torch.randint(0, cfg.vocab_size, (1, 11), device=device)
+
+    def generate():
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return model.generate(ids, max_new_tokens=12, min_new_tokens=12, do_sample=False,
+                                  cache_implementation="static", pad_token_id=0)
+
+    want = generate()
+    torch._dynamo.reset()
+    coil.reset_stats()
+    eager_forward = model.forward
+    model.forward = torch.compile(eager_forward, backend="coil", mode="reduce-overhead")
+    try:
+        got = [generate(), generate()]
+    finally:
+        model.forward = eager_forward
+    assert torch.equal(got[0], want) and torch.equal(got[1], want)
+    stats = coil.torch_stats()
+    assert stats["graphs_to_eager"] == [] and stats["cuda_graphs_refused"] == 0, stats
+    assert (stats["cuda_graphs"] >= 1) == (device == "cuda"), stats
+
+
+def test_an_unknown_mode_is_an_error():
+    f = torch.compile(lambda x: x + 1, backend="coil", mode="fastest")
+    with pytest.raises(Exception, match="unknown mode 'fastest'"):
+        f(torch.ones(3))

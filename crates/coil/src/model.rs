@@ -510,7 +510,10 @@ impl CompiledModel {
     /// `CUstream`, torch's current stream) the work goes to that stream
     /// ([`Backend::use_stream`]), ordered after the caller's earlier work and before its later
     /// work, and the call returns once it is queued: it waits only where the model must read
-    /// the device (index checks, outputs gathered through the host, host fallbacks).
+    /// the device (index checks, outputs gathered through the host, host fallbacks). With
+    /// `defer_checks` the index checks do not make it wait: their flags are read by the next
+    /// [`CompiledModel::check_deferred`] (a call captured into a CUDA graph, whose replays run
+    /// the same checks, must not wait).
     ///
     /// # Safety
     /// Each address is a live device allocation of the backend's context holding its bytes,
@@ -521,6 +524,7 @@ impl CompiledModel {
         inputs: &[(u64, usize)],
         outputs: &[(u64, usize)],
         stream: Option<u64>,
+        defer_checks: bool,
     ) -> Result<bool, CoilError> {
         self.check_call_bytes(inputs.iter().map(|i| i.1), outputs.iter().map(|o| o.1))?;
         let plan = self.plan();
@@ -602,7 +606,11 @@ impl CompiledModel {
                 }
             }
             let gather = strided;
-            let must_read = !gather.is_empty() || self.checks_slot(memory)?.is_some();
+            let checks = self.checks_slot(memory)?.is_some();
+            if on_callers_stream && defer_checks && checks && gather.is_empty() {
+                return Ok(true);
+            }
+            let must_read = !gather.is_empty() || checks;
             if on_callers_stream && !must_read {
                 return Ok(true);
             }
@@ -631,6 +639,24 @@ impl CompiledModel {
             }
             Ok(true)
         })
+    }
+
+    /// Reads the index checks that `run_device` calls with `defer_checks` (or the replays of
+    /// a CUDA graph that captured one) left, once the work on `stream`, where they ran, has
+    /// finished: an index out of range since the last check is an error naming the op, as
+    /// after a plain call. Nothing to do, and no wait, for a model without index checks.
+    ///
+    /// # Safety
+    /// `stream` is a live stream of the backend's context.
+    pub unsafe fn check_deferred(&self, stream: u64) -> Result<(), CoilError> {
+        let memory = self.memory()?;
+        if self.checks_slot(&memory)?.is_none() {
+            return Ok(());
+        }
+        // SAFETY: the caller's promise.
+        unsafe { self.backend.use_stream(stream) }?;
+        self.backend.synchronize()?;
+        self.check_indices(&memory)
     }
 
     /// Launches every step on the inputs already in memory and waits for them (what
