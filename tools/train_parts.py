@@ -1,9 +1,12 @@
 """Where a training step's time goes, part by part (issue 31): torchvision's ResNet-18 (10
-classes, batch 8 at 3x32x32, SGD with momentum, foreach), each part timed alone, median of the
-runs after two warm-ups, in one process, for eager, coil and Inductor (`torch.compile` of the
-model and of `optimizer.step`):
+classes, batch 8 at 3x32x32, SGD with momentum, foreach), or `--model gpt2` / `resnet18_w16`
+(tools/train_bench.py's, with their losses and optimizers), each part timed alone, median of
+the runs after two warm-ups, in one process, for eager, coil and Inductor (`torch.compile` of
+the model and of `optimizer.step`):
 
-    .venv/bin/python tools/train_parts.py [--runs 10] [--ways eager,coil,inductor]
+    .venv/bin/python tools/train_parts.py [--runs 10] [--ways eager,coil,inductor] [--model resnet18]
+
+A way `coil:key=value;...` is coil with those options (`coil:gemm=onednn`).
 
 Parts: the forward under no_grad; the training forward and its backward (timed apart); the
 optimizer step. Prints one line per way, ms.
@@ -37,18 +40,38 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--ways", default="eager,coil,inductor")
+    ap.add_argument("--model", default="resnet18", choices=["resnet18", "resnet18_w16", "gpt2"])
     a = ap.parse_args()
     torch.manual_seed(0)
-    model = ResNet(BasicBlock, [2, 2, 2, 2], num_classes=10).train()
-    x, y = torch.randn(8, 3, 32, 32), torch.randint(0, 10, (8,))
+    if a.model == "resnet18":
+        model = ResNet(BasicBlock, [2, 2, 2, 2], num_classes=10)
+        x, y = torch.randn(8, 3, 32, 32), torch.randint(0, 10, (8,))
+
+        def loss_of(m, x, y):
+            return torch.nn.functional.cross_entropy(m(x), y)
+
+        def make_opt(p):
+            return torch.optim.SGD(p, lr=0.01, momentum=0.9, foreach=True)
+    else:
+        import os
+        import sys
+
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import train_bench
+
+        model, (x, y), loss_of, make_opt = train_bench.MODELS[a.model]()
+    model = model.train()
     for way in a.ways.split(","):
         torch._dynamo.reset()
         m = copy.deepcopy(model)
-        opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9, foreach=True)
-        backend = {"coil": "coil", "inductor": "inductor"}.get(way)
-        fm = torch.compile(m, backend=backend) if backend else m
-        step = torch.compile(opt.step, backend=backend) if backend else opt.step
-        torch.nn.functional.cross_entropy(fm(x), y).backward()
+        opt = make_opt(m.parameters())
+        name, _, opts = way.partition(":")
+        backend = {"coil": "coil", "inductor": "inductor"}.get(name)
+        # `coil:key=value;key=value`: coil with those options.
+        options = dict(kv.split("=", 1) for kv in opts.split(";") if kv) or None
+        fm = torch.compile(m, backend=backend, options=options) if backend else m
+        step = torch.compile(opt.step, backend=backend, options=options) if backend else opt.step
+        loss_of(fm, x, y).backward()
         step()
         with torch.no_grad():
             inference = timed(lambda: fm(x), a.runs)
@@ -56,7 +79,7 @@ def main():
         for _ in range(a.runs + 2):
             opt.zero_grad()
             t0 = time.perf_counter()
-            loss = torch.nn.functional.cross_entropy(fm(x), y)
+            loss = loss_of(fm, x, y)
             t1 = time.perf_counter()
             loss.backward()
             fwd.append(t1 - t0)
