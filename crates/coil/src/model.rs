@@ -471,7 +471,6 @@ impl CompiledModel {
             self.enqueue_on(memory, &skip)?;
             self.backend.synchronize()?;
             self.check_indices(memory)?;
-            let mut gathered: Option<Vec<Tensor>> = None;
             for (i, o) in plan.outputs.iter().enumerate() {
                 if placed[i] || whole[i] || outputs[i].1 == 0 {
                     continue;
@@ -481,18 +480,7 @@ impl CompiledModel {
                         .read(self.handle(memory, o.buffer)?, output(i))?;
                     continue;
                 }
-                if gathered.is_none() {
-                    let host: Vec<Tensor> = self
-                        .inputs
-                        .iter()
-                        .enumerate()
-                        .map(|(j, (_, m))| Tensor::from_bytes(m.dtype, m.sizes.clone(), input(j)))
-                        .collect::<Result<_, _>>()?;
-                    gathered = Some(self.read_outputs_on(memory, &host)?);
-                }
-                if let Some(g) = &gathered {
-                    output(i).copy_from_slice(&g[i].contiguous().to_bytes());
-                }
+                self.read_view_into(memory, o, input, output(i))?;
             }
             Ok(in_place)
         })
@@ -828,6 +816,54 @@ impl CompiledModel {
     pub fn read_outputs(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, CoilError> {
         let memory = self.memory()?;
         self.read_outputs_on(&memory, inputs)
+    }
+
+    /// Writes output `o`, a view of an input (`input(i)`: its bytes, contiguous) or of part
+    /// of a buffer, into `out` (its bytes, contiguous): one copy when the view is contiguous,
+    /// else through a tensor of its storage; nothing else of the run is read.
+    fn read_view_into<'a>(
+        &self,
+        memory: &[BufferHandle],
+        o: &OutputRef,
+        input: impl Fn(usize) -> &'a [u8],
+        out: &mut [u8],
+    ) -> Result<(), CoilError> {
+        let layout = &o.layout;
+        let item = layout.dtype.itemsize();
+        let storage_bytes = layout.storage_len() * item;
+        let read;
+        let storage: &[u8] = match o.buffer {
+            BufRef::Input(i) => input(i.index()),
+            BufRef::Buffer(_) => {
+                let mut bytes = vec![0u8; storage_bytes];
+                if storage_bytes > 0 {
+                    self.backend
+                        .read(self.handle(memory, o.buffer)?, &mut bytes)?;
+                }
+                read = bytes;
+                &read
+            }
+            BufRef::IndexChecks => {
+                return Err(CoilError::Plan(
+                    "the index-check flags are not an output".into(),
+                ));
+            }
+        };
+        if storage.len() < storage_bytes || out.len() != layout.numel() * item {
+            return Err(CoilError::Plan(format!(
+                "an output view of {} bytes over {} bytes of storage (needs {storage_bytes})",
+                out.len(),
+                storage.len()
+            )));
+        }
+        if coil_graph::is_contiguous(&layout.sizes, &layout.strides) {
+            let start = layout.offset * item;
+            out.copy_from_slice(&storage[start..start + out.len()]);
+            return Ok(());
+        }
+        let flat = Tensor::from_bytes(layout.dtype, vec![storage.len() / item], storage)?;
+        out.copy_from_slice(&view(&flat, layout)?.contiguous().to_bytes());
+        Ok(())
     }
 
     fn read_outputs_on(

@@ -140,6 +140,41 @@ class GraphModule(torch.nn.Module):
     }
 }
 
+/// `run_host`'s outputs that are views, each read on its own: a transpose of an input, a
+/// slice of an input (contiguous, at an offset), a slice of a buffer at an offset, and a
+/// buffer written whole beside them; every one equals `run`'s.
+#[test]
+fn run_host_reads_views_of_inputs_and_buffers_one_by_one() {
+    let text = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[16, 12]", w: "f32[12, 12]"):
+        t: "f32[12, 16]" = torch.ops.aten.permute.default(x, [1, 0])
+        rows: "f32[4, 12]" = torch.ops.aten.slice.Tensor(x, 0, 3, 7)
+        mm: "f32[16, 12]" = torch.ops.aten.mm.default(x, w)
+        tail: "f32[6, 12]" = torch.ops.aten.slice.Tensor(mm, 0, 10, 16)
+        relu: "f32[16, 12]" = torch.ops.aten.relu.default(mm)
+        return (t, rows, tail, relu)
+"#;
+    let g = coil_graph::parse(text).expect("parses");
+    let backend = std::sync::Arc::new(coil_cpu::CpuBackend::new().expect("cpu"));
+    let model = coil::compile(&g, backend, &coil::Options::default()).expect("compiles");
+    let inputs = coil_testkit::random_inputs(&g, 7);
+    let want: Vec<Vec<u8>> = model
+        .run(&inputs)
+        .expect("runs")
+        .iter()
+        .map(|t| t.contiguous().to_bytes())
+        .collect();
+    let bytes: Vec<Vec<u8>> = inputs.iter().map(|t| t.contiguous().to_bytes()).collect();
+    let ins: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+    let mut outs: Vec<Vec<u8>> = want.iter().map(|w| vec![0u8; w.len()]).collect();
+    let mut out_refs: Vec<&mut [u8]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+    model.run_host(&ins, &mut out_refs).expect("runs");
+    for (i, (got, want)) in outs.iter().zip(&want).enumerate() {
+        assert_eq!(got, want, "output {i}");
+    }
+}
+
 /// 16-bit floats: by default a fused kernel keeps values in f32 and rounds at the store
 /// (Inductor's semantics); with `emulate_precision_casts` every op's result is rounded as eager
 /// rounds it, and the result is eager's bit for bit.
