@@ -91,8 +91,16 @@ def foreach_decompositions():
     """Every functional `_foreach_*` overload of this torch (one returning a list of tensors)
     mapped to its per-tensor form, where an op of the base name exists."""
     table = {}
-    for name in dir(aten):
-        if not name.startswith("_foreach_") or name.endswith("_"):
+    # Every registered op, not `dir(aten)`: the namespace lists only the ops resolved so far
+    # (on torch 2.11 `_foreach_reciprocal`, which a capturable Adam calls on CUDA, was missing
+    # until something had used it).
+    registered = {
+        n.split("::", 1)[1].split(".", 1)[0]
+        for n in torch._C._dispatch_get_all_op_names()
+        if n.startswith("aten::_foreach_")
+    }
+    for name in sorted(registered | {n for n in dir(aten) if n.startswith("_foreach_")}):
+        if name.endswith("_"):
             continue
         packet = getattr(aten, name)
         base_name = name[len("_foreach_") :]

@@ -114,8 +114,30 @@ def test_the_foreach_decompositions_cover_what_the_optimizers_call():
         "aten._foreach_maximum.List",
         "aten._foreach_norm.Scalar",
         "aten._foreach_pow.ScalarAndTensor",
+        "aten._foreach_reciprocal.default",
+        "aten._foreach_div.ScalarList",
     ):
         assert op in table, op
+
+
+def test_the_foreach_table_is_whole_in_a_fresh_process():
+    """`torch.ops.aten` lists only the ops resolved so far: in a new process, before any
+    optimizer ran, the table still holds every `_foreach_*` op (a capturable Adam's
+    `_foreach_reciprocal` on CUDA was missing)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import torch\n"
+        "from coil._foreach import foreach_decompositions\n"
+        "t = {str(op) for op in foreach_decompositions()}\n"
+        "names = {n.split('::')[1] for n in torch._C._dispatch_get_all_op_names()\n"
+        "         if n.startswith('aten::_foreach_') and not n.split('.')[0].endswith('_')}\n"
+        "print(len(t), 'aten._foreach_reciprocal.default' in t, 'aten._foreach_sinh.default' in t)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    count, reciprocal, sinh = out.stdout.split()
+    assert reciprocal == "True" and sinh == "True" and int(count) > 50, out.stdout
 
 
 @pytest.mark.parametrize(

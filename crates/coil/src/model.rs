@@ -605,23 +605,30 @@ impl CompiledModel {
             self.backend.synchronize()?;
             self.check_indices(memory)?;
             if !gather.is_empty() {
-                // The inputs as host tensors (an output may be an input or its view).
-                let mut host = Vec::with_capacity(self.inputs.len());
-                for (i, (_, m)) in self.inputs.iter().enumerate() {
-                    let slot = crate::inplace::input_buffer(plan, i)
-                        .map(|b| plan.placement[&b].0 as usize);
-                    let mut bytes = vec![0u8; m.nbytes()];
-                    if let Some(s) = slot.filter(|_| !bytes.is_empty()) {
-                        self.backend.read(memory[s], &mut bytes)?;
-                    }
-                    host.push(Tensor::from_bytes(m.dtype, m.sizes.clone(), &bytes)?);
-                }
-                let got = self.read_outputs_on(memory, &host)?;
+                // Each strided view through the host on its own: only its storage (the input or
+                // the buffer it views) is read.
+                let plan = self.plan();
                 for i in gather {
+                    let o = &plan.outputs[i];
+                    let mut bytes = vec![0u8; outputs[i].1];
+                    let storage = match o.buffer {
+                        BufRef::Input(j) => {
+                            let m = &self.inputs[j.index()].1;
+                            let mut raw = vec![0u8; m.nbytes()];
+                            let slot = crate::inplace::input_buffer(plan, j.index())
+                                .map(|b| plan.placement[&b].0 as usize);
+                            if let Some(s) = slot.filter(|_| !raw.is_empty()) {
+                                self.backend.read(memory[s], &mut raw)?;
+                            }
+                            raw
+                        }
+                        _ => Vec::new(),
+                    };
+                    self.read_view_into(memory, o, |_| storage.as_slice(), &mut bytes)?;
                     let Some(h) = borrow(outputs[i], lent) else {
                         return Err(CoilError::Plan("the output memory cannot be lent".into()));
                     };
-                    self.backend.write(h, &got[i].contiguous().to_bytes())?;
+                    self.backend.write(h, &bytes)?;
                 }
                 self.backend.synchronize()?;
             }
