@@ -200,13 +200,14 @@ def _traced_and_compiled(gm, example_inputs, options):
             # graph's outputs are gradients).
             token = _MUTATED.set(_mutated_outputs())
             try:
-                return make_boxed_func(compile_fx(aten_gm, aten_inputs, **options))
+                # AOTAutograd's calls: shapes and dtypes held by the guards (layouts checked).
+                return make_boxed_func(_compile(aten_gm, aten_inputs, options, trusted="shapes"))
             finally:
                 _MUTATED.reset(token)
 
         def backward(aten_gm, aten_inputs):
             before = _STATS["graphs_compiled"]
-            run = compile_fx(aten_gm, aten_inputs, **options)
+            run = _compile(aten_gm, aten_inputs, options, trusted="shapes")
             if _STATS["graphs_compiled"] > before:
                 _STATS["graphs_compiled"] = before
                 _STATS["backward_graphs_compiled"] += 1
@@ -429,7 +430,9 @@ _TRACED = contextvars.ContextVar("coil_traced", default=(None, None))
 
 def _compile(gm, example_inputs, options, trusted):
     """`compile_fx`; `trusted` when Dynamo's guards already hold each input's shape, dtype,
-    strides and device to the example inputs' (the call then checks nothing itself)."""
+    strides and device to the example inputs' (the call then checks nothing itself),
+    `"shapes"` when they hold the shapes, dtypes and device but not the layouts (AOTAutograd's
+    calls: each input's layout is checked)."""
     cache_key, entry = _TRACED.get()
     token = _TRACED.set((None, None))  # not for the graphs `_split` compiles within
     try:

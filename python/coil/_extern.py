@@ -166,7 +166,7 @@ def split_compile(gm, example_inputs, compile_segment, trusted, mode):
             sub = _sub_graph(gm, step)
             inputs = [_example(a, given) for a in step.inputs]
             # Dynamo's guards hold only the graph's own inputs to their layouts.
-            step_trusted = trusted and all(a in given for a in step.inputs)
+            step_trusted = trusted if all(a in given for a in step.inputs) else False
             step.run = compile_segment(sub, inputs, step_trusted)
         elif step.target is not operator.getitem:
             externs += 1

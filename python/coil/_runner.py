@@ -144,7 +144,10 @@ class _Runner:
         strided = [i for i, t in enumerate(example_inputs[:n_args]) if not t.is_contiguous()]
         # Dynamo's guards hold every input to its example's layout: the pointers are all a
         # call needs.
-        self.trusted = trusted and not strided
+        self.trusted = trusted is True and not strided
+        # "shapes": AOTAutograd's calls, whose inputs Dynamo's guards and AOTAutograd's own
+        # flattening hold to the examples' shapes and dtypes; their layouts are checked.
+        self.shapes_trusted = trusted == "shapes"
         for i in strided:
             log.info(
                 "coil: input %d has strides %s: copied to a contiguous tensor each call",
@@ -176,6 +179,17 @@ class _Runner:
                 )
             self.outs.append((tuple(sizes), TORCH_DTYPES[dt], view))
         self.any_view = any(view is not None for _, _, view in self.outs)
+        self.views_at = [(k, view) for k, (_, _, view) in enumerate(self.outs) if view is not None]
+        # A fresh output: on the CPU through the allocator Inductor's wrappers call (a quarter
+        # of `torch.empty`'s time; a training forward allocates dozens of outputs a call).
+        fast = getattr(getattr(torch._C._dynamo, "guards", None), "_empty_strided_cpu", None)
+        if fast is not None and not self.cuda:
+            specs = [(s, tuple(contiguous_strides(s)), d) for s, d, _ in self.outs]
+            self.new_output = lambda k: fast(*specs[k])
+        else:
+            self.new_output = lambda k: torch.empty(
+                self.outs[k][0], dtype=self.outs[k][1], device=self.device
+            )
         self.get_stream = None
         # Index checks left for `model.check_deferred` rather than read after each call (set
         # by `_graphs.Graphed`: a captured call must not wait).
@@ -195,6 +209,8 @@ class _Runner:
         `on_cuda` says."""
         if len(args) != len(self.shapes):
             raise ValueError(f"coil: {len(args)} inputs given, the graph takes {len(self.shapes)}")
+        if self.shapes_trusted:
+            return self._pointers_of_guarded(args, on_cuda)
         ptrs, copies, placed = [], [], True
         for a, shape, dtype in zip(args, self.shapes, self.dtypes):
             if a.shape != shape or a.dtype != dtype:
@@ -214,8 +230,26 @@ class _Runner:
             ptrs.append(a.data_ptr())
         return ptrs + self.const_ptrs, copies, placed
 
+    def _pointers_of_guarded(self, args, on_cuda):
+        """`_pointers` of inputs whose shapes, dtypes and device are held already: only their
+        layouts are checked (a non-contiguous one copied, on the GPU one off 16-byte alignment
+        too)."""
+        ptrs, copies = [], []
+        for a in args:
+            if not a.is_contiguous():
+                a = a.contiguous()
+                copies.append(a)
+            elif on_cuda and a.data_ptr() % 16:
+                a = a.clone()
+                copies.append(a)
+            ptrs.append(a.data_ptr())
+        return ptrs + self.const_ptrs, copies, True
+
     def _views(self, bufs):
-        return [_with_layout(b, view) for b, (_, _, view) in zip(bufs, self.outs)]
+        bufs = list(bufs)
+        for k, view in self.views_at:
+            bufs[k] = _with_layout(bufs[k], view)
+        return bufs
 
     def __call__(self, *args):
         seed = draw_seed(self.device) if self.seeded else None
@@ -256,16 +290,17 @@ class _Runner:
         """Fresh tensors for the outputs, except that an output that can be its input's memory
         (`self.alias`) is that input itself where the call reads it in place (contiguous, not
         through a copy; on the GPU also 16-byte aligned, as the kernels' accesses are)."""
+        new = self.new_output
         if not self.alias:
-            return [torch.empty(s, dtype=d, device=self.device) for s, d, _ in self.outs]
+            return [new(k) for k in range(len(self.outs))]
         bufs = []
-        for k, (s, d, _) in enumerate(self.outs):
+        for k in range(len(self.outs)):
             i = self.alias.get(k)
             a = args[i] if i is not None and i < len(args) else None
             if a is not None and a.is_contiguous() and (not self.cuda or a.data_ptr() % 16 == 0):
                 bufs.append(a)
             else:
-                bufs.append(torch.empty(s, dtype=d, device=self.device))
+                bufs.append(new(k))
         return bufs
 
     def _through_host(self, inputs, seed=None):
