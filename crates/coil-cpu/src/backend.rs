@@ -1,5 +1,6 @@
 //! [`CpuBackend`]: coil's [`Backend`] for the host CPU. `compile` translates the kernels of a
-//! model into LLVM modules (one function `cpu_<name>` per kernel; the kernels are shared out
+//! model into LLVM modules (one function `cpu_<name>` per distinct kernel, twins with the
+//! same code sharing the first one's; the kernels are shared out
 //! over one module per thread, compiled in parallel), optimises them with `default<O3>` for
 //! the host and JIT-compiles them; memory is 64-byte aligned host allocations
 //! behind opaque handles; `launch` splits a kernel's outer loop over the thread pool; `matmul`

@@ -1,6 +1,6 @@
-//! [`CudaBackend`]: coil's [`Backend`] for NVIDIA GPUs. `compile` renders every kernel of a
-//! model into one PTX module (`.target` from the device's compute capability, `sm_90` without
-//! one) and loads it with one driver call; `launch` runs a kernel's entries with the launch
+//! [`CudaBackend`]: coil's [`Backend`] for NVIDIA GPUs. `compile` renders each distinct kernel
+//! (twins of one code share it) into PTX (`.target` from the device's compute capability, `sm_90`
+//! without one) and loads it with one driver call; `launch` runs a kernel's entries with the launch
 //! configurations the translator chose; memory lives behind opaque handles; `matmul` calls
 //! cuBLAS `sgemm` (strided batched for bmm, transposed operands as views).
 //!
