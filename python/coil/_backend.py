@@ -20,7 +20,7 @@ from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
 from ._random import seed_random_ops
 from ._fx import (
-    TORCH_DTYPES, OutputLayout, Unsupported, describe, dtype_named,
+    TORCH_DTYPES, OutputLayout, Unsupported, describe, dtype_named, input_orders,
 )
 from ._extern import CURRENT as _EXTERNS_MODE, has_externs, mode_of, split_compile
 from . import _trace_cache as trace_cache
@@ -370,7 +370,8 @@ def _source(gm, inputs, options):
     frontend = options.get("frontend", "fx")
     if frontend not in ("fx", "text"):
         raise ValueError(f"coil: frontend is fx or text, not {frontend!r}")
-    desc, layouts = describe(gm, inputs, eager_strides=frontend == "fx")
+    desc, layouts = describe(gm, inputs, eager_strides=frontend == "fx",
+                             dense_inputs=frontend == "fx")
     debug_dir = options.get("debug_dir")
     if debug_dir:
         os.makedirs(debug_dir, exist_ok=True)
@@ -511,7 +512,11 @@ def _prepare(gm, example_inputs, options, device):
     storage_rewrite(lifted, inputs)
     plan = alias_plan(lifted, eager_strides=options.get("frontend", "fx") == "fx")
     source, layouts = _source(lifted, inputs, options)
+    orders = input_orders(inputs) if options.get("frontend", "fx") == "fx" else []
     return {
+        # Inputs read as the permutation of their memory (`describe`): the runner passes them
+        # uncopied where their layout is the example's.
+        "input_orders": [[i, o] for i, o in enumerate(orders) if o is not None],
         "source": source,
         "layouts": [None if lay is None else (str(lay.dtype), lay.sizes, lay.strides, lay.order)
                     for lay in layouts],
@@ -584,7 +589,8 @@ def _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted
         )
         _STATS["outputs_in_place"] += sum((mutated or {}).get(k) == i for k, i in alias.items())
         _STATS["copies_skipped"] += sum(model.skips_copy_into(k, i) for k, i in alias.items())
-    runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded, alias)
+    runner = _Runner(model, device, inputs, consts, layouts, trusted, seeded, alias,
+                     dict((i, o) for i, o in entry.get("input_orders", [])))
     if graphs and runner.cuda:
         if not seeded:
             runner = Graphed(runner, _STATS)

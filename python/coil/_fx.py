@@ -126,12 +126,27 @@ class OutputLayout:
         self.permuted = order is not None and order != list(range(len(sizes)))
 
 
-def describe(gm, example_inputs, eager_strides=True):
+def input_orders(example_inputs):
+    """For each input, the dims of its dense layout from outermost to innermost where that is
+    not row-major (a transpose, a saved activation with eager's strides), else `None`: such an
+    input is read as the permutation of its contiguous memory (`describe`), not copied."""
+    orders = []
+    for t in example_inputs:
+        order = None
+        if isinstance(t, torch.Tensor) and t.numel() > 1 and not t.is_contiguous():
+            order = dense_order(list(t.shape), list(t.stride()))
+        orders.append(order)
+    return orders
+
+
+def describe(gm, example_inputs, eager_strides=True, dense_inputs=False):
     """`(graph description, output layouts)` of an ATen `GraphModule` whose placeholders are
     `example_inputs`. With `eager_strides`, an output that eager lays out as a permutation of
     its dims (a transpose, channels-last) is computed by coil in that order (a `permute` and a
     contiguous `clone` appended, which fuse into the producing kernel), so the returned tensor
-    has eager's strides with no extra pass."""
+    has eager's strides with no extra pass. With `dense_inputs`, an input whose layout is a
+    permutation of its dims (`input_orders`) is taken as its memory in that order, then
+    permuted back (a view: no copy, the reads fuse into the kernels that use it)."""
     inputs, nodes, outputs, layouts = [], [], [], []
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     if len(placeholders) != len(example_inputs):
@@ -146,7 +161,15 @@ def describe(gm, example_inputs, eager_strides=True):
             )
         if t.dtype not in DTYPES:
             raise Unsupported(f"input '{node.name}' is {t.dtype}")
-        inputs.append((node.name, DTYPES[t.dtype], _static_sizes(t, f"input '{node.name}'")))
+        sizes = _static_sizes(t, f"input '{node.name}'")
+        order = input_orders([t])[0] if dense_inputs else None
+        if order is None:
+            inputs.append((node.name, DTYPES[t.dtype], sizes))
+            continue
+        dense = f"{node.name}_coil_dense"
+        inputs.append((dense, DTYPES[t.dtype], [sizes[d] for d in order]))
+        back = sorted(range(len(order)), key=lambda d: order[d])
+        nodes.append((node.name, "aten.permute.default", [("node", dense), back], []))
     for node in gm.graph.nodes:
         if node.op in ("placeholder",):
             continue

@@ -122,9 +122,13 @@ class _Runner:
     strides and written in place, CUDA work queued on torch's current stream."""
 
     def __init__(
-        self, model, device, example_inputs, consts, layouts, trusted, seeded=False, alias=None
+        self, model, device, example_inputs, consts, layouts, trusted, seeded=False, alias=None,
+        orders=None,
     ):
         self.model = model
+        # Inputs coil reads as the permutation of their memory (`_fx.describe`'s dense
+        # inputs): {input: dims outermost to innermost}. Passed uncopied when laid out so.
+        self.orders = orders or {}
         # Outputs that are an input's memory: {output: input}.
         self.alias = alias or {}
         self.device = device
@@ -141,7 +145,10 @@ class _Runner:
         n_args = len(example_inputs) - len(consts) - int(seeded)
         self.shapes = [torch.Size(t.shape) for t in example_inputs[:n_args]]
         self.dtypes = [t.dtype for t in example_inputs[:n_args]]
-        strided = [i for i, t in enumerate(example_inputs[:n_args]) if not t.is_contiguous()]
+        strided = [
+            i for i, t in enumerate(example_inputs[:n_args])
+            if not t.is_contiguous() and i not in self.orders
+        ]
         # Dynamo's guards hold every input to its example's layout: the pointers are all a
         # call needs.
         self.trusted = trusted is True and not strided
@@ -218,6 +225,9 @@ class _Runner:
                     f"coil: input {len(ptrs)} is {a.dtype}{list(a.shape)}, the graph was "
                     f"compiled for {dtype}{list(shape)}"
                 )
+            order = self.orders.get(len(ptrs))
+            if order is not None:
+                a = a.permute(order)
             if not a.is_contiguous():
                 a = a.contiguous()
                 copies.append(a)
@@ -235,7 +245,10 @@ class _Runner:
         layouts are checked (a non-contiguous one copied, on the GPU one off 16-byte alignment
         too)."""
         ptrs, copies = [], []
-        for a in args:
+        orders = self.orders
+        for i, a in enumerate(args):
+            if orders and i in orders:
+                a = a.permute(orders[i])
             if not a.is_contiguous():
                 a = a.contiguous()
                 copies.append(a)
@@ -307,6 +320,8 @@ class _Runner:
         """A call through host memory (inputs on another device than compiled for, or a CUDA
         model that cannot use the tensors in place)."""
         extra = [seed] if seed is not None else []
+        inputs = [t.permute(self.orders[i]) if i in self.orders else t
+                  for i, t in enumerate(inputs)]
         host = [t.detach().cpu().contiguous() for t in inputs + self.consts + extra]
         bufs = [torch.empty(s, dtype=d) for s, d, _ in self.outs]
         in_place = self.model.run([t.data_ptr() for t in host], [b.data_ptr() for b in bufs])
