@@ -90,7 +90,7 @@ class Graphed:
             self.runner.model.check_deferred(self.stream.cuda_stream)
             return out
         if self.captures >= MAX_CAPTURES:
-            self.off = True
+            self._plain()
             log.info("coil: %d CUDA graph captures of one graph: its calls stay plain", MAX_CAPTURES)
             return self.runner(*args)
         return self._capture(args, ptrs)
@@ -100,12 +100,12 @@ class Graphed:
         # The moving inputs' copies, allocated outside the graph (they outlive it).
         staged = {i: args[i].clone() for i in sorted(self.moving)}
         call = [staged.get(i, a) for i, a in enumerate(args)]
-        graph = torch.cuda.CUDAGraph()
         try:
+            graph = torch.cuda.CUDAGraph()
             with torch.cuda.graph(graph, stream=self.stream):
                 outs = list(self.runner(*call))
         except Exception as e:  # any capture failure leaves plain calls
-            self.off = True
+            self._plain()
             warnings.warn(
                 f"coil: this graph's calls cannot be captured in a CUDA graph ({e}); they stay "
                 "plain",
@@ -125,6 +125,12 @@ class Graphed:
             len(staged),
         )
         return self._replay(args)
+
+    def _plain(self):
+        """Plain calls from now on, which read their index checks themselves again."""
+        self.off = True
+        self.graph = None
+        self.runner.defer_checks = False
 
     def _on_capture_stream(self, run):
         """`run()` on the capture stream, ordered after the work queued on the current one,

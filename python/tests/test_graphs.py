@@ -8,9 +8,10 @@ import torch
 
 import coil
 
-pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 
 
+@CUDA
 def test_replays_follow_moving_inputs_and_in_place_updates():
     def step(w, cache, x):
         y = torch.relu(x @ w) + 1.0
@@ -35,3 +36,49 @@ def test_replays_follow_moving_inputs_and_in_place_updates():
         torch.testing.assert_close(got, want)
     stats = coil.torch_stats()
     assert stats["cuda_graphs"] == 2 and stats["cuda_graphs_refused"] == 0, stats
+
+
+def test_a_refused_capture_leaves_plain_calls_that_read_their_checks(monkeypatch):
+    """A capture that fails (here: no CUDA graph can be made) warns once, counts a refusal, and
+    every later call is the plain runner's with its index checks read again (not deferred)."""
+    import coil._graphs as g
+
+    class Runner:
+        defer_checks = False
+        model = None
+
+        def __init__(self):
+            self.calls = []
+
+        def __call__(self, *args):
+            self.calls.append(self.defer_checks)
+            return [args[0] + 1]
+
+    class Model:
+        def check_deferred(self, stream):
+            pass
+
+    class NoGraph:
+        def __init__(self):
+            raise RuntimeError("no graphs here")
+
+    class Stream:
+        cuda_stream = 0
+
+    monkeypatch.setattr(g, "_capture_stream", lambda: Stream())
+    monkeypatch.setattr(g.Graphed, "_on_capture_stream", lambda self, run: run())
+    monkeypatch.setattr(g.torch.cuda, "CUDAGraph", NoGraph)
+    runner = Runner()
+    runner.model = Model()
+    stats = {"cuda_graphs": 0, "cuda_graphs_refused": 0}
+    graphed = g.Graphed(runner, stats)
+    x = torch.zeros(3)
+    with pytest.warns(UserWarning, match="cannot be captured"):
+        for _ in range(g.WARMUP + 1):
+            assert torch.equal(graphed(x)[0], x + 1)
+    for _ in range(3):
+        assert torch.equal(graphed(x)[0], x + 1)
+    assert stats == {"cuda_graphs": 0, "cuda_graphs_refused": 1}
+    # Deferred during the warm-up (checks read by the wrapper), the runner's own afterwards.
+    assert runner.calls[: g.WARMUP] == [True] * g.WARMUP
+    assert runner.calls[g.WARMUP:] == [False] * (len(runner.calls) - g.WARMUP)
