@@ -153,7 +153,8 @@ def describe(gm, example_inputs, eager_strides=True, dense_inputs=False):
         raise Unsupported(
             f"{len(placeholders)} placeholders for {len(example_inputs)} inputs"
         )
-    for node, t in zip(placeholders, example_inputs):
+    orders = input_orders(example_inputs) if dense_inputs else [None] * len(example_inputs)
+    for node, t, order in zip(placeholders, example_inputs, orders):
         if not isinstance(t, torch.Tensor):
             raise Unsupported(
                 f"input '{node.name}' is a {type(t).__name__} "
@@ -162,7 +163,6 @@ def describe(gm, example_inputs, eager_strides=True, dense_inputs=False):
         if t.dtype not in DTYPES:
             raise Unsupported(f"input '{node.name}' is {t.dtype}")
         sizes = _static_sizes(t, f"input '{node.name}'")
-        order = input_orders([t])[0] if dense_inputs else None
         if order is None:
             inputs.append((node.name, DTYPES[t.dtype], sizes))
             continue

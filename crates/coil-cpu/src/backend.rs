@@ -274,15 +274,10 @@ impl CpuBackend {
                 });
             }
         }
-        // Kernels with the same code are compiled once: `first[k]` is the earliest kernel
-        // with `k`'s code, and only those are planned and emitted.
-        let first = self.twins(kernels);
-        let distinct: Vec<&Kernel> = kernels
-            .iter()
-            .enumerate()
-            .filter(|&(k, _)| first[k] == k)
-            .map(|(_, kernel)| kernel)
-            .collect();
+        // Kernels with the same code are compiled once: only the first of each code is planned
+        // and emitted.
+        let twins = coil_kernel::Twins::of(kernels, self.compile_every_kernel, |_| ());
+        let distinct: Vec<&Kernel> = twins.distinct.iter().map(|&k| &kernels[k]).collect();
         // Each kernel is planned once: the plan's cost shares the kernels out over modules,
         // and the same plan is emitted.
         let plans: Vec<KernelPlan> = distinct
@@ -297,22 +292,21 @@ impl CpuBackend {
             *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(part);
         });
         let mut modules = Vec::with_capacity(parts.len());
-        let mut placed: HashMap<&str, (usize, LaunchShape)> = HashMap::new();
+        let mut placed: Vec<Option<(usize, LaunchShape)>> = vec![None; distinct.len()];
         for (m, (part, result)) in parts.iter().zip(results).enumerate() {
             let (jit, shapes) = result
                 .into_inner()
                 .unwrap_or_else(PoisonError::into_inner)
                 .ok_or_else(|| CpuError::Runtime("a module was not compiled".into()))??;
             for (&d, shape) in part.iter().zip(shapes) {
-                placed.insert(distinct[d].name.as_str(), (m, shape));
+                placed[d] = Some((m, shape));
             }
             modules.push(jit);
         }
         let mut compiled = Vec::with_capacity(kernels.len());
-        for (k, &f) in kernels.iter().zip(&first) {
-            let code = &kernels[f];
-            let &(module, shape) = placed
-                .get(code.name.as_str())
+        for (k, &d) in kernels.iter().zip(&twins.slot) {
+            let code = distinct[d];
+            let (module, shape) = placed[d]
                 .ok_or_else(|| CpuError::Runtime(format!("{} was not compiled", k.name)))?;
             // SAFETY: `emit_kernel` defined this function with the `KernelFn` signature.
             let entry: KernelFn = unsafe { modules[module].function(&function_name(code))? };
@@ -342,18 +336,6 @@ impl CpuBackend {
 type CompiledPart = Result<(JitModule, Vec<LaunchShape>), CpuError>;
 
 impl CpuBackend {
-    /// For each kernel, the first of `kernels` with the same code ([`Kernel::code_key`]):
-    /// itself unless an earlier one shares it (or [`CpuOptions::compile_every_kernel`]).
-    fn twins(&self, kernels: &[Kernel]) -> Vec<usize> {
-        if self.compile_every_kernel {
-            return (0..kernels.len()).collect();
-        }
-        let mut seen: HashMap<String, usize> = HashMap::with_capacity(kernels.len());
-        (0..kernels.len())
-            .map(|k| *seen.entry(kernels[k].code_key()).or_insert(k))
-            .collect()
-    }
-
     /// Translates, optimises and JIT-compiles the kernels `part` (indices into `kernels`) as
     /// module `i` (`coil_cpu`, `coil_cpu.1`, ...), with its own LLVM context and target
     /// machine, so parts compile on different threads.

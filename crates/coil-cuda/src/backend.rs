@@ -207,14 +207,16 @@ impl CudaBackend {
         self
     }
 
-    /// How a compile's kernels are shared out over PTX modules ([`ModuleSplit`]; by default
-    /// one module per core, [`ModuleSplit::per_core`]).
+    /// Whether every kernel is rendered, tuned and loaded on its own, even one with the same
+    /// code ([`Kernel::code_key`]) and direction ([`walk_backwards`]) as an earlier kernel of
+    /// the compile. Off by default: such twins launch the first one's entries.
     pub fn with_every_kernel(mut self, on: bool) -> CudaBackend {
         self.every_kernel = on;
         self
     }
 
-    /// How kernels share PTX modules (by default [`ModuleSplit::per_core`]).
+    /// How a compile's kernels are shared out over PTX modules ([`ModuleSplit`]; by default
+    /// one module per core, [`ModuleSplit::per_core`]).
     pub fn with_modules(mut self, split: ModuleSplit) -> CudaBackend {
         self.modules = split;
         self
@@ -330,41 +332,13 @@ impl CudaBackend {
         Ok((module, rendered))
     }
 
-    /// For each kernel, the first of `kernels` with the same code ([`Kernel::code_key`]) and
-    /// direction: itself unless an earlier one shares both (or [`Self::with_every_kernel`]).
-    fn twins(&self, kernels: &[Kernel], backwards: &[bool]) -> Vec<usize> {
-        if self.every_kernel {
-            return (0..kernels.len()).collect();
-        }
-        let mut seen: std::collections::HashMap<(String, bool), usize> =
-            std::collections::HashMap::with_capacity(kernels.len());
-        (0..kernels.len())
-            .map(|k| {
-                *seen
-                    .entry((kernels[k].code_key(), backwards[k]))
-                    .or_insert(k)
-            })
-            .collect()
-    }
-
     /// Compiles like [`Backend::compile`], returning the concrete type.
     pub fn compile_cuda(&self, kernels: &[Kernel]) -> Result<CudaKernels, CudaError> {
-        // Kernels with the same code and direction are rendered and loaded once; `slot` is
-        // each kernel's place among the distinct ones.
+        // Kernels with the same code and direction are rendered and loaded once.
         let backwards = walk_backwards(kernels, &self.caps);
-        let first = self.twins(kernels, &backwards);
-        let mut distinct: Vec<&Kernel> = Vec::new();
-        let mut directions = Vec::new();
-        let mut slot = vec![0; kernels.len()];
-        for k in 0..kernels.len() {
-            if first[k] == k {
-                slot[k] = distinct.len();
-                distinct.push(&kernels[k]);
-                directions.push(backwards[k]);
-            } else {
-                slot[k] = slot[first[k]];
-            }
-        }
+        let twins = coil_kernel::Twins::of(kernels, self.every_kernel, |k| backwards[k]);
+        let distinct: Vec<&Kernel> = twins.distinct.iter().map(|&k| &kernels[k]).collect();
+        let directions: Vec<bool> = twins.distinct.iter().map(|&k| backwards[k]).collect();
         let (module, rendered) = self.render_oriented(&distinct, &directions)?;
         let source = module.to_string();
         // The plans, as comments heading the module (what `output_code.ptx` shows).
@@ -386,20 +360,14 @@ impl CudaBackend {
             autotune: self.autotune && self.planner.is_none(),
             modules: self.modules,
         };
-        let owned: Vec<Kernel> = if distinct.len() == kernels.len() {
-            Vec::new()
-        } else {
-            distinct.iter().map(|&k| k.clone()).collect()
-        };
-        let loaded_kernels = if owned.is_empty() { kernels } else { &owned };
         let loaded = self
             .exec
-            .load(&module, &source, &rendered, loaded_kernels, &options)?;
+            .load(&module, &source, &rendered, &distinct, &options)?;
         Ok(CudaKernels {
             loaded,
             source: plans + &source,
             rendered,
-            slot,
+            slot: twins.slot,
         })
     }
 }

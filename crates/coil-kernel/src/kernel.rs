@@ -490,6 +490,45 @@ impl KernelBuilder {
 ///   outer:
 ///     ...
 /// ```
+/// A compile's kernels grouped by code ([`Kernel::code_key`]), so that a backend compiles each
+/// code once and launches it for every kernel that has it (its twins).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Twins {
+    /// The index of the first kernel of each code, in launch order: the kernels to compile.
+    pub distinct: Vec<usize>,
+    /// For each kernel, its code's place in `distinct`.
+    pub slot: Vec<usize>,
+}
+
+impl Twins {
+    /// `kernels` grouped by their code and by `tag(k)`, what else of kernel `k` its compiled
+    /// form depends on (a walking direction; `()` for nothing); with `apart`, every kernel is
+    /// its own group.
+    pub fn of<T: std::hash::Hash + Eq>(
+        kernels: &[Kernel],
+        apart: bool,
+        tag: impl Fn(usize) -> T,
+    ) -> Twins {
+        let mut distinct = Vec::new();
+        let mut seen: HashMap<(String, T), usize> = HashMap::new();
+        let slot = (0..kernels.len())
+            .map(|k| {
+                let mut new = || {
+                    distinct.push(k);
+                    distinct.len() - 1
+                };
+                if apart {
+                    return new();
+                }
+                *seen
+                    .entry((kernels[k].code_key(), tag(k)))
+                    .or_insert_with(new)
+            })
+            .collect();
+        Twins { distinct, slot }
+    }
+}
+
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.kind {

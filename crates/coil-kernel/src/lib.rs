@@ -40,7 +40,7 @@ pub use index::{IndexExpr, Term, Var, VarPrefix, VarRanges};
 pub use interp::{InterpBackend, eval_kernel};
 pub use kernel::{
     AccId, Accumulator, ArgId, ArgRole, KExpr, Kernel, KernelArg, KernelBuilder, KernelKind, Stage,
-    StageKind, Store, StoreMode, ValueId,
+    StageKind, Store, StoreMode, Twins, ValueId,
 };
 pub use math_fn::MathFn;
 pub use op::{Const, Op, OpCost, OpResult, ReductionType, resolve_indirect};

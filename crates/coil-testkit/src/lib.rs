@@ -9,7 +9,7 @@
 //! conformance suite `conformance` (every tiny zoo model under each strategy through
 //! `coil::compile`, run twice, compared to PyTorch's saved outputs and to a float64
 //! reference), `ARTICLE_KERNEL_COUNTS`, and `AllInOne`, a strategy fusing every node into one
-//! kernel for backend tests.
+//! kernel for backend tests; [`TWIN_BRANCHES`], a graph whose two kernels are twins.
 //! **Must not know about**: any backend (LLVM, PTX, CUDA): it takes graphs and a backend
 //! object and gives strategies and checks; it is only ever a dev-dependency.
 
@@ -32,3 +32,18 @@ pub use graphs::{BINARY, GraphConfig, OpFamily, RandomGraph, UNARY, inputs, rand
 pub use random::{Rng, random_inputs, random_tensor};
 #[cfg(feature = "zoo")]
 pub use strategies::{AllInOne, runs_between_externs};
+
+/// A graph of two branches with the same shapes, each a transposed read (a strided load), an
+/// add and a relu: their kernels are twins (the same code under other names), for the
+/// backends' tests that twins share one compiled kernel.
+pub const TWIN_BRANCHES: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[37, 19]", y: "f32[37, 19]"):
+        t1: "f32[19, 37]" = torch.ops.aten.permute.default(x, [1, 0])
+        a1: "f32[19, 37]" = torch.ops.aten.add.Tensor(t1, 1.0)
+        r1: "f32[19, 37]" = torch.ops.aten.relu.default(a1)
+        t2: "f32[19, 37]" = torch.ops.aten.permute.default(y, [1, 0])
+        a2: "f32[19, 37]" = torch.ops.aten.add.Tensor(t2, 1.0)
+        r2: "f32[19, 37]" = torch.ops.aten.relu.default(a2)
+        return (r1, r2)
+"#;

@@ -1,6 +1,7 @@
 //! A compiled model: its kernels, its plan with memory allocated once and reused across runs,
 //! and `run`.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use coil_codegen::{
@@ -480,7 +481,8 @@ impl CompiledModel {
                         .read(self.handle(memory, o.buffer)?, output(i))?;
                     continue;
                 }
-                self.read_view_into(memory, o, input, output(i))?;
+                let storage = self.view_storage(memory, o, |j| Ok(Cow::Borrowed(input(j))))?;
+                gather_view(&storage, &o.layout, output(i))?;
             }
             Ok(in_place)
         })
@@ -607,24 +609,19 @@ impl CompiledModel {
             if !gather.is_empty() {
                 // Each strided view through the host on its own: only its storage (the input or
                 // the buffer it views) is read.
-                let plan = self.plan();
                 for i in gather {
                     let o = &plan.outputs[i];
                     let mut bytes = vec![0u8; outputs[i].1];
-                    let storage = match o.buffer {
-                        BufRef::Input(j) => {
-                            let m = &self.inputs[j.index()].1;
-                            let mut raw = vec![0u8; m.nbytes()];
-                            let slot = crate::inplace::input_buffer(plan, j.index())
-                                .map(|b| plan.placement[&b].0 as usize);
-                            if let Some(s) = slot.filter(|_| !raw.is_empty()) {
-                                self.backend.read(memory[s], &mut raw)?;
-                            }
-                            raw
+                    let storage = self.view_storage(memory, o, |j| {
+                        let mut raw = vec![0u8; self.inputs[j].1.nbytes()];
+                        let slot = crate::inplace::input_buffer(plan, j)
+                            .map(|b| plan.placement[&b].0 as usize);
+                        if let Some(s) = slot.filter(|_| !raw.is_empty()) {
+                            self.backend.read(memory[s], &mut raw)?;
                         }
-                        _ => Vec::new(),
-                    };
-                    self.read_view_into(memory, o, |_| storage.as_slice(), &mut bytes)?;
+                        Ok(Cow::Owned(raw))
+                    })?;
+                    gather_view(&storage, &o.layout, &mut bytes)?;
                     let Some(h) = borrow(outputs[i], lent) else {
                         return Err(CoilError::Plan("the output memory cannot be lent".into()));
                     };
@@ -825,52 +822,28 @@ impl CompiledModel {
         self.read_outputs_on(&memory, inputs)
     }
 
-    /// Writes output `o`, a view of an input (`input(i)`: its bytes, contiguous) or of part
-    /// of a buffer, into `out` (its bytes, contiguous): one copy when the view is contiguous,
-    /// else through a tensor of its storage; nothing else of the run is read.
-    fn read_view_into<'a>(
+    /// The storage output `o` views: input `i`'s bytes (contiguous) from `input(i)`, or as
+    /// much of its buffer as the view reaches, read back.
+    fn view_storage<'a>(
         &self,
         memory: &[BufferHandle],
         o: &OutputRef,
-        input: impl Fn(usize) -> &'a [u8],
-        out: &mut [u8],
-    ) -> Result<(), CoilError> {
-        let layout = &o.layout;
-        let item = layout.dtype.itemsize();
-        let storage_bytes = layout.storage_len() * item;
-        let read;
-        let storage: &[u8] = match o.buffer {
+        input: impl FnOnce(usize) -> Result<Cow<'a, [u8]>, CoilError>,
+    ) -> Result<Cow<'a, [u8]>, CoilError> {
+        match o.buffer {
             BufRef::Input(i) => input(i.index()),
             BufRef::Buffer(_) => {
-                let mut bytes = vec![0u8; storage_bytes];
-                if storage_bytes > 0 {
+                let mut bytes = vec![0u8; o.layout.storage_len() * o.layout.dtype.itemsize()];
+                if !bytes.is_empty() {
                     self.backend
                         .read(self.handle(memory, o.buffer)?, &mut bytes)?;
                 }
-                read = bytes;
-                &read
+                Ok(Cow::Owned(bytes))
             }
-            BufRef::IndexChecks => {
-                return Err(CoilError::Plan(
-                    "the index-check flags are not an output".into(),
-                ));
-            }
-        };
-        if storage.len() < storage_bytes || out.len() != layout.numel() * item {
-            return Err(CoilError::Plan(format!(
-                "an output view of {} bytes over {} bytes of storage (needs {storage_bytes})",
-                out.len(),
-                storage.len()
-            )));
+            BufRef::IndexChecks => Err(CoilError::Plan(
+                "the index-check flags are not an output".into(),
+            )),
         }
-        if coil_graph::is_contiguous(&layout.sizes, &layout.strides) {
-            let start = layout.offset * item;
-            out.copy_from_slice(&storage[start..start + out.len()]);
-            return Ok(());
-        }
-        let flat = Tensor::from_bytes(layout.dtype, vec![storage.len() / item], storage)?;
-        out.copy_from_slice(&view(&flat, layout)?.contiguous().to_bytes());
-        Ok(())
     }
 
     fn read_outputs_on(
@@ -888,21 +861,13 @@ impl CompiledModel {
                         .ok_or_else(|| CoilError::Inputs("missing input".into()))?;
                     view(&t.contiguous(), &o.layout)
                 }
-                BufRef::Buffer(_) => {
+                _ => {
+                    let bytes = self.view_storage(memory, o, |_| Ok(Cow::Borrowed(&[])))?;
                     let layout = &o.layout;
-                    let bytes_len = layout.storage_len() * layout.dtype.itemsize();
-                    let mut bytes = vec![0u8; bytes_len];
-                    if bytes_len > 0 {
-                        self.backend
-                            .read(self.handle(memory, o.buffer)?, &mut bytes)?;
-                    }
                     let storage =
                         Tensor::from_bytes(layout.dtype, vec![layout.storage_len()], &bytes)?;
                     view(&storage, layout)
                 }
-                BufRef::IndexChecks => Err(CoilError::Plan(
-                    "the index-check flags are not an output".into(),
-                )),
             })
             .collect()
     }
@@ -928,6 +893,28 @@ impl Drop for CompiledModel {
             }
         }
     }
+}
+
+/// `out` (contiguous bytes) from `storage` seen through `layout`: one copy when the view is
+/// contiguous, else through a tensor of the storage.
+fn gather_view(storage: &[u8], layout: &FixedLayout, out: &mut [u8]) -> Result<(), CoilError> {
+    let item = layout.dtype.itemsize();
+    let needed = layout.storage_len() * item;
+    if storage.len() < needed || out.len() != layout.numel() * item {
+        return Err(CoilError::Plan(format!(
+            "an output view of {} bytes over {} bytes of storage (needs {needed})",
+            out.len(),
+            storage.len()
+        )));
+    }
+    if coil_graph::is_contiguous(&layout.sizes, &layout.strides) {
+        let start = layout.offset * item;
+        out.copy_from_slice(&storage[start..start + out.len()]);
+        return Ok(());
+    }
+    let flat = Tensor::from_bytes(layout.dtype, vec![storage.len() / item], storage)?;
+    out.copy_from_slice(&view(&flat, layout)?.contiguous().to_bytes());
+    Ok(())
 }
 
 /// A view of `storage` (a flat tensor over the whole allocation) with `layout`.

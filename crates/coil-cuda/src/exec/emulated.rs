@@ -131,7 +131,7 @@ impl Executor for Emulated {
         _module: &PtxModule,
         source: &str,
         rendered: &[RenderedKernel],
-        _kernels: &[Kernel],
+        _kernels: &[&Kernel],
         _options: &LoadOptions<'_>,
     ) -> Result<Box<dyn LoadedModule>, CudaError> {
         let module = emu::parse(source).map_err(|e| {

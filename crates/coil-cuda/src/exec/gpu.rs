@@ -417,7 +417,7 @@ impl Executor for Gpu {
         module: &PtxModule,
         _source: &str,
         rendered: &[RenderedKernel],
-        kernels: &[Kernel],
+        kernels: &[&Kernel],
         options: &LoadOptions<'_>,
     ) -> Result<Box<dyn LoadedModule>, CudaError> {
         // Each kernel's candidates (or its kept choice), rendered on every core at once; a run
@@ -425,7 +425,7 @@ impl Executor for Gpu {
         let mut tunings: Vec<Option<Tuning>> = crate::par::map_on_every_core(rendered.len(), |i| {
             options
                 .autotune
-                .then(|| self.tuning(&kernels[i], &rendered[i], options))
+                .then(|| self.tuning(kernels[i], &rendered[i], options))
         })
         .into_iter()
         .map(Option::flatten)

@@ -42,7 +42,7 @@ pub(crate) trait Executor: Send + Sync {
         module: &PtxModule,
         source: &str,
         rendered: &[RenderedKernel],
-        kernels: &[Kernel],
+        kernels: &[&Kernel],
         options: &LoadOptions<'_>,
     ) -> Result<Box<dyn LoadedModule>, CudaError>;
     /// Allocates `bytes` (zeroed on a GPU: kernels may read padding a view never wrote).

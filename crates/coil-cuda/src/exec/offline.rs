@@ -32,7 +32,7 @@ impl Executor for Offline {
         _module: &PtxModule,
         _source: &str,
         _rendered: &[RenderedKernel],
-        _kernels: &[Kernel],
+        _kernels: &[&Kernel],
         _options: &LoadOptions<'_>,
     ) -> Result<Box<dyn LoadedModule>, CudaError> {
         Ok(Box::new(NoModule))

@@ -301,18 +301,7 @@ fn every_real_model_in_bf16_assembles_without_spills() {
 /// on its own; both ways give eager's results on the emulator.
 #[test]
 fn kernels_with_the_same_code_share_one_entry_on_the_emulator() {
-    let text = r#"
-class GraphModule(torch.nn.Module):
-    def forward(self, x: "f32[37, 19]", y: "f32[37, 19]"):
-        t1: "f32[19, 37]" = torch.ops.aten.permute.default(x, [1, 0])
-        a1: "f32[19, 37]" = torch.ops.aten.add.Tensor(t1, 1.0)
-        r1: "f32[19, 37]" = torch.ops.aten.relu.default(a1)
-        t2: "f32[19, 37]" = torch.ops.aten.permute.default(y, [1, 0])
-        a2: "f32[19, 37]" = torch.ops.aten.add.Tensor(t2, 1.0)
-        r2: "f32[19, 37]" = torch.ops.aten.relu.default(a2)
-        return (r1, r2)
-"#;
-    let g = coil_graph::parse(text).unwrap();
+    let g = coil_graph::parse(coil_testkit::TWIN_BRANCHES).unwrap();
     let inputs = coil_testkit::random_inputs(&g, 3);
     let want = coil_eager::run(&g, &inputs).unwrap().outputs;
     for (every, entries) in [(false, 1), (true, 2)] {
