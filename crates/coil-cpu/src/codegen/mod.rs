@@ -26,6 +26,7 @@
 mod bounds;
 mod fmod;
 mod gather;
+mod hoist;
 mod ir;
 mod ops;
 mod pipeline;
@@ -1093,54 +1094,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(())
     }
 
-    /// Computes at the kernel's entry, once, every value that depends only on constants and on
-    /// elements of read-only arguments at fixed positions (no loop variable in the index, no
-    /// mask), and what is computed from those alone: LLVM cannot hoist them out of the loops
-    /// itself (it cannot tell the arguments apart), and an optimizer step computes two
-    /// `pow`s of its step count that way per element. Integer divisions stay where they were
-    /// (run at the entry of a kernel whose loops run no iteration, a zero divisor would trap).
+    /// Computes at the kernel's entry, once, the values [`hoist::entry_invariants`] picks
+    /// (those the row cache loads stay where they are).
     fn hoist_invariants(&mut self) -> Result<(), CpuError> {
-        let k = self.k;
-        let mut fixed: HashSet<ValueId> = HashSet::new();
-        // The hoisted values in kernel order (operands first), emitted at the entry at once.
-        let mut hoist = Vec::new();
-        for stage in &k.stages {
-            for &v in &stage.values {
-                let dt = k.dtype(v);
-                let ok = match k.expr(v) {
-                    KExpr::Const(_) => true,
-                    KExpr::Load {
-                        arg,
-                        index,
-                        mask: None,
-                    } => {
-                        index.as_constant().is_some()
-                            && k.args
-                                .get(arg.0 as usize)
-                                .is_some_and(|a| a.role == coil_codegen::ArgRole::Input)
-                    }
-                    KExpr::Binary(op, _, _)
-                        if op.cost() == coil_kernel::OpCost::Divide
-                            && !matches!(Class::of(dt), Class::F32 | Class::F64) =>
-                    {
-                        false
-                    }
-                    KExpr::Unary(..) | KExpr::Binary(..) | KExpr::Cast(_) | KExpr::Bitcast(_) => {
-                        k.expr(v).operands().iter().all(|o| fixed.contains(o))
-                    }
-                    _ => false,
-                };
-                if !ok || self.cache_loads.contains_key(&v) {
-                    continue;
-                }
-                if fixed.insert(v) {
-                    hoist.push(v);
-                }
-            }
-        }
         let entry = Stage {
             kind: StageKind::Outer,
-            values: hoist,
+            values: hoist::entry_invariants(self.k, |v| self.cache_loads.contains_key(&v)),
             accumulators: Vec::new(),
             stores: Vec::new(),
         };
