@@ -119,6 +119,7 @@ fn compile(
             }
             let cpu = coil_cpu::CpuOptions {
                 compile_cache: Some(compile_cache()),
+                code_pool: Some(code_pool()),
                 own_f32_matmul_under_torch: gemm != "eager",
                 openblas_f32_matmul: gemm == "openblas",
                 gemm_f32_matmul: gemm == "gemm",
@@ -350,8 +351,17 @@ impl Model {
         d.set_item("cache", r.machine_code.cache)?;
         d.set_item("program_cache", r.program_cache)?;
         d.set_item("jit_ms", r.machine_code.jit_ms())?;
+        d.set_item("kernels_reused", r.machine_code.reused_kernels)?;
         Ok(d)
     }
+}
+
+/// The process's pool of compiled CPU kernels: every compile's backend shares it, so the same
+/// graph at a new size (a new batch, a new sequence length) compiles only the kernels whose code
+/// changes ([`coil_cpu::pool`]).
+fn code_pool() -> Arc<coil_cpu::pool::CodePool> {
+    static POOL: std::sync::OnceLock<Arc<coil_cpu::pool::CodePool>> = std::sync::OnceLock::new();
+    Arc::clone(POOL.get_or_init(|| Arc::new(coil_cpu::pool::CodePool::new())))
 }
 
 /// The process's compile cache, as the environment describes it when first asked

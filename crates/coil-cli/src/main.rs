@@ -3,6 +3,7 @@
 //! Usually started through `cargo xtask run-model`, which sets things up first.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
+#![recursion_limit = "256"]
 
 mod bench;
 mod inputs;

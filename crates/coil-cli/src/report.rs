@@ -377,6 +377,7 @@ impl Report {
                 "machine_code_cache": c.machine_code.cache,
                 "jit_ms": c.machine_code.jit_ms(),
                 "jit": jit_modules(&c.machine_code),
+                "kernels_reused": c.machine_code.reused_kernels,
             })),
             "bench": self.bench.as_ref().map(|b| b.to_json()),
             "launch_times": self.launch_times.iter().map(|(name, ms)| json!({ "name": name, "ms": ms })).collect::<Vec<_>>(),

@@ -16,9 +16,11 @@ use coil_codegen::{
     Device, ExternCall, ExternKind, Kernel, Target,
 };
 
-use crate::codegen::{CodegenOptions, KernelPlan, LaunchShape, emit_planned, plan_kernel};
+use crate::codegen::{
+    CodegenOptions, FLAT_ALIGN, KernelPlan, LaunchShape, emit_planned, plan_kernel,
+};
 use crate::jit::link_ir;
-use crate::{CpuError, HostTarget, JitModule, JitOptions, KernelFn, ThreadPool};
+use crate::{CpuError, HostTarget, JitModule, JitOptions, KernelFn, ThreadPool, pool};
 
 /// Alignment (and granularity) of every allocation: a cache line, and a whole vector of any
 /// width the translator emits.
@@ -72,6 +74,14 @@ pub struct CpuOptions {
     /// (a transformer's layers, a network's repeated blocks) share the first one's function,
     /// so LLVM optimises and generates each distinct kernel once.
     pub compile_every_kernel: bool,
+    /// Every compile generates its own machine code, even for a kernel whose code an earlier
+    /// compile in the process made (of the same graph at another size: [`crate::pool`]). By
+    /// default such a kernel runs that code, so a new size compiles only the kernels whose
+    /// code changes.
+    pub compile_every_size: bool,
+    /// The pool of compiled kernels later compiles reuse ([`crate::pool`]); by default the
+    /// backend makes its own, which its clones share.
+    pub code_pool: Option<Arc<pool::CodePool>>,
 }
 
 /// Host memory of one allocation (or memory a caller lent, `owned: false`, never freed here).
@@ -169,6 +179,10 @@ pub struct CpuBackend {
     compile_cache: Option<Arc<coil_cache::Cache>>,
     /// See [`CpuOptions::compile_every_kernel`].
     compile_every_kernel: bool,
+    /// See [`CpuOptions::compile_every_size`].
+    compile_every_size: bool,
+    /// See [`CpuOptions::code_pool`].
+    code_pool: Arc<pool::CodePool>,
 }
 
 impl std::fmt::Debug for CpuBackend {
@@ -207,6 +221,8 @@ impl CpuBackend {
             codegen: options.codegen,
             compile_cache: options.compile_cache.clone(),
             compile_every_kernel: options.compile_every_kernel,
+            compile_every_size: options.compile_every_size,
+            code_pool: options.code_pool.clone().unwrap_or_default(),
             width: (target.vector_bytes() / 4).max(1),
             cpu: target.cpu().to_string(),
             vector_bytes: target.vector_bytes(),
@@ -284,36 +300,77 @@ impl CpuBackend {
             .iter()
             .map(|k| plan_kernel(k, &self.codegen, self.width))
             .collect();
-        let parts = share_out(&plans, self.rt.pool.threads());
+        // A kernel whose code an earlier compile made (of this graph at another size, say)
+        // runs that code: only the others are compiled.
+        let keys: Vec<Option<String>> = distinct
+            .iter()
+            .zip(&plans)
+            .map(|(k, p)| {
+                (!self.compile_every_size)
+                    .then(|| pool::code_key(k, &p.shape(), self.width, &self.codegen, &self.jit))
+            })
+            .collect();
+        let mut code: Vec<Option<pool::Pooled>> = keys
+            .iter()
+            .map(|key| key.as_deref().and_then(|key| self.code_pool.find(key)))
+            .collect();
+        let reused_code: Vec<bool> = code.iter().map(Option::is_some).collect();
+        let fresh: Vec<usize> = (0..distinct.len()).filter(|&d| code[d].is_none()).collect();
+        let fresh_plans: Vec<&KernelPlan> = fresh.iter().map(|&d| &plans[d]).collect();
+        let parts: Vec<Vec<usize>> = share_out(&fresh_plans, self.rt.pool.threads())
+            .into_iter()
+            .map(|part| part.into_iter().map(|i| fresh[i]).collect())
+            .collect();
         let results: Vec<Mutex<Option<CompiledPart>>> =
             parts.iter().map(|_| Mutex::new(None)).collect();
         self.rt.pool.parallel_for(parts.len(), |i| {
             let part = self.compile_part(i, &parts[i], &distinct, &plans);
             *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(part);
         });
-        let mut modules = Vec::with_capacity(parts.len());
-        let mut placed: Vec<Option<(usize, LaunchShape)>> = vec![None; distinct.len()];
-        for (m, (part, result)) in parts.iter().zip(results).enumerate() {
-            let (jit, shapes) = result
+        let mut modules: Vec<(Arc<JitModule>, bool)> = Vec::with_capacity(parts.len());
+        for (part, result) in parts.iter().zip(results) {
+            let jit = result
                 .into_inner()
                 .unwrap_or_else(PoisonError::into_inner)
                 .ok_or_else(|| CpuError::Runtime("a module was not compiled".into()))??;
-            for (&d, shape) in part.iter().zip(shapes) {
-                placed[d] = Some((m, shape));
+            let jit = Arc::new(jit.0);
+            for &d in part {
+                // SAFETY: `emit_kernel` defined this function with the `KernelFn` signature.
+                let entry: KernelFn = unsafe { jit.function(&function_name(distinct[d]))? };
+                let pooled = pool::Pooled {
+                    module: Arc::clone(&jit),
+                    entry,
+                };
+                if let Some(key) = keys[d].clone() {
+                    self.code_pool.insert(key, pooled.clone());
+                }
+                code[d] = Some(pooled);
             }
-            modules.push(jit);
+            modules.push((jit, true));
+        }
+        let reused = distinct.len() - fresh.len();
+        for pooled in code.iter().flatten() {
+            if !modules.iter().any(|(m, _)| Arc::ptr_eq(m, &pooled.module)) {
+                modules.push((Arc::clone(&pooled.module), false));
+            }
+        }
+        if reused > 0 {
+            tracing::debug!(
+                target: "output_code",
+                "{reused} of {} distinct kernels run machine code compiled before",
+                distinct.len()
+            );
         }
         let mut compiled = Vec::with_capacity(kernels.len());
         for (k, &d) in kernels.iter().zip(&twins.slot) {
-            let code = distinct[d];
-            let (module, shape) = placed[d]
-                .ok_or_else(|| CpuError::Runtime(format!("{} was not compiled", k.name)))?;
-            // SAFETY: `emit_kernel` defined this function with the `KernelFn` signature.
-            let entry: KernelFn = unsafe { modules[module].function(&function_name(code))? };
+            let entry = code[d]
+                .as_ref()
+                .ok_or_else(|| CpuError::Runtime(format!("{} was not compiled", k.name)))?
+                .entry;
             compiled.push(CompiledKernel {
                 name: k.name.clone(),
                 entry,
-                shape,
+                shape: LaunchShape::of(k, self.width),
                 args: k
                     .args
                     .iter()
@@ -325,6 +382,7 @@ impl CpuBackend {
             });
         }
         Ok(CpuKernels {
+            reused: twins.slot.iter().filter(|&&d| reused_code[d]).count(),
             modules,
             kernels: compiled,
             rt: Arc::clone(&self.rt),
@@ -371,9 +429,9 @@ impl CpuBackend {
 /// The kernels shared out over at most `threads` modules, each a list of kernel indices in
 /// launch order: the costliest kernel first onto the module with the least work so far, with
 /// LLVM's time taken as proportional to each plan's [`KernelPlan::compile_cost`].
-fn share_out(plans: &[KernelPlan], threads: usize) -> Vec<Vec<usize>> {
+fn share_out(plans: &[&KernelPlan], threads: usize) -> Vec<Vec<usize>> {
     let n = threads.clamp(1, plans.len().max(1));
-    let cost: Vec<u64> = plans.iter().map(KernelPlan::compile_cost).collect();
+    let cost: Vec<u64> = plans.iter().map(|p| p.compile_cost()).collect();
     let mut order: Vec<usize> = (0..plans.len()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(cost[k]));
     let mut parts = vec![(0u64, Vec::new()); n];
@@ -612,7 +670,11 @@ struct CompiledKernel {
 /// Kernels JIT-compiled together (one LLVM module per compiling thread), ready to launch on the
 /// backend's memory.
 pub struct CpuKernels {
-    modules: Vec<JitModule>,
+    /// Each module the kernels' code lies in, and whether this compile made it (false: made
+    /// by an earlier compile, [`crate::pool`]).
+    modules: Vec<(Arc<JitModule>, bool)>,
+    /// Kernels that run code an earlier compile made.
+    reused: usize,
     kernels: Vec<CompiledKernel>,
     rt: Arc<Runtime>,
 }
@@ -637,15 +699,31 @@ unsafe impl Sync for SharedArgs {}
 
 impl CpuKernels {
     /// The JIT modules (optimised IR, function addresses); each kernel is in one of them.
-    pub fn modules(&self) -> &[JitModule] {
-        &self.modules
+    /// Modules an earlier compile made come last ([`crate::pool`]).
+    pub fn modules(&self) -> Vec<&JitModule> {
+        self.modules.iter().map(|(m, _)| &**m).collect()
     }
 
-    /// The optimised IR of every module, linked into one module's text ([`link_ir`]).
+    /// The optimised IR of the modules this compile made, linked into one module's text
+    /// ([`link_ir`]); then, as comments' headings and their own texts, the modules of earlier
+    /// compiles whose kernels this one runs (whose function names may repeat this one's).
     pub fn optimized_ir(&self) -> Result<String, CpuError> {
-        let texts: Vec<String> = self.modules.iter().map(|m| m.optimized_ir()).collect();
+        let texts: Vec<String> = self
+            .modules
+            .iter()
+            .filter(|(_, fresh)| *fresh)
+            .map(|(m, _)| m.optimized_ir())
+            .collect();
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        link_ir("coil_cpu", &texts)
+        let mut ir = link_ir("coil_cpu", &texts)?;
+        for (m, _) in self.modules.iter().filter(|(_, fresh)| !*fresh) {
+            ir.push_str(&format!(
+                "\n; ---- module {} of an earlier compile, whose kernels this one runs\n",
+                m.name()
+            ));
+            ir.push_str(&m.optimized_ir());
+        }
+        Ok(ir)
     }
 
     /// How kernel `index`'s outer loop is laid out.
@@ -706,9 +784,21 @@ impl CpuKernels {
         } as i64;
         let shared = SharedArgs(ptrs.as_ptr());
         let entry = k.entry;
+        // A flat kernel's chunks start at multiples of `FLAT_ALIGN` elements.
+        let align = if k.shape.flat { FLAT_ALIGN as i64 } else { 1 };
+        let bound = |c: i64| {
+            if c == chunks {
+                outer
+            } else {
+                outer * c / chunks / align * align
+            }
+        };
         self.rt.pool.parallel_for(chunks as usize, |c| {
             let c = c as i64;
-            let (start, end) = (outer * c / chunks, outer * (c + 1) / chunks);
+            let (start, end) = (bound(c), bound(c + 1));
+            if start >= end {
+                return;
+            }
             let args = &shared;
             // SAFETY: the buffers are live and large enough for the kernel's `len`s (checked
             // above, table locked), written buffers are not aliased, and `start..end` lies in
@@ -730,7 +820,7 @@ impl CompiledKernels for CpuKernels {
         // still show every kernel then.
         self.optimized_ir().unwrap_or_else(|e| {
             let mut text = format!("; {e}\n");
-            for m in &self.modules {
+            for (m, _) in &self.modules {
                 text.push_str(&m.optimized_ir());
             }
             text
@@ -742,7 +832,12 @@ impl CompiledKernels for CpuKernels {
     }
 
     fn machine_code(&self) -> coil_codegen::MachineCode {
-        let words: Vec<&'static str> = self.modules.iter().map(JitModule::cache).collect();
+        let words: Vec<&'static str> = self
+            .modules
+            .iter()
+            .filter(|(_, fresh)| *fresh)
+            .map(|(m, _)| m.cache())
+            .collect();
         let cache = if words.contains(&"off") {
             "off"
         } else if words.contains(&"miss") {
@@ -754,12 +849,14 @@ impl CompiledKernels for CpuKernels {
             modules: self
                 .modules
                 .iter()
-                .map(|m| {
-                    let source = if m.cache() == "hit" { "cache" } else { "jit" };
-                    (m.name().to_string(), m.codegen_ms(), source)
+                .map(|(m, fresh)| match (fresh, m.cache()) {
+                    (false, _) => (m.name().to_string(), 0.0, "memory"),
+                    (true, "hit") => (m.name().to_string(), m.codegen_ms(), "cache"),
+                    (true, _) => (m.name().to_string(), m.codegen_ms(), "jit"),
                 })
                 .collect(),
             cache,
+            reused_kernels: self.reused,
         }
     }
 }

@@ -50,6 +50,7 @@ mod matmul;
 mod openblas;
 mod orc;
 mod parallel;
+pub mod pool;
 pub mod vmath;
 
 pub use backend::{CpuBackend, CpuKernels, CpuOptions, function_name};

@@ -159,6 +159,9 @@ pub struct MachineCode {
     /// The persistent compile cache: `"hit"` (every module from it or from memory), `"miss"`
     /// (some compiled), `"off"`; empty where the backend has none.
     pub cache: &'static str,
+    /// Kernels that run machine code an earlier compile made (of the same graph at another
+    /// size: a backend whose code takes some sizes at run time).
+    pub reused_kernels: usize,
 }
 
 impl MachineCode {

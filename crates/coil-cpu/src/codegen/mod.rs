@@ -72,7 +72,15 @@ pub struct LaunchShape {
     pub block_len: usize,
     /// Runs on one thread, its atomic adds plain reads, adds and writes ([`serial_adds`]).
     pub serial: bool,
+    /// A pointwise kernel of one range: `start..end` count its elements, and the function
+    /// reads no size (chunk starts are multiples of [`FLAT_ALIGN`], so its vectors stay
+    /// aligned). Its code is the same for every length of the range.
+    pub flat: bool,
 }
+
+/// Elements a launch chunk of a flat kernel starts at a multiple of: a whole vector of any
+/// width the translator emits, and a cache line of any dtype.
+pub(crate) const FLAT_ALIGN: usize = 64;
 
 /// Iterations of the unrolled vector loop between two folds of a float sum's accumulators.
 const CASCADE_BLOCK: u64 = 16;
@@ -94,6 +102,17 @@ impl LaunchShape {
                 blocks: 1,
                 block_len: k.ranges.last().copied().unwrap_or(1),
                 serial: scatter::serial_adds(k),
+                flat: false,
+            };
+        }
+        if let [len] = k.ranges[..] {
+            return LaunchShape {
+                outer: len,
+                work,
+                blocks: 1,
+                block_len: len,
+                serial: scatter::serial_adds(k),
+                flat: true,
             };
         }
         let inner = *k.ranges.last().unwrap_or(&1);
@@ -117,6 +136,7 @@ impl LaunchShape {
             blocks,
             block_len,
             serial: scatter::serial_adds(k),
+            flat: false,
         }
     }
 }
@@ -574,7 +594,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         self.setup_pipeline(start)?;
         self.hoist_invariants()?;
-        self.counted_loop(start, end, 1, "it", &mut |em, it| em.outer_iteration(it))?;
+        if self.shape.flat {
+            // The elements `start..end` of the one range, as one row.
+            self.vector_and_tail(
+                Var::p(0),
+                (start, end),
+                HashMap::new(),
+                1,
+                None,
+                &mut |em, env| em.pointwise_body(env),
+            )?;
+        } else {
+            self.counted_loop(start, end, 1, "it", &mut |em, it| em.outer_iteration(it))?;
+        }
         self.late_stage_of_last_row(start, end)?;
         if self.streamed.get() {
             // Streaming stores are weakly ordered: fence them before the caller signals

@@ -106,8 +106,10 @@ pub(crate) fn run(
 pub(crate) fn backend() -> &'static CpuBackend {
     static B: std::sync::OnceLock<CpuBackend> = std::sync::OnceLock::new();
     B.get_or_init(|| {
+        // Each test's compile makes its own machine code, as its checks of the code expect.
         CpuBackend::with_options(coil_cpu::CpuOptions {
             threads: 3,
+            compile_every_size: true,
             ..Default::default()
         })
         .expect("cpu backend")

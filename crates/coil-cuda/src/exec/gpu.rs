@@ -518,6 +518,7 @@ impl Executor for Gpu {
                 .map(|r| (r.kernel, r.ms, r.source))
                 .collect(),
             cache,
+            reused_kernels: 0,
         };
         Ok(Box::new(GpuModule {
             gpu: self.clone(),

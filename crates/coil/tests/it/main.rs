@@ -9,6 +9,7 @@ mod in_place;
 mod program_cache;
 mod real_ops;
 mod scatter;
+mod sizes;
 mod strategy;
 mod zero_size;
 mod zoo;
