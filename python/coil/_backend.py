@@ -32,17 +32,23 @@ from ._storage import AliasPlan, alias_plan, output_alias, storage_rewrite
 
 log = logging.getLogger("coil")
 
-_STATS = {
-    "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
-    "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
-    "outputs_in_place": 0, "kernels": 0, "dynamic_graphs": 0, "specializations": 0,
-    "copies_skipped": 0, "bindings_dropped": 0, "aten_extern_calls": 0, "trace_cache_hits": 0,
-    "program_cache_hits": 0, "cuda_graphs": 0, "cuda_graphs_refused": 0,
-}
+
+def _fresh_stats():
+    return {
+        "graphs_compiled": 0, "graphs_to_eager": [], "fallback_ops": [], "compile_s": 0.0,
+        "trace_s": 0.0, "coil_compile_s": 0.0, "cache_hits": 0, "backward_graphs_compiled": 0,
+        "outputs_in_place": 0, "kernels": 0, "dynamic_graphs": 0, "specializations": 0,
+        "copies_skipped": 0, "bindings_dropped": 0, "aten_extern_calls": 0,
+        "trace_cache_hits": 0, "program_cache_hits": 0, "cuda_graphs": 0,
+        "cuda_graphs_refused": 0, "kernels_reused": 0, "traces_bound": 0,
+    }
+
+
+_STATS = _fresh_stats()
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
 _NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts", "gemm",
-                   "aggressive_fusion")
+                   "aggressive_fusion", "share_code")
 _KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs", "aten_externs", "cudagraphs",
                                     "mode")
 # torch.compile's modes: which turn CUDA graphs on (`_graphs`), as Inductor's do.
@@ -62,7 +68,9 @@ def torch_stats():
     rest), `outputs_in_place` (new values of mutated inputs written straight into them),
     `copies_skipped` (of those, the ones whose starting copy of the input a run leaves out: a
     KV cache's update costs the elements written), `kernels` (generated kernels in the graphs
-    compiled), `dynamic_graphs` (graphs Dynamo traced
+    compiled), `kernels_reused` (of those, the ones that run machine code an earlier compile made:
+    the same graph at another size, on the CPU), `traces_bound` (bindings of a dynamic graph
+    compiled from its one symbolic ATen trace, not traced again), `dynamic_graphs` (graphs Dynamo traced
     with symbolic sizes) and `specializations` (the static graphs compiled for them, one per
     binding of their sizes; each counted in `graphs_compiled` too; past `COIL_MAX_BINDINGS`, 64
     by default, the least recently used binding of a graph is dropped: `bindings_dropped`),
@@ -77,12 +85,7 @@ def torch_stats():
 
 def reset_stats():
     """Clears `torch_stats()`."""
-    _STATS.update(graphs_compiled=0, graphs_to_eager=[], fallback_ops=[], compile_s=0.0,
-                  trace_s=0.0, coil_compile_s=0.0, cache_hits=0, backward_graphs_compiled=0,
-                  outputs_in_place=0, kernels=0, dynamic_graphs=0, specializations=0,
-                  copies_skipped=0, bindings_dropped=0, aten_extern_calls=0,
-                  trace_cache_hits=0, program_cache_hits=0, cuda_graphs=0,
-                  cuda_graphs_refused=0)
+    _STATS.update(_fresh_stats())
 
 
 def _check_options(options):
@@ -144,19 +147,47 @@ def backend(gm, example_inputs, options=None, **kwargs):
         # Symbolic sizes, or sizes read from an input's values: one static graph per binding
         # of the symbols, compiled at its first call (`_dynamic`), under the guards Inductor's
         # trace would add.
+        aten = None
         if _symbolic(example_inputs):
             trace_start = time.perf_counter()
             with sdpa_kernel([SDPBackend.MATH]):
-                trace_for_guards(gm, example_inputs, decompositions())
+                aten = trace_for_guards(gm, example_inputs, decompositions())
+            aten = aten if aten is not None and _inference_trace(gm, aten) else None
             _STATS["trace_s"] += time.perf_counter() - trace_start
         return Specialized(
             gm, lambda bound, inputs: backend(bound, inputs, dict(options)),
-            strict=bool(options.get("strict", False)), stats=_STATS,
+            strict=bool(options.get("strict", False)), stats=_STATS, aten=aten,
+            compile_aten=lambda static, inputs: _compile_traced(static, inputs, dict(options)),
         )
     # The decompositions leave whole what ATen will run (`_extern`).
     token = _EXTERNS_MODE.set(mode_of(options))
     try:
         return _traced_and_compiled(gm, example_inputs, options)
+    finally:
+        _EXTERNS_MODE.reset(token)
+
+
+def _inference_trace(gm, traced):
+    """Whether `traced`, `gm` traced to ATen, serves inference calls as it is (what
+    `_inference_graph` checks of its own trace): `gm` writes no attribute, the trace no input,
+    and it returns no view of an input. Dead code goes."""
+    if _attributes_mutated(gm):
+        return False
+    traced.graph.eliminate_dead_code()
+    traced.recompile()
+    for node in traced.graph.nodes:
+        target = node.target
+        if isinstance(target, torch._ops.OpOverload) and target._schema.is_mutable:
+            return False
+    return output_alias(traced) is None
+
+
+def _compile_traced(traced, example_inputs, options):
+    """`backend`'s static path for a graph already traced to ATen (a binding of a symbolic
+    trace): compiled for inference."""
+    token = _EXTERNS_MODE.set(mode_of(options))
+    try:
+        return _compile(traced, list(example_inputs), options, True)
     finally:
         _EXTERNS_MODE.reset(token)
 
@@ -482,6 +513,7 @@ def _compile_entry(gm, example_inputs, options, trusted, cache_key, entry):
     _STATS["cache_hits"] += int(report.get("cache") == "hit")
     _STATS["program_cache_hits"] += int(report.get("program_cache") == "hit")
     _STATS["kernels"] += report["kernels"]
+    _STATS["kernels_reused"] += report.get("kernels_reused", 0)
     log.info(
         "coil compiled a graph for %s: %d kernels, %d extern calls, %.3f s",
         device,

@@ -122,9 +122,14 @@ class Specialized:
     """Dynamo's symbolic graph `gm`, compiled per binding by `compile_static(gm, inputs)` (the
     backend's static path) and called with Dynamo's arguments."""
 
-    def __init__(self, gm, compile_static, strict, stats):
+    def __init__(self, gm, compile_static, strict, stats, aten=None, compile_aten=None):
         self.gm = gm
         self.compile_static = compile_static
+        # The symbolic ATen trace of an inference graph and the static path after tracing
+        # (`compile_aten(static_aten, inputs)`): a binding then binds the trace (`bind_aten`)
+        # instead of tracing Dynamo's graph again.
+        self.aten = aten
+        self.compile_aten = compile_aten
         self.strict = strict
         self.stats = stats
         # Bindings in the order last used: the least recently used goes past MAX_BINDINGS (each
@@ -220,40 +225,70 @@ class Specialized:
             return None, None
 
     def _compile_bound(self, args, sizes):
+        if self.aten is not None and not self.size_reads and not _needs_grad(args):
+            try:
+                static, kept = bind_aten(self.aten, args, self._bound_positions())
+            except Exception as e:  # a symbol the arguments do not give: trace per binding
+                log.debug("coil: binding the symbolic trace failed (%s)", e)
+                # Arithmetic on the floats' values stays a run-time number in a trace of each
+                # binding; once that trace has bound the floats too (`bind_floats`), so does
+                # this one.
+                if self.bind_floats or not self.float_reads:
+                    self.aten = None
+            else:
+                log.info("coil: compiling the symbolic trace for the binding %s",
+                         _describe(args))
+                run = self.compile_aten(static, [args[i] for i in kept])
+                self.stats["specializations"] += 1
+                self.stats["traces_bound"] += 1
+                return run, _picker(kept)
         reads = dict(zip(self.size_read_names, sizes))
         bound, kept = bind(self.gm, args, self._bound_positions(), reads)
         log.info("coil: compiling a static graph for the binding %s", _describe(args))
         run = self.compile_static(bound, [args[i] for i in kept])
         self.stats["specializations"] += 1
-        pick = operator.itemgetter(*kept) if len(kept) > 1 else (
-            (lambda a: (a[kept[0]],)) if kept else (lambda a: ()))
-        return run, pick
+        return run, _picker(kept)
+
+
+def _picker(kept):
+    """A function of a call's arguments giving those at the positions `kept`, as a tuple."""
+    if len(kept) > 1:
+        return operator.itemgetter(*kept)
+    return (lambda a: (a[kept[0]],)) if kept else (lambda a: ())
+
+
+def _needs_grad(args):
+    """Whether a call with `args` records gradients (the inference trace does not serve it)."""
+    return torch.is_grad_enabled() and any(
+        isinstance(a, torch.Tensor) and a.requires_grad for a in args)
 
 
 def trace_for_guards(gm, example_inputs, decompositions):
     """Traces `gm` to ATen once with its symbolic inputs, as AOTAutograd does for Inductor, and
     drops the result: what the trace decides about the symbols (a derived size is not 1, so
     its stride does not matter; the 0/1 specialization) becomes a guard in Dynamo's shape
-    environment, and Dynamo recompiles exactly where it would for Inductor. The bindings do
-    not need it (each is a concrete size); a graph whose trace fails (a size only an input's
-    values give) keeps Dynamo's guards alone."""
+    environment, and Dynamo recompiles exactly where it would for Inductor. Returns the traced
+    graph (`None` where the trace fails: a size only an input's values give; Dynamo's guards
+    alone hold then), which `bind_aten` binds for each size without tracing again."""
     from torch._guards import detect_fake_mode
     from torch.fx.experimental.proxy_tensor import make_fx
 
     fake_mode = detect_fake_mode(example_inputs)
     if fake_mode is None:
-        return
+        return None
     try:
         fakes = [
             fake_mode.from_tensor(a) if isinstance(a, torch.Tensor) else a for a in example_inputs
         ]
+        # `functionalize` makes its symbol arguments numbers (a guard on each: Dynamo would
+        # recompile for every size), so only a graph that writes in place goes through it.
+        writes = any(writes_in_place(n) for n in gm.graph.nodes)
+        fn = torch.func.functionalize(gm, remove="mutations") if writes else gm
         with fake_mode:
-            make_fx(
-                torch.func.functionalize(gm, remove="mutations"),
-                decomposition_table=decompositions,
-            )(*fakes)
+            return make_fx(fn, decomposition_table=decompositions)(*fakes)
     except Exception as e:  # a data-dependent size, or an op the fake mode cannot run
         log.debug("coil: no symbolic trace of a dynamic graph (%s): Dynamo's guards alone", e)
+        return None
 
 
 def _static(t):
@@ -339,6 +374,148 @@ def bind(gm, args, read_positions, reads):
     return torch.fx.GraphModule(gm, graph), kept
 
 
+# Reads of a tensor's layout in a symbolic ATen trace, and what each is of a real tensor.
+_LAYOUT_READS = {
+    torch.ops.aten.sym_size.int: lambda t, d: t.shape[d],
+    torch.ops.aten.sym_stride.int: lambda t, d: t.stride()[d],
+    torch.ops.aten.sym_numel.default: lambda t: t.numel(),
+    torch.ops.aten.sym_storage_offset.default: lambda t: t.storage_offset(),
+}
+
+
+def bind_aten(aten, args, value_positions=()):
+    """The symbolic ATen trace `aten` (from `trace_for_guards`: Dynamo's graph functionalized and
+    decomposed, its sizes symbols) for the sizes of `args`, Dynamo's arguments for one call:
+    each symbol argument replaced by its value, each read of a tensor's size or stride by what
+    it is now, the size arithmetic and checks run, and every node's meta propagated again with
+    the sizes as numbers. A number Dynamo passes as a 0-d tensor stays a run-time input (its
+    read, `item()`, an ATen op of the graph) unless its position is in `value_positions`: then
+    its reads become its value. Returns the static graph and the positions of the arguments it
+    takes. What Dynamo's guards admit, the trace holds for: no tracing again per size.
+    Raises where a symbol is left that the arguments do not give (a size read from a tensor's
+    values)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+
+    graph = torch.fx.Graph()
+    out = graph.graph_copy(aten.graph, {})
+    graph.output(out)
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(args):
+        raise TypeError(f"the trace takes {len(placeholders)} arguments, not {len(args)}")
+    of_placeholder = dict(zip(placeholders, args))
+    position = {p: i for i, p in enumerate(placeholders)}
+    for node in list(graph.nodes):
+        if node.op == "call_function" and node.target in _ITEM_FUNCTIONS and node.args \
+                and position.get(node.args[0]) in value_positions:
+            _replace_with_constant(graph, node, of_placeholder[node.args[0]].item())
+            continue
+        if node.op == "call_function" and node.target in _LAYOUT_READS:
+            tensor = of_placeholder.get(node.args[0])
+            if not isinstance(tensor, torch.Tensor):
+                raise TypeError(f"{node.name} reads the layout of a computed tensor")
+            _replace_with_constant(graph, node, _LAYOUT_READS[node.target](tensor, *node.args[1:]))
+    kept = []
+    for i, (p, a) in enumerate(zip(placeholders, args)):
+        if isinstance(a, torch.Tensor):
+            kept.append(i)
+        else:
+            _replace_with_constant(graph, p, a)
+    _fold_constants(graph)
+    for node in graph.nodes:
+        for value in (*node.args, *node.kwargs.values()):
+            if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)) or (
+                    isinstance(value, (list, tuple))
+                    and any(isinstance(v, (torch.SymInt, torch.SymFloat)) for v in value)):
+                raise TypeError(f"{node.name} keeps a symbolic argument")
+            if isinstance(value, torch.fx.Node) and value.op == "placeholder" and (
+                    value not in of_placeholder or not isinstance(of_placeholder[value],
+                                                                  torch.Tensor)):
+                raise TypeError(f"{node.name} reads a symbol")
+    for node in graph.nodes:
+        if node.op == "call_function" and not isinstance(node.target, torch._ops.OpOverload) \
+                and node.target is not operator.getitem:
+            raise TypeError(f"{node.name} ({node.target}) is left after binding the sizes")
+    # Inputs only read as numbers are not passed at all (as `bind` does).
+    for i, p in list(zip(kept, (n for n in graph.nodes if n.op == "placeholder"))):
+        if not p.users:
+            graph.erase_node(p)
+            kept.remove(i)
+    gm = torch.fx.GraphModule(aten, graph)
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    try:
+        _bind_metas(gm.graph, placeholders, args, mode)
+    except TypeError as e:  # a size no argument gives: run the graph's metas again
+        log.debug("coil: metas propagated again (%s)", e)
+        fakes = [mode.from_tensor(args[i]) for i in kept]
+        FakeTensorProp(gm, mode).propagate_dont_convert_inputs(*fakes)
+    return gm, kept
+
+
+def _bind_metas(graph, placeholders, args, mode):
+    """Each node's `val` (a fake tensor of symbolic sizes, strides and offset) made a fake
+    tensor of `mode` with the numbers those are for `args` (the trace's placeholders'
+    arguments): each symbol's value read from the argument whose size or stride it is, every
+    expression over the symbols evaluated. Raises `TypeError` where an expression holds a
+    symbol no argument gives (an unbacked size) or an argument contradicts the trace."""
+    import sympy
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    env = {}
+    for p, a in zip(placeholders, args):
+        val = p.meta.get("val")
+        if isinstance(val, torch.SymInt) and isinstance(val.node.expr, sympy.Symbol):
+            env[val.node.expr] = int(a)
+        elif isinstance(val, torch.Tensor) and isinstance(a, torch.Tensor):
+            for sym, real in zip((*val.shape, *val.stride()), (*a.shape, *a.stride())):
+                if isinstance(sym, torch.SymInt) and isinstance(sym.node.expr, sympy.Symbol):
+                    env[sym.node.expr] = real
+    memo = {}
+
+    def number(x):
+        if isinstance(x, int):
+            return x
+        if not isinstance(x, torch.SymInt):
+            raise TypeError(f"a size {x!r}")
+        e = x.node.expr
+        if e not in memo:
+            bound = sympy.sympify(e.xreplace(env))
+            if bound.free_symbols:
+                raise TypeError(f"no argument gives {sorted(map(str, bound.free_symbols))}")
+            memo[e] = int(bound)
+        return memo[e]
+
+    def concrete(val):
+        if isinstance(val, (list, tuple)):
+            return type(val)(concrete(v) for v in val)
+        if not isinstance(val, torch.Tensor):
+            return val
+        sizes = [number(d) for d in val.shape]
+        strides = [number(d) for d in val.stride()]
+        offset = number(val.storage_offset())
+        # A meta tensor of that layout wrapped as `mode`'s fake tensor on the value's device
+        # (what the fake mode itself makes, without dispatching an op through it).
+        extent = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides) if n > 0)
+        if any(n == 0 for n in sizes):
+            extent = offset
+        meta = torch.empty(extent, dtype=val.dtype, device="meta")
+        meta = meta.as_strided(sizes, strides, offset)
+        return FakeTensor(mode, meta, val.device)
+
+    for p, a in zip(placeholders, args):
+        if isinstance(a, torch.Tensor) and isinstance(p.meta.get("val"), torch.Tensor):
+            want = p.meta["val"]
+            if ([number(d) for d in want.shape] != list(a.shape)
+                    or [number(d) for d in want.stride()] != list(a.stride())):
+                raise TypeError(f"{p.name}'s layout is not the trace's")
+    for node in graph.nodes:
+        if node.op == "placeholder":
+            a = args[placeholders.index(node)]
+            node.meta["val"] = mode.from_tensor(a) if isinstance(a, torch.Tensor) else a
+        elif "val" in node.meta:
+            node.meta["val"] = concrete(node.meta["val"])
+
+
 _ASSERTS = (
     torch.ops.aten._assert_scalar.default,
     torch.ops.aten.sym_constrain_range.default,
@@ -355,7 +532,7 @@ def _foldable(target):
     name = getattr(target, "__name__", "")
     if module in ("_operator", "operator", "math"):
         return True
-    return module.startswith("torch") and (name.startswith("sym_") or name.startswith("_check"))
+    return module.startswith("torch") and name.startswith(("sym_", "_sym_", "_check"))
 
 
 def _fold_constants(graph):

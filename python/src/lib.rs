@@ -108,6 +108,16 @@ fn compile(
         Some(g) => Some(g.extract::<String>()?),
         None => None,
     };
+    // `share_code="False"`: every compile makes all of its machine code, even for kernels an
+    // earlier compile of the graph at another size made (for measuring what sharing saves).
+    let share_code = match options
+        .map(|o| o.get_item("share_code"))
+        .transpose()?
+        .flatten()
+    {
+        Some(s) => !matches!(s.extract::<String>()?.as_str(), "False" | "false" | "0"),
+        None => true,
+    };
     let backend: Arc<dyn coil_codegen::Backend> = match device {
         "cpu" => {
             let gemm = gemm.unwrap_or_else(|| "eager".into());
@@ -120,6 +130,7 @@ fn compile(
             let cpu = coil_cpu::CpuOptions {
                 compile_cache: Some(compile_cache()),
                 code_pool: Some(code_pool()),
+                compile_every_size: !share_code,
                 own_f32_matmul_under_torch: gemm != "eager",
                 openblas_f32_matmul: gemm == "openblas",
                 gemm_f32_matmul: gemm == "gemm",
