@@ -13,6 +13,13 @@ Library models take their inputs from the command line, in order (repeatable):
     --input 2,3,64,64            float32 randn of that shape
     --input-ids 1,32             int64 ids in [0, vocab); vocab is the config's `vocab_size`
                                  (transformers) or --vocab
+Symbolic sizes (issue "Dynamic shapes"):
+    --dynamic 0:1                user input 0's dim 1 is one size symbol (repeatable: every dim
+                                 named is the same symbol), exported as torch.export prints a
+                                 dynamic graph (`"f32[1, s27, 64]"`, `sym_size` calls)
+    --sizes 5,17,33              also writes `name.<n>.safetensors` for each size n of the
+                                 symbol: new user inputs of that size, the same weights, eager's
+                                 outputs (for `run-model name.py --inputs a,b,c`)
 Weights are random (torch.manual_seed(seed), then build, then draw the inputs; never pretrained);
 the model runs in eval mode.
 
@@ -94,9 +101,17 @@ def decomposition_table():
     return table
 
 
-def export(model, args, out: pathlib.Path) -> None:
+def export(model, args, out: pathlib.Path, dynamic=(), sizes=(), draw=None) -> None:
     model.eval()
-    ep = torch.export.export(model, args).run_decompositions(decomposition_table())
+    shapes = None
+    if dynamic:
+        sym = torch.export.Dim("s", min=2, max=1 << 16)
+        specs = [dict() for _ in args]
+        for i, d in dynamic:
+            specs[i][d] = sym
+        shapes = tuple(specs)
+    ep = torch.export.export(model, args, dynamic_shapes=shapes).run_decompositions(
+        decomposition_table())
     text = ep.graph_module.print_readable(print_output=False)
     lines = [l for l in text.splitlines() if not l.strip().startswith("#") and l.strip()]
     out.with_suffix(".py").write_text("\n".join(lines) + "\n")
@@ -127,6 +142,21 @@ def export(model, args, out: pathlib.Path) -> None:
           f"exported-vs-eager max diff {diff:.3g}")
     if diff > 1e-5:
         raise SystemExit("exported program does not reproduce eager outputs (allclose 1e-5)")
+    for n in sizes:
+        sized = draw(n)
+        with torch.no_grad():
+            result = model(*sized)
+        result = (result,) if isinstance(result, torch.Tensor) else tuple(result)
+        user_args = iter(sized)
+        more = {}
+        for spec in ep.graph_signature.input_specs:
+            t = next(user_args) if spec.kind == InputKind.USER_INPUT else state[spec.target]
+            more[f"input.{spec.arg.name}"] = t.detach().clone().contiguous()
+        for i, t in enumerate(result):
+            more[f"output.{i}"] = t.detach().contiguous()
+        path = out.with_suffix(f".{n}.safetensors")
+        save_file(more, str(path))
+        print(f"wrote {path}")
 
 
 def main() -> int:
@@ -139,6 +169,9 @@ def main() -> int:
     p.add_argument("--kwargs", type=json.loads, default={}, help="JSON constructor kwargs (torchvision, timm)")
     p.add_argument("--config", type=json.loads, default={}, help="JSON config kwargs (transformers)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--dynamic", action="append", default=[], metavar="ARG:DIM",
+                   help="a user input's dim that is the size symbol (repeatable)")
+    p.add_argument("--sizes", default="", help="sizes of the symbol to write inputs for, e.g. 5,17")
     p.set_defaults(inputs=[])
     a = p.parse_args()
     torch.manual_seed(a.seed)
@@ -151,8 +184,18 @@ def main() -> int:
         vocab = a.vocab or getattr(config, "vocab_size", None)
         if any(kind == "input_ids" for kind, _ in a.inputs) and not vocab:
             p.error("--input-ids needs --vocab")
-        args = [torch.randint(0, vocab, shape) if kind == "input_ids" else torch.randn(shape)
-                for kind, shape in a.inputs]
+        dynamic = [tuple(int(x) for x in d.split(":")) for d in a.dynamic]
+
+        def draw(n=None):
+            out = []
+            for i, (kind, shape) in enumerate(a.inputs):
+                shape = [n if n is not None and (i, d) in dynamic else s
+                         for d, s in enumerate(shape)]
+                out.append(torch.randint(0, vocab, shape) if kind == "input_ids"
+                           else torch.randn(shape))
+            return out
+
+        args = draw()
     else:
         if a.inputs or a.kwargs or a.config:
             p.error("module:function builds its own model and inputs")
@@ -160,7 +203,11 @@ def main() -> int:
         model, args = getattr(importlib.import_module(lib), name)()
     out = pathlib.Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    export(model, tuple(args), out)
+    if lib in ("torchvision", "timm", "transformers"):
+        sizes = [int(n) for n in a.sizes.split(",") if n]
+        export(model, tuple(args), out, dynamic, sizes, lambda n: tuple(draw(n)))
+    else:
+        export(model, tuple(args), out)
     return 0
 
 

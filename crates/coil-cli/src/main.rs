@@ -38,7 +38,13 @@ options:
                               without it, inputs are random from a fixed seed. A graph file
                               with symbolic sizes (as PyTorch prints a dynamic graph: s0,
                               Sym(s0)) needs it: its tensors' sizes bind the symbols, and
-                              the graph compiles for that binding
+                              the graph compiles for that binding. Several files, comma-
+                              separated (a.safetensors,b.safetensors): one backend compiles
+                              the graph for each file's sizes (a later size runs the CPU
+                              machine code an earlier one made where a kernel's code does
+                              not change), beside a static compile of each size alone;
+                              per size the compile times, kernels reused, time a call and
+                              the check against coil-eager
   --seed N                    seed for random inputs (default 0)
   --threads N                 CPU threads (default 0: every core)
   --backend cpu|cuda|eager    where to run (default cpu: LLVM kernels; cuda: PTX on an NVIDIA

@@ -1,6 +1,7 @@
 //! `coil run-model`: option parsing, model and input resolution, running, checking.
 
 mod backends;
+mod sizes;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,7 +14,7 @@ use crate::inputs::{in_dtype, parse_symbolic, random_inputs};
 use crate::report::{Comparison, Report, compare};
 
 /// Parsed command-line options.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Options {
     model: String,
     size: Size,
@@ -57,6 +58,9 @@ struct Options {
     bench: bool,
     /// The most bytes inputs, eager's ops and the compiled model's memory may each take.
     max_memory: usize,
+    /// The CPU backend makes all of its machine code in every compile (the static compiles
+    /// several `--inputs` files are measured against: `sizes`).
+    every_size: bool,
 }
 
 /// Loop rules asked for on the command line (`--loops`), with the lowering's realize rules
@@ -192,6 +196,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         unfused_epilogues: false,
         bench: false,
         max_memory: default_memory_budget(),
+        every_size: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -504,6 +509,16 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if sizes::wanted(&opts) {
+        return match sizes::run(&opts) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("coil run-model: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match execute(&opts) {
         Ok(report) => {
             if opts.json {

@@ -36,6 +36,7 @@ pub(super) fn make_backend(
                 unfused_matmul_epilogues: opts.unfused_epilogues,
                 threads: opts.threads,
                 compile_cache: Some(cache),
+                compile_every_size: opts.every_size,
                 ..coil_cpu::CpuOptions::default()
             })
             .map_err(|e| format!("cpu backend: {e}"))?,

@@ -489,3 +489,53 @@ fn a_graph_with_symbolic_sizes_runs_at_the_sizes_of_its_inputs() {
     assert!(err.contains("has symbolic sizes: give --inputs"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Several `--inputs` files for a graph with symbolic sizes: one backend compiles the graph for
+/// each file's sizes, a later size running the machine code of the kernels whose code the size
+/// does not change, beside a static compile of each size alone; every size checked.
+#[test]
+fn several_inputs_files_compile_each_size_and_share_machine_code() {
+    use coil_graph::{DType, Tensor};
+    let dir = std::env::temp_dir().join(format!("coil-cli-sizes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let graph = dir.join("dynamic.py");
+    std::fs::write(&graph, SYMBOLIC).unwrap();
+    let mut files = Vec::new();
+    for rows in [6, 13, 29] {
+        let file = dir.join(format!("in_{rows}.safetensors"));
+        let tensors = [
+            (
+                "input.x_1".to_string(),
+                coil_testkit::random_tensor(DType::F32, &[rows, 8], rows as u64),
+            ),
+            (
+                "input.w_1".to_string(),
+                coil_testkit::random_tensor(DType::F32, &[8, 4], 2),
+            ),
+        ];
+        Tensor::save_safetensors(&file, &tensors).unwrap();
+        files.push(file.to_str().unwrap().to_string());
+    }
+    let r = report(&[graph.to_str().unwrap(), "--inputs", &files.join(",")]);
+    assert_eq!(r["ok"], true, "{r}");
+    let sizes = r["sizes"].as_array().unwrap();
+    assert_eq!(sizes.len(), 3, "{r}");
+    assert!(
+        sizes[0]["binding"].as_str().unwrap().contains("s75=6"),
+        "{r}"
+    );
+    assert_eq!(sizes[0]["kernels_reused"], 0, "{r}");
+    for s in &sizes[1..] {
+        // The softmax rows and the relu run the first size's code; the column sum (a
+        // reduction over the rows) is compiled again.
+        let reused = s["kernels_reused"].as_u64().unwrap();
+        assert!(reused >= 1, "{r}");
+        assert!(reused < s["kernels"].as_u64().unwrap(), "{r}");
+        assert!(s["static_compile_ms"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    // A graph without symbols is not for several files.
+    let (code, _, err) = coil(&["seed_model", "--inputs", "a.safetensors,b.safetensors"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("symbolic sizes"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
