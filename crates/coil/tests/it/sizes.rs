@@ -28,6 +28,31 @@ class GraphModule(torch.nn.Module):
         return (mul, sum_1, clone)
 "#;
 
+/// Broadcasting, reductions over the inner dims, and a permuted copy whose outermost range is
+/// not the size.
+const INNER: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[s0, 8, 12]", b: "f32[12]"):
+        add: "f32[s0, 8, 12]" = torch.ops.aten.add.Tensor(x, b)
+        amax: "f32[s0, 12]" = torch.ops.aten.amax.default(add, [1])
+        permute: "f32[12, s0, 8]" = torch.ops.aten.permute.default(add, [2, 0, 1])
+        clone: "f32[12, s0, 8]" = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format)
+        sum_1: "f32[s0, 8]" = torch.ops.aten.sum.dim_IntList(add, [2])
+        return (amax, clone, sum_1)
+"#;
+
+/// A matmul over `6 * s0` rows, a softmax of each, and a mean over the size.
+const ROWS: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, q: "f32[s0, 6, 16]", k: "f32[16, 6]"):
+        view: "f32[6*s0, 16]" = torch.ops.aten.view.default(q, [-1, 16])
+        mm: "f32[6*s0, 6]" = torch.ops.aten.mm.default(view, k)
+        _softmax: "f32[6*s0, 6]" = torch.ops.aten._softmax.default(mm, -1, False)
+        view_1: "f32[s0, 6, 6]" = torch.ops.aten.view.default(_softmax, [-1, 6, 6])
+        mean: "f32[6, 6]" = torch.ops.aten.mean.dim(view_1, [0])
+        return (view_1, mean)
+"#;
+
 fn backend(every_size: bool, pool: &Arc<coil_cpu::pool::CodePool>) -> Arc<dyn Backend> {
     Arc::new(
         CpuBackend::with_options(CpuOptions {
@@ -85,4 +110,45 @@ fn a_new_batch_size_reuses_the_kernels_whose_code_does_not_change() {
         }
     }
     assert!(!pool.is_empty());
+}
+
+/// `text` bound to `s0 = n` (every input's sizes from its annotation).
+fn bound(text: &str, n: usize) -> coil_graph::Graph {
+    let mut b = coil_graph::Bindings::new();
+    b.insert("s0", n as i64);
+    coil_graph::parse_bound(text, &b).unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 12, ..Default::default() })]
+
+    /// Any sizes, in any order, on one backend: each compile's results equal coil-eager's and,
+    /// bit for bit, those of a compile that makes all of its own code.
+    #[test]
+    fn shared_code_computes_what_each_sizes_own_code_does(
+        sizes in proptest::collection::vec(0usize..40, 3),
+    ) {
+        let pool = Arc::new(coil_cpu::pool::CodePool::new());
+        let fresh_pool = Arc::new(coil_cpu::pool::CodePool::new());
+        let options = coil::Options::default();
+        for text in [BATCH, INNER, ROWS] {
+            for (i, &n) in sizes.iter().enumerate() {
+                let g = bound(text, n);
+                let inputs = coil_testkit::random_inputs(&g, i as u64 + 7);
+                let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+                let shared = coil::compile(&g, backend(false, &pool), &options).unwrap();
+                let own = coil::compile(&g, backend(true, &fresh_pool), &options).unwrap();
+                let got = shared.run(&inputs).unwrap();
+                coil_testkit::check_outputs(&got, &want, 1e-5, 1e-5)
+                    .map_err(|e| proptest::test_runner::TestCaseError::fail(format!("s0={n}: {e}")))?;
+                for (a, b) in got.iter().zip(&own.run(&inputs).unwrap()) {
+                    let (a, b) = (a.to_f64_vec(), b.to_f64_vec());
+                    proptest::prop_assert!(
+                        a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                        "s0={}: shared code differs from the size's own", n
+                    );
+                }
+            }
+        }
+    }
 }
