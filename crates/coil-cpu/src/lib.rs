@@ -46,6 +46,7 @@ mod dnnl;
 mod eager_blas;
 mod error;
 mod jit;
+mod kernels;
 mod matmul;
 mod openblas;
 mod orc;
@@ -53,7 +54,7 @@ mod parallel;
 pub mod pool;
 pub mod vmath;
 
-pub use backend::{CpuBackend, CpuKernels, CpuOptions, function_name};
+pub use backend::{CpuBackend, CpuOptions, function_name};
 pub use codegen::{
     CodegenOptions, KernelPlan, LaunchShape, emit_kernel, emit_planned, plan_kernel,
 };
@@ -61,6 +62,7 @@ pub use dnnl::{conv_backward_dtypes, onednn_status};
 pub use eager_blas::eager_blas_loaded;
 pub use error::CpuError;
 pub use jit::{HostTarget, JitModule, JitOptions, link_ir, optimize};
+pub use kernels::CpuKernels;
 pub use openblas::openblas_status;
 pub use parallel::{ArgSpec, Element, JitKernel, KernelArgs, KernelFn, ThreadPool};
 pub use vmath::{FloatKind, MathFn, VMath, VMathFn, VMathOptions};
