@@ -16,7 +16,9 @@ use coil_codegen::{
     Device, ExternCall, ExternKind, Kernel, Target,
 };
 
-use crate::codegen::{CodegenOptions, KernelPlan, LaunchShape, emit_planned, plan_kernel};
+use crate::codegen::{
+    CodegenOptions, KernelPlan, LaunchShape, emit_planned, plan_general, plan_kernel,
+};
 use crate::kernels::{ArgNeed, CompiledKernel, CpuKernels};
 use crate::{CpuError, HostTarget, JitModule, JitOptions, KernelFn, ThreadPool, pool};
 
@@ -294,7 +296,7 @@ impl CpuBackend {
         let distinct: Vec<&Kernel> = twins.distinct.iter().map(|&k| &kernels[k]).collect();
         // Each kernel is planned once: the plan's cost shares the kernels out over modules,
         // and the same plan is emitted.
-        let plans: Vec<KernelPlan> = distinct
+        let mut plans: Vec<KernelPlan> = distinct
             .iter()
             .map(|k| plan_kernel(k, &self.codegen, self.width))
             .collect();
@@ -312,6 +314,42 @@ impl CpuBackend {
             .iter()
             .map(|key| key.as_deref().and_then(|key| self.code_pool.find(key)))
             .collect();
+        // The others: a generalized kernel of their code (compiled for other sizes) with their
+        // sizes as its parameters, or one generalized now from the first kernel of their
+        // code compiled and compiled once for every size after.
+        let mut params: Vec<Option<Vec<i64>>> = vec![None; distinct.len()];
+        let mut new_family: Vec<Option<(String, Kernel, coil_kernel::SizeParams)>> =
+            vec![None; distinct.len()];
+        let misses: Vec<usize> = (0..distinct.len())
+            .filter(|&d| code[d].is_none() && keys[d].is_some())
+            .collect();
+        for d in misses {
+            let k = distinct[d];
+            let fkey = pool::family_key(k, self.width, &self.codegen, &self.jit);
+            let found = self.code_pool.families(&fkey).into_iter().find_map(|f| {
+                coil_kernel::size_params::bind(&f.kernel, &f.params, k).map(|v| (f, v))
+            });
+            if let Some((family, values)) = found {
+                code[d] = Some(family.code.clone());
+                params[d] = Some(values);
+                plans[d] = plan_general(&family.kernel, family.params.clone(), self.width)
+                    .ok_or_else(|| CpuError::Runtime("a pooled generalized kernel".into()))?;
+                continue;
+            }
+            let Some(first) = self.code_pool.representative(&fkey, k) else {
+                continue;
+            };
+            let Some((general, sp)) = coil_kernel::size_params::generalize(&first, k) else {
+                continue;
+            };
+            let values = coil_kernel::size_params::bind(&general, &sp, k);
+            let plan = plan_general(&general, sp.clone(), self.width);
+            if let (Some(values), Some(plan), true) = (values, plan, sp.count > 0) {
+                plans[d] = plan;
+                params[d] = Some(values);
+                new_family[d] = Some((fkey, general, sp));
+            }
+        }
         let reused_code: Vec<bool> = code.iter().map(Option::is_some).collect();
         let fresh: Vec<usize> = (0..distinct.len()).filter(|&d| code[d].is_none()).collect();
         let fresh_plans: Vec<&KernelPlan> = fresh.iter().map(|&d| &plans[d]).collect();
@@ -339,7 +377,14 @@ impl CpuBackend {
                     module: Arc::clone(&jit),
                     entry,
                 };
-                if let Some(key) = keys[d].clone() {
+                if let Some((fkey, kernel, sp)) = new_family[d].take() {
+                    let family = pool::Family {
+                        kernel,
+                        params: sp,
+                        code: pooled.clone(),
+                    };
+                    self.code_pool.add_family(fkey, Arc::new(family));
+                } else if let Some(key) = keys[d].clone() {
                     self.code_pool.insert(key, pooled.clone());
                 }
                 code[d] = Some(pooled);
@@ -368,7 +413,8 @@ impl CpuBackend {
             compiled.push(CompiledKernel {
                 name: k.name.clone(),
                 entry,
-                shape: LaunchShape::of(k, self.width),
+                shape: plans[d].shape_of(k),
+                params: params[d].clone(),
                 args: k
                     .args
                     .iter()

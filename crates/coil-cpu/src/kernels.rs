@@ -23,6 +23,9 @@ pub(crate) struct CompiledKernel {
     pub(crate) name: String,
     pub(crate) entry: KernelFn,
     pub(crate) shape: LaunchShape,
+    /// A generalized kernel's size parameters for this kernel's sizes
+    /// ([`coil_kernel::size_params`]), passed after the buffers' pointers.
+    pub(crate) params: Option<Vec<i64>>,
     pub(crate) args: Vec<ArgNeed>,
 }
 
@@ -117,6 +120,10 @@ impl CpuKernels {
                 )));
             }
             ptrs.push(p);
+        }
+        if let Some(params) = &k.params {
+            // Read only, through the pointer the function loads its size parameters from.
+            ptrs.push(params.as_ptr().cast_mut().cast());
         }
         for (i, need) in k.args.iter().enumerate() {
             if need.writes

@@ -56,7 +56,7 @@ pub mod vmath;
 
 pub use backend::{CpuBackend, CpuOptions, function_name};
 pub use codegen::{
-    CodegenOptions, KernelPlan, LaunchShape, emit_kernel, emit_planned, plan_kernel,
+    CodegenOptions, KernelPlan, LaunchShape, emit_kernel, emit_planned, plan_general, plan_kernel,
 };
 pub use dnnl::{conv_backward_dtypes, onednn_status};
 pub use eager_blas::eager_blas_loaded;

@@ -47,8 +47,16 @@ struct Entry {
 #[derive(Default)]
 struct Pool {
     entries: HashMap<String, Entry>,
+    /// Generalized kernels by [`family_key`].
+    families: HashMap<String, Vec<Arc<Family>>>,
+    /// The first concrete kernel compiled of each [`family_key`]: what a second one of other
+    /// sizes is generalized with.
+    representatives: HashMap<String, Kernel>,
     clock: u64,
 }
+
+/// The most generalized kernels kept of one code.
+const FAMILIES_PER_KEY: usize = 4;
 
 /// Compiled kernels kept for later compiles, by what their code depends on.
 #[derive(Default)]
@@ -77,7 +85,34 @@ pub(crate) fn code_key(
         a.name.clear();
         a.len = 0;
     }
-    let mut key = format!("{sizeless}");
+    format!(
+        "{sizeless}\n{}",
+        code_decisions(k, shape, width, codegen, jit)
+    )
+}
+
+/// The key of the generalized kernels `k` may be bound to ([`coil_kernel::size_params`]):
+/// its code with every range, stride and offset left out, and the set-up that shapes the
+/// code.
+pub(crate) fn family_key(
+    k: &Kernel,
+    width: u32,
+    codegen: &CodegenOptions,
+    jit: &JitOptions,
+) -> String {
+    let key = coil_kernel::size_params::structure_key(k);
+    format!("{key}\nwidth {width}; {codegen:?}; {jit:?}")
+}
+
+/// The decisions the translator makes from `k`'s sizes, and the set-up that shapes its code.
+fn code_decisions(
+    k: &Kernel,
+    shape: &LaunchShape,
+    width: u32,
+    codegen: &CodegenOptions,
+    jit: &JitOptions,
+) -> String {
+    let mut key = String::new();
     let streams: Vec<bool> = k
         .args
         .iter()
@@ -96,10 +131,19 @@ pub(crate) fn code_key(
     };
     let _ = write!(
         key,
-        "\n{shape_part}; serial {}; streams {streams:?}; width {width}; {codegen:?}; {jit:?}",
+        "{shape_part}; serial {}; streams {streams:?}; width {width}; {codegen:?}; {jit:?}",
         shape.serial
     );
     key
+}
+
+/// A generalized kernel's compiled code: the kernel (its size parameters in place of the
+/// integers in which two kernels of its code differed), which of them are parameters, and its
+/// function.
+pub(crate) struct Family {
+    pub(crate) kernel: Kernel,
+    pub(crate) params: coil_kernel::SizeParams,
+    pub(crate) code: Pooled,
 }
 
 impl CodePool {
@@ -140,6 +184,38 @@ impl CodePool {
                 pool.entries.remove(&k);
             }
         }
+    }
+
+    /// The generalized kernels of `key`.
+    pub(crate) fn families(&self, key: &str) -> Vec<Arc<Family>> {
+        self.lock().families.get(key).cloned().unwrap_or_default()
+    }
+
+    /// Keeps a generalized kernel under `key` (the oldest of the key's going past
+    /// [`FAMILIES_PER_KEY`]).
+    pub(crate) fn add_family(&self, key: String, family: Arc<Family>) {
+        let mut pool = self.lock();
+        let list = pool.families.entry(key).or_default();
+        list.push(family);
+        if list.len() > FAMILIES_PER_KEY {
+            list.remove(0);
+        }
+        if pool.families.len() > CAPACITY {
+            pool.families.clear();
+        }
+    }
+
+    /// The first concrete kernel of `key` compiled, if any; `k` becomes it where there was none.
+    pub(crate) fn representative(&self, key: &str, k: &Kernel) -> Option<Kernel> {
+        let mut pool = self.lock();
+        if let Some(r) = pool.representatives.get(key) {
+            return Some(r.clone());
+        }
+        if pool.representatives.len() >= CAPACITY {
+            pool.representatives.clear();
+        }
+        pool.representatives.insert(key.to_string(), k.clone());
+        None
     }
 
     /// Kernels in the pool now.

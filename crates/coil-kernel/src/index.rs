@@ -18,6 +18,10 @@ pub enum VarPrefix {
     /// `Expr::IndirectIndex` of a body ([`crate::KExpr::IndirectIndex`] in kernels),
     /// already checked to lie in `0..size`. Its range is not known to the simplifier.
     Ind,
+    /// A kernel's size parameter (`s2`): a number the launch gives (a size, a stride), the same
+    /// for the whole launch. Only kernels a backend generalizes over sizes have them
+    /// ([`crate::SizeParams`]); the simplifier knows nothing of their values.
+    S,
 }
 
 /// A loop variable, `p3` or `d1`, or an indirect index `ind4`. Loop variables are always
@@ -55,6 +59,14 @@ impl Var {
         }
     }
 
+    /// `s<n>`: size parameter `n`.
+    pub fn size(n: usize) -> Var {
+        Var {
+            prefix: VarPrefix::S,
+            n: n as u32,
+        }
+    }
+
     /// The expression node behind an indirect index (`None` for loop variables).
     pub fn indirect_node(self) -> Option<usize> {
         (self.prefix == VarPrefix::Ind).then_some(self.n as usize)
@@ -67,6 +79,7 @@ impl fmt::Display for Var {
             VarPrefix::P => write!(f, "p{}", self.n),
             VarPrefix::D => write!(f, "d{}", self.n),
             VarPrefix::Ind => write!(f, "ind{}", self.n),
+            VarPrefix::S => write!(f, "s{}", self.n),
         }
     }
 }
@@ -124,6 +137,8 @@ pub enum Term {
     FloorDiv(Box<IndexExpr>, i64),
     /// `floor(e / div) mod m` (Python's non-negative mod), `div, m > 0`.
     ModularIndexing(Box<IndexExpr>, i64, i64),
+    /// Size parameter `s<k>` times a term (`s0*p1`): a stride or extent given at launch.
+    SizeTimes(u32, Box<Term>),
 }
 
 /// A symbolic integer: `sum(coef * term) + constant`, kept canonical (terms sorted, equal terms
@@ -312,19 +327,32 @@ impl IndexExpr {
 
     fn collect_vars(&self, out: &mut Vec<Var>) {
         for (t, _) in &self.terms {
-            match t {
-                Term::Var(v) => out.push(*v),
-                Term::FloorDiv(e, _) | Term::ModularIndexing(e, _, _) => e.collect_vars(out),
-            }
+            t.collect_vars(out);
         }
     }
 
     /// True when `v` occurs in the expression.
     pub fn contains_var(&self, v: Var) -> bool {
-        self.terms.iter().any(|(t, _)| match t {
-            Term::Var(w) => *w == v,
-            Term::FloorDiv(e, _) | Term::ModularIndexing(e, _, _) => e.contains_var(v),
-        })
+        self.terms.iter().any(|(t, _)| t.contains_var(v))
+    }
+
+    /// `s<k> * self`: every summand times size parameter `k` (the constant becomes `c*s<k>`).
+    pub fn times_size(&self, k: u32) -> IndexExpr {
+        let mut terms: Vec<(Term, i64)> = self
+            .terms
+            .iter()
+            .map(|(t, c)| (Term::SizeTimes(k, Box::new(t.clone())), *c))
+            .collect();
+        if self.constant != 0 {
+            terms.push((Term::Var(Var::size(k as usize)), self.constant));
+        }
+        IndexExpr::from_parts(terms, 0)
+    }
+
+    /// The expression with its summands exactly as given, in that order (not canonical: the
+    /// generalized kernels of [`crate::SizeParams`] keep a concrete kernel's term positions).
+    pub fn from_terms(terms: Vec<(Term, i64)>, constant: i64) -> IndexExpr {
+        IndexExpr { terms, constant }
     }
 
     /// Replaces variables simultaneously (`f` returns `None` to keep a variable). The result
@@ -332,12 +360,7 @@ impl IndexExpr {
     pub fn subst(&self, f: &mut impl FnMut(Var) -> Option<IndexExpr>) -> IndexExpr {
         let mut out = IndexExpr::constant(self.constant);
         for (t, c) in &self.terms {
-            let e = match t {
-                Term::Var(v) => f(*v).unwrap_or_else(|| IndexExpr::var(*v)),
-                Term::FloorDiv(e, d) => e.subst(f).floor_div(*d),
-                Term::ModularIndexing(e, d, m) => e.subst(f).modular(*d, *m),
-            };
-            out = out.add(&e.scale(*c));
+            out = out.add(&t.subst(f).scale(*c));
         }
         out
     }
@@ -351,12 +374,7 @@ impl IndexExpr {
     pub fn eval(&self, value_of: &impl Fn(Var) -> i64) -> i64 {
         let mut acc = self.constant;
         for (t, c) in &self.terms {
-            let v = match t {
-                Term::Var(v) => value_of(*v),
-                Term::FloorDiv(e, d) => e.eval(value_of).div_euclid(*d),
-                Term::ModularIndexing(e, d, m) => e.eval(value_of).div_euclid(*d).rem_euclid(*m),
-            };
-            acc = acc.wrapping_add(c.wrapping_mul(v));
+            acc = acc.wrapping_add(c.wrapping_mul(t.eval(value_of)));
         }
         acc
     }
@@ -395,6 +413,12 @@ impl IndexExpr {
                 Term::ModularIndexing(e, d, m) => {
                     modular_simplified(e.simplify(ranges), *d, *m, ranges)
                 }
+                Term::SizeTimes(k, t) => IndexExpr {
+                    terms: vec![((**t).clone(), 1)],
+                    constant: 0,
+                }
+                .simplify(ranges)
+                .times_size(*k),
             };
             acc = acc.add(&e.scale(*c));
         }
@@ -436,6 +460,51 @@ fn term_bounds(t: &Term, ranges: &VarRanges) -> (i128, i128) {
             } else {
                 (0, *m as i128 - 1)
             }
+        }
+        // A size parameter's value is not known.
+        Term::SizeTimes(..) => (-UNKNOWN, UNKNOWN),
+    }
+}
+
+impl Term {
+    fn collect_vars(&self, out: &mut Vec<Var>) {
+        match self {
+            Term::Var(v) => out.push(*v),
+            Term::FloorDiv(e, _) | Term::ModularIndexing(e, _, _) => e.collect_vars(out),
+            Term::SizeTimes(k, t) => {
+                out.push(Var::size(*k as usize));
+                t.collect_vars(out);
+            }
+        }
+    }
+
+    /// True when `v` occurs in the term.
+    pub fn contains_var(&self, v: Var) -> bool {
+        match self {
+            Term::Var(w) => *w == v,
+            Term::FloorDiv(e, _) | Term::ModularIndexing(e, _, _) => e.contains_var(v),
+            Term::SizeTimes(k, t) => v == Var::size(*k as usize) || t.contains_var(v),
+        }
+    }
+
+    /// The term's value at a point (size parameters are variables `s<k>` of `value_of`).
+    pub fn eval(&self, value_of: &impl Fn(Var) -> i64) -> i64 {
+        match self {
+            Term::Var(v) => value_of(*v),
+            Term::FloorDiv(e, d) => e.eval(value_of).div_euclid(*d),
+            Term::ModularIndexing(e, d, m) => e.eval(value_of).div_euclid(*d).rem_euclid(*m),
+            Term::SizeTimes(k, t) => {
+                value_of(Var::size(*k as usize)).wrapping_mul(t.eval(value_of))
+            }
+        }
+    }
+
+    fn subst(&self, f: &mut impl FnMut(Var) -> Option<IndexExpr>) -> IndexExpr {
+        match self {
+            Term::Var(v) => f(*v).unwrap_or_else(|| IndexExpr::var(*v)),
+            Term::FloorDiv(e, d) => e.subst(f).floor_div(*d),
+            Term::ModularIndexing(e, d, m) => e.subst(f).modular(*d, *m),
+            Term::SizeTimes(k, t) => t.subst(f).times_size(*k),
         }
     }
 }
@@ -615,6 +684,7 @@ impl fmt::Display for Term {
                 }
             }
             Term::ModularIndexing(e, d, m) => write!(f, "ModularIndexing({e}, {d}, {m})"),
+            Term::SizeTimes(k, t) => write!(f, "s{k}*{t}"),
         }
     }
 }

@@ -7,8 +7,8 @@
 //! of every op in [`scalar`]), index expressions ([`IndexExpr`]), the kernel IR ([`Kernel`]: one
 //! loop nest of stages of CSE'd values) with its text printer and reader ([`parse_kernels`]),
 //! its verifier ([`Kernel::verify`]) and reference evaluator ([`eval_kernel`],
-//! [`InterpBackend`]), the extern kinds with their post-ops ([`ExternKind`]), and a backend's
-//! three roles: [`Target`] (what earlier stages read), [`Compiler`] and [`Runtime`].
+//! [`InterpBackend`]), kernels generalized over sizes ([`size_params`]), the extern kinds with
+//! their post-ops ([`ExternKind`]), and a backend's three roles: [`Target`] (what earlier stages read), [`Compiler`] and [`Runtime`].
 //! **Must not know about**: graphs, the lowering, the scheduler, LLVM, PTX, any device API;
 //! the environment; printing to a terminal.
 
@@ -25,6 +25,7 @@ mod op;
 pub mod philox;
 mod reader;
 pub mod scalar;
+pub mod size_params;
 mod target;
 mod verify;
 
@@ -48,5 +49,6 @@ pub use reader::{ReadError, parse_kernels};
 #[doc(hidden)]
 /// serde, for [`typed_id!`]'s expansion in other crates.
 pub use serde as __serde;
+pub use size_params::SizeParams;
 pub use target::{BuildOptions, Capabilities, Device, LoopStyle, Target};
 pub use verify::VerifyError;

@@ -106,6 +106,9 @@ fn magnitude(e: &IndexExpr, range: &impl Fn(Var) -> i128) -> i128 {
             Term::Var(v) => range(*v),
             Term::FloorDiv(inner, _) => magnitude(inner, range),
             Term::ModularIndexing(inner, _, m) => magnitude(inner, range).max(i128::from(*m)),
+            // A size parameter's value is not known (the text has none: only generalized
+            // kernels, which no file holds, do).
+            Term::SizeTimes(..) => UNKNOWN,
         };
         acc.saturating_add(m.saturating_mul(i128::from(c.unsigned_abs())))
     })
@@ -665,7 +668,7 @@ impl Draft {
                 Some((KExpr::IndirectIndex { size, .. }, _)) => Some(*size),
                 _ => None,
             },
-            VarPrefix::D => None,
+            VarPrefix::D | VarPrefix::S => None,
         };
         range.map_or(UNKNOWN, |r| r as i128)
     }

@@ -241,19 +241,23 @@ fn store_stmt(arg: ArgId, d: DType, index: &str, x: &str) -> String {
 fn index(e: &IndexExpr) -> String {
     let mut s = format!("INT64_C({})", e.constant_part());
     for (t, c) in e.terms() {
-        let term = match t {
-            Term::Var(v) => match v.indirect_node() {
-                Some(n) => format!("v{n}"),
-                None => format!("{v}"),
-            },
-            Term::FloorDiv(inner, d) => format!("x_div({}, {d})", index(inner)),
-            Term::ModularIndexing(inner, d, m) => {
-                format!("x_mod(x_div({}, {d}), {m})", index(inner))
-            }
-        };
-        let _ = write!(s, " + INT64_C({c}) * {term}");
+        let _ = write!(s, " + INT64_C({c}) * {}", term(t));
     }
     s
+}
+
+fn term(t: &Term) -> String {
+    match t {
+        Term::Var(v) => match v.indirect_node() {
+            Some(n) => format!("v{n}"),
+            None => format!("{v}"),
+        },
+        Term::FloorDiv(inner, d) => format!("x_div({}, {d})", index(inner)),
+        Term::ModularIndexing(inner, d, m) => format!("x_mod(x_div({}, {d}), {m})", index(inner)),
+        // A size parameter (`s0`): only the CPU backend's generalized kernels have them, and
+        // this backend is never handed one (the C compiler would reject the name).
+        Term::SizeTimes(k, inner) => format!("(s{k} * {})", term(inner)),
+    }
 }
 
 fn constant(c: &Const, d: DType) -> String {

@@ -44,6 +44,7 @@ use coil_codegen::{
     AccId, Accumulator, ArgId, KExpr, Kernel, KernelKind, Stage, StageKind, Store, ValueId,
 };
 use coil_graph::DType;
+use coil_kernel::{SizeParams, VarPrefix};
 use coil_lower::{Const, IndexExpr, Op, Term, Var};
 use inkwell::AddressSpace;
 use inkwell::IntPredicate;
@@ -55,7 +56,7 @@ use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 use crate::CpuError;
 use crate::vmath::VMathOptions;
 use ir::{Class, Ir, V, err};
-pub use plan::{KernelPlan, plan_kernel};
+pub use plan::{KernelPlan, plan_general, plan_kernel};
 use reduce::AccSlot;
 
 /// How a kernel's outer loop is laid out: what `start..end` of its function counts.
@@ -239,6 +240,7 @@ pub fn emit_planned<'ctx>(
         pipeline,
         row_bounds,
         prefetch,
+        size_params,
     } = plan.clone();
     let kernel = &kernel;
     let cx = module.get_context();
@@ -280,7 +282,8 @@ pub fn emit_planned<'ctx>(
         streaming_store_min_bytes: options.streaming_store_min_bytes,
         invariant_reciprocal: options.invariant_reciprocal,
         pipeline,
-        guarded_max_min: options.guarded_max_min,
+        // A generalized kernel's rows have no known length for the guarded redo.
+        guarded_max_min: options.guarded_max_min && size_params.is_none(),
         pipe: None,
         row_bounds,
         exp_in_range: HashSet::new(),
@@ -288,6 +291,8 @@ pub fn emit_planned<'ctx>(
         streamed: std::cell::Cell::new(false),
         indirect: std::cell::RefCell::new(HashMap::new()),
         scan_slots: HashMap::new(),
+        size_params: size_params.clone(),
+        param_values: vec![],
     };
     let emitted = em.emit();
     if emitted.is_ok() {
@@ -387,6 +392,7 @@ fn access(index: &IndexExpr, env: &Env<'_>) -> Access {
     let only_linear = index.terms().iter().all(|(t, _)| match t {
         Term::Var(_) => true,
         Term::FloorDiv(e, _) | Term::ModularIndexing(e, _, _) => !e.contains_var(v),
+        Term::SizeTimes(..) => !t.contains_var(v),
     });
     if only_linear && index.coefficient(v) == 1 {
         Access::Contiguous
@@ -450,6 +456,10 @@ struct Emitter<'a, 'ctx> {
     /// The `exp` values emitted without the range test (in the in-range copy of their stage's
     /// loop).
     exp_in_range: HashSet<ValueId>,
+    /// A kernel generalized over sizes: which ranges its launch gives ([`SizeParams`]).
+    size_params: Option<SizeParams>,
+    /// The size parameters' values, loaded at the entry (`s0`, `s1`, ...).
+    param_values: Vec<IntValue<'ctx>>,
 }
 
 /// A pipelined kernel's state while emitting ([`pipeline`]).
@@ -565,6 +575,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let p = b.build_load(ptr, slot, &a.name)?.into_pointer_value();
             self.args.push(p);
         }
+        // A generalized kernel's size parameters: an i64 array after the buffers' pointers.
+        if let Some(sp) = &self.size_params {
+            let i64t = cx.i64_type();
+            let n = self.k.args.len() as i64;
+            let slot = self.ir.gep(ptr.into(), args, self.ir.i64c(n))?;
+            let array = b.build_load(ptr, slot, "sizes")?.into_pointer_value();
+            for k in 0..sp.count {
+                let at = self.ir.gep(i64t.into(), array, self.ir.i64c(k as i64))?;
+                let v = b.build_load(i64t, at, &format!("s{k}"))?.into_int_value();
+                self.param_values.push(v);
+            }
+        }
         // Accumulator slots live in the entry block, so LLVM promotes them to registers.
         for stage in &self.k.stages {
             for acc in &stage.accumulators {
@@ -656,36 +678,72 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(ivv)
     }
 
-    /// `flat` as row-major coordinates over `sizes`, bound to `vars`.
+    /// `flat` as row-major coordinates over the first `vars.len()` outer ranges, bound to
+    /// `vars` (the outermost takes no remainder: its size is never read).
     fn unflatten(
         &self,
         flat: IntValue<'ctx>,
         vars: &[Var],
-        sizes: &[usize],
         out: &mut HashMap<Var, IntValue<'ctx>>,
     ) -> Result<(), CpuError> {
         let b = self.ir.b;
-        let mut stride = 1usize;
-        for (i, (&v, &s)) in vars.iter().zip(sizes).enumerate().rev() {
+        // The stride so far: a number while every range inside is one, else a value.
+        let mut stride: Result<usize, IntValue<'ctx>> = Ok(1);
+        for (i, &v) in vars.iter().enumerate().rev() {
             let mut x = flat;
-            if stride > 1 {
-                x = b.build_int_unsigned_div(x, self.ir.i64c(stride as i64), "")?;
+            match stride {
+                Ok(1) => {}
+                Ok(s) => x = b.build_int_unsigned_div(x, self.ir.i64c(s as i64), "")?,
+                Err(s) => x = b.build_int_unsigned_div(x, s, "")?,
             }
+            let size = self.range_size(i);
             if i > 0 {
-                x = b.build_int_unsigned_rem(x, self.ir.i64c(s as i64), "")?;
+                x = b.build_int_unsigned_rem(x, self.range_value(i), "")?;
             }
             x.set_name(&v.to_string());
             out.insert(v, x);
-            stride *= s;
+            stride = match (stride, size) {
+                (Ok(s), Some(n)) => Ok(s * n),
+                (s, _) => {
+                    let s = match s {
+                        Ok(c) => self.ir.i64c(c as i64),
+                        Err(v) => v,
+                    };
+                    Err(b.build_int_mul(s, self.range_value(i), "")?)
+                }
+            };
         }
         Ok(())
+    }
+
+    /// Range `i` (outer ranges first, then reduction ranges) as a number, or `None` where the
+    /// launch gives it (a size parameter).
+    fn range_size(&self, i: usize) -> Option<usize> {
+        match self.size_params.as_ref().and_then(|sp| sp.range(i)) {
+            Some(_) => None,
+            None => self
+                .k
+                .ranges
+                .iter()
+                .chain(&self.k.reduction_ranges)
+                .nth(i)
+                .copied(),
+        }
+    }
+
+    /// Range `i`'s value: a constant, or its size parameter.
+    fn range_value(&self, i: usize) -> IntValue<'ctx> {
+        match self.size_params.as_ref().and_then(|sp| sp.range(i)) {
+            Some(p) => self.param_values[p as usize],
+            None => self.ir.i64c(self.range_size(i).unwrap_or(0) as i64),
+        }
     }
 
     /// The outer variables `p0, p1, ...` of outer iteration `it` (row-major over the ranges).
     fn outer_point(&self, it: IntValue<'ctx>) -> Result<HashMap<Var, IntValue<'ctx>>, CpuError> {
         let outer_vars: Vec<Var> = (0..self.k.ranges.len()).map(Var::p).collect();
         let mut vars = HashMap::new();
-        self.unflatten(it, &outer_vars, &self.k.ranges, &mut vars)?;
+        self.unflatten(it, &outer_vars, &mut vars)?;
         Ok(vars)
     }
 
@@ -732,7 +790,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let shape = self.shape;
         let inner = self.k.ranges[n - 1];
         let (row, lo, hi) = if shape.blocks == 1 {
-            (it, self.ir.i64c(0), self.ir.i64c(inner as i64))
+            (it, self.ir.i64c(0), self.range_value(n - 1))
         } else {
             let blocks = self.ir.i64c(shape.blocks as i64);
             let row = b.build_int_unsigned_div(it, blocks, "row")?;
@@ -745,12 +803,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             (row, lo, hi)
         };
         let mut vars = HashMap::new();
-        self.unflatten(
-            row,
-            &outer_vars[..n - 1],
-            &self.k.ranges[..n - 1],
-            &mut vars,
-        )?;
+        self.unflatten(row, &outer_vars[..n - 1], &mut vars)?;
         self.vector_and_tail(
             outer_vars[n - 1],
             (lo, hi),
@@ -947,8 +1000,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         vars: HashMap<Var, IntValue<'ctx>>,
         pos: &IndexExpr,
     ) -> Result<(), CpuError> {
-        let (v, size) = rvars[depth];
-        let (lo, hi) = (self.ir.i64c(0), self.ir.i64c(size as i64));
+        let (v, _) = rvars[depth];
+        let (lo, hi) = (self.ir.i64c(0), self.range_value(v.n as usize));
         if depth + 1 < rvars.len() {
             self.counted_loop(lo, hi, 1, &v.to_string(), &mut |em, iv| {
                 let mut vars = vars.clone();
@@ -1298,6 +1351,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     fn var_value(&self, v: Var, env: &Env<'ctx>) -> Result<V<'ctx>, CpuError> {
+        if v.prefix == VarPrefix::S {
+            let x = self.param_values.get(v.n as usize).copied();
+            return Ok(x
+                .ok_or_else(|| err(format!("index uses {v}, which is no size parameter")))?
+                .into());
+        }
         if v.indirect_node().is_some() {
             let x = self.indirect.borrow().get(&v.n).copied();
             return x.ok_or_else(|| err(format!("index uses {v} before it is computed")));
@@ -1319,16 +1378,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let ir = &self.ir;
         let mut acc: Option<V<'ctx>> = None;
         for (t, coef) in e.terms() {
-            let x = match t {
-                Term::Var(v) => self.var_value(*v, env)?,
-                Term::FloorDiv(inner, d) => self.floor_div(self.index_value(inner, env)?, *d)?,
-                Term::ModularIndexing(inner, d, m) => {
-                    let q = self.floor_div(self.index_value(inner, env)?, *d)?;
-                    let r = ir.srem(q, ir.i64c(*m).into())?;
-                    let neg = ir.ashr(r, ir.i64c(63).into())?;
-                    ir.iadd(r, ir.and(neg, ir.i64c(*m).into())?)?
-                }
-            };
+            let x = self.term_value(t, env)?;
             let x = if *coef == 1 {
                 x
             } else {
@@ -1345,6 +1395,24 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             Some(a) if e.constant_part() == 0 => Ok(a),
             Some(a) => ir.iadd(a, c),
         }
+    }
+
+    fn term_value(&self, t: &Term, env: &Env<'ctx>) -> Result<V<'ctx>, CpuError> {
+        let ir = &self.ir;
+        Ok(match t {
+            Term::Var(v) => self.var_value(*v, env)?,
+            Term::FloorDiv(inner, d) => self.floor_div(self.index_value(inner, env)?, *d)?,
+            Term::ModularIndexing(inner, d, m) => {
+                let q = self.floor_div(self.index_value(inner, env)?, *d)?;
+                let r = ir.srem(q, ir.i64c(*m).into())?;
+                let neg = ir.ashr(r, ir.i64c(63).into())?;
+                ir.iadd(r, ir.and(neg, ir.i64c(*m).into())?)?
+            }
+            Term::SizeTimes(k, t) => {
+                let s = self.var_value(Var::size(*k as usize), env)?;
+                ir.imul(s, self.term_value(t, env)?)?
+            }
+        })
     }
 
     /// `floor(x / d)` for `d > 0`.

@@ -4,7 +4,8 @@
 //! compile-cost estimate and the emitter both read this one plan, so the estimate counts the
 //! code that is emitted.
 
-use coil_codegen::Kernel;
+use coil_codegen::{Kernel, KernelKind};
+use coil_kernel::SizeParams;
 
 use super::{
     CodegenOptions, HEAVY_STAGE_COST, LaunchShape, Prefetch, bounds, pipeline, plan_prefetch,
@@ -29,6 +30,8 @@ pub struct KernelPlan {
     pub(super) row_bounds: Vec<bounds::BoundedStage>,
     /// The next row's loads prefetched during the last stage.
     pub(super) prefetch: Option<Prefetch>,
+    /// A kernel generalized over sizes: which ranges, strides and offsets its launch gives.
+    pub(super) size_params: Option<SizeParams>,
 }
 
 /// Plans `kernel` for vector loops of `width` f32 lanes.
@@ -46,6 +49,7 @@ pub fn plan_kernel(kernel: &Kernel, options: &CodegenOptions, width: u32) -> Ker
             pipeline: None,
             row_bounds: vec![],
             prefetch: None,
+            size_params: None,
         };
     }
     let cached = options
@@ -86,7 +90,51 @@ pub fn plan_kernel(kernel: &Kernel, options: &CodegenOptions, width: u32) -> Ker
         pipeline,
         row_bounds,
         prefetch,
+        size_params: None,
     }
+}
+
+/// Plans `kernel`, generalized over sizes with `params` (from
+/// [`coil_kernel::size_params::generalize`]), or `None` where the translator cannot emit it
+/// with sizes given at launch: a scan, an argmax or argmin, or an atomic add (their code
+/// depends on the sizes), or a size parameter where the translator needs a number (a
+/// floor division's divisor, an indirect index's size: [`generalize`] keeps those fixed).
+/// The row-level plans that need the row's length (row cache, pipelined stage, bounded
+/// `exp`, prefetch) are left out, and a multi-range pointwise kernel's rows are not cut into
+/// blocks: what the code holds must not depend on a size.
+///
+/// [`generalize`]: coil_kernel::size_params::generalize
+pub fn plan_general(kernel: &Kernel, params: SizeParams, width: u32) -> Option<KernelPlan> {
+    let ordered = (0..kernel.stages.len()).any(|s| kernel.stage_scans(s));
+    let arg_reductions = kernel.stages.iter().flat_map(|s| &s.accumulators).any(|a| {
+        matches!(
+            a.reduction_type,
+            coil_lower::ReductionType::Argmax | coil_lower::ReductionType::Argmin
+        )
+    });
+    let atomic = kernel
+        .stages
+        .iter()
+        .flat_map(|s| &s.stores)
+        .any(|st| st.mode == coil_codegen::StoreMode::AtomicAdd);
+    if ordered || arg_reductions || atomic {
+        return None;
+    }
+    let mut shape = LaunchShape::of(kernel, width);
+    if kernel.kind == KernelKind::Pointwise && !shape.flat {
+        shape.blocks = 1;
+        shape.block_len = kernel.ranges.last().copied().unwrap_or(1);
+    }
+    Some(KernelPlan {
+        kernel: kernel.clone(),
+        width,
+        shape,
+        cached: vec![],
+        pipeline: None,
+        row_bounds: vec![],
+        prefetch: None,
+        size_params: Some(params),
+    })
 }
 
 impl KernelPlan {
@@ -103,5 +151,21 @@ impl KernelPlan {
     /// The kernel's launch shape.
     pub fn shape(&self) -> LaunchShape {
         self.shape
+    }
+
+    /// The launch shape of `k` (a kernel of this plan's code, at its own sizes) for this
+    /// plan's code: a generalized kernel's rows are never cut into blocks.
+    pub fn shape_of(&self, k: &Kernel) -> LaunchShape {
+        let mut shape = LaunchShape::of(k, self.width);
+        if self.size_params.is_some() && k.kind == KernelKind::Pointwise && !shape.flat {
+            shape.outer = if shape.work == 0 {
+                0
+            } else {
+                k.numel() / k.ranges.last().copied().unwrap_or(1).max(1)
+            };
+            shape.blocks = 1;
+            shape.block_len = k.ranges.last().copied().unwrap_or(1);
+        }
+        shape
     }
 }

@@ -116,6 +116,8 @@ pub(crate) fn lane_shape(e: &IndexExpr, x: Var, width: i64) -> Option<LaneShape>
                     return None;
                 }
             }
+            // A size parameter's value is not known here.
+            Term::SizeTimes(..) => return None,
         };
         stride = stride.checked_add(c.checked_mul(ts)?)?;
         divisor = gcd(divisor, c.checked_mul(tdiv)?);
@@ -141,6 +143,7 @@ pub(crate) fn fits_i32(e: &IndexExpr, ranges: &VarRanges) -> bool {
     e.terms().iter().all(|(t, c)| match t {
         Term::Var(v) => in_range(IndexExpr::var(*v).scale(*c).bounds(ranges)),
         Term::FloorDiv(inner, _) | Term::ModularIndexing(inner, _, _) => fits_i32(inner, ranges),
+        Term::SizeTimes(..) => false,
     })
 }
 
@@ -218,6 +221,11 @@ impl IndexEnv {
             Term::FloorDiv(inner, d) => {
                 let x = self.eval(b, inner, ranges);
                 Val::Reg(self.floor_div(b, x, *d, inner.bounds(ranges).0 >= 0))
+            }
+            // Only the CPU backend generalizes kernels over sizes.
+            Term::SizeTimes(..) => {
+                b.report_error("a size parameter in a CUDA kernel's index".to_string());
+                Val::Imm(crate::ptx::Imm::Int(0))
             }
             Term::ModularIndexing(inner, d, m) => {
                 let x = self.eval(b, inner, ranges);

@@ -53,6 +53,20 @@ class GraphModule(torch.nn.Module):
         return (view_1, mean)
 "#;
 
+/// Attention's shapes: the size inside (`[2, s0, s0]` scores, a softmax over `s0`, a copy of a
+/// transpose, a max over a middle dim): strides, ranges and rows that are the size.
+const ATTENTION: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, q: "f32[2, s0, 8]", k: "f32[2, s0, 8]"):
+        permute: "f32[2, 8, s0]" = torch.ops.aten.permute.default(k, [0, 2, 1])
+        bmm: "f32[2, s0, s0]" = torch.ops.aten.bmm.default(q, permute)
+        mul: "f32[2, s0, s0]" = torch.ops.aten.mul.Tensor(bmm, 0.35)
+        _softmax: "f32[2, s0, s0]" = torch.ops.aten._softmax.default(mul, -1, False)
+        clone: "f32[2, 8, s0]" = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format)
+        amax: "f32[2, s0]" = torch.ops.aten.amax.default(_softmax, [1])
+        return (_softmax, clone, amax)
+"#;
+
 fn backend(every_size: bool, pool: &Arc<coil_cpu::pool::CodePool>) -> Arc<dyn Backend> {
     Arc::new(
         CpuBackend::with_options(CpuOptions {
@@ -86,17 +100,23 @@ fn a_new_batch_size_reuses_the_kernels_whose_code_does_not_change() {
         let pooled = coil::compile(&g, backend(false, &pool), &options).unwrap();
         let own = coil::compile(&g, backend(true, &fresh_pool), &options).unwrap();
         assert_eq!(reused(&own), 0);
-        if i > 0 && s0 > 1 {
-            // The row-wise kernels and the permuted copy run the first size's code; only the
-            // sum over the batch (a reduction of s0 elements) is compiled again.
-            let kernels = pooled.report.num_kernels;
-            assert_eq!(
-                reused(&pooled),
-                kernels - 1,
-                "s0={s0}: {:?}",
-                pooled.report.machine_code
-            );
-        }
+        // The row-wise kernels and the permuted copy run the first size's code. The sum over
+        // the batch is unrolled below 9 rows (other code at each size); from 16 rows on it is
+        // a reduction over `s0`: generalized at 16 (compiled once, the row count a size
+        // parameter) and run from that code at every size after.
+        let kernels = pooled.report.num_kernels;
+        let expected = match s0 {
+            _ if i == 0 => 0,
+            0 => 0,
+            2..=16 => kernels - 1,
+            _ => kernels,
+        };
+        assert_eq!(
+            reused(&pooled),
+            expected,
+            "s0={s0}: {:?}",
+            pooled.report.machine_code
+        );
         let got = pooled.run(&inputs).unwrap();
         coil_testkit::check_outputs(&got, &want, 1e-5, 1e-5)
             .unwrap_or_else(|e| panic!("s0={s0}: {e}"));
@@ -110,6 +130,31 @@ fn a_new_batch_size_reuses_the_kernels_whose_code_does_not_change() {
         }
     }
     assert!(!pool.is_empty());
+}
+
+/// The attention's kernels have the size inside them: from the third size on, each runs the
+/// code generalized at the second (its ranges, strides and row length size parameters).
+#[test]
+fn kernels_with_the_size_inside_run_generalized_code_from_the_third_size() {
+    let pool = Arc::new(coil_cpu::pool::CodePool::new());
+    let options = coil::Options::default();
+    for (i, n) in [20usize, 33, 47, 12, 61].into_iter().enumerate() {
+        let g = bound(ATTENTION, n);
+        let inputs = coil_testkit::random_inputs(&g, i as u64);
+        let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+        let model = coil::compile(&g, backend(false, &pool), &options).unwrap();
+        let kernels = model.report.num_kernels;
+        let want_reused = if i < 2 { 0 } else { kernels };
+        assert_eq!(
+            reused(&model),
+            want_reused,
+            "s0={n}: {:?}",
+            model.report.machine_code
+        );
+        let got = model.run(&inputs).unwrap();
+        coil_testkit::check_outputs(&got, &want, 1e-5, 1e-5)
+            .unwrap_or_else(|e| panic!("s0={n}: {e}"));
+    }
 }
 
 /// `text` bound to `s0 = n` (every input's sizes from its annotation).
@@ -131,7 +176,7 @@ proptest::proptest! {
         let pool = Arc::new(coil_cpu::pool::CodePool::new());
         let fresh_pool = Arc::new(coil_cpu::pool::CodePool::new());
         let options = coil::Options::default();
-        for text in [BATCH, INNER, ROWS] {
+        for text in [BATCH, INNER, ROWS, ATTENTION] {
             for (i, &n) in sizes.iter().enumerate() {
                 let g = bound(text, n);
                 let inputs = coil_testkit::random_inputs(&g, i as u64 + 7);
