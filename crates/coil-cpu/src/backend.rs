@@ -320,6 +320,7 @@ impl CpuBackend {
         let mut params: Vec<Option<Vec<i64>>> = vec![None; distinct.len()];
         let mut new_family: Vec<Option<(String, Kernel, coil_kernel::SizeParams)>> =
             vec![None; distinct.len()];
+        let mut representatives: Vec<(String, usize)> = Vec::new();
         let misses: Vec<usize> = (0..distinct.len())
             .filter(|&d| code[d].is_none() && keys[d].is_some())
             .collect();
@@ -336,7 +337,11 @@ impl CpuBackend {
                     .ok_or_else(|| CpuError::Runtime("a pooled generalized kernel".into()))?;
                 continue;
             }
-            let Some(first) = self.code_pool.representative(&fkey, k) else {
+            // Generalized with a kernel of an earlier compile only: within one compile, the
+            // kernels of one code at different sizes (a network's stages) keep their own,
+            // faster, code.
+            let Some(first) = self.code_pool.representative(&fkey) else {
+                representatives.push((fkey, d));
                 continue;
             };
             let Some((general, sp)) = coil_kernel::size_params::generalize(&first, k) else {
@@ -345,6 +350,14 @@ impl CpuBackend {
             let values = coil_kernel::size_params::bind(&general, &sp, k);
             let plan = plan_general(&general, sp.clone(), self.width);
             if let (Some(values), Some(plan), true) = (values, plan, sp.count > 0) {
+                tracing::debug!(
+                    target: "output_code",
+                    "{} generalized over {} size parameters with {} (ranges {:?})",
+                    k.name,
+                    sp.count,
+                    first.name,
+                    sp.ranges
+                );
                 plans[d] = plan;
                 params[d] = Some(values);
                 new_family[d] = Some((fkey, general, sp));
@@ -390,6 +403,9 @@ impl CpuBackend {
                 code[d] = Some(pooled);
             }
             modules.push((jit, true));
+        }
+        for (fkey, d) in representatives {
+            self.code_pool.offer_representative(fkey, distinct[d]);
         }
         let reused = distinct.len() - fresh.len();
         for pooled in code.iter().flatten() {

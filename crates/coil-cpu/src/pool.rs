@@ -205,17 +205,18 @@ impl CodePool {
         }
     }
 
-    /// The first concrete kernel of `key` compiled, if any; `k` becomes it where there was none.
-    pub(crate) fn representative(&self, key: &str, k: &Kernel) -> Option<Kernel> {
+    /// The first concrete kernel of `key` an earlier compile made, if any.
+    pub(crate) fn representative(&self, key: &str) -> Option<Kernel> {
+        self.lock().representatives.get(key).cloned()
+    }
+
+    /// Makes `k` the representative of `key`, where there is none yet.
+    pub(crate) fn offer_representative(&self, key: String, k: &Kernel) {
         let mut pool = self.lock();
-        if let Some(r) = pool.representatives.get(key) {
-            return Some(r.clone());
-        }
         if pool.representatives.len() >= CAPACITY {
             pool.representatives.clear();
         }
-        pool.representatives.insert(key.to_string(), k.clone());
-        None
+        pool.representatives.entry(key).or_insert_with(|| k.clone());
     }
 
     /// Kernels in the pool now.

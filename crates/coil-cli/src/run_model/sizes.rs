@@ -16,6 +16,9 @@ use serde_json::{Value, json};
 use super::{Backend, Options, backends};
 use crate::report::compare;
 
+/// The pause before each timed compile.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// One size's results.
 struct Row {
     binding: String,
@@ -25,6 +28,9 @@ struct Row {
     kernels_reused: usize,
     shared_compile_ms: f64,
     static_compile_ms: f64,
+    /// Milliseconds of LLVM code generation within each (summed over threads).
+    shared_jit_ms: f64,
+    static_jit_ms: f64,
     shared_call_ms: f64,
     static_call_ms: f64,
 }
@@ -82,11 +88,14 @@ pub(super) fn run(opts: &Options) -> Result<bool, String> {
                     .outputs
             }
         };
+        // Each compile after a short pause, so that neither follows other work on its cores.
+        std::thread::sleep(SETTLE);
         let clock = Instant::now();
         let model = coil::compile(&graph, shared.clone(), &options).map_err(|e| e.to_string())?;
         let shared_compile_ms = clock.elapsed().as_secs_f64() * 1e3;
         // A static compile of this size alone: a backend of its own, making all of its code.
         let alone_backend = backends::make_backend(&alone(opts), off.clone())?;
+        std::thread::sleep(SETTLE);
         let clock = Instant::now();
         let alone_model =
             coil::compile(&graph, alone_backend, &options).map_err(|e| e.to_string())?;
@@ -102,6 +111,8 @@ pub(super) fn run(opts: &Options) -> Result<bool, String> {
             kernels_reused: model.report.machine_code.reused_kernels,
             shared_compile_ms,
             static_compile_ms,
+            shared_jit_ms: model.report.machine_code.jit_ms(),
+            static_jit_ms: alone_model.report.machine_code.jit_ms(),
             shared_call_ms,
             static_call_ms,
         });
@@ -185,6 +196,8 @@ impl Row {
             "kernels_reused": self.kernels_reused,
             "shared_compile_ms": self.shared_compile_ms,
             "static_compile_ms": self.static_compile_ms,
+            "shared_jit_ms": self.shared_jit_ms,
+            "static_jit_ms": self.static_jit_ms,
             "shared_call_ms": self.shared_call_ms,
             "static_call_ms": self.static_call_ms,
         })

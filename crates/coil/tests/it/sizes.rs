@@ -54,7 +54,7 @@ class GraphModule(torch.nn.Module):
 "#;
 
 /// Attention's shapes: the size inside (`[2, s0, s0]` scores, a softmax over `s0`, a copy of a
-/// transpose, a max over a middle dim): strides, ranges and rows that are the size.
+/// transpose, a sum over a middle dim): strides, ranges and rows that are the size.
 const ATTENTION: &str = r#"
 class GraphModule(torch.nn.Module):
     def forward(self, q: "f32[2, s0, 8]", k: "f32[2, s0, 8]"):
@@ -63,8 +63,8 @@ class GraphModule(torch.nn.Module):
         mul: "f32[2, s0, s0]" = torch.ops.aten.mul.Tensor(bmm, 0.35)
         _softmax: "f32[2, s0, s0]" = torch.ops.aten._softmax.default(mul, -1, False)
         clone: "f32[2, 8, s0]" = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format)
-        amax: "f32[2, s0]" = torch.ops.aten.amax.default(_softmax, [1])
-        return (_softmax, clone, amax)
+        sum_1: "f32[2, s0]" = torch.ops.aten.sum.dim_IntList(_softmax, [1])
+        return (_softmax, clone, sum_1)
 "#;
 
 fn backend(every_size: bool, pool: &Arc<coil_cpu::pool::CodePool>) -> Arc<dyn Backend> {
