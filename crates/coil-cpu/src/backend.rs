@@ -318,8 +318,8 @@ impl CpuBackend {
         // sizes as its parameters, or one generalized now from the first kernel of their
         // code compiled and compiled once for every size after.
         let mut params: Vec<Option<Vec<i64>>> = vec![None; distinct.len()];
-        let mut new_family: Vec<Option<(String, Kernel, coil_kernel::SizeParams)>> =
-            vec![None; distinct.len()];
+        type NewFamily = (String, Kernel, coil_kernel::SizeParams, bool);
+        let mut new_family: Vec<Option<NewFamily>> = vec![None; distinct.len()];
         let mut representatives: Vec<(String, usize)> = Vec::new();
         let misses: Vec<usize> = (0..distinct.len())
             .filter(|&d| code[d].is_none() && keys[d].is_some())
@@ -327,14 +327,18 @@ impl CpuBackend {
         for d in misses {
             let k = distinct[d];
             let fkey = pool::family_key(k, self.width, &self.codegen, &self.jit);
+            let general_plan = |g: &Kernel, sp: &coil_kernel::SizeParams, row_cache| {
+                plan_general(g, sp.clone(), &self.codegen, self.width, row_cache)
+            };
             let found = self.code_pool.families(&fkey).into_iter().find_map(|f| {
-                coil_kernel::size_params::bind(&f.kernel, &f.params, k).map(|v| (f, v))
+                let values = coil_kernel::size_params::bind(&f.kernel, &f.params, k)?;
+                let plan = general_plan(&f.kernel, &f.params, f.row_cache)?;
+                plan.serves(k).then_some((f, values, plan))
             });
-            if let Some((family, values)) = found {
+            if let Some((family, values, plan)) = found {
                 code[d] = Some(family.code.clone());
                 params[d] = Some(values);
-                plans[d] = plan_general(&family.kernel, family.params.clone(), self.width)
-                    .ok_or_else(|| CpuError::Runtime("a pooled generalized kernel".into()))?;
+                plans[d] = plan;
                 continue;
             }
             // Generalized with a kernel of an earlier compile only: within one compile, the
@@ -348,7 +352,9 @@ impl CpuBackend {
                 continue;
             };
             let values = coil_kernel::size_params::bind(&general, &sp, k);
-            let plan = plan_general(&general, sp.clone(), self.width);
+            // A row cache where this kernel's rows fit it (a family for longer rows has none).
+            let row_cache = k.rnumel() <= crate::codegen::ROW_CAPACITY;
+            let plan = general_plan(&general, &sp, row_cache);
             if let (Some(values), Some(plan), true) = (values, plan, sp.count > 0) {
                 tracing::debug!(
                     target: "output_code",
@@ -360,7 +366,7 @@ impl CpuBackend {
                 );
                 plans[d] = plan;
                 params[d] = Some(values);
-                new_family[d] = Some((fkey, general, sp));
+                new_family[d] = Some((fkey, general, sp, row_cache));
             }
         }
         let reused_code: Vec<bool> = code.iter().map(Option::is_some).collect();
@@ -390,10 +396,11 @@ impl CpuBackend {
                     module: Arc::clone(&jit),
                     entry,
                 };
-                if let Some((fkey, kernel, sp)) = new_family[d].take() {
+                if let Some((fkey, kernel, sp, row_cache)) = new_family[d].take() {
                     let family = pool::Family {
                         kernel,
                         params: sp,
+                        row_cache,
                         code: pooled.clone(),
                     };
                     self.code_pool.add_family(fkey, Arc::new(family));

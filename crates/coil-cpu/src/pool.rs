@@ -143,6 +143,8 @@ fn code_decisions(
 pub(crate) struct Family {
     pub(crate) kernel: Kernel,
     pub(crate) params: coil_kernel::SizeParams,
+    /// Whether its plan keeps a row cache ([`crate::plan_general`]).
+    pub(crate) row_cache: bool,
     pub(crate) code: Pooled,
 }
 

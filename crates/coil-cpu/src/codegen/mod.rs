@@ -56,6 +56,7 @@ use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 use crate::CpuError;
 use crate::vmath::VMathOptions;
 use ir::{Class, Ir, V, err};
+pub(crate) use plan::ROW_CAPACITY;
 pub use plan::{KernelPlan, plan_general, plan_kernel};
 use reduce::AccSlot;
 
@@ -241,6 +242,7 @@ pub fn emit_planned<'ctx>(
         row_bounds,
         prefetch,
         size_params,
+        row_capacity,
     } = plan.clone();
     let kernel = &kernel;
     let cx = module.get_context();
@@ -293,6 +295,7 @@ pub fn emit_planned<'ctx>(
         scan_slots: HashMap::new(),
         size_params: size_params.clone(),
         param_values: vec![],
+        row_capacity: row_capacity.unwrap_or(kernel.rnumel()),
     };
     let emitted = em.emit();
     if emitted.is_ok() {
@@ -460,6 +463,9 @@ struct Emitter<'a, 'ctx> {
     size_params: Option<SizeParams>,
     /// The size parameters' values, loaded at the entry (`s0`, `s1`, ...).
     param_values: Vec<IntValue<'ctx>>,
+    /// Elements of each row-cache array (the row's length, or a generalized kernel's
+    /// capacity).
+    row_capacity: usize,
 }
 
 /// A pipelined kernel's state while emitting ([`pipeline`]).
@@ -1077,7 +1083,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     /// at the builder's position (the entry block).
     fn row_array(&self, i: usize, suffix: &str) -> Result<PointerValue<'ctx>, CpuError> {
         let elem = self.ir.scalar_ty(Class::of(self.cached[i].dtype));
-        let array = elem.array_type(self.k.rnumel() as u32);
+        let array = elem.array_type(self.row_capacity as u32);
         let p = self
             .ir
             .b

@@ -32,6 +32,9 @@ pub struct KernelPlan {
     pub(super) prefetch: Option<Prefetch>,
     /// A kernel generalized over sizes: which ranges, strides and offsets its launch gives.
     pub(super) size_params: Option<SizeParams>,
+    /// Elements of a row-cache array where that is not the row's length (a generalized
+    /// kernel's, [`ROW_CAPACITY`]).
+    pub(super) row_capacity: Option<usize>,
 }
 
 /// Plans `kernel` for vector loops of `width` f32 lanes.
@@ -50,6 +53,7 @@ pub fn plan_kernel(kernel: &Kernel, options: &CodegenOptions, width: u32) -> Ker
             row_bounds: vec![],
             prefetch: None,
             size_params: None,
+            row_capacity: None,
         };
     }
     let cached = options
@@ -91,6 +95,7 @@ pub fn plan_kernel(kernel: &Kernel, options: &CodegenOptions, width: u32) -> Ker
         row_bounds,
         prefetch,
         size_params: None,
+        row_capacity: None,
     }
 }
 
@@ -99,12 +104,20 @@ pub fn plan_kernel(kernel: &Kernel, options: &CodegenOptions, width: u32) -> Ker
 /// with sizes given at launch: a scan, an argmax or argmin, or an atomic add (their code
 /// depends on the sizes), or a size parameter where the translator needs a number (a
 /// floor division's divisor, an indirect index's size: [`generalize`] keeps those fixed).
-/// The row-level plans that need the row's length (row cache, pipelined stage, bounded
-/// `exp`, prefetch) are left out, and a multi-range pointwise kernel's rows are not cut into
-/// blocks: what the code holds must not depend on a size.
+/// What the code holds must not depend on a size: a multi-range pointwise kernel's rows are
+/// not cut into blocks, and the pipelined stage and the guarded max/min are left out. With
+/// `row_cache`, a kernel of one reduction range keeps its row cache in arrays of
+/// [`ROW_CAPACITY`] elements (so it serves rows of at most that many: [`KernelPlan::serves`]);
+/// the bounded `exp` and the next row's prefetch need no length and stay.
 ///
 /// [`generalize`]: coil_kernel::size_params::generalize
-pub fn plan_general(kernel: &Kernel, params: SizeParams, width: u32) -> Option<KernelPlan> {
+pub fn plan_general(
+    kernel: &Kernel,
+    params: SizeParams,
+    options: &CodegenOptions,
+    width: u32,
+    row_cache: bool,
+) -> Option<KernelPlan> {
     let ordered = (0..kernel.stages.len()).any(|s| kernel.stage_scans(s));
     let arg_reductions = kernel.stages.iter().flat_map(|s| &s.accumulators).any(|a| {
         matches!(
@@ -125,17 +138,38 @@ pub fn plan_general(kernel: &Kernel, params: SizeParams, width: u32) -> Option<K
         shape.blocks = 1;
         shape.block_len = kernel.ranges.last().copied().unwrap_or(1);
     }
+    let cached = match options.row_cache_min_cost {
+        Some(min_cost) if row_cache && kernel.reduction_ranges.len() == 1 => {
+            rowcache::plan_rows(kernel, min_cost, ROW_CAPACITY)
+        }
+        _ => vec![],
+    };
+    let (bounded, row_bounds) = options
+        .bounded_exp
+        .then(|| bounds::plan(kernel, &[]))
+        .flatten()
+        .map_or((None, vec![]), |(k, b)| (Some(k), b));
+    let kernel = bounded.unwrap_or_else(|| kernel.clone());
+    let prefetch = if options.prefetch_next_row {
+        plan_prefetch(&kernel, &cached)
+    } else {
+        None
+    };
     Some(KernelPlan {
-        kernel: kernel.clone(),
+        row_capacity: (!cached.is_empty()).then_some(ROW_CAPACITY),
+        kernel,
         width,
         shape,
-        cached: vec![],
+        cached,
         pipeline: None,
-        row_bounds: vec![],
-        prefetch: None,
+        row_bounds,
+        prefetch,
         size_params: Some(params),
     })
 }
+
+/// The longest row a generalized kernel's row cache holds.
+pub(crate) const ROW_CAPACITY: usize = 4096;
 
 impl KernelPlan {
     /// A rough measure of the LLVM work the emitted kernel makes: each stage's per-element
@@ -151,6 +185,12 @@ impl KernelPlan {
     /// The kernel's launch shape.
     pub fn shape(&self) -> LaunchShape {
         self.shape
+    }
+
+    /// Whether this plan's code computes `k` (a kernel of its code bound to it): its rows fit
+    /// the row cache's arrays.
+    pub fn serves(&self, k: &Kernel) -> bool {
+        self.row_capacity.is_none_or(|c| k.rnumel() <= c)
     }
 
     /// The launch shape of `k` (a kernel of this plan's code, at its own sizes) for this

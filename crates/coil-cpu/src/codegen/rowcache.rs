@@ -91,9 +91,13 @@ fn remap(e: &KExpr, class: &HashMap<ValueId, u32>) -> KExpr {
     }
 }
 
-/// Which values of `k` to cache per row, given rows of `rnumel` elements.
+/// Which values of `k` to cache per row.
 pub(crate) fn plan(k: &Kernel, min_cost: u32) -> Vec<CachedValue> {
-    let rnumel = k.rnumel();
+    plan_rows(k, min_cost, k.rnumel())
+}
+
+/// Which values of `k` to cache per row, in arrays of `rnumel` elements.
+pub(crate) fn plan_rows(k: &Kernel, min_cost: u32, rnumel: usize) -> Vec<CachedValue> {
     let reduction_stages = k
         .stages
         .iter()

@@ -157,6 +157,44 @@ fn kernels_with_the_size_inside_run_generalized_code_from_the_third_size() {
     }
 }
 
+/// A softmax over rows of the size, whose exponentials a row cache keeps between its stages.
+const SOFTMAX: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[3, s0]"):
+        _softmax: "f32[3, s0]" = torch.ops.aten._softmax.default(x, -1, False)
+        return (_softmax,)
+"#;
+
+/// A generalized kernel's row cache holds rows of at most 4,096 elements: longer rows take a
+/// generalized kernel without one, and every row length computes eager's results.
+#[test]
+fn rows_longer_than_the_row_cache_take_a_generalized_kernel_of_their_own() {
+    let pool = Arc::new(coil_cpu::pool::CodePool::new());
+    let options = coil::Options::default();
+    // Rows: the first compile's own code, generalized (cached rows), bound; long rows are a
+    // looped reduction, another code: its own code, generalized (too long for the row cache:
+    // without it), bound; and short again.
+    let expect = [
+        (100, 0),
+        (200, 0),
+        (300, 1),
+        (5000, 0),
+        (6001, 0),
+        (7000, 1),
+        (50, 1),
+    ];
+    for (i, (n, want_reused)) in expect.into_iter().enumerate() {
+        let g = bound(SOFTMAX, n);
+        let inputs = coil_testkit::random_inputs(&g, i as u64);
+        let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+        let model = coil::compile(&g, backend(false, &pool), &options).unwrap();
+        assert_eq!(reused(&model), want_reused, "s0={n}");
+        let got = model.run(&inputs).unwrap();
+        coil_testkit::check_outputs(&got, &want, 1e-6, 1e-6)
+            .unwrap_or_else(|e| panic!("s0={n}: {e}"));
+    }
+}
+
 /// `text` bound to `s0 = n` (every input's sizes from its annotation).
 fn bound(text: &str, n: usize) -> coil_graph::Graph {
     let mut b = coil_graph::Bindings::new();
