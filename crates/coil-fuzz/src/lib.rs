@@ -84,10 +84,24 @@ const OWN_SEEDS: &[&str] = &[
     "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[3, 4]\", i: \"i64[3, 1]\", j: \"i64[2]\"):\n        gather: \"f32[3, 1]\" = torch.ops.aten.gather.default(x, 1, i)\n        index: \"f32[2, 4]\" = torch.ops.aten.index.Tensor(x, [j])\n        flip: \"f32[2, 4]\" = torch.ops.aten.flip.default(index, [0, 1])\n        pad: \"f32[4, 5]\" = torch.ops.aten.constant_pad_nd.default(flip, [0, 1, 1, 1], 0.0)\n        any_1: \"b8[4]\" = torch.ops.aten.any.dim(pad, -1)\n        return (gather, pad, any_1)\n",
 ];
 
+/// Graphs with symbolic sizes (issue "Dynamic shapes"), as PyTorch prints a dynamic graph: each
+/// is bound at several sizes, and on the CPU compiled by the run's one backend, whose machine
+/// code is shared across sizes and texts (kernels reused and generalized over sizes), against
+/// a compile that makes all its own: the two must agree bit for bit.
+const SYMBOLIC_SEEDS: &[&str] = &[
+    "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[s0, 16]\", w: \"f32[16, 8]\"):\n        mean: \"f32[s0, 1]\" = torch.ops.aten.mean.dim(x, [1], True)\n        sub: \"f32[s0, 16]\" = torch.ops.aten.sub.Tensor(x, mean)\n        mm: \"f32[s0, 8]\" = torch.ops.aten.mm.default(sub, w)\n        _softmax: \"f32[s0, 8]\" = torch.ops.aten._softmax.default(mm, -1, False)\n        sum_1: \"f32[8]\" = torch.ops.aten.sum.dim_IntList(mm, [0])\n        return (_softmax, sum_1)\n",
+    "class GraphModule(torch.nn.Module):\n    def forward(self, q: \"f32[2, s0, 4]\", k: \"f32[2, s0, 4]\"):\n        permute: \"f32[2, 4, s0]\" = torch.ops.aten.permute.default(k, [0, 2, 1])\n        bmm: \"f32[2, s0, s0]\" = torch.ops.aten.bmm.default(q, permute)\n        _softmax: \"f32[2, s0, s0]\" = torch.ops.aten._softmax.default(bmm, -1, False)\n        clone: \"f32[2, 4, s0]\" = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format)\n        sum_1: \"f32[2, s0]\" = torch.ops.aten.sum.dim_IntList(_softmax, [1])\n        return (_softmax, clone, sum_1)\n",
+    "class GraphModule(torch.nn.Module):\n    def forward(self, x: \"f32[s0, 3, 5]\", b: \"f32[5]\"):\n        add: \"f32[s0, 3, 5]\" = torch.ops.aten.add.Tensor(x, b)\n        amax: \"f32[s0, 5]\" = torch.ops.aten.amax.default(add, [1])\n        permute: \"f32[5, s0, 3]\" = torch.ops.aten.permute.default(add, [2, 0, 1])\n        clone: \"f32[5, s0, 3]\" = torch.ops.aten.clone.default(permute, memory_format = torch.contiguous_format)\n        cumsum: \"f32[s0, 3, 5]\" = torch.ops.aten.cumsum.default(add, 0)\n        return (amax, clone, cumsum)\n",
+];
+
+/// The sizes a symbolic text's symbols are bound to, one after another.
+const SYMBOLIC_SIZES: &[i64] = &[3, 7, 12, 5];
+
 /// The seed texts: every zoo model at its tiny and article sizes, the real models, and the
-/// fuzzer's own.
+/// fuzzer's own (graphs with symbolic sizes among them).
 pub fn seeds() -> Vec<String> {
     let mut out: Vec<String> = OWN_SEEDS.iter().map(|s| s.to_string()).collect();
+    out.extend(SYMBOLIC_SEEDS.iter().map(|s| s.to_string()));
     for m in coil_models::MODELS {
         out.push(m.article.to_string());
         if let Some(t) = m.tiny {
@@ -268,16 +282,103 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// `true` when every stage accepted the text.
 fn stages(text: &str, cpu: Option<&Arc<dyn Backend>>) -> bool {
+    if coil_graph::is_symbolic(text) {
+        return symbolic_stages(text, cpu);
+    }
     let Ok(g) = coil_graph::parse(text) else {
         return false;
     };
+    graph_stages(&g, cpu)
+}
+
+/// The names of the size symbols in `text`'s `forward` signature (`s0`, `s27`).
+fn symbols(text: &str) -> Vec<String> {
+    let Some(sig) = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("def forward"))
+    else {
+        return vec![];
+    };
+    let b = sig.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts =
+            b[i] == b's' && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'));
+        let mut j = i + 1;
+        while starts && j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        let ends = j == b.len() || !(b[j].is_ascii_alphanumeric() || b[j] == b'_');
+        if starts && j > i + 1 && ends {
+            out.push(sig[i..j].to_string());
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A text with symbolic sizes: bound at each of [`SYMBOLIC_SIZES`] (every symbol the same
+/// size), each binding through every stage; on the CPU, the shared backend's results must equal,
+/// bit for bit, those of a compile that makes all its own code (a difference is a find).
+fn symbolic_stages(text: &str, cpu: Option<&Arc<dyn Backend>>) -> bool {
+    let names = symbols(text);
+    for &n in SYMBOLIC_SIZES {
+        let mut b = coil_graph::Bindings::new();
+        for s in &names {
+            b.insert(s, n);
+        }
+        let Ok(g) = coil_graph::parse_bound(text, &b) else {
+            return false;
+        };
+        if !graph_stages(&g, cpu) {
+            return false;
+        }
+        let Some(shared) = cpu else { continue };
+        let Some(ins) = inputs(&g) else { continue };
+        let own = coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+            threads: 1,
+            compile_every_size: true,
+            ..Default::default()
+        });
+        let Ok(own) = own else { continue };
+        let own: Arc<dyn Backend> = Arc::new(own);
+        let options = Options::default();
+        let run = |backend: &Arc<dyn Backend>| {
+            coil::compile(&g, backend.clone(), &options)
+                .ok()
+                .and_then(|m| m.run(&ins).ok())
+        };
+        if let (Some(a), Some(o)) = (run(shared), run(&own)) {
+            let bits = |t: &Tensor| {
+                t.to_f64_vec()
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect::<Vec<_>>()
+            };
+            let same = a.len() == o.len() && a.iter().zip(&o).all(|(x, y)| bits(x) == bits(y));
+            assert!(
+                same,
+                "machine code shared across sizes computes other results than the size's own ({b})"
+            );
+        }
+    }
+    true
+}
+
+/// `true` when every stage accepted the graph.
+fn graph_stages(g: &Graph, cpu: Option<&Arc<dyn Backend>>) -> bool {
     let options = Options {
         verify: true,
         max_memory: Some(BUDGET),
         ..Options::default()
     };
     let interp: Arc<dyn Backend> = Arc::new(InterpBackend::new());
-    let Ok(prepared) = coil::prepare(&g, interp.as_ref(), &options) else {
+    let Ok(prepared) = coil::prepare(g, interp.as_ref(), &options) else {
         return false;
     };
     let elements: usize = g
@@ -296,16 +397,16 @@ fn stages(text: &str, cpu: Option<&Arc<dyn Backend>>) -> bool {
     if elements > RUN_ELEMENTS {
         return true;
     }
-    let Some(ins) = inputs(&g) else {
+    let Some(ins) = inputs(g) else {
         return false;
     };
-    if coil_eager::run_within(&g, &ins, BUDGET).is_err() {
+    if coil_eager::run_within(g, &ins, BUDGET).is_err() {
         return false;
     }
     let mut backends = vec![interp];
     backends.extend(cpu.cloned());
     for b in backends {
-        let Ok(model) = coil::compile(&g, b, &options) else {
+        let Ok(model) = coil::compile(g, b, &options) else {
             return false;
         };
         if model.run(&ins).is_err() {

@@ -88,3 +88,28 @@ fn kernel_text_mutants_never_panic() {
     assert_no_finds(&report);
     assert!(report.accepted > 0 && report.rejected > 0, "{report:?}");
 }
+
+/// The fuzzer's graphs with symbolic sizes, unmutated: each accepted at every size it binds,
+/// the CPU backend's shared machine code (reused and generalized across sizes and texts)
+/// computing what each size's own code does.
+#[test]
+fn symbolic_seeds_run_at_every_size_with_shared_code_equal_to_their_own() {
+    let cpu: std::sync::Arc<dyn coil_codegen::Backend> = std::sync::Arc::new(
+        coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {
+            threads: 1,
+            ..Default::default()
+        })
+        .unwrap(),
+    );
+    let symbolic: Vec<String> = coil_fuzz::seeds()
+        .into_iter()
+        .filter(|s| coil_graph::is_symbolic(s))
+        .collect();
+    assert!(symbolic.len() >= 3);
+    // Twice: the second pass binds every size to code the first made.
+    for _ in 0..2 {
+        for text in &symbolic {
+            assert_eq!(coil_fuzz::check(text, Some(&cpu)), coil_fuzz::Outcome::Ok, "{text}");
+        }
+    }
+}
