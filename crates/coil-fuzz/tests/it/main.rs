@@ -109,7 +109,11 @@ fn symbolic_seeds_run_at_every_size_with_shared_code_equal_to_their_own() {
     // Twice: the second pass binds every size to code the first made.
     for _ in 0..2 {
         for text in &symbolic {
-            assert_eq!(coil_fuzz::check(text, Some(&cpu)), coil_fuzz::Outcome::Ok, "{text}");
+            assert_eq!(
+                coil_fuzz::check(text, Some(&cpu)),
+                coil_fuzz::Outcome::Ok,
+                "{text}"
+            );
         }
     }
 }

@@ -195,6 +195,54 @@ fn rows_longer_than_the_row_cache_take_a_generalized_kernel_of_their_own() {
     }
 }
 
+/// A concatenation (its masks compare with the size: an `i64` constant) and a gather from a
+/// table of `s0` rows (an indirect index whose size is the size).
+const CAT_GATHER: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "f32[2, s0]", y: "f32[2, 3]", t: "f32[s0, 4]", i: "i64[6]"):
+        cat: "f32[2, s0 + 3]" = torch.ops.aten.cat.default([x, y], 1)
+        exp: "f32[2, s0 + 3]" = torch.ops.aten.exp.default(cat)
+        index: "f32[6, 4]" = torch.ops.aten.index.Tensor(t, [i])
+        return (exp, index)
+"#;
+
+/// Masks and gathers whose bounds are the size run generalized code too.
+#[test]
+fn masks_and_gathers_bounded_by_the_size_run_generalized_code() {
+    let pool = Arc::new(coil_cpu::pool::CodePool::new());
+    let fresh_pool = Arc::new(coil_cpu::pool::CodePool::new());
+    let options = coil::Options::default();
+    for (i, n) in [9usize, 14, 23, 6, 40].into_iter().enumerate() {
+        let g = bound(CAT_GATHER, n);
+        let inputs = coil_testkit::random_inputs(&g, i as u64);
+        let want = coil_eager::run(&g, &inputs).unwrap().outputs;
+        let model = coil::compile(&g, backend(false, &pool), &options).unwrap();
+        let kernels = model.report.num_kernels;
+        assert_eq!(reused(&model), if i < 2 { 0 } else { kernels }, "s0={n}");
+        let got = model.run(&inputs).unwrap();
+        coil_testkit::check_outputs(&got, &want, 1e-6, 1e-6)
+            .unwrap_or_else(|e| panic!("s0={n}: {e}"));
+        let own = coil::compile(&g, backend(true, &fresh_pool), &options).unwrap();
+        for (a, b) in got.iter().zip(&own.run(&inputs).unwrap()) {
+            let (a, b) = (a.to_f64_vec(), b.to_f64_vec());
+            assert!(
+                a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "s0={n}"
+            );
+        }
+    }
+    // An index out of the table's rows is still an error naming the node.
+    let g = bound(CAT_GATHER, 7);
+    let mut inputs = coil_testkit::random_inputs(&g, 1);
+    let rows = [0.0, 1.0, 2.0, 3.0, 4.0, 7.0].into_iter();
+    let data = coil_graph::Data::from_f64(coil_graph::DType::I64, rows);
+    inputs[3] = coil_graph::Tensor::new(data, vec![6]).unwrap();
+    let model = coil::compile(&g, backend(false, &pool), &options).unwrap();
+    assert_eq!(reused(&model), model.report.num_kernels);
+    let e = model.run(&inputs).unwrap_err().to_string();
+    assert!(e.contains("out of bounds") && e.contains("index"), "{e}");
+}
+
 /// `text` bound to `s0 = n` (every input's sizes from its annotation).
 fn bound(text: &str, n: usize) -> coil_graph::Graph {
     let mut b = coil_graph::Bindings::new();
@@ -214,7 +262,7 @@ proptest::proptest! {
         let pool = Arc::new(coil_cpu::pool::CodePool::new());
         let fresh_pool = Arc::new(coil_cpu::pool::CodePool::new());
         let options = coil::Options::default();
-        for text in [BATCH, INNER, ROWS, ATTENTION] {
+        for text in [BATCH, INNER, ROWS, ATTENTION, SOFTMAX] {
             for (i, &n) in sizes.iter().enumerate() {
                 let g = bound(text, n);
                 let inputs = coil_testkit::random_inputs(&g, i as u64 + 7);
