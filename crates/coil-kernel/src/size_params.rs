@@ -45,11 +45,11 @@ impl SizeParams {
 /// differs, or their index expressions have different terms). Names and buffer lengths are
 /// ignored (a launch checks lengths against the buffers).
 pub fn generalize(a: &Kernel, b: &Kernel) -> Option<(Kernel, SizeParams)> {
-    let mut next = 0u32;
+    let mut next = Fresh::default();
     same_frame(a, b)?;
     let mut ranges = Vec::new();
     for (x, y) in all_ranges(a).zip(all_ranges(b)) {
-        ranges.push((x != y).then(|| fresh(&mut next)));
+        ranges.push((x != y).then(|| next.of(x as i64, y as i64)));
     }
     let mut g = a.clone();
     let mut indirect = Vec::new();
@@ -58,7 +58,7 @@ pub fn generalize(a: &Kernel, b: &Kernel) -> Option<(Kernel, SizeParams)> {
             (KExpr::Const(Const::Int(x)), KExpr::Const(Const::Int(y)))
                 if x != y && *dt == DType::I64 =>
             {
-                KExpr::Index(IndexExpr::var(Var::size(fresh(&mut next) as usize)))
+                KExpr::Index(IndexExpr::var(Var::size(next.of(*x, *y) as usize)))
             }
             (
                 KExpr::IndirectIndex {
@@ -78,7 +78,7 @@ pub fn generalize(a: &Kernel, b: &Kernel) -> Option<(Kernel, SizeParams)> {
             ) if size != size_b
                 && (value, wrap_negative, flags, check) == (value_b, wrap_b, flags_b, check_b) =>
             {
-                indirect.push((ValueId(i as u32), fresh(&mut next)));
+                indirect.push((ValueId(i as u32), next.of(*size as i64, *size_b as i64)));
                 ea.clone()
             }
             (
@@ -107,7 +107,7 @@ pub fn generalize(a: &Kernel, b: &Kernel) -> Option<(Kernel, SizeParams)> {
     Some((
         g,
         SizeParams {
-            count: next as usize,
+            count: next.next as usize,
             ranges,
             indirect,
         },
@@ -223,6 +223,21 @@ fn fresh(next: &mut u32) -> u32 {
     *next - 1
 }
 
+/// The parameters of a generalization: one per pair of values that differ (the integers of
+/// the two kernels that differ alike share one, so a stride met twice is one parameter).
+#[derive(Default)]
+struct Fresh {
+    by_pair: std::collections::HashMap<(i64, i64), u32>,
+    next: u32,
+}
+
+impl Fresh {
+    fn of(&mut self, a: i64, b: i64) -> u32 {
+        let next = &mut self.next;
+        *self.by_pair.entry((a, b)).or_insert_with(|| fresh(next))
+    }
+}
+
 fn set(values: &mut [Option<i64>], p: u32, v: i64) -> Option<()> {
     let slot = values.get_mut(p as usize)?;
     match slot {
@@ -270,7 +285,7 @@ fn same_stage(a: &Stage, b: &Stage) -> Option<()> {
 
 /// `a` with each coefficient and the constant that differ from `b`'s made a parameter, the
 /// terms kept where they are.
-fn general_index(a: &IndexExpr, b: &IndexExpr, next: &mut u32) -> Option<IndexExpr> {
+fn general_index(a: &IndexExpr, b: &IndexExpr, next: &mut Fresh) -> Option<IndexExpr> {
     if a.terms().len() != b.terms().len() {
         return None;
     }
@@ -280,18 +295,21 @@ fn general_index(a: &IndexExpr, b: &IndexExpr, next: &mut u32) -> Option<IndexEx
         if ca == cb {
             terms.push((t, *ca));
         } else {
-            terms.push((Term::SizeTimes(fresh(next), Box::new(t)), 1));
+            terms.push((Term::SizeTimes(next.of(*ca, *cb), Box::new(t)), 1));
         }
     }
     let mut constant = a.constant_part();
     if constant != b.constant_part() {
-        terms.push((Term::Var(Var::size(fresh(next) as usize)), 1));
+        terms.push((
+            Term::Var(Var::size(next.of(constant, b.constant_part()) as usize)),
+            1,
+        ));
         constant = 0;
     }
     Some(IndexExpr::from_terms(terms, constant))
 }
 
-fn general_term(a: &Term, b: &Term, next: &mut u32) -> Option<Term> {
+fn general_term(a: &Term, b: &Term, next: &mut Fresh) -> Option<Term> {
     Some(match (a, b) {
         (Term::Var(x), Term::Var(y)) if x == y => Term::Var(*x),
         (Term::FloorDiv(x, d), Term::FloorDiv(y, e)) if d == e => {

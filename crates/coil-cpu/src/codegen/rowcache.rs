@@ -139,6 +139,9 @@ pub(crate) fn plan_rows(k: &Kernel, min_cost: u32, rnumel: usize) -> Vec<CachedV
                 first.get(&class[v]).is_some_and(|(fs, _)| *fs < si)
                     && cost[v] >= min_cost
                     && k.dtype(*v) != DType::Bool
+                    // A checked index is computed where it is used: loads through it read
+                    // the emitter's record of it, which a cached copy would not fill.
+                    && !matches!(k.expr(*v), KExpr::IndirectIndex { .. })
             })
             .collect();
         // Keep the outermost: skip a value one of whose users is cached too.
