@@ -102,8 +102,8 @@ pub fn plan_kernel(kernel: &Kernel, options: &CodegenOptions, width: u32) -> Ker
 /// Plans `kernel`, generalized over sizes with `params` (from
 /// [`coil_kernel::size_params::generalize`]), or `None` where the translator cannot emit it
 /// with sizes given at launch: a scan, an argmax or argmin, or an atomic add (their code
-/// depends on the sizes), or a size parameter where the translator needs a number (a
-/// floor division's divisor, an indirect index's size: [`generalize`] keeps those fixed).
+/// depends on the sizes), or a checked index whose size is a parameter (measured slower);
+/// floor divisions' divisors [`generalize`] keeps fixed.
 /// What the code holds must not depend on a size: a multi-range pointwise kernel's rows are
 /// not cut into blocks, and the pipelined stage and the guarded max/min are left out. With
 /// `row_cache`, a kernel of one reduction range keeps its row cache in arrays of
@@ -130,7 +130,10 @@ pub fn plan_general(
         .iter()
         .flat_map(|s| &s.stores)
         .any(|st| st.mode == coil_codegen::StoreMode::AtomicAdd);
-    if ordered || arg_reductions || atomic {
+    // A checked index whose size is a parameter keeps its check in the loop (with the size a
+    // number, LLVM drops the checks the loop's own bounds prove): gpt2's attention mask ran
+    // a third slower generalized, so such a kernel keeps each size's own code.
+    if ordered || arg_reductions || atomic || !params.indirect.is_empty() {
         return None;
     }
     let mut shape = LaunchShape::of(kernel, width);
