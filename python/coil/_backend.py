@@ -116,7 +116,11 @@ def backend(gm, example_inputs, options=None, **kwargs):
     `gemm`: coil's own libraries, as the CLI runs them), `aggressive_fusion` (Inductor's knob:
     pointwise kernels of one iteration space fuse even with no data in common; on by default
     for an optimizer step (`_optimizer_graph`), whose per-parameter updates would otherwise be
-    a kernel each, as Inductor's foreach kernels group them), `aten_externs` (which ops
+    a kernel each, as Inductor's foreach kernels group them), `share_code` (on the CPU, True by
+    default: a compile runs the machine code earlier compiles in the process made for kernels
+    of the same code, and kernels whose sizes are inside them run code generalized over sizes
+    from the second size on, `coil_cpu::pool`; False: every compile makes all of its own),
+    `aten_externs` (which ops
     Inductor leaves to ATen run as ATen's between coil's kernels, their results eager's bit
     for bit: `auto`, the default, the Fourier transforms and `convolution_backward` where coil
     has no library of its own for it; `all` or True, also coil's oneDNN gradients on the CPU;
