@@ -14,7 +14,7 @@ import torch
 
 from . import _native
 from ._decomp import decompositions, normalize_prims
-from ._dynamic import Specialized, trace_for_guards, value_reads, writes_in_place
+from ._dynamic import BoundTrace, Specialized, trace_for_guards, value_reads, writes_in_place
 from ._complex import lower_complex
 from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
@@ -147,6 +147,14 @@ def backend(gm, example_inputs, options=None, **kwargs):
     # the fused CUDA kernels SDPA would pick on a GPU.
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
+    if _symbolic(example_inputs) and _needs_grad(example_inputs) and not value_reads(gm)[0]:
+        # Training with symbolic sizes: AOTAutograd traces once, symbolically, as for
+        # Inductor; each half is compiled per binding of its sizes (`BoundTrace`).
+        token = _EXTERNS_MODE.set(mode_of(options))
+        try:
+            return _symbolic_training(gm, example_inputs, options)
+        finally:
+            _EXTERNS_MODE.reset(token)
     if _symbolic(example_inputs) or value_reads(gm)[0]:
         # Symbolic sizes, or sizes read from an input's values: one static graph per binding
         # of the symbols, compiled at its first call (`_dynamic`), under the guards Inductor's
@@ -169,6 +177,48 @@ def backend(gm, example_inputs, options=None, **kwargs):
         return _traced_and_compiled(gm, example_inputs, options)
     finally:
         _EXTERNS_MODE.reset(token)
+
+
+def _needs_grad(example_inputs):
+    """Whether a call records gradients: grad on and an input requiring it."""
+    return torch.is_grad_enabled() and any(
+        isinstance(a, torch.Tensor) and a.requires_grad for a in example_inputs)
+
+
+def _symbolic_training(gm, example_inputs, options):
+    """A training graph with symbolic sizes through AOTAutograd once (its forward and backward
+    graphs keep the symbols, partitioned by Inductor's min-cut partitioner), each half compiled
+    per binding of its sizes at the binding's first call (`_dynamic.BoundTrace`)."""
+    from functools import partial
+
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.aot_autograd import make_boxed_func
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def half(backward):
+        def compile_static(static, inputs):
+            before = _STATS["graphs_compiled"]
+            run = _compile(static, inputs, dict(options), trusted="shapes")
+            if backward and _STATS["graphs_compiled"] > before:
+                _STATS["graphs_compiled"] = before
+                _STATS["backward_graphs_compiled"] += 1
+            return run
+
+        def compile_half(aten_gm, aten_inputs):
+            return make_boxed_func(BoundTrace(aten_gm, compile_static, _STATS))
+
+        return compile_half
+
+    compiler = aot_autograd(
+        fw_compiler=half(False),
+        bw_compiler=half(True),
+        decompositions=decompositions(),
+        partition_fn=partial(min_cut_rematerialization_partition, compiler="inductor"),
+    )
+    _STATS["dynamic_graphs"] += 1
+    with sdpa_kernel([SDPBackend.MATH]):
+        return compiler(gm, example_inputs)
 
 
 def _inference_trace(gm, traced):

@@ -250,6 +250,52 @@ class Specialized:
         return run, _picker(kept)
 
 
+class BoundTrace:
+    """An ATen graph with symbolic sizes (AOTAutograd's forward or backward of a dynamic
+    training graph, traced once as for Inductor), compiled per binding of its sizes at the
+    binding's first call: `bind_aten`, then `compile_static(static_gm, inputs)`, the backend's
+    static path. Called with each call's concrete arguments (its symbols as numbers).
+    Outputs the binding made numbers (a size saved for the backward) are given back as those
+    numbers beside the compiled graph's tensors."""
+
+    def __init__(self, aten, compile_static, stats):
+        self.aten = aten
+        self.compile_static = compile_static
+        self.stats = stats
+        self.compiled = collections.OrderedDict()
+
+    def __call__(self, *args):
+        key = tuple(
+            (tuple(a.shape), a.stride(), a.dtype) if isinstance(a, torch.Tensor)
+            else (type(a).__name__, a) for a in args)
+        entry = self.compiled.get(key)
+        if entry is None:
+            entry = self._compile(args)
+            self.compiled[key] = entry
+            while len(self.compiled) > MAX_BINDINGS:
+                self.compiled.popitem(last=False)
+                self.stats["bindings_dropped"] += 1
+        else:
+            self.compiled.move_to_end(key)
+        run, pick, numbers, arity = entry
+        tensors = iter(run(*pick(args)) if run is not None else ())
+        return [numbers[i] if i in numbers else next(tensors) for i in range(arity)]
+
+    def _compile(self, args):
+        static, kept = bind_aten(self.aten, args)
+        out = next(n for n in static.graph.nodes if n.op == "output")
+        results = list(out.args[0]) if isinstance(out.args[0], (list, tuple)) else [out.args[0]]
+        numbers = {i: r for i, r in enumerate(results) if not isinstance(r, torch.fx.Node)}
+        tensors = [r for r in results if isinstance(r, torch.fx.Node)]
+        out.args = (tuple(tensors),)
+        static.recompile()
+        log.info("coil: compiling a bound training graph for %s", _describe(args))
+        run = self.compile_static(static, [args[i] for i in kept]) if tensors else None
+        self.stats["specializations"] += 1
+        self.stats["traces_bound"] += 1
+        return run, _picker(kept), numbers, len(results)
+
+
 def _picker(kept):
     """A function of a call's arguments giving those at the positions `kept`, as a tuple."""
     if len(kept) > 1:
