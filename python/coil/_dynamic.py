@@ -330,7 +330,11 @@ def trace_for_guards(gm, example_inputs, decompositions):
         # recompile for every size), so only a graph that writes in place goes through it.
         writes = any(writes_in_place(n) for n in gm.graph.nodes)
         fn = torch.func.functionalize(gm, remove="mutations") if writes else gm
-        with fake_mode:
+        # Under the Python dispatcher, as AOTAutograd traces: the symbolic sizes' own
+        # implementations run (`view` with symbols keeps them rather than asking for numbers).
+        from torch._dispatch.python import enable_python_dispatcher
+
+        with fake_mode, enable_python_dispatcher():
             return make_fx(fn, decomposition_table=decompositions)(*fakes)
     except Exception as e:  # a data-dependent size, or an op the fake mode cannot run
         log.debug("coil: no symbolic trace of a dynamic graph (%s): Dynamo's guards alone", e)
