@@ -8,14 +8,15 @@
 //! code, the parameters' values that make the generalized kernel compute exactly it (or says
 //! it is not one: another code, or a fixed integer that differs).
 //!
-//! An indirect index's size that differs becomes a parameter too ([`SizeParams::indirect`]),
-//! and so does an `i64` constant (a mask's `p1 < s`): its value becomes the index expression
-//! `s<k>`. Generalized kernels keep the term positions of the kernels they come from
-//! ([`IndexExpr::from_terms`]), which is what lets [`bind`] read a kernel's integers at the
-//! same places. Floor divisions' and moduli's divisors and other constants stay fixed: a
-//! kernel that differs there has other code.
+//! An `i64` constant that differs (a mask's `p1 < s`) becomes a parameter too: its value
+//! becomes the index expression `s<k>`. Generalized kernels keep the term positions of the
+//! kernels they come from ([`IndexExpr::from_terms`]), which is what lets [`bind`] read a
+//! kernel's integers at the same places. Floor divisions' and moduli's divisors, checked
+//! indices' sizes and other constants stay fixed: a kernel that differs there has other code
+//! (a checked index whose size is a parameter keeps its check in the loop: gpt2's attention
+//! mask ran a third slower that way on the CPU).
 
-use crate::{Const, DType, IndexExpr, KExpr, Kernel, Stage, Term, ValueId, Var};
+use crate::{Const, DType, IndexExpr, KExpr, Kernel, Stage, Term, Var};
 
 /// Which of a generalized kernel's integers its launch gives.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,19 +25,12 @@ pub struct SizeParams {
     pub count: usize,
     /// For each range, the outer ones then the reduction ones: the parameter it is, if any.
     pub ranges: Vec<Option<u32>>,
-    /// The indirect indices (their values) whose size is a parameter, and which.
-    pub indirect: Vec<(ValueId, u32)>,
 }
 
 impl SizeParams {
     /// The parameter range `i` (outer ranges first, then reduction ranges) is, if any.
     pub fn range(&self, i: usize) -> Option<u32> {
         self.ranges.get(i).copied().flatten()
-    }
-
-    /// The parameter the size of indirect index `v` is, if any.
-    pub fn indirect_size(&self, v: ValueId) -> Option<u32> {
-        self.indirect.iter().find(|(w, _)| *w == v).map(|(_, p)| *p)
     }
 }
 
@@ -52,34 +46,12 @@ pub fn generalize(a: &Kernel, b: &Kernel) -> Option<(Kernel, SizeParams)> {
         ranges.push((x != y).then(|| next.of(x as i64, y as i64)));
     }
     let mut g = a.clone();
-    let mut indirect = Vec::new();
     for (i, ((ea, dt), (eb, _))) in a.values.iter().zip(&b.values).enumerate() {
         g.values[i].0 = match (ea, eb) {
             (KExpr::Const(Const::Int(x)), KExpr::Const(Const::Int(y)))
                 if x != y && *dt == DType::I64 =>
             {
                 KExpr::Index(IndexExpr::var(Var::size(next.of(*x, *y) as usize)))
-            }
-            (
-                KExpr::IndirectIndex {
-                    value,
-                    size,
-                    wrap_negative,
-                    flags,
-                    check,
-                },
-                KExpr::IndirectIndex {
-                    value: value_b,
-                    size: size_b,
-                    wrap_negative: wrap_b,
-                    flags: flags_b,
-                    check: check_b,
-                },
-            ) if size != size_b
-                && (value, wrap_negative, flags, check) == (value_b, wrap_b, flags_b, check_b) =>
-            {
-                indirect.push((ValueId(i as u32), next.of(*size as i64, *size_b as i64)));
-                ea.clone()
             }
             (
                 KExpr::Load { arg, index, mask },
@@ -109,7 +81,6 @@ pub fn generalize(a: &Kernel, b: &Kernel) -> Option<(Kernel, SizeParams)> {
         SizeParams {
             count: next.next as usize,
             ranges,
-            indirect,
         },
     ))
 }
@@ -126,34 +97,12 @@ pub fn bind(general: &Kernel, params: &SizeParams, k: &Kernel) -> Option<Vec<i64
             None => return None,
         }
     }
-    for (i, ((eg, _), (ek, _))) in general.values.iter().zip(&k.values).enumerate() {
+    for ((eg, _), (ek, _)) in general.values.iter().zip(&k.values) {
         match (eg, ek) {
             (KExpr::Index(x), KExpr::Const(Const::Int(c))) => match x.as_var() {
                 Some(v) if v.prefix == crate::VarPrefix::S => set(&mut values, v.n, *c)?,
                 _ => return None,
             },
-            (
-                KExpr::IndirectIndex {
-                    value,
-                    size,
-                    wrap_negative,
-                    flags,
-                    check,
-                },
-                KExpr::IndirectIndex {
-                    value: value_k,
-                    size: size_k,
-                    wrap_negative: wrap_k,
-                    flags: flags_k,
-                    check: check_k,
-                },
-            ) if (value, wrap_negative, flags, check) == (value_k, wrap_k, flags_k, check_k) => {
-                match params.indirect_size(ValueId(i as u32)) {
-                    Some(p) => set(&mut values, p, *size_k as i64)?,
-                    None if size == size_k => {}
-                    None => return None,
-                }
-            }
             (
                 KExpr::Load { arg, index, mask },
                 KExpr::Load {
@@ -178,7 +127,7 @@ pub fn bind(general: &Kernel, params: &SizeParams, k: &Kernel) -> Option<Vec<i64
 
 /// A key kernels of one code share whatever their sizes: the kernel's text with its name, its
 /// buffers' names and lengths, its ranges, its index expressions' coefficients and constants,
-/// its `i64` constants and its indirect indices' sizes left out.
+/// and its `i64` constants left out.
 pub fn structure_key(k: &Kernel) -> String {
     let mut s = k.clone();
     s.name.clear();
@@ -192,7 +141,6 @@ pub fn structure_key(k: &Kernel) -> String {
         match e {
             KExpr::Load { index, .. } | KExpr::Index(index) => *index = blank(index),
             KExpr::Const(Const::Int(c)) if *dt == DType::I64 => *c = 0,
-            KExpr::IndirectIndex { size, .. } => *size = 0,
             _ => {}
         }
     }

@@ -29,20 +29,19 @@ impl<'ctx> Emitter<'_, 'ctx> {
         }
     }
 
-    /// `x` (i64, scalar or lanes) checked as an index into a dim of `size` (a constant, or a
-    /// generalized kernel's size parameter): wrapped when
+    /// `x` (i64, scalar or lanes) checked as an index into a dim of `size`: wrapped when
     /// negatives wrap; a lane out of range records the check (`flags[2 * check] = 1`,
     /// `flags[2 * check + 1] =` the value, on a cold path) and reads 0.
     pub(super) fn indirect_index(
         &self,
         x: V<'ctx>,
-        size: inkwell::values::IntValue<'ctx>,
+        size: usize,
         wrap_negative: bool,
         flags: ArgId,
         check: u32,
     ) -> Result<V<'ctx>, CpuError> {
         let ir = &self.ir;
-        let s: V<'ctx> = size.into();
+        let s: V<'ctx> = ir.i64c(size as i64).into();
         let zero: V<'ctx> = ir.i64c(0).into();
         let w = if wrap_negative {
             let neg = ir.icmp(IntPredicate::SLT, x, zero)?;

@@ -1333,11 +1333,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 } => {
                     let x = self.value(&vals, *value)?;
                     let x = self.ir.convert(x, k.dtype(*value), DType::I64, false)?;
-                    let size = match self.size_params.as_ref().and_then(|sp| sp.indirect_size(v)) {
-                        Some(p) => self.param_values[p as usize],
-                        None => self.ir.i64c(*size as i64),
-                    };
-                    let i = self.indirect_index(x, size, *wrap_negative, *flags, *check)?;
+                    let i = self.indirect_index(x, *size, *wrap_negative, *flags, *check)?;
                     self.indirect.borrow_mut().insert(v.0, i);
                     i
                 }

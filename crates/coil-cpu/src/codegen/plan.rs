@@ -75,17 +75,7 @@ pub fn plan_kernel(kernel: &Kernel, options: &CodegenOptions, width: u32) -> Ker
         })
         .flatten();
     let late: Vec<usize> = pipeline.iter().map(|p| p.late).collect();
-    let (bounded, row_bounds) = options
-        .bounded_exp
-        .then(|| bounds::plan(kernel, &late))
-        .flatten()
-        .map_or((None, vec![]), |(k, b)| (Some(k), b));
-    let kernel = bounded.unwrap_or_else(|| kernel.clone());
-    let prefetch = if options.prefetch_next_row {
-        plan_prefetch(&kernel, &cached)
-    } else {
-        None
-    };
+    let (kernel, row_bounds, prefetch) = bounded_and_prefetch(kernel, options, &late, &cached);
     KernelPlan {
         kernel,
         width,
@@ -102,8 +92,8 @@ pub fn plan_kernel(kernel: &Kernel, options: &CodegenOptions, width: u32) -> Ker
 /// Plans `kernel`, generalized over sizes with `params` (from
 /// [`coil_kernel::size_params::generalize`]), or `None` where the translator cannot emit it
 /// with sizes given at launch: a scan, an argmax or argmin, or an atomic add (their code
-/// depends on the sizes), or a checked index whose size is a parameter (measured slower);
-/// floor divisions' divisors [`generalize`] keeps fixed.
+/// depends on the sizes); checked indices' sizes and floor divisions' divisors [`generalize`]
+/// keeps fixed.
 /// What the code holds must not depend on a size: a multi-range pointwise kernel's rows are
 /// not cut into blocks, and the pipelined stage and the guarded max/min are left out. With
 /// `row_cache`, a kernel of one reduction range keeps its row cache in arrays of
@@ -130,34 +120,17 @@ pub fn plan_general(
         .iter()
         .flat_map(|s| &s.stores)
         .any(|st| st.mode == coil_codegen::StoreMode::AtomicAdd);
-    // A checked index whose size is a parameter keeps its check in the loop (with the size a
-    // number, LLVM drops the checks the loop's own bounds prove): gpt2's attention mask ran
-    // a third slower generalized, so such a kernel keeps each size's own code.
-    if ordered || arg_reductions || atomic || !params.indirect.is_empty() {
+    if ordered || arg_reductions || atomic {
         return None;
     }
-    let mut shape = LaunchShape::of(kernel, width);
-    if kernel.kind == KernelKind::Pointwise && !shape.flat {
-        shape.blocks = 1;
-        shape.block_len = kernel.ranges.last().copied().unwrap_or(1);
-    }
+    let shape = unblocked_shape(kernel, width);
     let cached = match options.row_cache_min_cost {
         Some(min_cost) if row_cache && kernel.reduction_ranges.len() == 1 => {
             rowcache::plan_rows(kernel, min_cost, ROW_CAPACITY)
         }
         _ => vec![],
     };
-    let (bounded, row_bounds) = options
-        .bounded_exp
-        .then(|| bounds::plan(kernel, &[]))
-        .flatten()
-        .map_or((None, vec![]), |(k, b)| (Some(k), b));
-    let kernel = bounded.unwrap_or_else(|| kernel.clone());
-    let prefetch = if options.prefetch_next_row {
-        plan_prefetch(&kernel, &cached)
-    } else {
-        None
-    };
+    let (kernel, row_bounds, prefetch) = bounded_and_prefetch(kernel, options, &[], &cached);
     Some(KernelPlan {
         row_capacity: (!cached.is_empty()).then_some(ROW_CAPACITY),
         kernel,
@@ -169,6 +142,47 @@ pub fn plan_general(
         prefetch,
         size_params: Some(params),
     })
+}
+
+/// `k`'s launch shape with a multi-range pointwise kernel's rows never cut into blocks (one
+/// outer iteration a row): a generalized kernel's code may not depend on the sizes that decide
+/// the cut.
+fn unblocked_shape(k: &Kernel, width: u32) -> LaunchShape {
+    let mut shape = LaunchShape::of(k, width);
+    if k.kind == KernelKind::Pointwise && !shape.flat {
+        let inner = k.ranges.last().copied().unwrap_or(1);
+        shape.outer = if k.numel() == 0 {
+            0
+        } else {
+            k.numel() / inner.max(1)
+        };
+        shape.blocks = 1;
+        shape.block_len = inner;
+    }
+    shape
+}
+
+/// The kernel emitted (`kernel`, or its copy with the bounded `exp`'s extra min accumulators),
+/// its bounded stages (none among `late`, which runs with the previous row's accumulators),
+/// and the next row's prefetch, as `options` ask.
+fn bounded_and_prefetch(
+    kernel: &Kernel,
+    options: &CodegenOptions,
+    late: &[usize],
+    cached: &[rowcache::CachedValue],
+) -> (Kernel, Vec<bounds::BoundedStage>, Option<Prefetch>) {
+    let (bounded, row_bounds) = options
+        .bounded_exp
+        .then(|| bounds::plan(kernel, late))
+        .flatten()
+        .map_or((None, vec![]), |(k, b)| (Some(k), b));
+    let kernel = bounded.unwrap_or_else(|| kernel.clone());
+    let prefetch = if options.prefetch_next_row {
+        plan_prefetch(&kernel, cached)
+    } else {
+        None
+    };
+    (kernel, row_bounds, prefetch)
 }
 
 /// The longest row a generalized kernel's row cache holds.
@@ -199,16 +213,10 @@ impl KernelPlan {
     /// The launch shape of `k` (a kernel of this plan's code, at its own sizes) for this
     /// plan's code: a generalized kernel's rows are never cut into blocks.
     pub fn shape_of(&self, k: &Kernel) -> LaunchShape {
-        let mut shape = LaunchShape::of(k, self.width);
-        if self.size_params.is_some() && k.kind == KernelKind::Pointwise && !shape.flat {
-            shape.outer = if shape.work == 0 {
-                0
-            } else {
-                k.numel() / k.ranges.last().copied().unwrap_or(1).max(1)
-            };
-            shape.blocks = 1;
-            shape.block_len = k.ranges.last().copied().unwrap_or(1);
+        if self.size_params.is_some() {
+            unblocked_shape(k, self.width)
+        } else {
+            LaunchShape::of(k, self.width)
         }
-        shape
     }
 }
