@@ -42,6 +42,23 @@ def first(out):
     return first(out.to_tuple())
 
 
+def position_limit(model):
+    """The longest sequence a language model takes (its position table), else no limit."""
+    config = getattr(model, "config", None)
+    return (getattr(config, "n_positions", None)
+            or getattr(config, "max_position_embeddings", 10**9))
+
+
+def sized_inputs(model, kind, shape, dev):
+    """The model's inputs at every size: `IMAGE_BATCHES` for an image model, else ids at
+    `SEQUENCE_LENGTHS` (at most the model's position limit)."""
+    if kind == "image":
+        return [torch.randn(b, *shape[1:], device=dev) for b in IMAGE_BATCHES]
+    limit = position_limit(model)
+    return [torch.randint(0, 1000, (shape[0], min(s, limit)), device=dev)
+            for s in SEQUENCE_LENGTHS]
+
+
 def timed(f, x, sync, calls):
     times = []
     for _ in range(calls):
@@ -72,13 +89,7 @@ def main():
             continue
         torch.manual_seed(0)
         model = make().eval().to(dev)
-        limit = getattr(getattr(model, "config", None), "n_positions", None) or getattr(
-            getattr(model, "config", None), "max_position_embeddings", 10**9)
-        if kind == "image":
-            inputs = [torch.randn(b, *shape[1:], device=dev) for b in IMAGE_BATCHES]
-        else:
-            inputs = [torch.randint(0, 1000, (shape[0], min(s, limit)), device=dev)
-                      for s in SEQUENCE_LENGTHS]
+        inputs = sized_inputs(model, kind, shape, dev)
         torch._dynamo.reset()
         coil.reset_stats()
         dyn = torch.compile(model, backend="coil", dynamic=True)

@@ -22,7 +22,7 @@ import coil
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python", "tests"))
 import test_backend as tb  # noqa: E402
-from dynamic_bench import IMAGE_BATCHES, SEQUENCE_LENGTHS  # noqa: E402
+from dynamic_bench import sized_inputs  # noqa: E402
 
 
 def main():
@@ -40,13 +40,7 @@ def main():
             continue
         torch.manual_seed(0)
         model = make().eval().to(dev)
-        limit = getattr(getattr(model, "config", None), "n_positions", None) or getattr(
-            getattr(model, "config", None), "max_position_embeddings", 10**9)
-        if kind == "image":
-            inputs = [torch.randn(b, *shape[1:], device=dev) for b in IMAGE_BATCHES]
-        else:
-            inputs = [torch.randint(0, 1000, (shape[0], min(s, limit)), device=dev)
-                      for s in SEQUENCE_LENGTHS]
+        inputs = sized_inputs(model, kind, shape, dev)
         torch._dynamo.reset()
         ways = {share: torch.compile(model, backend="coil", dynamic=True,
                                      options={"share_code": share})

@@ -20,6 +20,7 @@ import coil
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python", "tests"))
 import test_backend as tb  # noqa: E402
+from dynamic_bench import position_limit  # noqa: E402
 
 
 def main():
@@ -35,8 +36,7 @@ def main():
         if name not in wanted or kind == "image":
             continue
         model = make().eval()
-        limit = getattr(model.config, "n_positions", None) or model.config.max_position_embeddings
-        top = min(limit, 128)
+        top = min(position_limit(model), 128)
         torch._dynamo.reset()
         ways = {share: torch.compile(model, backend="coil", dynamic=True,
                                      options={"share_code": share}) for share in (True, False)}

@@ -14,7 +14,9 @@ import torch
 
 from . import _native
 from ._decomp import decompositions, normalize_prims
-from ._dynamic import BoundTrace, Specialized, trace_for_guards, value_reads, writes_in_place
+from ._dynamic import (
+    BoundTrace, Specialized, needs_grad, trace_for_guards, value_reads, writes_in_place,
+)
 from ._complex import lower_complex
 from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
@@ -147,7 +149,7 @@ def backend(gm, example_inputs, options=None, **kwargs):
     # the fused CUDA kernels SDPA would pick on a GPU.
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    if _symbolic(example_inputs) and _needs_grad(example_inputs) and not value_reads(gm)[0]:
+    if _symbolic(example_inputs) and needs_grad(example_inputs) and not value_reads(gm)[0]:
         # Training with symbolic sizes: AOTAutograd traces once, symbolically, as for
         # Inductor; each half is compiled per binding of its sizes (`BoundTrace`).
         token = _EXTERNS_MODE.set(mode_of(options))
@@ -177,12 +179,6 @@ def backend(gm, example_inputs, options=None, **kwargs):
         return _traced_and_compiled(gm, example_inputs, options)
     finally:
         _EXTERNS_MODE.reset(token)
-
-
-def _needs_grad(example_inputs):
-    """Whether a call records gradients: grad on and an input requiring it."""
-    return torch.is_grad_enabled() and any(
-        isinstance(a, torch.Tensor) and a.requires_grad for a in example_inputs)
 
 
 def _symbolic_training(gm, example_inputs, options):
@@ -222,18 +218,27 @@ def _symbolic_training(gm, example_inputs, options):
 
 
 def _inference_trace(gm, traced):
-    """Whether `traced`, `gm` traced to ATen, serves inference calls as it is (what
-    `_inference_graph` checks of its own trace): `gm` writes no attribute, the trace no input,
-    and it returns no view of an input. Dead code goes."""
-    if _attributes_mutated(gm):
-        return False
+    """Whether `traced`, `gm` traced to ATen, serves inference calls as it is: `gm` writes no
+    attribute and the trace serves inference (`_serves_inference`)."""
+    return not _attributes_mutated(gm) and _serves_inference(traced)
+
+
+def _serves_inference(traced):
+    """Whether an ATen trace serves inference calls as it is: it writes no input back and
+    returns no view of an input (AOTAutograd's wrappers handle those). Its dead code goes."""
     traced.graph.eliminate_dead_code()
     traced.recompile()
     for node in traced.graph.nodes:
         target = node.target
         if isinstance(target, torch._ops.OpOverload) and target._schema.is_mutable:
-            return False
-    return output_alias(traced) is None
+            return False  # an input written back (copy_): AOTAutograd's epilogue does it
+    alias = output_alias(traced)
+    if alias is not None:
+        # A returned view must stay one (a later in-place write shows through it):
+        # AOTAutograd's runtime regenerates such outputs from their bases.
+        log.debug("coil: %s; using AOTAutograd", alias)
+        return False
+    return True
 
 
 def _compile_traced(traced, example_inputs, options):
@@ -356,19 +361,7 @@ def _inference_graph(gm, example_inputs, decompositions):
     except Exception as e:  # AOTAutograd traces it, or says why it cannot
         log.debug("coil: tracing for inference failed (%s); using AOTAutograd", e)
         return None
-    traced.graph.eliminate_dead_code()
-    traced.recompile()
-    for node in traced.graph.nodes:
-        target = node.target
-        if isinstance(target, torch._ops.OpOverload) and target._schema.is_mutable:
-            return None  # an input written back (copy_): AOTAutograd's epilogue does it
-    alias = output_alias(traced)
-    if alias is not None:
-        # A returned view must stay one (a later in-place write shows through it):
-        # AOTAutograd's runtime regenerates such outputs from their bases.
-        log.debug("coil: %s; using AOTAutograd", alias)
-        return None
-    return traced
+    return traced if _serves_inference(traced) else None
 
 
 def _inference_candidate(gm, example_inputs):
@@ -377,7 +370,7 @@ def _inference_candidate(gm, example_inputs):
     tensors = [t for t in example_inputs if isinstance(t, torch.Tensor)]
     if len(tensors) != len(example_inputs):
         return False  # symbolic sizes: AOTAutograd says why it cannot go on
-    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+    if needs_grad(tensors):
         return False
     # Tracing would run the in-place ops on the module's real tensors (an optimizer's state,
     # which Dynamo keeps as attributes); AOTAutograd lifts them to inputs first.

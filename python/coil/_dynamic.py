@@ -183,10 +183,7 @@ class Specialized:
         if entry is None:
             entry = self._compile(args, sizes)
             key = self._key(args, sizes)  # `bind_floats` may have changed it
-            self.compiled[key] = entry
-            while len(self.compiled) > MAX_BINDINGS:
-                self.compiled.popitem(last=False)
-                self.stats["bindings_dropped"] += 1
+            _remember(self.compiled, key, entry, self.stats)
         else:
             self.compiled.move_to_end(key)
         run, kept = entry
@@ -225,7 +222,7 @@ class Specialized:
             return None, None
 
     def _compile_bound(self, args, sizes):
-        if self.aten is not None and not self.size_reads and not _needs_grad(args):
+        if self.aten is not None and not self.size_reads and not needs_grad(args):
             try:
                 static, kept = bind_aten(self.aten, args, self._bound_positions())
             except Exception as e:  # a symbol the arguments do not give: trace per binding
@@ -271,10 +268,7 @@ class BoundTrace:
         entry = self.compiled.get(key)
         if entry is None:
             entry = self._compile(args)
-            self.compiled[key] = entry
-            while len(self.compiled) > MAX_BINDINGS:
-                self.compiled.popitem(last=False)
-                self.stats["bindings_dropped"] += 1
+            _remember(self.compiled, key, entry, self.stats)
         else:
             self.compiled.move_to_end(key)
         run, pick, numbers, arity = entry
@@ -296,6 +290,16 @@ class BoundTrace:
         return run, _picker(kept), numbers, len(results)
 
 
+def _remember(compiled, key, entry, stats):
+    """Keeps a binding's `entry` under `key` in `compiled` (bindings in the order last used),
+    the least recently used going past `MAX_BINDINGS` (each holds a compiled model and its
+    memory; a size that comes back compiles again, from coil's compile cache)."""
+    compiled[key] = entry
+    while len(compiled) > MAX_BINDINGS:
+        compiled.popitem(last=False)
+        stats["bindings_dropped"] += 1
+
+
 def _picker(kept):
     """A function of a call's arguments giving those at the positions `kept`, as a tuple."""
     if len(kept) > 1:
@@ -303,8 +307,9 @@ def _picker(kept):
     return (lambda a: (a[kept[0]],)) if kept else (lambda a: ())
 
 
-def _needs_grad(args):
-    """Whether a call with `args` records gradients (the inference trace does not serve it)."""
+def needs_grad(args):
+    """Whether a call with `args` records gradients: grad on and a tensor requiring it (an
+    inference trace does not serve it)."""
     return torch.is_grad_enabled() and any(
         isinstance(a, torch.Tensor) and a.requires_grad for a in args)
 

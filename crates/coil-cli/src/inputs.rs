@@ -61,14 +61,25 @@ pub(crate) fn random_inputs(graph: &Graph, seed: u64) -> Vec<Tensor> {
         .collect()
 }
 
+/// A graph file with symbolic sizes read for one binding of its symbols.
+pub(crate) struct BoundGraph {
+    /// The static graph of the binding.
+    pub(crate) graph: Graph,
+    /// The inputs file's tensors.
+    pub(crate) tensors: BTreeMap<String, Tensor>,
+    /// The symbols' values.
+    pub(crate) bindings: coil_graph::Bindings,
+    /// Where the tensors came from, with the binding.
+    pub(crate) source: String,
+}
+
 /// A graph file with symbolic sizes read for the binding its `--inputs` give (each tensor
-/// input's sizes bind the symbols of its annotation): the static graph, the tensors, and where
-/// they came from with the binding.
+/// input's sizes bind the symbols of its annotation).
 pub(crate) fn parse_symbolic(
     text: &str,
     file: &str,
     inputs: Option<&std::path::Path>,
-) -> Result<(Graph, BTreeMap<String, Tensor>, String), String> {
+) -> Result<BoundGraph, String> {
     let Some(path) = inputs else {
         return Err(format!(
             "{file} has symbolic sizes: give --inputs FILE.safetensors, whose tensors' sizes \
@@ -87,5 +98,10 @@ pub(crate) fn parse_symbolic(
         .collect::<Result<Vec<_>, _>>()?;
     let b = coil_graph::bind_inputs(text, &sizes).map_err(|e| format!("{file}: {e}"))?;
     let graph = coil_graph::parse_bound(text, &b).map_err(|e| format!("{file} ({b}): {e}"))?;
-    Ok((graph, t, format!("{} (sizes {b})", path.display())))
+    Ok(BoundGraph {
+        graph,
+        tensors: t,
+        source: format!("{} (sizes {b})", path.display()),
+        bindings: b,
+    })
 }

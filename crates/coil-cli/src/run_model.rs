@@ -367,9 +367,8 @@ fn load(opts: &Options) -> Result<Loaded, String> {
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let clock = std::time::Instant::now();
         let (graph, bound) = if coil_graph::is_symbolic(&text) {
-            let (graph, tensors, source) =
-                parse_symbolic(&text, &opts.model, opts.inputs.as_deref())?;
-            (graph, Some((tensors, source)))
+            let bound = parse_symbolic(&text, &opts.model, opts.inputs.as_deref())?;
+            (bound.graph, Some((bound.tensors, bound.source)))
         } else {
             let g = coil_graph::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
             (g, None)

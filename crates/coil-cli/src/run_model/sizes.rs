@@ -75,9 +75,13 @@ pub(super) fn run(opts: &Options) -> Result<bool, String> {
     options.max_memory = Some(opts.max_memory);
     let mut rows = Vec::new();
     for file in &files {
-        let (graph, tensors, _) =
-            crate::inputs::parse_symbolic(&text, &opts.model, Some(file.as_path()))?;
-        let binding = bindings_of(&text, &tensors)?;
+        let crate::inputs::BoundGraph {
+            graph,
+            tensors,
+            bindings,
+            ..
+        } = crate::inputs::parse_symbolic(&text, &opts.model, Some(file.as_path()))?;
+        let binding = bindings.to_string();
         let (inputs, expected) = coil_models::split_io(&graph, &tensors)
             .map_err(|e| format!("{}: {e}", file.display()))?;
         let want = match expected {
@@ -141,21 +145,6 @@ fn alone(opts: &Options) -> Options {
         every_size: true,
         ..opts.clone()
     }
-}
-
-/// The binding of `text`'s symbols the tensors' sizes give (`s0=7, s1=64`).
-fn bindings_of(
-    text: &str,
-    tensors: &std::collections::BTreeMap<String, Tensor>,
-) -> Result<String, String> {
-    let names = coil_graph::tensor_inputs(text).map_err(|e| e.to_string())?;
-    let sizes: Vec<Vec<usize>> = names
-        .iter()
-        .filter_map(|n| tensors.get(&format!("input.{n}")))
-        .map(|t| t.sizes().to_vec())
-        .collect();
-    let b = coil_graph::bind_inputs(text, &sizes).map_err(|e| e.to_string())?;
-    Ok(b.to_string())
 }
 
 /// Each model's median time a call (host tensors in and out), interleaved: five rounds of
