@@ -202,7 +202,8 @@ def _symbolic_training(gm, example_inputs, options):
             return run
 
         def compile_half(aten_gm, aten_inputs):
-            return make_boxed_func(BoundTrace(aten_gm, compile_static, _STATS))
+            strict = bool(options.get("strict", False))
+            return make_boxed_func(BoundTrace(aten_gm, compile_static, _STATS, strict))
 
         return compile_half
 

@@ -253,12 +253,14 @@ class BoundTrace:
     binding's first call: `bind_aten`, then `compile_static(static_gm, inputs)`, the backend's
     static path. Called with each call's concrete arguments (its symbols as numbers).
     Outputs the binding made numbers (a size saved for the backward) are given back as those
-    numbers beside the compiled graph's tensors."""
+    numbers beside the compiled graph's tensors. A trace that does not bind runs as it is
+    (ATen's ops, eagerly) with a warning, or raises in strict mode."""
 
-    def __init__(self, aten, compile_static, stats):
+    def __init__(self, aten, compile_static, stats, strict):
         self.aten = aten
         self.compile_static = compile_static
         self.stats = stats
+        self.strict = strict
         self.compiled = collections.OrderedDict()
 
     def __call__(self, *args):
@@ -276,7 +278,16 @@ class BoundTrace:
         return [numbers[i] if i in numbers else next(tensors) for i in range(arity)]
 
     def _compile(self, args):
-        static, kept = bind_aten(self.aten, args)
+        try:
+            static, kept = bind_aten(self.aten, args)
+        except Exception as e:  # a size the arguments do not give
+            reason = f"binding the sizes of a training graph failed: {e}"
+            if self.strict:
+                raise RuntimeError(f"coil cannot compile this graph ({reason})") from e
+            warnings.warn(f"coil: running this graph eagerly: {reason}", stacklevel=3)
+            self.stats["graphs_to_eager"].append(reason)
+            arity = len(next(n for n in self.aten.graph.nodes if n.op == "output").args[0])
+            return lambda *a: self.aten(*a), lambda a: a, {}, arity
         out = next(n for n in static.graph.nodes if n.op == "output")
         results = list(out.args[0]) if isinstance(out.args[0], (list, tuple)) else [out.args[0]]
         numbers = {i: r for i, r in enumerate(results) if not isinstance(r, torch.fx.Node)}
@@ -443,7 +454,8 @@ def bind_aten(aten, args, value_positions=()):
     decomposed, its sizes symbols) for the sizes of `args`, Dynamo's arguments for one call:
     each symbol argument replaced by its value, each read of a tensor's size or stride by what
     it is now, the size arithmetic and checks run, and every node's meta propagated again with
-    the sizes as numbers. A number Dynamo passes as a 0-d tensor stays a run-time input (its
+    the sizes as numbers (a computed tensor's size read, the number its traced size is for
+    `args`). A number Dynamo passes as a 0-d tensor stays a run-time input (its
     read, `item()`, an ATen op of the graph) unless its position is in `value_positions`: then
     its reads become its value. Returns the static graph and the positions of the arguments it
     takes. What Dynamo's guards admit, the trace holds for: no tracing again per size.
@@ -460,6 +472,7 @@ def bind_aten(aten, args, value_positions=()):
         raise TypeError(f"the trace takes {len(placeholders)} arguments, not {len(args)}")
     of_placeholder = dict(zip(placeholders, args))
     position = {p: i for i, p in enumerate(placeholders)}
+    number = _size_numbers(placeholders, args)
     for node in list(graph.nodes):
         if node.op == "call_function" and node.target in _ITEM_FUNCTIONS and node.args \
                 and position.get(node.args[0]) in value_positions:
@@ -467,9 +480,12 @@ def bind_aten(aten, args, value_positions=()):
             continue
         if node.op == "call_function" and node.target in _LAYOUT_READS:
             tensor = of_placeholder.get(node.args[0])
-            if not isinstance(tensor, torch.Tensor):
-                raise TypeError(f"{node.name} reads the layout of a computed tensor")
-            _replace_with_constant(graph, node, _LAYOUT_READS[node.target](tensor, *node.args[1:]))
+            if isinstance(tensor, torch.Tensor):
+                value = _LAYOUT_READS[node.target](tensor, *node.args[1:])
+            else:
+                # A computed tensor's: what its traced size is for these arguments.
+                value = number(node.meta.get("val"))
+            _replace_with_constant(graph, node, value)
     kept = []
     for i, (p, a) in enumerate(zip(placeholders, args)):
         if isinstance(a, torch.Tensor):
@@ -507,14 +523,12 @@ def bind_aten(aten, args, value_positions=()):
     return gm, kept
 
 
-def _bind_metas(graph, placeholders, args, mode):
-    """Each node's `val` (a fake tensor of symbolic sizes, strides and offset) made a fake
-    tensor of `mode` with the numbers those are for `args` (the trace's placeholders'
-    arguments): each symbol's value read from the argument whose size or stride it is, every
-    expression over the symbols evaluated. Raises `TypeError` where an expression holds a
-    symbol no argument gives (an unbacked size) or an argument contradicts the trace."""
+def _size_numbers(placeholders, args):
+    """A function giving a trace's size (an int, or a `SymInt` of its metas) as the number it is
+    for `args`, the arguments of `placeholders`: each symbol's value read from the argument
+    whose size or stride it is, an expression over symbols evaluated. It raises `TypeError`
+    where an expression holds a symbol no argument gives (an unbacked size)."""
     import sympy
-    from torch._subclasses.fake_tensor import FakeTensor
 
     env = {}
     for p, a in zip(placeholders, args):
@@ -539,6 +553,19 @@ def _bind_metas(graph, placeholders, args, mode):
                 raise TypeError(f"no argument gives {sorted(map(str, bound.free_symbols))}")
             memo[e] = int(bound)
         return memo[e]
+
+    return number
+
+
+def _bind_metas(graph, placeholders, args, mode):
+    """Each node's `val` (a fake tensor of symbolic sizes, strides and offset) made a fake
+    tensor of `mode` with the numbers those are for `args` (the trace's placeholders'
+    arguments): each symbol's value read from the argument whose size or stride it is, every
+    expression over the symbols evaluated. Raises `TypeError` where an expression holds a
+    symbol no argument gives (an unbacked size) or an argument contradicts the trace."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    number = _size_numbers(placeholders, args)
 
     def concrete(val):
         if isinstance(val, (list, tuple)):

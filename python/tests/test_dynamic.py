@@ -160,6 +160,27 @@ def test_training_under_dynamic_shapes_matches_eager_gradients():
     assert_all_compiled()
 
 
+def test_training_reads_a_computed_tensors_size_at_each_binding():
+    """AOTAutograd's graphs read the size of a computed tensor (`sym_size` of a slice): each
+    binding gives it the number its traced size is (PyTorch's `test_dtype_sympy_expr`)."""
+
+    def fn(a):
+        return a[..., :-1, :].contiguous()
+
+    g = torch.compile(fn, backend="coil", dynamic=True, options={"strict": True})
+    for shape in ([1, 2, 16, 4], [1, 3, 9, 4], [2, 2, 5, 3]):
+        a = torch.randn(shape).requires_grad_()
+        out = g(a)
+        out.sum().backward()
+        b = a.detach().clone().requires_grad_()
+        want = fn(b)
+        want.sum().backward()
+        torch.testing.assert_close(out, want)
+        torch.testing.assert_close(a.grad, b.grad)
+    assert coil.torch_stats()["traces_bound"] == 6
+    assert_all_compiled()
+
+
 def test_a_size_read_from_a_tensor_binds_the_graph_to_its_value():
     # `y.item()` sizes a tensor: an unbacked symbol. Each value read is its own static graph;
     # a check on it that fails raises as eager's would.
