@@ -15,7 +15,8 @@ import torch
 from . import _native
 from ._decomp import decompositions, normalize_prims
 from ._dynamic import (
-    BoundTrace, Specialized, needs_grad, trace_for_guards, value_reads, writes_in_place,
+    BoundTrace, Specialized, needs_grad, sized_by_values, trace_for_guards, value_reads,
+    writes_in_place,
 )
 from ._complex import lower_complex
 from ._scalars import tensorize_scalars
@@ -149,7 +150,8 @@ def backend(gm, example_inputs, options=None, **kwargs):
     # the fused CUDA kernels SDPA would pick on a GPU.
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    if _symbolic(example_inputs) and needs_grad(example_inputs) and not value_reads(gm)[0]:
+    by_values = bool(value_reads(gm)[0] or sized_by_values(gm))
+    if _symbolic(example_inputs) and needs_grad(example_inputs) and not by_values:
         # Training with symbolic sizes: AOTAutograd traces once, symbolically, as for
         # Inductor; each half is compiled per binding of its sizes (`BoundTrace`).
         token = _EXTERNS_MODE.set(mode_of(options))
@@ -157,8 +159,9 @@ def backend(gm, example_inputs, options=None, **kwargs):
             return _symbolic_training(gm, example_inputs, options)
         finally:
             _EXTERNS_MODE.reset(token)
-    if _symbolic(example_inputs) or value_reads(gm)[0]:
-        # Symbolic sizes, or sizes read from an input's values: one static graph per binding
+    if _symbolic(example_inputs) or by_values:
+        # Symbolic sizes, or sizes an input's values give (`item()`, `nonzero`): one static
+        # graph per binding
         # of the symbols, compiled at its first call (`_dynamic`), under the guards Inductor's
         # trace would add.
         aten = None

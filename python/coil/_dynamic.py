@@ -68,6 +68,49 @@ def value_reads(gm):
     return size_reads, float_reads
 
 
+def _unbacked(value):
+    """The unbacked symbols (`u0`: a size only a tensor's values give) in the shapes of `value`,
+    a node's meta (a tensor, a `SymInt`, or a tuple or list of them)."""
+    if isinstance(value, (list, tuple)):
+        return set().union(*map(_unbacked, value)) if value else set()
+    if isinstance(value, torch.Tensor):
+        dims = (*value.shape, *value.stride())
+    elif isinstance(value, torch.SymInt):
+        dims = (value,)
+    else:
+        return set()
+    # The expression as traced (`_expr`), before the shape environment's replacements: a
+    # `torch._check(z.size(0) == 4)` later makes `u0` 4, yet `z` stays sized by values.
+    return {str(sym) for d in dims if isinstance(d, torch.SymInt)
+            for sym in getattr(d.node, "_expr", d.node.expr).free_symbols
+            if str(sym).startswith("u")}
+
+
+def _meta(node):
+    return node.meta.get("example_value", node.meta.get("val"))
+
+
+def sized_by_values(gm):
+    """The nodes of `gm` whose output's size its input's values give (`nonzero`,
+    `masked_select`, `unique`, with Dynamo's `capture_dynamic_output_shape_ops`): an output
+    shape holding an unbacked symbol none of the node's inputs has. At a call, each is
+    computed first (`_evaluate`) and the graph bound to what it gave, an input of the bound
+    graph (`bind`)."""
+    found = []
+    for n in gm.graph.nodes:
+        if n.op not in ("call_function", "call_method") or _value_read(n):
+            continue
+        if (n.op == "call_function" and n.target is operator.getitem
+                and isinstance(n.args[0], torch.fx.Node)
+                and isinstance(_meta(n.args[0]), (list, tuple))):
+            continue  # an element of a tuple: its maker is the one sized by values
+        new = _unbacked(_meta(n)) - set().union(
+            set(), *(_unbacked(_meta(i)) for i in n.all_input_nodes))
+        if new and isinstance(_meta(n), (torch.Tensor, list, tuple)):
+            found.append(n)
+    return found
+
+
 def _ancestors(nodes):
     """`nodes` and every node they depend on."""
     needed, stack = set(), list(nodes)
@@ -140,12 +183,11 @@ class Specialized:
         # once tracing needs them, `bind_floats`).
         self.size_reads, self.float_reads = value_reads(gm)
         self.size_read_names = [n.name for n in self.size_reads]
-        # A size read in a graph that writes in place cannot be computed ahead of the call
-        # (the read may follow the write, which would then happen twice): such a graph runs
-        # eagerly (strict mode raises).
-        self.unbindable = next(
-            (n.name for n in gm.graph.nodes if writes_in_place(n)), None
-        ) if self.size_reads else None
+        # Tensors whose sizes their inputs' values give (`nonzero`): computed ahead of each
+        # call, and inputs of the bound graph.
+        self.by_values = sized_by_values(gm)
+        self.by_value_names = [n.name for n in self.by_values]
+        self.unbindable = self._unbindable()
         self.bind_floats = False
         self.warned = False
         # The tensors whose shapes or strides hold symbols: the rest are static, and Dynamo's
@@ -158,12 +200,31 @@ class Specialized:
                 self.volatile.append(i)
         stats["dynamic_graphs"] += 1
 
+    def _unbindable(self):
+        """Why the graph cannot be bound ahead of a call, or None. A size read in a graph that
+        writes in place cannot be computed ahead of the call (the read may follow the write,
+        which would then happen twice); a tensor sized by its inputs' values that needs a
+        gradient cannot be an input. Such a graph runs eagerly (strict mode raises)."""
+        if not (self.size_reads or self.by_values):
+            return None
+        writer = next((n.name for n in self.gm.graph.nodes if writes_in_place(n)), None)
+        if writer is not None:
+            return (f"the graph reads a size from a tensor's values and writes in place "
+                    f"('{writer}'): coil cannot bind it to the size before the call")
+        for n in self.by_values:
+            metas = _meta(n) if isinstance(_meta(n), (list, tuple)) else [_meta(n)]
+            if any(isinstance(m, torch.Tensor) and m.requires_grad for m in metas):
+                return (f"'{n.name}' is sized by its input's values and needs a gradient: "
+                        f"coil binds such a tensor as an input, computed before the call")
+        return None
+
     def _bound_positions(self):
         return self.float_reads if self.bind_floats else set()
 
-    def _key(self, args, sizes):
+    def _key(self, args, sizes, made):
         bound = self._bound_positions()
         key = [torch.is_grad_enabled(), _frozen(sizes)]
+        key.extend((tuple(t.shape), t.stride(), t.dtype) for t in made)
         for i in self.volatile:
             a = args[i]
             if isinstance(a, torch.Tensor):
@@ -177,25 +238,27 @@ class Specialized:
     def __call__(self, *args):
         if self.unbindable is not None:
             return self._eagerly(args)
-        sizes = _evaluate(self.gm, self.size_reads, args) if self.size_reads else []
-        key = self._key(args, sizes)
+        ahead = self.size_reads + self.by_values
+        values = _evaluate(self.gm, ahead, args) if ahead else []
+        sizes = values[:len(self.size_reads)]
+        made = _flat_tensors(values[len(self.size_reads):])
+        key = self._key(args, sizes, made)
         entry = self.compiled.get(key)
         if entry is None:
-            entry = self._compile(args, sizes)
-            key = self._key(args, sizes)  # `bind_floats` may have changed it
+            entry = self._compile(args, sizes, values[len(self.size_reads):])
+            key = self._key(args, sizes, made)  # `bind_floats` may have changed it
             _remember(self.compiled, key, entry, self.stats)
         else:
             self.compiled.move_to_end(key)
         run, kept = entry
         if run is None:
             return self.gm(*args)
-        return run(*kept(args))
+        return run(*kept(args), *made)
 
     def _eagerly(self, args):
         """Runs Dynamo's graph itself, saying why once (or raises in strict mode)."""
         if not self.warned:
-            reason = (f"the graph reads a size from a tensor's values and writes in place "
-                      f"('{self.unbindable}'): coil cannot bind it to the size before the call")
+            reason = self.unbindable
             if self.strict:
                 raise RuntimeError(f"coil cannot compile this graph ({reason})")
             warnings.warn(f"coil: running this graph eagerly: {reason}", stacklevel=3)
@@ -203,15 +266,17 @@ class Specialized:
             self.warned = True
         return self.gm(*args)
 
-    def _compile(self, args, sizes):
+    def _compile(self, args, sizes, made):
         try:
-            return self._compile_bound(args, sizes)
+            return self._compile_bound(args, sizes, made)
+        except CheckFailed:
+            raise
         except Exception as first:
             if self.float_reads and not self.bind_floats:
                 log.info("coil: binding the graph's float inputs (%s)", first)
                 self.bind_floats = True
                 try:
-                    return self._compile_bound(args, sizes)
+                    return self._compile_bound(args, sizes, made)
                 except Exception as e:
                     first = e
             reason = f"compiling the graph for one binding of its sizes failed: {first}"
@@ -221,8 +286,9 @@ class Specialized:
             self.stats["graphs_to_eager"].append(reason)
             return None, None
 
-    def _compile_bound(self, args, sizes):
-        if self.aten is not None and not self.size_reads and not needs_grad(args):
+    def _compile_bound(self, args, sizes, made):
+        if (self.aten is not None and not self.size_reads and not self.by_values
+                and not needs_grad(args)):
             try:
                 static, kept = bind_aten(self.aten, args, self._bound_positions())
             except Exception as e:  # a symbol the arguments do not give: trace per binding
@@ -240,9 +306,10 @@ class Specialized:
                 self.stats["traces_bound"] += 1
                 return run, _picker(kept)
         reads = dict(zip(self.size_read_names, sizes))
-        bound, kept = bind(self.gm, args, self._bound_positions(), reads)
+        bound, kept = bind(self.gm, args, self._bound_positions(), reads,
+                           dict(zip(self.by_value_names, made)))
         log.info("coil: compiling a static graph for the binding %s", _describe(args))
-        run = self.compile_static(bound, [args[i] for i in kept])
+        run = self.compile_static(bound, [args[i] for i in kept] + _flat_tensors(made))
         self.stats["specializations"] += 1
         return run, _picker(kept)
 
@@ -299,6 +366,70 @@ class BoundTrace:
         self.stats["specializations"] += 1
         self.stats["traces_bound"] += 1
         return run, _picker(kept), numbers, len(results)
+
+
+def _flat_tensors(values):
+    """The tensors of `values` (each a tensor, or a tuple or list of them), in order."""
+    flat = []
+    for v in values:
+        flat.extend(_flat_tensors(v) if isinstance(v, (list, tuple)) else [v])
+    return [t for t in flat if isinstance(t, torch.Tensor)]
+
+
+def _feed(graph, node, value, anchor):
+    """Makes `node` of `graph` (its value `value`, computed ahead of the call) inputs of the
+    graph, placed after `anchor` (the last input so far, or None): one per tensor of `value`,
+    a tuple's elements read through `getitem`. Reads of their sizes become numbers. Returns the
+    last input made."""
+    def placeholder(tensor):
+        nonlocal anchor
+        where = (graph.inserting_after(anchor) if anchor is not None
+                 else graph.inserting_before(next(iter(graph.nodes))))
+        with where:
+            anchor = graph.placeholder(f"{node.name}_{len(fed)}")
+        anchor.meta["val"] = tensor
+        fed.append(anchor)
+        return anchor
+
+    fed = []
+    if isinstance(value, torch.Tensor):
+        node.replace_all_uses_with(placeholder(value))
+    else:
+        inputs = {k: placeholder(t) for k, t in enumerate(value) if isinstance(t, torch.Tensor)}
+        for user in list(node.users):
+            if not (user.op == "call_function" and user.target is operator.getitem
+                    and user.args[1] in inputs):
+                raise TypeError(f"{user.name} reads {node.name}, a tuple, whole")
+            user.replace_all_uses_with(inputs[user.args[1]])
+            graph.erase_node(user)
+    graph.erase_node(node)
+    for p in fed:
+        _layout_reads_to_numbers(graph, p, p.meta["val"])
+    return anchor
+
+
+def _layout_reads_to_numbers(graph, node, tensor):
+    """Reads of `node`'s sizes (`sym_size`, `size()`, `numel()`, `dim()`) become the numbers
+    they are of `tensor`."""
+    for user in list(node.users):
+        if not user.args or user.args[0] is not node:
+            continue
+        rest = user.args[1:]
+        if user.op == "call_function" and user.target in _LAYOUT_READS:
+            _replace_with_constant(graph, user, _LAYOUT_READS[user.target](tensor, *rest))
+        elif user.op == "call_method" and user.target in ("size", "numel", "dim", "stride"):
+            _replace_with_constant(graph, user, getattr(tensor, user.target)(*rest))
+
+
+def _drop_unused(graph, candidates):
+    """Erases the nodes of `candidates` (what the tensors made ahead of the call were made
+    from: computed then) that nothing reads any more; never a write in place or a check."""
+    for node in reversed(list(graph.nodes)):
+        if (node in candidates and node.op in ("call_function", "call_method")
+                and not node.users and not writes_in_place(node)
+                and node.target not in _ASSERTS
+                and not getattr(node.target, "__name__", "").startswith(("_check", "_assert"))):
+            graph.erase_node(node)
 
 
 def _remember(compiled, key, entry, stats):
@@ -401,19 +532,28 @@ def _replace_with_constant(graph, node, value):
     graph.erase_node(node)
 
 
-def bind(gm, args, read_positions, reads):
+def bind(gm, args, read_positions, reads, made=None):
     """`gm` with its non-tensor arguments replaced by their values in `args`, the values its
     tensors at `read_positions` are read as (`item()`, `tolist()`) replaced by what they are
-    now, and the nodes named in `reads` by the values given; returns it and the positions of
-    the arguments it still takes."""
+    now, the nodes named in `reads` by the values given, and those named in `made` (tensors
+    sized by values, `sized_by_values`) by inputs after the others, one per tensor of the
+    value given (`_flat_tensors`); returns it and the positions of the arguments of `args` it
+    still takes (the made tensors follow them)."""
     graph = torch.fx.Graph()
     copies = {}
     out = graph.graph_copy(gm.graph, copies)
     graph.output(out)
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     for old, new in copies.items():
         if old.name in reads:
             _replace_with_constant(graph, new, reads[old.name])
-    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    if made:
+        anchor = placeholders[-1] if placeholders else None
+        fed = {new: made[old.name] for old, new in copies.items() if old.name in made}
+        before = _ancestors(fed) - set(fed)
+        for new, value in fed.items():
+            anchor = _feed(graph, new, value, anchor)
+        _drop_unused(graph, before)
     if len(placeholders) != len(args):
         raise TypeError(f"the graph takes {len(placeholders)} arguments, not {len(args)}")
     kept = []
@@ -437,6 +577,12 @@ def bind(gm, args, read_positions, reads):
         if not p.users:
             graph.erase_node(p)
             kept.remove(i)
+    # Metas of sizes the binding made numbers are stale: without them the bound graph is no
+    # longer taken for one sized by values (`sized_by_values`) when the static path sees it.
+    for node in graph.nodes:
+        if _unbacked(_meta(node)):
+            node.meta.pop("example_value", None)
+            node.meta.pop("val", None)
     return torch.fx.GraphModule(gm, graph), kept
 
 
@@ -617,14 +763,25 @@ def _foldable(target):
     return module.startswith("torch") and name.startswith(("sym_", "_sym_", "_check"))
 
 
+class CheckFailed(RuntimeError):
+    """A check of the graph's sizes (`torch._check`, a runtime assertion of Dynamo's) that the
+    call's sizes fail: raised to the caller, as eager raises it, never a reason to run
+    eagerly."""
+
+
 def _fold_constants(graph):
     """Runs the size arithmetic and size checks whose arguments the binding made numbers
     (`u0 >= 0`, `_assert_scalar(True, ...)`, `torch._check(z // 2 == 3)`), replacing each by
-    its result. A check that fails raises here, as the call would have."""
+    its result. A check that fails raises `CheckFailed` here, as the call would have."""
     for node in list(graph.nodes):
         if node.op != "call_function" or node.all_input_nodes or not _foldable(node.target):
             continue
-        value = node.target(*node.args, **node.kwargs)
+        try:
+            value = node.target(*node.args, **node.kwargs)
+        except RuntimeError as e:
+            if node.target in _ASSERTS or "_check" in getattr(node.target, "__name__", ""):
+                raise CheckFailed(str(e)) from e
+            raise
         if node.target in _ASSERTS or value is None:
             if node.users:
                 continue

@@ -1,7 +1,8 @@
 """Graphs Dynamo traces with symbolic sizes through `torch.compile(backend="coil")`:
 `dynamic=True`, `mark_dynamic`, the automatic dynamic after a second shape, training under
-them, and sizes read out of tensors (`item()`, `tolist()`: unbacked symbols). Each binding of
-the sizes is a static coil graph; every result is checked against eager."""
+them, sizes read out of tensors (`item()`, `tolist()`: unbacked symbols) and tensors sized by
+their inputs' values (`nonzero`, `masked_select`, `unique`). Each binding of the sizes is a
+static coil graph; every result is checked against eager."""
 
 import pytest
 import torch
@@ -231,7 +232,8 @@ def test_a_float_passed_as_a_tensor_stays_a_run_time_number_unless_tracing_needs
 
 def test_a_graph_coil_cannot_compile_for_a_binding_runs_eagerly_with_a_warning():
     def fn(x, y):
-        return x.nonzero().sum() + y.item()
+        # `histc`: an op coil lacks.
+        return torch.histc(x.float(), 4).sum() + x.nonzero().sum() + y.item()
 
     with torch._dynamo.config.patch(capture_scalar_outputs=True,
                                     capture_dynamic_output_shape_ops=True):
@@ -316,3 +318,101 @@ def test_dynamo_recompiles_where_a_derived_size_meets_the_0_1_specialization():
             assert torch.equal(got, want)
         counts.append(len(frames))
     assert counts == [1, 2, 2, 2, 2, 3], counts
+
+
+def _by_values(x, m):
+    """Tensors sized by values: a mask's indices, a masked selection, a boolean index, the
+    distinct values with their counts, `where`'s index tuple."""
+    idx = m.nonzero()
+    picked = torch.masked_select(x, m).sin() * 2
+    rows = x[m.any(1)].relu().sum(0)
+    values, inverse, counts = torch.unique(
+        (x * 2).round(), return_inverse=True, return_counts=True)
+    i, j = torch.where(m)
+    return (idx + 1, picked, rows, values.softmax(0), inverse, counts,
+            x[i, j].cumsum(0))
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_tensors_sized_by_their_inputs_values_are_made_first_and_bind_the_graph(dynamic):
+    # Dynamo's `capture_dynamic_output_shape_ops` puts `nonzero` and its kind in the graph,
+    # with unbacked sizes (`u0`). Each is computed ahead of the call and the graph is bound to
+    # what it gave: an input of a static graph, one per binding of the sizes.
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        f = torch.compile(_by_values, backend="coil", dynamic=dynamic, fullgraph=True,
+                          options={"strict": True})
+        x = torch.randn(6, 5)
+        thresholds = (0.5, -0.3, 0.5, 9.0)  # a repeat; 9.0: nothing selected (0-size)
+        for t in thresholds:
+            m = x > t
+            for got, want in zip(f(x, m), _by_values(x, m)):
+                assert got.shape == want.shape and got.dtype == want.dtype
+                torch.testing.assert_close(got, want)
+    # One static graph per distinct binding: the repeated mask reuses its own.
+    assert coil.torch_stats()["specializations"] == 3
+    assert_all_compiled()
+
+
+def test_counts_repeats_and_runs_sized_by_values_match_eager():
+    def fn(x, r):
+        return (torch.bincount(r).float() * 2, torch.repeat_interleave(x, r) + 1,
+                torch.unique_consecutive(r) * 3, x[: (x > 0).sum().item()].sin())
+
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True,
+                                    capture_scalar_outputs=True):
+        f = torch.compile(fn, backend="coil", fullgraph=True, options={"strict": True})
+        for r in ([1, 0, 3, 2], [0, 0, 0, 0], [5, 5, 1, 1]):
+            x, r = torch.randn(4), torch.tensor(r)
+            for got, want in zip(f(x, r), fn(x, r)):
+                assert got.shape == want.shape
+                torch.testing.assert_close(got, want)
+    assert_all_compiled()
+
+
+def test_new_values_of_the_same_sizes_run_the_same_binding():
+    def fn(x):
+        return torch.masked_select(x, x > 0).exp().sum()
+
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        f = torch.compile(fn, backend="coil", options={"strict": True})
+        for _ in range(3):
+            # Three positives each time, at new places with new values.
+            x = -torch.rand(10)
+            x[torch.randperm(10)[:3]] = torch.rand(3)
+            torch.testing.assert_close(f(x), fn(x))
+    assert coil.torch_stats()["specializations"] == 1
+
+
+def test_a_check_on_a_size_given_by_values_raises_as_eager_does():
+    def fn(x):
+        z = x.nonzero()
+        torch._check(z.size(0) == 4)
+        return z + 3
+
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        f = torch.compile(fn, backend="coil", options={"strict": True})
+        x = torch.tensor([0, 1, 3, 4, 2, 0, 0])
+        assert torch.equal(f(x), fn(x))
+        # Not a reason to run eagerly: the check's own error, as eager raises it.
+        with pytest.raises(RuntimeError, match="Runtime assertion failed"):
+            f(torch.tensor([0, 0, 0, 5]))
+    assert_all_compiled()
+
+
+def test_a_tensor_sized_by_values_that_needs_a_gradient_runs_eagerly_with_a_warning():
+    def fn(x):
+        return torch.masked_select(x, x > 0).pow(2).sum()
+
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        f = torch.compile(fn, backend="coil")
+        x = torch.randn(12, requires_grad=True)
+        with pytest.warns(UserWarning, match="needs a gradient"):
+            loss = f(x)
+        loss.backward()
+        want = x.detach().clone().requires_grad_()
+        fn(want).backward()
+        torch.testing.assert_close(x.grad, want.grad)
+        torch._dynamo.reset()
+        strict = torch.compile(fn, backend="coil", options={"strict": True})
+        with pytest.raises(Exception, match="needs a gradient"):
+            strict(torch.randn(12, requires_grad=True))
