@@ -10,7 +10,12 @@ compiled, sent to eager and ran on the host. A way `X-graphs` is backend X with
 
     .venv/bin/python tools/decode_bench.py [--device cpu|cuda] [--dtype float32|bfloat16]
         [--layers 2 --hidden 128 --heads 4 --kv-heads 2 --vocab 1000] [--prompt 16 --new 32]
-        [--ways eager,coil,inductor,coil-graphs,inductor-graphs]
+        [--ways eager,coil,inductor,coil-graphs,inductor-graphs] [--step N] [--profile]
+
+`--step N` also times the decode step alone: the forward of one token (the last call
+`generate` made), called N times, then one synchronize (`step_ms`, and `step_hbm_share`: the
+bytes it must read over that time against `--bandwidth`, in GB/s). `--profile` prints the
+decode step's ten costliest kernels per way (torch.profiler: CUPTI sees coil's launches too).
 
 The issue's H200 shapes: `--layers 4 --hidden 512 --heads 8 --kv-heads 8 --prompt 128`
 (small f32) and `--layers 16 --hidden 2048 --heads 32 --kv-heads 8 --vocab 128256
@@ -40,6 +45,10 @@ def main():
     ap.add_argument("--prompt", type=int, default=16)
     ap.add_argument("--new", type=int, default=32)
     ap.add_argument("--ways", default="eager,coil,inductor")
+    ap.add_argument("--step", type=int, default=0, help="time the decode step alone, N calls")
+    ap.add_argument("--bandwidth", type=float, default=3350.0,
+                    help="the device's memory bandwidth in GB/s (H100 SXM 3350, H200 4800)")
+    ap.add_argument("--profile", action="store_true")
     ap.add_argument("--cache", default="static", choices=["static", "dynamic"],
                     help="static: a fixed-size KV cache (one decode graph); dynamic: "
                     "transformers' default, which grows a token a step (a new size each call)")
@@ -71,8 +80,23 @@ def main():
 
             coil.reset_stats()
         mode = {"mode": "reduce-overhead"} if variant == "graphs" else {}
-        model.forward = eager_forward if way == "eager" else torch.compile(
+        compiled = eager_forward if way == "eager" else torch.compile(
             eager_forward, backend=backend, **mode)
+        last = {}
+
+        def recording(*args, **kwargs):
+            ids_now = kwargs.get("input_ids", args[0] if args else None)
+            if ids_now is not None and ids_now.shape[-1] == 1:
+                # Copies: `generate` advances its position tensors in place afterwards, and
+                # the static cache its layers' lengths (saved to be put back before each
+                # timed call).
+                last["call"] = tuple(
+                    torch.utils._pytree.tree_map_only(torch.Tensor, torch.clone, x)
+                    for x in (args, kwargs))
+                last["lengths"] = [(t, t.clone()) for t in _cache_lengths(kwargs)]
+            return compiled(*args, **kwargs)
+
+        model.forward = recording
 
         def generate():
             with torch.no_grad():
@@ -100,6 +124,8 @@ def main():
              "ms_per_token": round(ms, 3), "tokens_per_s": round(1e3 / ms, 1),
              "read_gb_s": round(read_bytes / ms / 1e6, 1), "first_generate_s": round(first_s, 2),
              "eager_tokens": None if want is None else tokens == want}
+        if a.step and "call" in last:
+            r.update(decode_step(compiled, last, a.step, sync, read_bytes, a))
         if backend == "coil":
             s = coil.torch_stats()
             r.update(cache=a.cache, dynamic_graphs=s["dynamic_graphs"],
@@ -110,6 +136,63 @@ def main():
                      cuda_graphs_refused=s["cuda_graphs_refused"])
         print(json.dumps(r), flush=True)
     model.forward = eager_forward
+
+
+def _cache_lengths(kwargs):
+    """The static cache's per-layer length tensors (transformers' `StaticLayer`), which each
+    forward advances in place."""
+    for v in kwargs.values():
+        layers = getattr(v, "layers", None)
+        if layers:
+            return [layer.cumulative_length for layer in layers
+                    if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor)]
+    return []
+
+
+def decode_step(forward, last, n, sync, read_bytes, a):
+    """The decode step alone: `forward` on `generate`'s last one-token call, `n` times queued
+    then one synchronize (median of 5 rounds), the cache's lengths put back before each (one
+    `_foreach_copy_`, timed alone and taken off); with `--profile`, its costliest kernels."""
+    args, kwargs = last["call"]
+    lengths = [t for t, _ in last["lengths"]]
+    saved = [v for _, v in last["lengths"]]
+
+    def rewind():
+        if lengths:
+            torch._foreach_copy_(lengths, saved)
+
+    def timed(body):
+        rounds = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                body()
+            sync()
+            rounds.append(1e3 * (time.perf_counter() - t0) / n)
+        return sorted(rounds)[2]
+
+    def step():
+        rewind()
+        forward(*args, **kwargs)
+
+    with torch.no_grad():
+        for _ in range(3):
+            step()
+        sync()
+        ms = timed(step) - timed(rewind)
+        out = {"step_ms": round(ms, 4),
+               "step_hbm_share": round(read_bytes / (ms / 1e3) / 1e9 / a.bandwidth, 3)}
+        if a.profile and a.device == "cuda":
+            from torch.profiler import ProfilerActivity, profile
+
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                for _ in range(10):
+                    step()
+                sync()
+            rows = sorted(prof.key_averages(), key=lambda e: -e.device_time_total)[:10]
+            out["kernels_us_per_step"] = [
+                [e.key[:80], round(e.device_time_total / 10, 1), e.count // 10] for e in rows]
+    return out
 
 
 if __name__ == "__main__":
