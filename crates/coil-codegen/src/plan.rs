@@ -119,7 +119,9 @@ pub struct Plan {
 impl Plan {
     /// Places buffers: inputs (and the index-check flags) first, each other buffer when first
     /// written, in a slot freed by a buffer whose last use is over (same or larger size,
-    /// smallest first; for an output, only of exactly its size), or a new slot.
+    /// smallest first; for an output, only of exactly its size, and never for an output the
+    /// size of an input: a caller may give it that input's memory, the new value of a KV cache
+    /// written in place, which an earlier buffer in its slot would overwrite), or a new slot.
     /// Outputs and inputs are never freed. An error names a step that uses an unknown buffer
     /// or a buffer no step writes (a bug of whoever made the steps).
     pub fn new(
@@ -142,6 +144,11 @@ impl Plan {
         let mut slots: Vec<usize> = Vec::new();
         let mut placement: HashMap<BufRef, SlotId> = HashMap::new();
         let mut free: Vec<SlotId> = Vec::new();
+        let input_bytes: std::collections::HashSet<usize> = buffers
+            .iter()
+            .filter(|b| matches!(b.role, BufferRole::Input(_)))
+            .map(|b| b.bytes)
+            .collect();
         // Inputs, and the index-check flags (zeroed once, so never in a shared slot).
         for b in buffers
             .iter()
@@ -175,12 +182,13 @@ impl Plan {
                 // An output takes a freed slot only of exactly its size, so that its slot is
                 // its own extent (a caller's tensor can then stand in for it).
                 let output = info[&n].role == BufferRole::Output;
+                let own_slot = output && input_bytes.contains(&bytes);
                 let best = free
                     .iter()
                     .enumerate()
                     .filter(|(_, s)| {
                         let size = slots[s.0 as usize];
-                        size >= bytes && (!output || size == bytes)
+                        size >= bytes && (!output || size == bytes) && !own_slot
                     })
                     .min_by_key(|(_, s)| slots[s.0 as usize])
                     .map(|(k, _)| k);
@@ -285,7 +293,7 @@ mod tests {
     #[test]
     fn freed_buffers_are_reused_and_outputs_are_not() {
         let buffers = vec![
-            buf(x(), 64, BufferRole::Input(0)),
+            buf(x(), 48, BufferRole::Input(0)),
             buf(b(0), 64, BufferRole::Intermediate),
             buf(b(1), 64, BufferRole::Intermediate),
             buf(b(2), 32, BufferRole::Intermediate),
@@ -304,6 +312,27 @@ mod tests {
         assert_eq!(plan.placement[&b(3)], plan.placement[&b(1)]);
         assert_eq!(plan.slots.len(), 3);
         assert_ne!(plan.placement[&x()], plan.placement[&b(0)]);
+    }
+
+    #[test]
+    fn an_output_the_size_of_an_input_takes_no_freed_slot() {
+        // The new value of a KV cache: a caller may give it the cache's own memory, which an
+        // earlier buffer of its slot would overwrite before the copy reads the cache.
+        let buffers = vec![
+            buf(x(), 64, BufferRole::Input(0)),
+            buf(b(0), 64, BufferRole::Intermediate),
+            buf(b(2), 32, BufferRole::Intermediate),
+            buf(b(1), 64, BufferRole::Output),
+        ];
+        let steps = vec![
+            kernel(0, &[x(), b(0)], &[b(0)]),
+            // buf0 dies here: a free slot of exactly the output's size.
+            kernel(1, &[b(0), b(2)], &[b(2)]),
+            kernel(2, &[x(), b(2), b(1)], &[b(1)]),
+        ];
+        let plan = Plan::new(buffers, steps, vec![output(b(1))]).unwrap();
+        assert_ne!(plan.placement[&b(1)], plan.placement[&b(0)]);
+        assert_eq!(plan.slots.len(), 4);
     }
 
     #[test]

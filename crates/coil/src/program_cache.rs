@@ -79,7 +79,12 @@ impl ProgramSlot {
             .part("target", format!("{:?}", backend.target()))
             .part(
                 "coil",
-                concat!("coil ", env!("CARGO_PKG_VERSION"), " program v1"),
+                concat!(
+                    "coil ",
+                    env!("CARGO_PKG_VERSION"),
+                    " program v1, sources ",
+                    env!("COIL_SOURCE_HASH")
+                ),
             )
             .finish();
         ProgramSlot {
