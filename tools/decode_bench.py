@@ -6,7 +6,9 @@ timed `generate` after a warm-up one that compiles), the bytes a decode step mus
 weights and, with the static cache, the whole cache) over that time (`read_gb_s`, to set against
 the device's memory bandwidth), the first `generate`'s seconds, and for coil the graphs it
 compiled, sent to eager and ran on the host. A way `X-graphs` is backend X with
-`mode="reduce-overhead"` (CUDA graphs: coil's `_graphs`, Inductor's cudagraph trees).
+`mode="reduce-overhead"` (CUDA graphs: coil's `_graphs`, Inductor's cudagraph trees);
+`coil-ungrouped` is coil with `group_heads=False` (grouped-query attention's key and value
+heads copied per query head, as traced).
 
     .venv/bin/python tools/decode_bench.py [--device cpu|cuda] [--dtype float32|bfloat16]
         [--layers 2 --hidden 128 --heads 4 --kv-heads 2 --vocab 1000] [--prompt 16 --new 32]
@@ -80,6 +82,8 @@ def main():
 
             coil.reset_stats()
         mode = {"mode": "reduce-overhead"} if variant == "graphs" else {}
+        if variant == "ungrouped":  # coil without `_heads`: a copy of the cache per query head
+            mode = {"options": {"group_heads": False}}
         compiled = eager_forward if way == "eager" else torch.compile(
             eager_forward, backend=backend, **mode)
         last = {}

@@ -19,6 +19,7 @@ from ._dynamic import (
     writes_in_place,
 )
 from ._complex import lower_complex
+from ._heads import group_repeated_heads
 from ._scalars import tensorize_scalars
 from ._unsigned import SIGNED, lower_unsigned
 from ._random import seed_random_ops
@@ -53,7 +54,7 @@ _STATS = _fresh_stats()
 _NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts", "gemm",
                    "aggressive_fusion", "share_code")
 _KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs", "aten_externs", "cudagraphs",
-                                    "mode")
+                                    "mode", "group_heads")
 # torch.compile's modes: which turn CUDA graphs on (`_graphs`), as Inductor's do.
 _MODES = {"default": False, "reduce-overhead": True, "max-autotune": True,
           "max-autotune-no-cudagraphs": False}
@@ -116,7 +117,9 @@ def backend(gm, example_inputs, options=None, **kwargs):
     per problem and an addmm's bias in the same call; `classic`, cuBLAS's GEMM calls. On the
     CPU: `eager`, the default, f32 matmuls through PyTorch's own BLAS called as eager calls
     it, so they equal eager's bit for bit as Inductor's extern mm does; `onednn`, `openblas`,
-    `gemm`: coil's own libraries, as the CLI runs them), `aggressive_fusion` (Inductor's knob:
+    `gemm`: coil's own libraries, as the CLI runs them), `group_heads` (True by default:
+    grouped-query attention's matmuls read each shared key and value head once, `_heads`;
+    False keeps the copy per query head the traced graph makes), `aggressive_fusion` (Inductor's knob:
     pointwise kernels of one iteration space fuse even with no data in common; on by default
     for an optimizer step (`_optimizer_graph`), whose per-parameter updates would otherwise be
     a kernel each, as Inductor's foreach kernels group them), `share_code` (on the CPU, True by
@@ -582,6 +585,8 @@ def _prepare(gm, example_inputs, options, device):
     `_trace_cache` keeps, plain data and tensors only."""
     lifted, consts = lift_constants(gm)
     normalize_prims(lifted)
+    if options.get("group_heads", True):
+        group_repeated_heads(lifted)
     numbers = _number_outputs(lifted)
     tensorize_scalars(lifted)
     unsigned_in, unsigned_out = lower_unsigned(lifted)

@@ -82,6 +82,13 @@ fn cast(strides: [isize; 2], flipped: bool, (m_rows, m_cols): (isize, isize)) ->
         Some(false)
     } else if s1 == 1 && s0 >= m_cols.max(1) {
         Some(true)
+    } else if m_cols == 1 && (s0 == 1 || m_rows == 1) {
+        // A vector: the stride of a dim of one is never followed, and coil's layouts give
+        // such a dim any stride (a `[1, 512]` view of a computed row may have 0 or 1 where
+        // eager's tensor has 512), so it is read in place as eager reads a contiguous one.
+        Some(false)
+    } else if m_rows == 1 && s1 == 1 {
+        Some(true)
     } else {
         None
     }
