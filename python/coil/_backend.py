@@ -468,9 +468,9 @@ def _source(gm, inputs, options):
 def compile_fx(gm, example_inputs, **options):
     """Compiles an ATen `GraphModule` (what AOTAutograd gives a backend) for the device of its
     example inputs; returns a callable taking and returning what `gm.forward` does (each call's
-    inputs checked against the example inputs' shapes and dtypes). A graph coil cannot compile
-    (an op it lacks, symbolic shapes) runs eagerly with one warning, or raises with
-    `strict=True`."""
+    inputs checked against the example inputs' shapes and dtypes). An op coil lacks runs through
+    ATen between the graph's compiled segments (`_lacked_op`), anything else coil cannot
+    compile runs the graph eagerly, each with one warning, or raises with `strict=True`."""
     return _compile(gm, example_inputs, options, trusted=False)
 
 
@@ -557,6 +557,14 @@ def _compile_entry(gm, example_inputs, options, trusted, cache_key, entry):
         reason = f"{type(e).__name__ if not isinstance(e, Unsupported) else 'unsupported'}: {e}"
         if strict:
             raise RuntimeError(f"coil cannot compile this graph ({reason})") from e
+        lacked = _lacked_op(e, gm)
+        if lacked is not None:
+            # As Inductor's implicit fallbacks: that op alone runs through ATen, between coil's
+            # compiled segments (each of which may split again at another op it lacks).
+            warnings.warn(f"coil: {lacked} runs through ATen, the rest of the graph compiled "
+                          f"({reason})", stacklevel=2)
+            _STATS["fallback_ops"].append(lacked)
+            return _split(gm, example_inputs, options, trusted, mode, frozenset({lacked}))
         warnings.warn(f"coil: running this graph eagerly: {reason}", stacklevel=2)
         _STATS["graphs_to_eager"].append(reason)
         return gm.forward
@@ -708,9 +716,26 @@ def _runner(model, entry, example_inputs, device, host_scalars, mutated, trusted
     return runner
 
 
-def _split(gm, example_inputs, options, trusted, mode):
-    """`_compile` of a graph holding ops Inductor leaves to ATen: split at them (`_extern`),
-    each segment compiled (or run eagerly, as a graph would) and counted as one graph."""
+_LACKED = re.compile(r"unsupported op:? ([\w.]+)")
+
+
+def _lacked_op(error, gm):
+    """The operator an error says coil lacks (`unsupported op aten.histc.default`), when `gm`
+    calls it as a node of its own that ATen can run (an operator overload, not the whole
+    graph's only op); else None."""
+    m = _LACKED.search(str(error))
+    if m is None:
+        return None
+    name = m.group(1)
+    calls = [n for n in gm.graph.nodes if n.op == "call_function"
+             and isinstance(n.target, torch._ops.OpOverload) and str(n.target) == name]
+    return name if calls else None
+
+
+def _split(gm, example_inputs, options, trusted, mode, lacking=frozenset()):
+    """`_compile` of a graph holding ops Inductor leaves to ATen (or ops coil lacks,
+    `lacking`): split at them (`_extern`), each segment compiled (or run eagerly, as a graph
+    would) and counted as one graph."""
     before, to_eager = _STATS["graphs_compiled"], len(_STATS["graphs_to_eager"])
     # Which outputs are new values of inputs is said of the whole graph, not of a segment.
     token = _MUTATED.set(None)
@@ -718,7 +743,7 @@ def _split(gm, example_inputs, options, trusted, mode):
         run, externs = split_compile(
             gm, example_inputs,
             lambda sub, inputs, sub_trusted: _compile(sub, inputs, options, sub_trusted),
-            trusted, mode,
+            trusted, mode, lacking,
         )
     finally:
         _MUTATED.reset(token)

@@ -65,8 +65,17 @@ def _val(a):
     return a.meta.get("val") if isinstance(a, torch.fx.Node) else a
 
 
-def _is_extern(node, mode):
-    if node.op != "call_function" or mode == "none":
+def _is_extern(node, mode, lacking=frozenset()):
+    """Whether ATen runs `node`: an op of `mode`'s (above), or one named in `lacking` (ops coil
+    failed to compile in this graph: Inductor's implicit fallbacks, `_backend._compile_entry`)."""
+    if node.op != "call_function":
+        return False
+    if str(node.target) in lacking:
+        return True
+    if node.target is operator.getitem and node.args and isinstance(node.args[0], torch.fx.Node):
+        if _is_extern(node.args[0], mode, lacking):
+            return True
+    if mode == "none":
         return False
     if node.target in TRANSFORMS:
         return True
@@ -78,8 +87,8 @@ def _is_extern(node, mode):
     return node.target is operator.getitem and _is_extern(node.args[0], mode)
 
 
-def has_externs(gm, mode):
-    return any(_is_extern(n, mode) for n in gm.graph.nodes)
+def has_externs(gm, mode, lacking=frozenset()):
+    return any(_is_extern(n, mode, lacking) for n in gm.graph.nodes)
 
 
 class _Segment:
@@ -93,13 +102,13 @@ class _Segment:
         self.run = None
 
 
-def _steps(gm, mode):
+def _steps(gm, mode, lacking=frozenset()):
     """The graph as steps in order: `_Segment`s and extern nodes."""
     steps, current = [], None
     for node in gm.graph.nodes:
         if node.op in ("placeholder", "output"):
             continue
-        if _is_extern(node, mode):
+        if _is_extern(node, mode, lacking):
             steps.append(node)
             current = None
             continue
@@ -153,13 +162,14 @@ def _example(node, given):
     return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device=v.device)
 
 
-def split_compile(gm, example_inputs, compile_segment, trusted, mode):
-    """Compiles `gm` split at its ATen externs: `compile_segment(sub_gm, inputs, trusted)` gives
-    each segment's runner (returning a list). Returns a callable taking and returning what
-    `gm.forward` does (as a list), and the number of extern calls a call makes."""
+def split_compile(gm, example_inputs, compile_segment, trusted, mode, lacking=frozenset()):
+    """Compiles `gm` split at its ATen externs (and at the ops named in `lacking`):
+    `compile_segment(sub_gm, inputs, trusted)` gives each segment's runner (returning a list).
+    Returns a callable taking and returning what `gm.forward` does (as a list), and the number
+    of extern calls a call makes."""
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     given = dict(zip(placeholders, example_inputs))
-    steps = _steps(gm, mode)
+    steps = _steps(gm, mode, lacking)
     externs = 0
     for step in steps:
         if isinstance(step, _Segment):
