@@ -541,10 +541,9 @@ def _compile_entry(gm, example_inputs, options, trusted, cache_key, entry):
     start = time.perf_counter()
     try:
         device, host_scalars = _device_of(example_inputs)
-        if entry is None:
+        fresh = entry is None
+        if fresh:
             entry = _prepare(gm, example_inputs, options, device)
-            if cache_key is not None and _storable(entry):
-                trace_cache.store(cache_key, entry)
         native = {k: str(options[k]) for k in _NATIVE_OPTIONS if k in options}
         if torch.are_deterministic_algorithms_enabled():
             # Scatters that add run on the host, in order (Dynamo recompiles when the mode
@@ -553,6 +552,10 @@ def _compile_entry(gm, example_inputs, options, trusted, cache_key, entry):
         native_start = time.perf_counter()
         model = _native.compile(entry["source"], device.type, native)
         _STATS["coil_compile_s"] += time.perf_counter() - native_start
+        # Kept only once it compiled: a graph that fails (an op coil lacks) is traced again
+        # next time, so that it can be split at that op (`_lacked_op`).
+        if fresh and cache_key is not None and _storable(entry):
+            trace_cache.store(cache_key, entry)
     except Exception as e:  # every failure is a fallback to eager, or an error in strict mode
         reason = f"{type(e).__name__ if not isinstance(e, Unsupported) else 'unsupported'}: {e}"
         if strict:

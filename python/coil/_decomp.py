@@ -141,14 +141,23 @@ def _fma(a, b, c):
 def normalize_prims(gm):
     """Rewrites in place the `prims.convert_element_type` calls a traced graph can still hold
     (a reference's own conversions, when it ran inside another decomposition) as the
-    `_to_copy` of the same meaning, which coil compiles."""
+    `_to_copy` of the same meaning, which coil compiles, and drops the runtime assertions
+    whose conditions the trace settled (`_assert_scalar(True, ...)`)."""
     changed = False
-    for node in gm.graph.nodes:
+    for node in list(gm.graph.nodes):
         if node.op == "call_function" and node.target is torch.ops.prims.convert_element_type.default:
             x, dtype = node.args
             node.target = torch.ops.aten._to_copy.default
             node.args = (x,)
             node.kwargs = {"dtype": dtype}
+            changed = True
+        elif (node.op == "call_function" and node.target is torch.ops.aten._assert_scalar.default
+              and not node.users and not isinstance(node.args[0], torch.fx.Node)):
+            # A check on sizes a static trace made numbers: it holds (or the call fails, as
+            # eager's would); nothing to compile.
+            if not node.args[0]:
+                raise RuntimeError(node.args[1] if len(node.args) > 1 else "assertion failed")
+            gm.graph.erase_node(node)
             changed = True
     if changed:
         gm.recompile()

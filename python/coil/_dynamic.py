@@ -111,6 +111,59 @@ def sized_by_values(gm):
     return found
 
 
+def _needs_grad_meta(node):
+    val = _meta(node)
+    return isinstance(val, torch.Tensor) and val.requires_grad
+
+
+def _bool_mask(node):
+    val = _meta(node) if isinstance(node, torch.fx.Node) else None
+    return isinstance(val, torch.Tensor) and val.dtype == torch.bool
+
+
+def _index_through_nonzero(gm):
+    """Rewrites, in `gm` (Dynamo's graph), each selection by a boolean mask whose result needs
+    a gradient (`x[mask]`, `masked_select(x, mask)`) into indexing by the mask's `nonzero`
+    indices: the indices are sized by values and need no gradient (computed ahead of the call
+    and bound, `sized_by_values`), and the indexing is differentiable with static sizes once
+    bound. Returns how many it rewrote."""
+    count = 0
+    for node in list(gm.graph.nodes):
+        if node.op not in ("call_function", "call_method") or not _needs_grad_meta(node):
+            continue
+        if node.op == "call_function" and node.target is operator.getitem \
+                and len(node.args) == 2 and _bool_mask(node.args[1]):
+            x, mask = node.args
+        elif (node.target in (torch.masked_select, "masked_select") and len(node.args) == 2
+              and _bool_mask(node.args[1])
+              and tuple(_meta(node.args[0]).shape) == tuple(_meta(node.args[1]).shape)):
+            x, mask = node.args
+        else:
+            continue
+        # The fake mode of the metas themselves (the tracing context's may be another).
+        mode = getattr(_meta(mask), "fake_mode", None)
+        if mode is None or getattr(_meta(x), "fake_mode", None) is not mode \
+                or _meta(mask).dim() > _meta(x).dim():
+            continue
+        graph = gm.graph
+        with graph.inserting_before(node), mode:
+            found = graph.call_function(torch.nonzero, (mask,), {"as_tuple": True})
+            found.meta["example_value"] = torch.nonzero(_meta(mask), as_tuple=True)
+            parts = []
+            for k, part in enumerate(found.meta["example_value"]):
+                p = graph.call_function(operator.getitem, (found, k))
+                p.meta["example_value"] = part
+                parts.append(p)
+            picked = graph.call_function(operator.getitem, (x, tuple(parts)))
+            picked.meta["example_value"] = _meta(x)[tuple(found.meta["example_value"])]
+        node.replace_all_uses_with(picked)
+        graph.erase_node(node)
+        count += 1
+    if count:
+        gm.recompile()
+    return count
+
+
 def _ancestors(nodes):
     """`nodes` and every node they depend on."""
     needed, stack = set(), list(nodes)
@@ -185,6 +238,7 @@ class Specialized:
         self.size_read_names = [n.name for n in self.size_reads]
         # Tensors whose sizes their inputs' values give (`nonzero`): computed ahead of each
         # call, and inputs of the bound graph.
+        _index_through_nonzero(gm)
         self.by_values = sized_by_values(gm)
         self.by_value_names = [n.name for n in self.by_values]
         self.unbindable = self._unbindable()

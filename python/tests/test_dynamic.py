@@ -400,20 +400,41 @@ def test_a_check_on_a_size_given_by_values_raises_as_eager_does():
     assert_all_compiled()
 
 
+def test_a_selection_by_a_mask_that_needs_a_gradient_trains_as_eager_does():
+    # `h[mask]` and `masked_select(h, mask)` on a tensor that needs a gradient: indexing by
+    # the mask's `nonzero` (computed ahead of the call, no gradient) with static sizes once
+    # bound, so the training graph compiles and its backward scatters the gradient back.
+    def fn(x, w):
+        h = x @ w
+        return h[h.sum(1) > 0].relu().pow(2).mean() + torch.masked_select(h, h > 0.5).sum()
+
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        f = torch.compile(fn, backend="coil", options={"strict": True})
+        for seed in (0, 1, 0):
+            torch.manual_seed(seed)
+            x, w = torch.randn(10, 6), torch.randn(6, 4, requires_grad=True)
+            f(x, w).backward()
+            got = w.grad.clone()
+            w.grad = None
+            fn(x, w).backward()
+            torch.testing.assert_close(got, w.grad, rtol=1e-5, atol=1e-6)
+    assert_all_compiled()
+
+
 def test_a_tensor_sized_by_values_that_needs_a_gradient_runs_eagerly_with_a_warning():
-    def fn(x):
-        return torch.masked_select(x, x > 0).pow(2).sum()
+    def fn(x, r):
+        return torch.repeat_interleave(x, r).pow(2).sum()
 
     with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
         f = torch.compile(fn, backend="coil")
-        x = torch.randn(12, requires_grad=True)
+        x, r = torch.randn(5, requires_grad=True), torch.tensor([1, 0, 3, 2, 1])
         with pytest.warns(UserWarning, match="needs a gradient"):
-            loss = f(x)
+            loss = f(x, r)
         loss.backward()
         want = x.detach().clone().requires_grad_()
-        fn(want).backward()
+        fn(want, r).backward()
         torch.testing.assert_close(x.grad, want.grad)
         torch._dynamo.reset()
         strict = torch.compile(fn, backend="coil", options={"strict": True})
         with pytest.raises(Exception, match="needs a gradient"):
-            strict(torch.randn(12, requires_grad=True))
+            strict(torch.randn(5, requires_grad=True), r)
