@@ -8,7 +8,8 @@ the device's memory bandwidth), the first `generate`'s seconds, and for coil the
 compiled, sent to eager and ran on the host. A way `X-graphs` is backend X with
 `mode="reduce-overhead"` (CUDA graphs: coil's `_graphs`, Inductor's cudagraph trees);
 `coil-ungrouped` is coil with `group_heads=False` (grouped-query attention's key and value
-heads copied per query head, as traced).
+heads copied per query head, as traced); `coil-owngemm` is coil with `gemm="gemm"` (its own
+f32 matmuls, as the CLI runs them, instead of the loaded torch's BLAS).
 
     .venv/bin/python tools/decode_bench.py [--device cpu|cuda] [--dtype float32|bfloat16]
         [--layers 2 --hidden 128 --heads 4 --kv-heads 2 --vocab 1000] [--prompt 16 --new 32]
@@ -84,6 +85,8 @@ def main():
         mode = {"mode": "reduce-overhead"} if variant == "graphs" else {}
         if variant == "ungrouped":  # coil without `_heads`: a copy of the cache per query head
             mode = {"options": {"group_heads": False}}
+        if variant == "owngemm":  # coil's own f32 matmuls (as the CLI), not torch's BLAS
+            mode = {"options": {"gemm": "gemm"}}
         compiled = eager_forward if way == "eager" else torch.compile(
             eager_forward, backend=backend, **mode)
         last = {}

@@ -180,3 +180,30 @@ pub(crate) unsafe fn sgemm(
     }
     true
 }
+
+/// The 2-D f32 product `[ptr, [batch, row, col] strides]` of the two operands and the result
+/// through the loaded PyTorch's BLAS as eager calls it (`accumulate`: onto the bias already in
+/// the result); `false` where eager would not call BLAS on these layouts.
+///
+/// # Safety
+/// As [`sgemm`].
+pub(crate) unsafe fn product(
+    (m, k, n): (usize, usize, usize),
+    [a, b, out]: [(*mut u8, [isize; 3]); 3],
+    accumulate: bool,
+) -> bool {
+    let op = |(ptr, s): (*mut u8, [isize; 3])| Operand {
+        ptr: ptr as *const f32,
+        strides: [s[1], s[2]],
+    };
+    // SAFETY: the caller's promise; the result overlaps no operand.
+    unsafe {
+        sgemm(
+            (m, k, n),
+            op(a),
+            op(b),
+            (out.0 as *mut f32, [out.1[1], out.1[2]]),
+            if accumulate { 1.0 } else { 0.0 },
+        )
+    }
+}

@@ -45,6 +45,7 @@ mod codegen;
 mod dnnl;
 mod eager_blas;
 mod error;
+mod gemv;
 mod jit;
 mod kernels;
 mod matmul;

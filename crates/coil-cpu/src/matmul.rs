@@ -197,6 +197,12 @@ fn product(
     libs: MatmulLibraries,
     post: &PostOperands<'_>,
 ) -> Result<Ran, CpuError> {
+    // A product of one row splits its columns over the threads whatever its size
+    // ([`crate::gemv`] decides by the matrix's).
+    let threads = match parallelism {
+        Parallelism::Rayon(t) => t,
+        Parallelism::None => 1,
+    };
     let (a, _) = call
         .matmul_operands()
         .map_err(|e| CpuError::Runtime(e.to_string()))?;
@@ -292,7 +298,32 @@ fn product(
         parallelism
     };
     // SAFETY: as for the gemm arms below.
-    if eager && unsafe { through_eager_blas((m, k, n), (ma, mb, mo), accumulate) } {
+    let matrices = [
+        (ma.ptr, ma.strides),
+        (mb.ptr, mb.strides),
+        (mo.ptr, mo.strides),
+    ];
+    if eager && unsafe { crate::eager_blas::product((m, k, n), matrices, accumulate) } {
+        return Ok(Ran::WithoutPostOps);
+    }
+    // One row by a matrix (a decode step's projections): a dot product a column, or the rows
+    // summed, in place; the gemm crate packs the matrix for nothing there.
+    // SAFETY: as for the gemm arms below (each batch's extents checked by `resolve`).
+    if m == 1
+        && a.dtype == DType::F32
+        && unsafe {
+            crate::gemv::batched(
+                (batch, k, n),
+                [
+                    (ma.ptr, ma.strides),
+                    (mb.ptr, mb.strides),
+                    (mo.ptr, mo.strides),
+                ],
+                accumulate,
+                threads,
+            )
+        }
+    {
         return Ok(Ran::WithoutPostOps);
     }
     // SAFETY: as for the gemm arms below.
@@ -422,33 +453,6 @@ unsafe fn through_openblas(
         }
     }
     true
-}
-
-/// The 2-D f32 product through the loaded PyTorch's BLAS as eager calls it (`accumulate`:
-/// onto the bias already in `out`); `false` where eager would not call BLAS on these layouts.
-///
-/// # Safety
-/// As [`run_gemm`].
-unsafe fn through_eager_blas(
-    (m, k, n): (usize, usize, usize),
-    (a, b, out): (&Mat, &Mat, &Mat),
-    accumulate: bool,
-) -> bool {
-    use crate::eager_blas::Operand;
-    let op = |x: &Mat| Operand {
-        ptr: x.ptr as *const f32,
-        strides: [x.strides[1], x.strides[2]],
-    };
-    // SAFETY: the caller's promise; the result overlaps no operand.
-    unsafe {
-        crate::eager_blas::sgemm(
-            (m, k, n),
-            op(a),
-            op(b),
-            (out.ptr as *mut f32, [out.strides[1], out.strides[2]]),
-            if accumulate { 1.0 } else { 0.0 },
-        )
-    }
 }
 
 /// # Safety
