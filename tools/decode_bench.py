@@ -14,6 +14,7 @@ f32 matmuls, as the CLI runs them, instead of the loaded torch's BLAS).
     .venv/bin/python tools/decode_bench.py [--device cpu|cuda] [--dtype float32|bfloat16]
         [--layers 2 --hidden 128 --heads 4 --kv-heads 2 --vocab 1000] [--prompt 16 --new 32]
         [--ways eager,coil,inductor,coil-graphs,inductor-graphs] [--step N] [--profile]
+        [--runs R]
 
 `--step N` also times the decode step alone: the forward of one token (the last call
 `generate` made), called N times, then one synchronize (`step_ms`, and `step_hbm_share`: the
@@ -52,6 +53,8 @@ def main():
     ap.add_argument("--bandwidth", type=float, default=3350.0,
                     help="the device's memory bandwidth in GB/s (H100 SXM 3350, H200 4800)")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="timed generates after the warm-up one; their median is reported")
     ap.add_argument("--cache", default="static", choices=["static", "dynamic"],
                     help="static: a fixed-size KV cache (one decode graph); dynamic: "
                     "transformers' default, which grows a token a step (a new size each call)")
@@ -120,9 +123,12 @@ def main():
             # The second generate's prefill runs on Dynamo's dynamic graph (the first ran on
             # its static one): one more size to compile before the timed run.
             generate()
-        t0 = time.perf_counter()
-        tokens = generate()
-        ms = 1e3 * (time.perf_counter() - t0) / a.new
+        times = []
+        for _ in range(a.runs):
+            t0 = time.perf_counter()
+            tokens = generate()
+            times.append(1e3 * (time.perf_counter() - t0) / a.new)
+        ms = sorted(times)[len(times) // 2]
         tokens = tokens[0, a.prompt:].tolist()
         if way == "eager":
             want = tokens
