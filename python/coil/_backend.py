@@ -724,14 +724,13 @@ _LACKED = re.compile(r"unsupported op:? ([\w.]+)")
 
 def _lacked_op(error, gm):
     """The operator an error says coil lacks (`unsupported op aten.histc.default`), when `gm`
-    calls it as a node of its own that ATen can run (an operator overload, not the whole
-    graph's only op); else None."""
+    calls it as a node of its own that ATen can run (an operator overload); else None."""
     m = _LACKED.search(str(error))
     if m is None:
         return None
     name = m.group(1)
-    calls = [n for n in gm.graph.nodes if n.op == "call_function"
-             and isinstance(n.target, torch._ops.OpOverload) and str(n.target) == name]
+    calls = any(n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
+                and str(n.target) == name for n in gm.graph.nodes)
     return name if calls else None
 
 

@@ -112,8 +112,10 @@ def sized_by_values(gm):
 
 
 def _needs_grad_meta(node):
+    """Whether `node`'s value (a tensor, or a tuple or list of them) needs a gradient."""
     val = _meta(node)
-    return isinstance(val, torch.Tensor) and val.requires_grad
+    vals = val if isinstance(val, (list, tuple)) else [val]
+    return any(isinstance(v, torch.Tensor) and v.requires_grad for v in vals)
 
 
 def _bool_mask(node):
@@ -266,8 +268,7 @@ class Specialized:
             return (f"the graph reads a size from a tensor's values and writes in place "
                     f"('{writer}'): coil cannot bind it to the size before the call")
         for n in self.by_values:
-            metas = _meta(n) if isinstance(_meta(n), (list, tuple)) else [_meta(n)]
-            if any(isinstance(m, torch.Tensor) and m.requires_grad for m in metas):
+            if _needs_grad_meta(n):
                 return (f"'{n.name}' is sized by its input's values and needs a gradient: "
                         f"coil binds such a tensor as an input, computed before the call")
         return None
@@ -480,9 +481,7 @@ def _drop_unused(graph, candidates):
     from: computed then) that nothing reads any more; never a write in place or a check."""
     for node in reversed(list(graph.nodes)):
         if (node in candidates and node.op in ("call_function", "call_method")
-                and not node.users and not writes_in_place(node)
-                and node.target not in _ASSERTS
-                and not getattr(node.target, "__name__", "").startswith(("_check", "_assert"))):
+                and not node.users and not writes_in_place(node) and not _is_check(node.target)):
             graph.erase_node(node)
 
 
@@ -805,6 +804,11 @@ _ASSERTS = (
 )
 
 
+def _is_check(target):
+    """Whether `target` checks sizes (a runtime assertion, `torch._check` and its kind)."""
+    return target in _ASSERTS or getattr(target, "__name__", "").startswith(("_check", "_assert"))
+
+
 def _foldable(target):
     """Whether a call of `target` on numbers is arithmetic on sizes or a check of them (run
     once, when the graph is bound), not an op that makes a tensor."""
@@ -833,7 +837,7 @@ def _fold_constants(graph):
         try:
             value = node.target(*node.args, **node.kwargs)
         except RuntimeError as e:
-            if node.target in _ASSERTS or "_check" in getattr(node.target, "__name__", ""):
+            if _is_check(node.target):
                 raise CheckFailed(str(e)) from e
             raise
         if node.target in _ASSERTS or value is None:

@@ -72,9 +72,11 @@ def _is_extern(node, mode, lacking=frozenset()):
         return False
     if str(node.target) in lacking:
         return True
-    if node.target is operator.getitem and node.args and isinstance(node.args[0], torch.fx.Node):
-        if _is_extern(node.args[0], mode, lacking):
-            return True
+    # An item of an extern's tuple result (convolution_backward's gradients).
+    if (node.target is operator.getitem and node.args
+            and isinstance(node.args[0], torch.fx.Node)
+            and _is_extern(node.args[0], mode, lacking)):
+        return True
     if mode == "none":
         return False
     if node.target in TRANSFORMS:
@@ -83,8 +85,7 @@ def _is_extern(node, mode, lacking=frozenset()):
         dy, x, w = (_val(a) for a in node.args[:3])
         return all(isinstance(t, torch.Tensor) for t in (dy, x, w)) and conv_backward_by_aten(
             dy, x, w, bool(node.args[7]), mode)
-    # An item of an extern's tuple result (convolution_backward's gradients).
-    return node.target is operator.getitem and _is_extern(node.args[0], mode)
+    return False
 
 
 def has_externs(gm, mode, lacking=frozenset()):

@@ -37,7 +37,7 @@ def _per_element(node):
             _val(other) is not None and _val(other).dim() == 0)
     if t is aten._to_copy.default:
         return set(node.kwargs) <= {"dtype"}
-    if t in (aten.transpose.int,):
+    if t is aten.transpose.int:
         rank = _val(node).dim()
         dims = sorted(d % rank for d in node.args[1:3])
         return dims == [rank - 2, rank - 1]

@@ -66,15 +66,18 @@ pub(crate) unsafe fn sgemv(
         .collect();
     let mut acc = vec![0f32; n];
     let (b, s0, s1) = (b as usize, b_strides[0], b_strides[1]);
+    let fma = fma_host();
     // Columns `first..first + part.len()` into `part`.
     let columns = |first: usize, part: &mut [f32]| {
         let b = b as *const f32;
         if s0 == 1 {
             for (j, o) in part.iter_mut().enumerate() {
                 let col = (first + j) as isize * s1;
-                *o = dot(&row, unsafe {
-                    std::slice::from_raw_parts(b.offset(col), k)
-                });
+                *o = dot(
+                    &row,
+                    unsafe { std::slice::from_raw_parts(b.offset(col), k) },
+                    fma,
+                );
             }
         } else {
             for (i, &x) in row.iter().enumerate() {
@@ -83,6 +86,7 @@ pub(crate) unsafe fn sgemv(
                     x,
                     unsafe { std::slice::from_raw_parts(r, part.len()) },
                     part,
+                    fma,
                 );
             }
         }
@@ -112,12 +116,23 @@ pub(crate) unsafe fn sgemv(
 
 const LANES: usize = 32;
 
-fn dot(x: &[f32], y: &[f32]) -> f32 {
+/// Whether the host has AVX2 and FMA (asked once per product, not per column).
+fn fma_host() -> bool {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    return std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// `fma`: [`fma_host`]'s answer.
+fn dot(x: &[f32], y: &[f32], fma: bool) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if fma {
         // SAFETY: the host has both features.
         return unsafe { dot_fma(x, y) };
     }
+    let _ = fma;
     dot_with(x, y, |a, b, c| a * b + c)
 }
 
@@ -145,12 +160,14 @@ fn dot_with(x: &[f32], y: &[f32], fma: impl Fn(f32, f32, f32) -> f32) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
-fn axpy(alpha: f32, x: &[f32], y: &mut [f32]) {
+/// `fma`: [`fma_host`]'s answer.
+fn axpy(alpha: f32, x: &[f32], y: &mut [f32], fma: bool) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if fma {
         // SAFETY: the host has both features.
         return unsafe { axpy_fma(alpha, x, y) };
     }
+    let _ = fma;
     axpy_with(alpha, x, y, |a, b, c| a * b + c)
 }
 

@@ -311,18 +311,7 @@ fn product(
     // SAFETY: as for the gemm arms below (each batch's extents checked by `resolve`).
     if m == 1
         && a.dtype == DType::F32
-        && unsafe {
-            crate::gemv::batched(
-                (batch, k, n),
-                [
-                    (ma.ptr, ma.strides),
-                    (mb.ptr, mb.strides),
-                    (mo.ptr, mo.strides),
-                ],
-                accumulate,
-                threads,
-            )
-        }
+        && unsafe { crate::gemv::batched((batch, k, n), matrices, accumulate, threads) }
     {
         return Ok(Ran::WithoutPostOps);
     }
