@@ -106,7 +106,9 @@ def main():
                 last["lengths"] = [(t, t.clone()) for t in _cache_lengths(kwargs)]
             return compiled(*args, **kwargs)
 
-        model.forward = recording
+        # The one-token call is recorded only when the step is to be timed: its copies (the
+        # token's inputs and the cache's lengths, a few small tensors) are in every token then.
+        model.forward = recording if a.step else compiled
 
         def generate():
             with torch.no_grad():
