@@ -1,7 +1,7 @@
 //! [`CpuBackend`]: coil's [`Backend`] for the host CPU. `compile` translates the kernels of a
 //! model into LLVM modules (one function `cpu_<name>` per distinct kernel, twins with the
 //! same code sharing the first one's; the kernels are shared out
-//! over one module per thread, compiled in parallel), optimises them with `default<O3>` for
+//! over one module per thread, compiled in parallel), optimises them with a lean pipeline for
 //! the host and JIT-compiles them; memory is 64-byte aligned host allocations
 //! behind opaque handles; `launch` splits a kernel's outer loop over the thread pool; `matmul`
 //! calls the `gemm` crate on strided operands.
@@ -34,7 +34,7 @@ pub struct CpuOptions {
     /// Threads kernels and matmuls run on, and LLVM modules compile on (at most one module per
     /// thread); 0 means every core.
     pub threads: usize,
-    /// The LLVM pipeline (`default<O3>`, its vectorizers and unroller off by default) and
+    /// The LLVM pipeline ([`crate::jit::LEAN_PIPELINE`] by default, no vectorizers or unroller) and
     /// whether to keep assembly.
     pub jit: JitOptions,
     /// The persistent compile cache modules' machine code goes through (none by default;

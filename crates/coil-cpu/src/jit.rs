@@ -1,4 +1,4 @@
-//! The LLVM harness: host target detection, the `default<O3>` pipeline for the host CPU, object
+//! The LLVM harness: host target detection, the optimisation pipeline (a lean one of the passes kernels gain from, or `default<O3>`) for the host CPU, object
 //! code generation linked into the process by ORC ([`crate::orc`]) through the compile cache,
 //! and symbol lookup. A [`JitModule`] owns its machine code, so compiled code outlives the
 //! closure that built it and can be kept in a `Box<dyn ...>` by a backend.
@@ -134,10 +134,25 @@ impl HostTarget {
     }
 }
 
+/// LLVM's own `-O3` pipeline.
+pub const O3_PIPELINE: &str = "default<O3>";
+
+/// The passes coil's kernels gain from, and no others: helpers inlined, what each function
+/// reads and writes inferred (so that calls of coil's math functions are merged and hoisted
+/// like arithmetic), scalar replacement, common subexpressions, instruction combining, loops
+/// rotated with their invariants hoisted and induction variables simplified (for code
+/// generation's strength reduction), value numbering, what both arms of a branch compute hoisted above it (the
+/// reciprocal of a row's sum, where a row takes one of two loops), and dead helpers removed.
+pub const LEAN_PIPELINE: &str = "always-inline,cgscc(function-attrs),function(sroa,\
+early-cse<memssa>,instcombine<no-verify-fixpoint>,simplifycfg,loop(loop-rotate),\
+loop-mssa(licm),loop(indvars),gvn,instcombine<no-verify-fixpoint>,\
+simplifycfg<hoist-common-insts;sink-common-insts>),globaldce";
+
 /// How a module is optimised before it is compiled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JitOptions {
-    /// The new-pass-manager pipeline text; `default<O3>` unless a test wants something else.
+    /// The new-pass-manager pipeline text: [`LEAN_PIPELINE`] by default, [`O3_PIPELINE`] or
+    /// any other where a caller wants it (`COIL_LLVM_PIPELINE` in the CLI).
     pub pipeline: String,
     /// Whether the pipeline's loop vectorizer and SLP vectorizer run. Off by default: coil's
     /// translator emits its vector code itself, and what is left for them (scalar tails,
@@ -156,7 +171,7 @@ pub struct JitOptions {
 impl Default for JitOptions {
     fn default() -> Self {
         JitOptions {
-            pipeline: "default<O3>".to_string(),
+            pipeline: LEAN_PIPELINE.to_string(),
             llvm_vectorize: false,
             llvm_unroll: false,
             emit_assembly: false,

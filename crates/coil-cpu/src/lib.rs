@@ -2,8 +2,8 @@
 //! translates the kernel IR into LLVM modules (one function `cpu_<name>` per kernel, the outer
 //! loop split across threads, the inner loop vectorized, reductions in vector accumulators; the
 //! kernels shared out over at most one module per thread, compiled in parallel), optimises them
-//! with `default<O3>` for the host CPU (LLVM's vectorizers and unroller off: the translator does
-//! both), JIT-compiles them, and runs them on 64-byte aligned host memory; matmuls go to the
+//! with a lean pipeline for the host CPU (the passes its kernels gain from; LLVM's vectorizers and
+//! unroller not among them: the translator does both), JIT-compiles them, and runs them on 64-byte aligned host memory; matmuls go to the
 //! `gemm` crate. Underneath: an LLVM 19 JIT harness, a vectorized math library emitted as LLVM
 //! IR, and a thread pool.
 //!
@@ -62,7 +62,7 @@ pub use codegen::{
 pub use dnnl::{conv_backward_dtypes, onednn_status};
 pub use eager_blas::eager_blas_loaded;
 pub use error::CpuError;
-pub use jit::{HostTarget, JitModule, JitOptions, link_ir, optimize};
+pub use jit::{HostTarget, JitModule, JitOptions, LEAN_PIPELINE, O3_PIPELINE, link_ir, optimize};
 pub use kernels::CpuKernels;
 pub use openblas::openblas_status;
 pub use parallel::{ArgSpec, Element, JitKernel, KernelArgs, KernelFn, ThreadPool};

@@ -37,6 +37,7 @@ pub(super) fn make_backend(
                 threads: opts.threads,
                 compile_cache: Some(cache),
                 compile_every_size: opts.every_size,
+                jit: cpu_jit_options_from_env(),
                 ..coil_cpu::CpuOptions::default()
             })
             .map_err(|e| format!("cpu backend: {e}"))?,
@@ -80,6 +81,19 @@ fn jit_options_from_env() -> Result<coil_cuda::JitOptions, String> {
         );
     }
     Ok(o)
+}
+
+/// The LLVM pipeline CPU modules go through, from `COIL_LLVM_PIPELINE` (measuring): `o3`,
+/// `lean`, or a pipeline's text as `opt -passes` takes it.
+fn cpu_jit_options_from_env() -> coil_cpu::JitOptions {
+    let mut o = coil_cpu::JitOptions::default();
+    match std::env::var("COIL_LLVM_PIPELINE").as_deref() {
+        Err(_) => {}
+        Ok("o3") => o.pipeline = coil_cpu::O3_PIPELINE.to_string(),
+        Ok("lean") => o.pipeline = coil_cpu::LEAN_PIPELINE.to_string(),
+        Ok(text) => o.pipeline = text.to_string(),
+    }
+    o
 }
 
 /// How cuDNN's algorithms are chosen, from `COIL_CUDNN_ALGO`: `benchmark` (the default: timed
