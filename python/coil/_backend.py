@@ -33,6 +33,7 @@ from ._runner import (
 )
 from ._graphs import Graphed
 from ._storage import AliasPlan, alias_plan, output_alias, storage_rewrite
+from ._writes import WritingBack, split_writes
 
 log = logging.getLogger("coil")
 
@@ -294,13 +295,21 @@ def _traced_and_compiled(gm, example_inputs, options):
 
         def forward(aten_gm, aten_inputs):
             # Which outputs are new values of inputs: for this forward graph only (a backward
-            # graph's outputs are gradients).
-            token = _MUTATED.set(_mutated_outputs())
+            # graph's outputs are gradients). Inputs the graph writes itself (`copy_` nodes,
+            # `keep_inference_input_mutations`) become such outputs too, written back by the
+            # call rather than by AOTAutograd's epilogue.
+            mutated = _mutated_outputs()
+            split = split_writes(aten_gm)
+            if split is not None:
+                aten_gm, writes = split[0], split[1]
+                mutated = {**mutated, **dict(writes)}
+            token = _MUTATED.set(mutated)
             try:
                 # AOTAutograd's calls: shapes and dtypes held by the guards (layouts checked).
-                return make_boxed_func(_compile(aten_gm, aten_inputs, options, trusted="shapes"))
+                run = _compile(aten_gm, aten_inputs, options, trusted="shapes")
             finally:
                 _MUTATED.reset(token)
+            return make_boxed_func(run) if split is None else WritingBack(run, split)
 
         def backward(aten_gm, aten_inputs):
             before = _STATS["graphs_compiled"]
@@ -317,6 +326,10 @@ def _traced_and_compiled(gm, example_inputs, options):
             # Inductor's partitioner: cheap (fusible) ops recomputed in the backward rather
             # than saved.
             partition_fn=partial(min_cut_rematerialization_partition, compiler="inductor"),
+            # Inputs written in place (an optimizer's state, a KV cache, batch norm's running
+            # statistics) stay in the graph as `copy_` nodes, as Inductor asks: no epilogue
+            # copying each back per call (`_writes`).
+            keep_inference_input_mutations=True,
         )
         return compiler(gm, example_inputs)
 

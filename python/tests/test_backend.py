@@ -396,6 +396,76 @@ def test_a_graph_that_mutates_an_input_writes_it_back():
     assert_all_compiled()
 
 
+def writes_a_transposed_input(x, y):
+    x.add_(y)
+    return x.sum(0)
+
+
+def test_a_non_contiguous_input_written_in_place_is_written():
+    # The new value cannot be computed into a transposed input's memory: the call copies it
+    # in, as the graph's `copy_` (kept in the graph, `_writes`) would.
+    base, y = torch.randn(8, 16), torch.randn(16, 8)
+    x = base.t()
+    want_x = x.clone().add_(y)
+    with torch.no_grad():
+        got = torch.compile(writes_a_transposed_input, backend="coil", dynamic=False)(x, y)
+    torch.testing.assert_close(x, want_x)
+    torch.testing.assert_close(got, want_x.sum(0))
+    assert_all_compiled()
+
+
+def returns_its_written_input(x, y):
+    x.mul_(y)
+    return x, x * 2
+
+
+def test_an_input_written_and_returned_is_the_input_itself():
+    x, y = torch.randn(5, 7), torch.randn(5, 7)
+    want = x * y
+    with torch.no_grad():
+        got, doubled = torch.compile(returns_its_written_input, backend="coil", dynamic=False)(
+            x, y
+        )
+    assert got is x  # as eager's in-place op returns its input
+    torch.testing.assert_close(x, want)
+    torch.testing.assert_close(doubled, want * 2)
+    assert_all_compiled()
+
+
+def test_split_writes_moves_copies_into_inputs_to_outputs():
+    from coil._writes import split_writes
+
+    def f(a, b):
+        c = a + b
+        a.copy_(c)
+        return (c * 2,)
+
+    gm = torch.fx.symbolic_trace(f)
+    for n in gm.graph.nodes:  # as AOTAutograd spells it: the ATen overload
+        if n.op == "call_method" and n.target == "copy_":
+            n.op, n.target = "call_function", torch.ops.aten.copy_.default
+    gm.recompile()
+    new_gm, writes, n_outputs, returned = split_writes(gm)
+    assert (writes, n_outputs, returned) == ([(1, 0)], 1, [])
+    assert not any(n.target is torch.ops.aten.copy_.default for n in new_gm.graph.nodes)
+    a, b = torch.randn(3), torch.randn(3)
+    doubled, new_a = new_gm(a.clone(), b)
+    torch.testing.assert_close(new_a, a + b)
+    torch.testing.assert_close(doubled, (a + b) * 2)
+    # Two writes into one input keep their order in the graph: not split.
+    def g(a, b):
+        a.copy_(b)
+        a.copy_(b * 2)
+        return (b,)
+
+    gm = torch.fx.symbolic_trace(g)
+    for n in gm.graph.nodes:
+        if n.op == "call_method" and n.target == "copy_":
+            n.op, n.target = "call_function", torch.ops.aten.copy_.default
+    gm.recompile()
+    assert split_writes(gm) is None
+
+
 class Remainders(torch.nn.Module):
     def forward(self, x, i):
         # roll decomposes into index arithmetic with fmod (as swin_t's shifted windows do).
