@@ -416,13 +416,12 @@ pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
     // view) take four lanes, as f32 rows do: eight lanes of such rows are eight scalar loads
     // each, with no 128-bit access to gain, and doubled the code of timm_convnext_atto's bf16
     // head (a mean over 2x2 windows and a layer norm: 5,172 PTX lines, 865 ms in ptxas).
-    let lanes = if lanes == 8
-        && row_loads(k).all(|(_, _, flat)| flat.coefficient(reduction_var()) != 1)
-    {
-        4
-    } else {
-        lanes
-    };
+    let lanes =
+        if lanes == 8 && row_loads(k).all(|(_, _, flat)| flat.coefficient(reduction_var()) != 1) {
+            4
+        } else {
+            lanes
+        };
     let held = held_loads(k);
     let fits = |threads: usize, chunks: usize| {
         held * chunks * lanes as usize <= HELD_REGISTER_BUDGET

@@ -249,18 +249,31 @@ fn bf16_rows_no_load_reads_contiguously_take_four_lanes() {
     // A layer norm over the means of 4-element windows (timm_convnext_atto's head) reads its
     // row with a stride of 4: four lanes a chunk, as for f32, not eight scalar loads each
     // (which doubled the code and made ptxas hold nothing across the stages).
-    let w = [input(DType::BF16, &[128], 22, 0), input(DType::BF16, &[128], 23, 0)];
-    let strided = [input(DType::BF16, &[3, 128, 4], 21, 0), w[0].clone(), w[1].clone()];
+    let w = [
+        input(DType::BF16, &[128], 22, 0),
+        input(DType::BF16, &[128], 23, 0),
+    ];
+    let strided = [
+        input(DType::BF16, &[3, 128, 4], 21, 0),
+        w[0].clone(),
+        w[1].clone(),
+    ];
     let s = check(BF16_WINDOW_MEAN_THEN_LAYER_NORM, &strided, 3e-2);
     assert!(
-        s.iter().any(|s| matches!(s, Strategy::Persistent { lanes: 4, .. })),
+        s.iter()
+            .any(|s| matches!(s, Strategy::Persistent { lanes: 4, .. })),
         "{s:?}"
     );
     // A row read contiguously keeps eight lanes: one 128-bit load a chunk.
-    let rows = [input(DType::BF16, &[3, 128], 24, 0), w[0].clone(), w[1].clone()];
+    let rows = [
+        input(DType::BF16, &[3, 128], 24, 0),
+        w[0].clone(),
+        w[1].clone(),
+    ];
     let s = check(BF16_LAYER_NORM, &rows, 3e-2);
     assert!(
-        s.iter().any(|s| matches!(s, Strategy::Persistent { lanes: 8, .. })),
+        s.iter()
+            .any(|s| matches!(s, Strategy::Persistent { lanes: 8, .. })),
         "{s:?}"
     );
 }
