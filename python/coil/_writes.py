@@ -92,7 +92,9 @@ class WritingBack:
         for k, i in self.writes:
             new = outs[k]
             if new is not args[i]:
-                args[i].copy_(new)
+                # Through `.data`: AOTAutograd bumps the input's version once for the graph's
+                # write, as for Inductor's kernels writing it; this copy is that write.
+                args[i].data.copy_(new)
         outs = list(outs[:self.n_outputs])
         for k, i in self.returned:
             outs[k] = args[i]

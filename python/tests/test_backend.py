@@ -432,6 +432,31 @@ def test_an_input_written_and_returned_is_the_input_itself():
     assert_all_compiled()
 
 
+class AccumulatesInATransposedBuffer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.zeros(3, 4).t())  # not contiguous
+
+    def forward(self, x):
+        self.total.add_(x)
+        return x * 2
+
+
+def test_a_buffer_written_through_a_copy_counts_one_version_as_eager():
+    # The buffer is not contiguous, so its new value is copied in after the call; that copy
+    # is the graph's write, which AOTAutograd counts already: one version a call, as eager.
+    eager, compiled = AccumulatesInATransposedBuffer(), AccumulatesInATransposedBuffer()
+    run = torch.compile(compiled, backend="coil", dynamic=False)
+    x = torch.randn(4, 3)
+    before = (eager.total._version, compiled.total._version)
+    with torch.no_grad():
+        want, got = eager(x), run(x)
+    assert compiled.total._version - before[1] == eager.total._version - before[0]
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(compiled.total, eager.total)
+    assert_all_compiled()
+
+
 def test_split_writes_moves_copies_into_inputs_to_outputs():
     from coil._writes import split_writes
 
