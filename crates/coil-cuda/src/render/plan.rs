@@ -380,6 +380,14 @@ pub(super) fn choose_strategy(k: &Kernel, caps: &GpuCaps) -> (Strategy, u32) {
     let rnumel = k.rnumel();
     if k.reduction_ranges.is_empty() {
         let lanes = chunk_lanes(k, numel);
+        // As for rows (below): 16-bit kernels none of whose loads is a 128-bit access (an
+        // im2col gather, a pooling window) take four lanes; their stores stay vectors (8
+        // bytes).
+        let lanes = if lanes == 8 && !reads_a_vector(k, outer_var(), 8) {
+            4
+        } else {
+            lanes
+        };
         // Two chunks a thread, unless the kernel reads many buffers: ptxas spills two chunks
         // of such a body (resnet18's bf16 batch norms of a residual pair read ten buffers and
         // kept 64 registers, spilling 8 bytes).
@@ -495,6 +503,21 @@ pub(super) fn split_strategy(k: &Kernel, caps: &GpuCaps, blocks_per_sm: usize) -
         parts,
         fused: false,
     })
+}
+
+/// Whether some load of `k` is a vector access of `width` lanes along `x` (its flat index).
+fn reads_a_vector(k: &Kernel, x: coil_lower::Var, width: u32) -> bool {
+    k.stages
+        .iter()
+        .flat_map(|s| s.values.iter())
+        .any(|&v| match k.expr(v) {
+            KExpr::Load { arg, index, .. } => {
+                let flat = flatten(k, index);
+                let mem = k.args[arg.0 as usize].dtype;
+                super::vector_access(lane_shape(&flat, x, i64::from(width)), width as usize, mem)
+            }
+            _ => false,
+        })
 }
 
 /// Whether some stage of `k` scans: such kernels run looped, one element per thread.

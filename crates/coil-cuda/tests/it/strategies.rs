@@ -278,6 +278,35 @@ fn bf16_rows_no_load_reads_contiguously_take_four_lanes() {
     );
 }
 
+const BF16_STRIDED_READ: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "bf16[8, 128]"):
+        slice_1: "bf16[8, 64]" = torch.ops.aten.slice.Tensor(x, 1, 0, 9223372036854775807, 2)
+        mul: "bf16[8, 64]" = torch.ops.aten.mul.Tensor(slice_1, 2)
+        return (mul,)
+"#;
+
+const BF16_CONTIGUOUS_READ: &str = r#"
+class GraphModule(torch.nn.Module):
+    def forward(self, x: "bf16[8, 128]"):
+        add: "bf16[8, 128]" = torch.ops.aten.add.Tensor(x, 1)
+        return (add,)
+"#;
+
+#[test]
+fn bf16_pointwise_kernels_with_no_vector_load_take_four_lanes() {
+    // Every other element (a strided slice, as pooling windows and im2col gathers read): no
+    // 128-bit load to gain from eight lanes, so four; a contiguous read keeps eight.
+    let x = input(DType::BF16, &[8, 128], 25, 0);
+    for (text, want) in [(BF16_STRIDED_READ, 4), (BF16_CONTIGUOUS_READ, 8)] {
+        let s = check(text, std::slice::from_ref(&x), 1e-2);
+        assert!(
+            matches!(s[..], [Strategy::Pointwise { lanes, .. }] if lanes == want),
+            "{s:?}"
+        );
+    }
+}
+
 #[test]
 fn nan_propagates_through_max_and_relu() {
     let text = NAN_PROPAGATES_THROUGH_MAX_AND_RELU;
