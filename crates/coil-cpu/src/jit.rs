@@ -42,9 +42,51 @@ impl std::fmt::Debug for HostTarget {
 
 fn init_native() -> Result<(), CpuError> {
     static INIT: OnceLock<Result<(), String>> = OnceLock::new();
-    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
-        .clone()
-        .map_err(CpuError::TargetInit)
+    INIT.get_or_init(|| {
+        Target::initialize_native(&InitializationConfig::default())?;
+        set_llvm_args();
+        Ok(())
+    })
+    .clone()
+    .map_err(CpuError::TargetInit)
+}
+
+/// LLVM's own options coil sets for its process by default: code generation without loop
+/// strength reduction, a fifth of a kernel's code generation time for no measured change in
+/// run time (docs/perf.md, 2026-12-06 session 7).
+pub const DEFAULT_LLVM_ARGS: &[&str] = &["-disable-lsr"];
+
+/// The LLVM options this process runs with: `COIL_LLVM_ARGS` (space-separated; empty for
+/// none) where set, else [`DEFAULT_LLVM_ARGS`]. They shape the machine code, so the compile
+/// cache's key holds them.
+pub fn llvm_args() -> &'static [String] {
+    static ARGS: OnceLock<Vec<String>> = OnceLock::new();
+    ARGS.get_or_init(|| match std::env::var("COIL_LLVM_ARGS") {
+        Ok(text) => text.split_whitespace().map(str::to_string).collect(),
+        Err(_) => DEFAULT_LLVM_ARGS.iter().map(|a| a.to_string()).collect(),
+    })
+}
+
+/// Hands [`llvm_args`] to LLVM, once, before any module is compiled (LLVM's options are the
+/// process's). LLVM reports an unknown option itself, on stderr.
+fn set_llvm_args() {
+    let args: Vec<std::ffi::CString> = std::iter::once("coil")
+        .chain(llvm_args().iter().map(String::as_str))
+        .filter_map(|a| std::ffi::CString::new(a).ok())
+        .collect();
+    if args.len() == 1 {
+        return;
+    }
+    let ptrs: Vec<*const std::ffi::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    // SAFETY: `ptrs` points to NUL-terminated strings that outlive the call, which copies
+    // what it keeps; it runs once, before any LLVM work in this process.
+    unsafe {
+        inkwell::llvm_sys::support::LLVMParseCommandLineOptions(
+            ptrs.len() as i32,
+            ptrs.as_ptr(),
+            c"coil".as_ptr(),
+        );
+    }
 }
 
 impl HostTarget {
@@ -530,6 +572,7 @@ fn cache_key(module: &Module<'_>, target: &HostTarget, options: &JitOptions) -> 
         .part("features", &target.features)
         .part("options", format!("{options:?}"))
         .part("llvm", format!("{major}.{minor}.{patch}"))
+        .part("llvm-args", llvm_args().join(" "))
         .part(
             "coil",
             concat!("coil-cpu ", env!("CARGO_PKG_VERSION"), " object v2"),

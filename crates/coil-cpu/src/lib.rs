@@ -62,7 +62,10 @@ pub use codegen::{
 pub use dnnl::{conv_backward_dtypes, onednn_status};
 pub use eager_blas::eager_blas_loaded;
 pub use error::CpuError;
-pub use jit::{HostTarget, JitModule, JitOptions, LEAN_PIPELINE, O3_PIPELINE, link_ir, optimize};
+pub use jit::{
+    DEFAULT_LLVM_ARGS, HostTarget, JitModule, JitOptions, LEAN_PIPELINE, O3_PIPELINE, link_ir,
+    llvm_args, optimize,
+};
 pub use kernels::CpuKernels;
 pub use openblas::openblas_status;
 pub use parallel::{ArgSpec, Element, JitKernel, KernelArgs, KernelFn, ThreadPool};
