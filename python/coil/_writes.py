@@ -40,6 +40,10 @@ def split_writes(gm):
         return None
     if not isinstance(output.args[0], (tuple, list)):
         return None  # AOTAutograd's graphs return a tuple
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    if any(order[u] > order[n] for n, d in zip(copies, dests) for u in d.users
+           if u is not n and u is not output):
+        return None  # the input is read after its write: the new value must be there
     # An output that is a written input (the cache a decoding step returns) is that input,
     # as eager's in-place op returns it: the call hands the input back after the write.
     copied_into = {n: position[d] for n, d in zip(copies, dests)}

@@ -490,6 +490,18 @@ def test_split_writes_moves_copies_into_inputs_to_outputs():
     gm.recompile()
     assert split_writes(gm) is None
 
+    # An input read after its write must see the new value: not split either.
+    def h(a, b):
+        a.copy_(b)
+        return (a + 1,)
+
+    gm = torch.fx.symbolic_trace(h)
+    for n in gm.graph.nodes:
+        if n.op == "call_method" and n.target == "copy_":
+            n.op, n.target = "call_function", torch.ops.aten.copy_.default
+    gm.recompile()
+    assert split_writes(gm) is None
+
 
 class Remainders(torch.nn.Module):
     def forward(self, x, i):
