@@ -387,6 +387,11 @@ fn compile_cache() -> Arc<coil_cache::Cache> {
 /// The native module, `coil._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // LLVM's own options for the CPU backend, `COIL_LLVM_ARGS` (space-separated; for
+    // measuring), before any compile.
+    if let Ok(text) = std::env::var("COIL_LLVM_ARGS") {
+        coil_cpu::set_llvm_args(text.split_whitespace().map(str::to_string).collect());
+    }
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(print_graph, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;

@@ -127,6 +127,10 @@ fn short_openmp_spins() {
 
 fn main() -> ExitCode {
     short_openmp_spins();
+    // LLVM's own options for the CPU backend (space-separated; for measuring).
+    if let Ok(text) = std::env::var("COIL_LLVM_ARGS") {
+        coil_cpu::set_llvm_args(text.split_whitespace().map(str::to_string).collect());
+    }
     init_logging();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {

@@ -44,7 +44,7 @@ fn init_native() -> Result<(), CpuError> {
     static INIT: OnceLock<Result<(), String>> = OnceLock::new();
     INIT.get_or_init(|| {
         Target::initialize_native(&InitializationConfig::default())?;
-        set_llvm_args();
+        apply_llvm_args();
         Ok(())
     })
     .clone()
@@ -56,20 +56,24 @@ fn init_native() -> Result<(), CpuError> {
 /// run time (docs/perf.md, 2026-12-06 session 7).
 pub const DEFAULT_LLVM_ARGS: &[&str] = &["-disable-lsr"];
 
-/// The LLVM options this process runs with: `COIL_LLVM_ARGS` (space-separated; empty for
-/// none) where set, else [`DEFAULT_LLVM_ARGS`]. They shape the machine code, so the compile
-/// cache's key holds them.
+static LLVM_ARGS: OnceLock<Vec<String>> = OnceLock::new();
+
+/// The LLVM options this process runs with: those [`set_llvm_args`] gave, else
+/// [`DEFAULT_LLVM_ARGS`]. They shape the machine code, so the compile cache's key holds them.
 pub fn llvm_args() -> &'static [String] {
-    static ARGS: OnceLock<Vec<String>> = OnceLock::new();
-    ARGS.get_or_init(|| match std::env::var("COIL_LLVM_ARGS") {
-        Ok(text) => text.split_whitespace().map(str::to_string).collect(),
-        Err(_) => DEFAULT_LLVM_ARGS.iter().map(|a| a.to_string()).collect(),
-    })
+    LLVM_ARGS.get_or_init(|| DEFAULT_LLVM_ARGS.iter().map(|a| a.to_string()).collect())
+}
+
+/// Sets the LLVM options for this process (the CLI and the Python module pass
+/// `COIL_LLVM_ARGS`'s, space-separated; for measuring code generation's choices) in place of
+/// [`DEFAULT_LLVM_ARGS`]. Only before the first compile: `false` once they are fixed.
+pub fn set_llvm_args(args: Vec<String>) -> bool {
+    LLVM_ARGS.set(args).is_ok()
 }
 
 /// Hands [`llvm_args`] to LLVM, once, before any module is compiled (LLVM's options are the
-/// process's). LLVM reports an unknown option itself, on stderr.
-fn set_llvm_args() {
+/// process's). LLVM's C entry point ignores an option it does not know, silently.
+fn apply_llvm_args() {
     let args: Vec<std::ffi::CString> = std::iter::once("coil")
         .chain(llvm_args().iter().map(String::as_str))
         .filter_map(|a| std::ffi::CString::new(a).ok())

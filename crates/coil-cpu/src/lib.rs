@@ -64,7 +64,7 @@ pub use eager_blas::eager_blas_loaded;
 pub use error::CpuError;
 pub use jit::{
     DEFAULT_LLVM_ARGS, HostTarget, JitModule, JitOptions, LEAN_PIPELINE, O3_PIPELINE, link_ir,
-    llvm_args, optimize,
+    llvm_args, optimize, set_llvm_args,
 };
 pub use kernels::CpuKernels;
 pub use openblas::openblas_status;
