@@ -249,19 +249,28 @@ class _Runner:
         """`_pointers` of inputs whose shapes, dtypes and device are held already: only their
         layouts are checked (a non-contiguous one copied, on the GPU one off 16-byte alignment
         too)."""
-        ptrs, copies = [], []
+        ptrs, copies, _ = self._input_pointers(args, on_cuda)
+        return ptrs + self.const_ptrs, copies, True
+
+    def _input_pointers(self, args, on_cuda):
+        """The inputs' own data pointers (no constants), the copies made of those that could
+        not be read in place (kept alive for the call), and the positions of those inputs."""
+        ptrs, copies, copied = [], [], ()
         orders = self.orders
         for i, a in enumerate(args):
             if orders and i in orders:
                 a = a.permute(orders[i])
             if not a.is_contiguous():
                 a = a.contiguous()
-                copies.append(a)
             elif on_cuda and a.data_ptr() % 16:
                 a = a.clone()
-                copies.append(a)
+            else:
+                ptrs.append(a.data_ptr())
+                continue
+            copies.append(a)
+            copied = (*copied, i)
             ptrs.append(a.data_ptr())
-        return ptrs + self.const_ptrs, copies, True
+        return ptrs, copies, copied
 
     def _views(self, bufs):
         bufs = list(bufs)
@@ -313,16 +322,8 @@ class _Runner:
         asked for again (an optimizer step passes a hundred such)."""
         if len(args) != len(self.shapes):
             raise ValueError(f"coil: {len(args)} inputs given, the graph takes {len(self.shapes)}")
-        ptrs, copies, copied = [], [], ()
+        ptrs, copies, copied = self._input_pointers(args, False)
         orders = self.orders
-        for i, a in enumerate(args):
-            if orders and i in orders:
-                a = a.permute(orders[i])
-            if not a.is_contiguous():
-                a = a.contiguous()
-                copies.append(a)
-                copied = (*copied, i)
-            ptrs.append(a.data_ptr())
         bufs, out_ptrs = [], []
         new = self.new_output
         for k, i in enumerate(self.alias_of):

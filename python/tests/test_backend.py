@@ -457,6 +457,17 @@ def test_a_buffer_written_through_a_copy_counts_one_version_as_eager():
     assert_all_compiled()
 
 
+def _traced_with_aten_copies(f):
+    """`f` traced to FX with its `copy_` method calls as AOTAutograd spells them: the ATen
+    overload."""
+    gm = torch.fx.symbolic_trace(f)
+    for n in gm.graph.nodes:
+        if n.op == "call_method" and n.target == "copy_":
+            n.op, n.target = "call_function", torch.ops.aten.copy_.default
+    gm.recompile()
+    return gm
+
+
 def test_split_writes_moves_copies_into_inputs_to_outputs():
     from coil._writes import split_writes
 
@@ -465,42 +476,28 @@ def test_split_writes_moves_copies_into_inputs_to_outputs():
         a.copy_(c)
         return (c * 2,)
 
-    gm = torch.fx.symbolic_trace(f)
-    for n in gm.graph.nodes:  # as AOTAutograd spells it: the ATen overload
-        if n.op == "call_method" and n.target == "copy_":
-            n.op, n.target = "call_function", torch.ops.aten.copy_.default
-    gm.recompile()
-    new_gm, writes, n_outputs, returned = split_writes(gm)
+    new_gm, writes, n_outputs, returned = split_writes(_traced_with_aten_copies(f))
     assert (writes, n_outputs, returned) == ([(1, 0)], 1, [])
     assert not any(n.target is torch.ops.aten.copy_.default for n in new_gm.graph.nodes)
     a, b = torch.randn(3), torch.randn(3)
     doubled, new_a = new_gm(a.clone(), b)
     torch.testing.assert_close(new_a, a + b)
     torch.testing.assert_close(doubled, (a + b) * 2)
+
     # Two writes into one input keep their order in the graph: not split.
     def g(a, b):
         a.copy_(b)
         a.copy_(b * 2)
         return (b,)
 
-    gm = torch.fx.symbolic_trace(g)
-    for n in gm.graph.nodes:
-        if n.op == "call_method" and n.target == "copy_":
-            n.op, n.target = "call_function", torch.ops.aten.copy_.default
-    gm.recompile()
-    assert split_writes(gm) is None
+    assert split_writes(_traced_with_aten_copies(g)) is None
 
     # An input read after its write must see the new value: not split either.
     def h(a, b):
         a.copy_(b)
         return (a + 1,)
 
-    gm = torch.fx.symbolic_trace(h)
-    for n in gm.graph.nodes:
-        if n.op == "call_method" and n.target == "copy_":
-            n.op, n.target = "call_function", torch.ops.aten.copy_.default
-    gm.recompile()
-    assert split_writes(gm) is None
+    assert split_writes(_traced_with_aten_copies(h)) is None
 
 
 class Remainders(torch.nn.Module):
