@@ -149,7 +149,8 @@ fn compile(
                 coil_cuda::CudaBackend::new()
                     .map_err(err)?
                     .with_cublaslt(gemm == "lt")
-                    .with_compile_cache(compile_cache()),
+                    .with_compile_cache(compile_cache())
+                    .with_size_families(share_code.then(size_families)),
             )
         }
         other => {
@@ -370,6 +371,12 @@ impl Model {
 /// The process's pool of compiled CPU kernels: every compile's backend shares it, so the same
 /// graph at a new size (a new batch, a new sequence length) compiles only the kernels whose code
 /// changes ([`coil_cpu::pool`]).
+/// The process's general GPU kernels, shared by every compile (issue "Dynamic shapes").
+fn size_families() -> Arc<coil_cuda::SizeFamilies> {
+    static FAMILIES: std::sync::OnceLock<Arc<coil_cuda::SizeFamilies>> = std::sync::OnceLock::new();
+    Arc::clone(FAMILIES.get_or_init(|| Arc::new(coil_cuda::SizeFamilies::new())))
+}
+
 fn code_pool() -> Arc<coil_cpu::pool::CodePool> {
     static POOL: std::sync::OnceLock<Arc<coil_cpu::pool::CodePool>> = std::sync::OnceLock::new();
     Arc::clone(POOL.get_or_init(|| Arc::new(coil_cpu::pool::CodePool::new())))

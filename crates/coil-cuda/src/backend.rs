@@ -21,10 +21,12 @@ use coil_graph::DType;
 use crate::blas::{Gemm, MatLayout};
 use crate::error::CudaError;
 use crate::exec::{Emulated, Executor, Gpu, LoadOptions, LoadedModule, Offline};
+use crate::families::{self, Family, SizeFamilies};
 use crate::jit::ModuleSplit;
 use crate::ptx::PtxModule;
 use crate::render::{
-    KernelPlan, LaunchArg, RenderedKernel, oriented, plan_kernel, render_planned, walk_backwards,
+    self, KernelPlan, LaunchArg, RenderedKernel, oriented, plan_kernel, render_planned,
+    walk_backwards,
 };
 use crate::runtime::GpuDevice;
 use coil_ptx::{GpuCaps, PtxTarget};
@@ -55,6 +57,9 @@ pub struct CudaBackend {
     cudnn_conv: bool,
     /// Every kernel rendered and loaded on its own ([`CudaBackend::with_every_kernel`]).
     every_kernel: bool,
+    /// General kernels shared across sizes ([`crate::families`]); `None`: every compile
+    /// renders all of its own code.
+    families: Option<Arc<SizeFamilies>>,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -117,6 +122,7 @@ impl CudaBackend {
             ones: Arc::default(),
             cudnn_conv: false,
             every_kernel: false,
+            families: Some(Arc::default()),
         })
     }
 
@@ -145,6 +151,7 @@ impl CudaBackend {
             ones: Arc::default(),
             cudnn_conv: false,
             every_kernel: false,
+            families: Some(Arc::default()),
         }
     }
 
@@ -165,7 +172,17 @@ impl CudaBackend {
             ones: Arc::default(),
             cudnn_conv: false,
             every_kernel: false,
+            families: Some(Arc::default()),
         }
+    }
+
+    /// Shares general kernels across sizes through `families` (the Python module hands every
+    /// compile of the process the same one), or, with `None`, renders every kernel's own code
+    /// at every size ([`crate::families`]). A backend starts with a set of its own, shared by
+    /// its clones.
+    pub fn with_size_families(mut self, families: Option<Arc<SizeFamilies>>) -> CudaBackend {
+        self.families = families;
+        self
     }
 
     /// Runs convolutions through cuDNN (one call each, where it loads) instead of im2col and
@@ -294,6 +311,19 @@ impl CudaBackend {
         kernels: &[&Kernel],
         backwards: &[bool],
     ) -> Result<(PtxModule, Vec<RenderedKernel>), CudaError> {
+        let jobs: Vec<Job> = kernels.iter().map(|_| Job::Own).collect();
+        self.render_jobs(kernels, backwards, &jobs)
+    }
+
+    /// Renders `kernels` into one module as `jobs` say: each its own code (walking backwards
+    /// where `backwards` says), or a general kernel's entries ([`crate::families`]), each
+    /// general kernel's entries once.
+    fn render_jobs(
+        &self,
+        kernels: &[&Kernel],
+        backwards: &[bool],
+        jobs: &[Job],
+    ) -> Result<(PtxModule, Vec<RenderedKernel>), CudaError> {
         let mut names = std::collections::HashSet::new();
         let mut module = PtxModule::new(self.target);
         let mut rendered = Vec::with_capacity(kernels.len());
@@ -314,22 +344,135 @@ impl CudaBackend {
                 None => default(),
             }
         };
-        // Each kernel renders on its own: runs of them on every core at once.
-        let parts =
-            crate::par::map_on_every_core(kernels.len(), |i| render(kernels[i], backwards[i]));
+        let bound = |k: &Kernel, f: &Family, values: &[i64]| {
+            render::bound_rendering(
+                k,
+                &self.caps,
+                f.plan,
+                f.name.clone(),
+                f.entries.clone(),
+                values.to_vec(),
+            )
+        };
+        // Each kernel renders on its own: runs of them on every core at once. A kernel
+        // generalized now renders its general kernel (or, where that fails, its own code).
+        let parts = crate::par::map_on_every_core(kernels.len(), |i| {
+            let k = kernels[i];
+            match &jobs[i] {
+                Job::Own => render(k, backwards[i]).map(|r| (r, None)),
+                Job::Bound(f, values) => Ok((bound(k, f, values), None)),
+                Job::New {
+                    key,
+                    general,
+                    params,
+                    plan,
+                    values,
+                } => {
+                    let name = families::entry_name(key, general, params);
+                    match render::render_general(general, params, &name, self.target, *plan) {
+                        Ok(entries) => {
+                            let family = Arc::new(Family {
+                                kernel: general.clone(),
+                                params: params.clone(),
+                                plan: *plan,
+                                name,
+                                entries,
+                                outer_end: render::general_outer_end(general, plan.wide_indices),
+                            });
+                            Ok((bound(k, &family, values), Some((key.clone(), family))))
+                        }
+                        Err(e) => {
+                            tracing::debug!(target: "cuda", kernel = %k.name, %e, "not generalized");
+                            render(k, backwards[i]).map(|r| (r, None))
+                        }
+                    }
+                }
+            }
+        });
         for (k, r) in kernels.iter().zip(parts) {
-            let r = r.unwrap_or_else(|| {
+            let (r, new_family) = r.unwrap_or_else(|| {
                 Err(CudaError::Codegen {
                     kernel: k.name.clone(),
                     reason: "rendering panicked".into(),
                 })
             })?;
+            if let (Some((key, family)), Some(families)) = (new_family, &self.families) {
+                tracing::debug!(
+                    target: "output_code",
+                    "{} generalized over {} size parameters as {}",
+                    k.name,
+                    family.params.count,
+                    family.name
+                );
+                families.add(key, family);
+            }
             for l in &r.launches {
+                // A general kernel's entries appear once, however many kernels launch them.
+                if r.shared && module.kernels().iter().any(|m| m.name() == l.kernel.name()) {
+                    continue;
+                }
                 module.push(l.kernel.clone())?;
             }
             rendered.push(r);
         }
         Ok((module, rendered))
+    }
+
+    /// How each of a compile's distinct kernels renders: a general kernel of its code and
+    /// plan that an earlier compile made, one generalized now with the kernel of its code an
+    /// earlier compile offered, or its own code (then offered for later compiles).
+    fn size_jobs(&self, kernels: &[&Kernel], backwards: &[bool]) -> Vec<Job> {
+        let own = || kernels.iter().map(|_| Job::Own).collect();
+        let Some(families) = &self.families else {
+            return own();
+        };
+        if self.planner.is_some() || self.every_kernel {
+            return own();
+        }
+        let target = self.target.sm_name();
+        let mut offers = Vec::new();
+        let jobs = kernels
+            .iter()
+            .zip(backwards)
+            .map(|(k, &reverse)| {
+                let plan = self.default_plan(k, reverse);
+                if !families::shareable(&plan) || k.numel() == 0 {
+                    return Job::Own;
+                }
+                let key = families::key(k, &plan, &target);
+                if let Some((f, values)) = families.find(&key, k) {
+                    return Job::Bound(f, values);
+                }
+                // Generalized with a kernel of an earlier compile only: within one compile,
+                // the kernels of one code at different sizes (a network's stages) keep their
+                // own code.
+                let Some(first) = families.representative(&key) else {
+                    offers.push((key, *k));
+                    return Job::Own;
+                };
+                let Some((general, params)) = coil_kernel::size_params::generalize(&first, k)
+                else {
+                    return Job::Own;
+                };
+                if params.ranges.iter().skip(1).any(Option::is_some) {
+                    return Job::Own;
+                }
+                match coil_kernel::size_params::bind(&general, &params, k) {
+                    Some(values) => Job::New {
+                        key,
+                        general,
+                        params,
+                        plan,
+                        values,
+                    },
+                    None => Job::Own,
+                }
+            })
+            .collect();
+        for (key, k) in offers {
+            families.offer_representative(key, k);
+        }
+        jobs
     }
 
     /// Compiles like [`Backend::compile`], returning the concrete type.
@@ -339,18 +482,25 @@ impl CudaBackend {
         let twins = coil_kernel::Twins::of(kernels, self.every_kernel, |k| backwards[k]);
         let distinct: Vec<&Kernel> = twins.distinct.iter().map(|&k| &kernels[k]).collect();
         let directions: Vec<bool> = twins.distinct.iter().map(|&k| backwards[k]).collect();
-        let (module, rendered) = self.render_oriented(&distinct, &directions)?;
+        let jobs = self.size_jobs(&distinct, &directions);
+        let reused = jobs.iter().filter(|j| matches!(j, Job::Bound(..))).count();
+        let (module, rendered) = self.render_jobs(&distinct, &directions, &jobs)?;
         let source = module.to_string();
         // The plans, as comments heading the module (what `output_code.ptx` shows).
         let mut plans = String::new();
         for r in &rendered {
             for l in &r.launches {
                 plans.push_str(&format!(
-                    "// {}: {:?}, {} x {}\n",
+                    "// {}: {:?}, {} x {}{}\n",
                     l.kernel.name(),
                     r.plan.strategy,
                     l.config.grid.0,
-                    l.config.block.0
+                    l.config.block.0,
+                    if r.shared {
+                        format!(" (for {}, sizes {:?})", r.name, r.sizes)
+                    } else {
+                        String::new()
+                    }
                 ));
             }
         }
@@ -368,8 +518,26 @@ impl CudaBackend {
             source: plans + &source,
             rendered,
             slot: twins.slot,
+            reused,
         })
     }
+}
+
+/// How one distinct kernel of a compile renders ([`CudaBackend::size_jobs`]).
+#[derive(Clone)]
+enum Job {
+    /// Its own code.
+    Own,
+    /// A general kernel's entries, its parameters taking these values.
+    Bound(Arc<Family>, Vec<i64>),
+    /// A general kernel made now from it and an earlier compile's kernel of its code.
+    New {
+        key: String,
+        general: Kernel,
+        params: coil_kernel::SizeParams,
+        plan: KernelPlan,
+        values: Vec<i64>,
+    },
 }
 
 impl CudaBackend {
@@ -389,6 +557,8 @@ pub struct CudaKernels {
     /// For each kernel given to the compile, its rendering's place in `rendered` (twins
     /// share one).
     slot: Vec<usize>,
+    /// Distinct kernels that launch a general kernel an earlier compile made.
+    reused: usize,
 }
 
 impl std::fmt::Debug for CudaKernels {
@@ -461,7 +631,10 @@ impl CompiledKernels for CudaKernels {
     }
 
     fn machine_code(&self) -> coil_kernel::MachineCode {
-        self.loaded.machine_code()
+        coil_kernel::MachineCode {
+            reused_kernels: self.reused,
+            ..self.loaded.machine_code()
+        }
     }
 }
 

@@ -106,8 +106,21 @@ pub(crate) struct Jit {
     arch: String,
     driver: i32,
     options: RwLock<JitOptions>,
-    memo: Mutex<HashMap<Key, Arc<Vec<u8>>>>,
     records: Mutex<Vec<JitRecord>>,
+}
+
+/// The most cubin bytes the process keeps in memory; past it the memo starts again.
+const MEMO_BYTES: usize = 512 << 20;
+
+/// The cubins of this process, whichever device's compile made them (their keys hold the
+/// architecture, the driver and the options), and their bytes: a compile that opens the
+/// device again (each compile from Python does) finds the cubins an earlier one made.
+fn memo() -> std::sync::MutexGuard<'static, (HashMap<Key, Arc<Vec<u8>>>, usize)> {
+    static MEMO: std::sync::OnceLock<Mutex<(HashMap<Key, Arc<Vec<u8>>>, usize)>> =
+        std::sync::OnceLock::new();
+    MEMO.get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
 }
 
 impl Jit {
@@ -117,7 +130,6 @@ impl Jit {
             arch: format!("sm_{}{}", compute_capability.0, compute_capability.1),
             driver,
             options: RwLock::new(JitOptions::default()),
-            memo: Mutex::new(HashMap::new()),
             records: Mutex::new(Vec::new()),
         }
     }
@@ -180,12 +192,7 @@ impl Jit {
                     source,
                 });
         };
-        if let Some(c) = self
-            .memo
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-        {
+        if let Some(c) = memo().0.get(&key).cloned() {
             record(0.0, "memory");
             return Ok(c.clone());
         }
@@ -218,10 +225,12 @@ impl Jit {
                 Arc::new(bytes)
             }
         };
-        self.memo
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key, cubin.clone());
+        let mut kept = memo();
+        if kept.1 + cubin.len() > MEMO_BYTES {
+            *kept = Default::default();
+        }
+        kept.1 += cubin.len();
+        kept.0.insert(key, cubin.clone());
         Ok(cubin)
     }
 

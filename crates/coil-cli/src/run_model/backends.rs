@@ -24,7 +24,9 @@ pub(super) fn make_backend(
                 .with_jit_options(jit_options_from_env()?)
                 .with_conv_algo(conv_algo_from_env()?)
                 // COIL_CUDA_MODULES=kernel|model|cores: how kernels share PTX modules (measuring).
-                .with_modules(module_split_from_env()?),
+                .with_modules(module_split_from_env()?)
+                // A static compile of each size renders all of its own code.
+                .with_size_families((!opts.every_size).then(Default::default)),
         ),
         (Backend::Cpu | Backend::Eager, _) => std::sync::Arc::new(
             coil_cpu::CpuBackend::with_options(coil_cpu::CpuOptions {

@@ -139,7 +139,7 @@ pub(super) fn run(opts: &Options) -> Result<bool, String> {
     Ok(ok)
 }
 
-/// `opts` for the static compiles: a CPU backend that makes all of its own code.
+/// `opts` for the static compiles: a backend that makes all of its own code.
 fn alone(opts: &Options) -> Options {
     Options {
         every_size: true,

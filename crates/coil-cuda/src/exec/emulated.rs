@@ -108,6 +108,8 @@ impl LoadedModule for EmulatedModule {
                 .map(|a| match a {
                     LaunchArg::Arg(i) => addrs.get(*i).copied().unwrap_or(0),
                     LaunchArg::Scratch(j) => scratch.get(*j).copied().unwrap_or(0),
+                    // The emulator's parameters are 64-bit words: an `.s64` as its bits.
+                    LaunchArg::Size(j) => main.sizes.get(*j).map_or(0, |&v| v as u64),
                 })
                 .collect();
             emu::launch(

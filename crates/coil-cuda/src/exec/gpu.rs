@@ -174,6 +174,7 @@ impl GpuModule {
                 .map(|a| match a {
                     LaunchArg::Arg(i) => ParamValue::buffer(bufs[*i]),
                     LaunchArg::Scratch(j) => ParamValue::buffer(&v.scratch[*j]),
+                    LaunchArg::Size(j) => ParamValue::S64(r.sizes.get(*j).copied().unwrap_or(0)),
                 })
                 .collect();
             // SAFETY: every buffer holds at least the bytes the kernel's arguments span
@@ -414,17 +415,17 @@ impl Gpu {
 impl Executor for Gpu {
     fn load(
         &self,
-        module: &PtxModule,
+        _module: &PtxModule,
         _source: &str,
         rendered: &[RenderedKernel],
         kernels: &[&Kernel],
         options: &LoadOptions<'_>,
     ) -> Result<Box<dyn LoadedModule>, CudaError> {
         // Each kernel's candidates (or its kept choice), rendered on every core at once; a run
-        // that panicked tunes nothing (its kernels run their main plans).
+        // that panicked tunes nothing (its kernels run their main plans). A kernel launching a
+        // general kernel's entries is not tuned: its candidates would be code of its own.
         let mut tunings: Vec<Option<Tuning>> = crate::par::map_on_every_core(rendered.len(), |i| {
-            options
-                .autotune
+            (options.autotune && !rendered[i].shared)
                 .then(|| self.tuning(kernels[i], &rendered[i], options))
         })
         .into_iter()
@@ -435,31 +436,41 @@ impl Executor for Gpu {
                 .first()
                 .map_or(String::new(), |k| k.name().to_string())
         };
-        // The kernels shared out over modules (`CudaBackend::with_modules`): runs of
-        // consecutive kernels, so that the modules' entries, in order, are the kernels'.
-        let mains: Vec<PtxModule> = match options.modules {
-            crate::ModuleSplit::Whole => vec![module.clone()],
+        let module_of = |rs: &mut dyn Iterator<Item = &RenderedKernel>| {
+            let mut m = PtxModule::new(options.target);
+            for r in rs {
+                for l in &r.launches {
+                    m.push(l.kernel.clone())?;
+                }
+            }
+            Ok::<_, CudaError>(m)
+        };
+        // The kernels of their own code shared out over modules (`CudaBackend::with_modules`):
+        // runs of consecutive kernels. Each general kernel's entries are a module of their own,
+        // the same text at every size ([`crate::families`]).
+        let own: Vec<&RenderedKernel> = rendered.iter().filter(|r| !r.shared).collect();
+        let mut mains: Vec<PtxModule> = match options.modules {
+            crate::ModuleSplit::Whole => vec![module_of(&mut own.iter().copied())?],
             split => {
                 // Each kernel's size: its entries' PTX text (already rendered).
-                let sizes: Vec<usize> = rendered
+                let sizes: Vec<usize> = own
                     .iter()
                     .map(|r| r.launches.iter().map(|l| l.kernel.entry_text().len()).sum())
                     .collect();
                 split
                     .runs(&sizes)
                     .into_iter()
-                    .map(|run| {
-                        let mut m = PtxModule::new(options.target);
-                        for r in &rendered[run] {
-                            for l in &r.launches {
-                                m.push(l.kernel.clone())?;
-                            }
-                        }
-                        Ok(m)
-                    })
+                    .map(|run| module_of(&mut own[run].iter().copied()))
                     .collect::<Result<_, CudaError>>()?
             }
         };
+        mains.retain(|m| !m.kernels().is_empty());
+        let mut general = std::collections::HashSet::new();
+        for r in rendered.iter().filter(|r| r.shared) {
+            if r.launches.first().is_some_and(|l| general.insert(l.kernel.name().to_string())) {
+                mains.push(module_of(&mut std::iter::once(r))?);
+            }
+        }
         // Every module this compile loads (the kernels', and each autotuning candidate's)
         // turned into machine code at once, on every core, before the loads.
         let mut texts: Vec<(String, String)> =
@@ -468,19 +479,26 @@ impl Executor for Gpu {
             texts.push((c.module.to_string(), first(&c.module)));
         }
         self.0.dev.precompile(&texts);
-        let mut loaded = Vec::new();
+        let mut loaded: HashMap<String, LoadedKernel> = HashMap::new();
         for m in &mains {
-            loaded.extend(self.0.dev.load_module(m)?);
+            for (entry, k) in m.kernels().iter().zip(self.0.dev.load_module(m)?) {
+                loaded.insert(entry.name().to_string(), k);
+            }
         }
-        let mut next_entry = 0;
         let mut out = Vec::with_capacity(rendered.len());
         for (r, tuning) in rendered.iter().zip(tunings.iter_mut()) {
-            let n = r.launches.len();
-            let entries: Vec<LoadedKernel> = loaded
-                .get(next_entry..next_entry + n)
-                .map(<[LoadedKernel]>::to_vec)
-                .unwrap_or_default();
-            next_entry += n;
+            let entries: Vec<LoadedKernel> = r
+                .launches
+                .iter()
+                .map(|l| {
+                    loaded.get(l.kernel.name()).cloned().ok_or_else(|| {
+                        CudaError::Codegen {
+                            kernel: r.name.clone(),
+                            reason: format!("entry {} was not loaded", l.kernel.name()),
+                        }
+                    })
+                })
+                .collect::<Result<_, _>>()?;
             let mut variants = vec![Variant {
                 rendered: None,
                 entries,

@@ -20,8 +20,14 @@ pub(crate) fn reduction_var() -> Var {
 
 /// The ranges of the two flat variables.
 pub(crate) fn flat_ranges(k: &Kernel) -> VarRanges {
+    flat_ranges_to(k, None)
+}
+
+/// The ranges of the two flat variables, the outer one up to `outer_end` where that is given
+/// (a kernel whose outermost range is a size parameter: see [`flatten_to`]).
+pub(crate) fn flat_ranges_to(k: &Kernel, outer_end: Option<usize>) -> VarRanges {
     VarRanges::new(vec![
-        (outer_var(), k.numel()),
+        (outer_var(), outer_end.unwrap_or_else(|| k.numel())),
         (reduction_var(), k.rnumel()),
     ])
 }
@@ -38,6 +44,15 @@ fn row_major_strides(sizes: &[usize]) -> Vec<i64> {
 /// reduction variables likewise over `r`), then simplified, so that the div/mod pairs of a
 /// contiguous access join back (`1024*p0 + p1` over ranges `[8, 128]` is `o`).
 pub(crate) fn flatten(k: &Kernel, e: &IndexExpr) -> IndexExpr {
+    flatten_to(k, e, None)
+}
+
+/// [`flatten`] for a kernel whose outermost range is a size parameter when `outer_end` is
+/// given: `p0` becomes `o // stride0` (which holds whatever the outermost range is, `o` being
+/// below it times `stride0`) and the simplifier knows only that `o < outer_end`. A rewrite that
+/// holds for every `o` below `outer_end` holds for every smaller range too, so the expression
+/// serves every size up to it.
+pub(crate) fn flatten_to(k: &Kernel, e: &IndexExpr, outer_end: Option<usize>) -> IndexExpr {
     let n = k.ranges.len();
     let outer = row_major_strides(&k.ranges);
     let inner = row_major_strides(&k.reduction_ranges);
@@ -48,7 +63,13 @@ pub(crate) fn flatten(k: &Kernel, e: &IndexExpr) -> IndexExpr {
             return None;
         }
         let i = v.n as usize;
-        if i < n {
+        if i == 0 && outer_end.is_some() {
+            Some(if outer[0] == 1 {
+                o.clone()
+            } else {
+                o.floor_div(outer[0])
+            })
+        } else if i < n {
             Some(o.modular(outer[i], k.ranges[i] as i64))
         } else if i - n < k.reduction_ranges.len() {
             let j = i - n;
@@ -57,7 +78,7 @@ pub(crate) fn flatten(k: &Kernel, e: &IndexExpr) -> IndexExpr {
             None
         }
     })
-    .simplify(&flat_ranges(k))
+    .simplify(&flat_ranges_to(k, outer_end))
 }
 
 fn gcd(a: i64, b: i64) -> i64 {
@@ -116,7 +137,9 @@ pub(crate) fn lane_shape(e: &IndexExpr, x: Var, width: i64) -> Option<LaneShape>
                     return None;
                 }
             }
-            // A size parameter's value is not known here.
+            // A size parameter times a term the lane does not move: the same for every lane,
+            // of unknown alignment. One the lane moves has an unknown stride.
+            Term::SizeTimes(_, t) if !t.contains_var(x) => (0, 1),
             Term::SizeTimes(..) => return None,
         };
         stride = stride.checked_add(c.checked_mul(ts)?)?;
@@ -222,10 +245,16 @@ impl IndexEnv {
                 let x = self.eval(b, inner, ranges);
                 Val::Reg(self.floor_div(b, x, *d, inner.bounds(ranges).0 >= 0))
             }
-            // Only the CPU backend generalizes kernels over sizes.
-            Term::SizeTimes(..) => {
-                b.report_error("a size parameter in a CUDA kernel's index".to_string());
-                Val::Imm(crate::ptx::Imm::Int(0))
+            // A kernel generalized over sizes: the parameter's register (bound at the entry).
+            Term::SizeTimes(p, inner) => {
+                let x = self.term(b, inner, ranges);
+                match self.get(Var::size(*p as usize)) {
+                    Some(s) => Val::Reg(b.mul(ty, x, s)),
+                    None => {
+                        b.report_error(format!("size parameter s{p} has no register here"));
+                        Val::Imm(crate::ptx::Imm::Int(0))
+                    }
+                }
             }
             Term::ModularIndexing(inner, d, m) => {
                 let x = self.eval(b, inner, ranges);

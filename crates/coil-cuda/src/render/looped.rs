@@ -76,10 +76,11 @@ impl<'k> Emitter<'k> {
         let leader = self.b.setp(Cmp::Eq, Ty::U32, tid, 0u32);
         let rnumel = k.rnumel();
         let exact = rnumel.is_multiple_of((threads * lanes * unroll) as usize);
+        let rows = self.outer_extent(Ty::U32, 1);
         self.counted_loop(
             Ty::U32,
             Val::Reg(block),
-            Self::imm(k.numel()),
+            rows,
             Val::Reg(grid),
             |em, row| {
                 em.bind_row(row);

@@ -47,6 +47,7 @@ use coil_codegen::{
     AccId, Accumulator, ArgId, ArgRole, KExpr, Kernel, Stage, StageKind, Store, StoreMode, ValueId,
 };
 use coil_graph::DType;
+use coil_kernel::SizeParams;
 use coil_lower::{IndexExpr, Var, VarRanges};
 
 use crate::error::CudaError;
@@ -85,6 +86,8 @@ pub enum LaunchArg {
     Arg(usize),
     /// Scratch buffer `j` of the [`RenderedKernel`].
     Scratch(usize),
+    /// Size parameter `j`: the [`RenderedKernel`]'s `sizes[j]` (an `.s64`).
+    Size(usize),
 }
 
 /// One `.entry` and how to launch it.
@@ -112,6 +115,13 @@ pub struct RenderedKernel {
     pub scratch_bytes: Vec<usize>,
     /// Bytes each kernel argument spans (its buffer must be at least this long).
     pub arg_bytes: Vec<usize>,
+    /// The size parameters' values, where the entries are a kernel's generalized over sizes
+    /// ([`render_general`]): empty for a kernel rendered on its own.
+    pub sizes: Vec<i64>,
+    /// Whether the entries are a generalized kernel's, shared with other kernels of the same
+    /// code at other sizes (loaded in a module of their own, so that its text, and so its
+    /// machine code, is the same at every size).
+    pub shared: bool,
 }
 
 /// Renders `k` (named `cuda_<k.name>`) for `target`, planned for a device with `caps`.
@@ -136,6 +146,66 @@ pub fn render_planned(
     target: PtxTarget,
     plan: KernelPlan,
 ) -> Result<RenderedKernel, CudaError> {
+    let name = format!("cuda_{}", k.name);
+    let entries = emit_entries(k, None, &name, target, plan)?;
+    Ok(assemble(k, caps, plan, name, entries, Vec::new(), false))
+}
+
+/// The entries of `general`, a kernel generalized over sizes ([`coil_kernel::size_params`])
+/// whose outermost range at most is a size parameter (`params.ranges` says which), rendered
+/// under `plan` and named `name`: they take the parameters' values after the buffers (and
+/// scratch), as `.s64` parameters `size0..`, and serve every kernel of their code whose plan is
+/// `plan` ([`bound_rendering`]). `general`'s own sizes are only hints: the outermost range may
+/// be anything up to what `plan`'s index width holds.
+pub fn render_general(
+    general: &Kernel,
+    params: &SizeParams,
+    name: &str,
+    target: PtxTarget,
+    plan: KernelPlan,
+) -> Result<Vec<PtxKernel>, CudaError> {
+    let fixed_inside = params.ranges.iter().skip(1).all(Option::is_none);
+    if !fixed_inside || matches!(plan.strategy, Strategy::Split { .. }) {
+        return Err(CudaError::Codegen {
+            kernel: general.name.clone(),
+            reason: "only the outermost range of a pointwise, persistent or looped kernel may \
+                     be a size parameter"
+                .into(),
+        });
+    }
+    emit_entries(general, Some(params), name, target, plan)
+}
+
+/// `k` launched through `entries`, rendered by [`render_general`] for a kernel of its code with
+/// its plan, the parameters taking `sizes` ([`coil_kernel::size_params::bind`]).
+pub fn bound_rendering(
+    k: &Kernel,
+    caps: &GpuCaps,
+    plan: KernelPlan,
+    name: String,
+    entries: Vec<PtxKernel>,
+    sizes: Vec<i64>,
+) -> RenderedKernel {
+    assemble(k, caps, plan, name, entries, sizes, true)
+}
+
+/// The largest outer extent (rows, or a pointwise kernel's elements) a kernel generalized
+/// over its outermost range serves: what its index width holds, a whole number of the inner
+/// ranges' products.
+pub fn general_outer_end(k: &Kernel, wide: bool) -> usize {
+    let inner: usize = k.ranges.iter().skip(1).product::<usize>().max(1);
+    let limit: usize = if wide { 1 << 52 } else { i32::MAX as usize };
+    (limit / inner) * inner
+}
+
+/// Checks `plan` against `k` and emits its entries (the main one, and a split's finish).
+fn emit_entries(
+    k: &Kernel,
+    sizes: Option<&SizeParams>,
+    name: &str,
+    target: PtxTarget,
+    plan: KernelPlan,
+) -> Result<Vec<PtxKernel>, CudaError> {
     let KernelPlan {
         strategy,
         block,
@@ -154,7 +224,9 @@ pub fn render_planned(
     if block == 0 || !block.is_multiple_of(32) || block > 1024 {
         return Err(bad(format!("{block} threads per block")));
     }
-    if !wide && needs_wide_indices(k) {
+    // A generalized kernel's terms are size parameters: the kernels it is bound to were
+    // planned (their index width chosen) on their own.
+    if !wide && sizes.is_none() && needs_wide_indices(k) {
         return Err(bad("its indices need 64-bit arithmetic".into()));
     }
     let lanes = match strategy {
@@ -212,22 +284,110 @@ pub fn render_planned(
             return Err(bad("its split loop needs 64-bit indices".into()));
         }
     }
-    let name = format!("cuda_{}", k.name);
-    let all_args: Vec<LaunchArg> = (0..k.args.len()).map(LaunchArg::Arg).collect();
-    let mut launches = Vec::new();
-    let mut scratch_bytes = Vec::new();
-    match strategy {
+    let emitter = |name: &str, block: u32, scratch: usize| {
+        Emitter::new(k, name, target, block, wide, scratch, sizes).with_fast_math(fast_math)
+    };
+    Ok(match strategy {
         Strategy::Pointwise {
             lanes,
             unroll,
             reverse,
-            one_pass,
-        } => {
-            let unroll = unroll.max(1);
-            let kernel = Emitter::new(k, &name, target, block, wide, 0)
+            ..
+        } => vec![
+            emitter(name, block, 0)
                 .occupancy(min_blocks_per_sm)
-                .with_fast_math(fast_math)
-                .pointwise(lanes, unroll, reverse)?;
+                .pointwise(lanes, unroll.max(1), reverse)?,
+        ],
+        Strategy::Persistent {
+            lanes,
+            row_threads,
+            chunks,
+            prefetch,
+        } => vec![
+            emitter(name, block, 0)
+                .occupancy(min_blocks_per_sm)
+                .persistent(lanes, row_threads, chunks, prefetch)?,
+        ],
+        Strategy::Looped { lanes, unroll } => vec![
+            emitter(name, block, 0)
+                .occupancy(min_blocks_per_sm)
+                .looped(lanes, unroll)?,
+        ],
+        Strategy::Split {
+            lanes,
+            unroll,
+            parts,
+            fused,
+        } => {
+            let scratch = split_scratch_bytes(k, plan).len();
+            let first = emitter(name, block, scratch)
+                .occupancy(min_blocks_per_sm)
+                .split_partials(lanes, unroll, parts, fused)?;
+            if fused {
+                vec![first]
+            } else {
+                let finish = emitter(
+                    &format!("{name}_finish"),
+                    split_finish_block(parts),
+                    split_components(k, wide).len(),
+                )
+                .split_finish(parts)?;
+                vec![first, finish]
+            }
+        }
+    })
+}
+
+/// Threads per block of a split reduction's finishing entry.
+fn split_finish_block(parts: u32) -> u32 {
+    parts.next_multiple_of(32).min(256)
+}
+
+/// Bytes of a split reduction's scratch buffers: each partial's slots, then (fused) a u32
+/// counter per row (zeroed at allocation, reset by the last block).
+fn split_scratch_bytes(k: &Kernel, plan: KernelPlan) -> Vec<usize> {
+    let Strategy::Split { parts, fused, .. } = plan.strategy else {
+        return Vec::new();
+    };
+    let slots = k.numel() * parts as usize;
+    let mut bytes: Vec<usize> = split_components(k, plan.wide_indices)
+        .iter()
+        .map(|r| slots * r.bytes() as usize)
+        .collect();
+    if fused {
+        bytes.push(k.numel() * 4);
+    }
+    bytes
+}
+
+/// `k`'s rendering: `entries` (from [`emit_entries`] for `k` or a kernel of its code) with the
+/// launch configurations `k`'s sizes need, its scratch, and the size parameters' values.
+fn assemble(
+    k: &Kernel,
+    caps: &GpuCaps,
+    plan: KernelPlan,
+    name: String,
+    entries: Vec<PtxKernel>,
+    sizes: Vec<i64>,
+    shared: bool,
+) -> RenderedKernel {
+    let KernelPlan {
+        strategy,
+        block,
+        min_blocks_per_sm,
+        ..
+    } = plan;
+    let scratch_bytes = split_scratch_bytes(k, plan);
+    let mut args: Vec<LaunchArg> = (0..k.args.len()).map(LaunchArg::Arg).collect();
+    args.extend((0..scratch_bytes.len()).map(LaunchArg::Scratch));
+    args.extend((0..sizes.len()).map(LaunchArg::Size));
+    let configs: Vec<LaunchConfig> = match strategy {
+        Strategy::Pointwise {
+            lanes,
+            unroll,
+            one_pass,
+            ..
+        } => {
             let items = (k.numel() / lanes as usize) as u64;
             // With a residency target, the grid is what the SMs hold at once under it.
             let caps = GpuCaps {
@@ -237,103 +397,44 @@ pub fn render_planned(
                 },
                 ..caps.clone()
             };
-            let work = items.div_ceil(u64::from(unroll));
-            let config = if one_pass {
+            let work = items.div_ceil(u64::from(unroll.max(1)));
+            vec![if one_pass {
                 let blocks = work.div_ceil(u64::from(block)).clamp(1, (1 << 31) - 1);
                 LaunchConfig::linear(blocks as u32, block)
             } else {
                 LaunchConfig::grid_stride(work, block, &caps)
-            };
-            launches.push(KernelLaunch {
-                kernel,
-                config,
-                args: all_args,
-            });
+            }]
         }
-        Strategy::Persistent {
-            lanes,
-            row_threads,
-            chunks,
-            prefetch,
-        } => {
-            let kernel = Emitter::new(k, &name, target, block, wide, 0)
-                .occupancy(min_blocks_per_sm)
-                .with_fast_math(fast_math)
-                .persistent(lanes, row_threads, chunks, prefetch)?;
+        Strategy::Persistent { row_threads, .. } => {
             let rows_per_block = (block / row_threads).max(1) as usize;
             let blocks = k.numel().div_ceil(rows_per_block).clamp(1, (1 << 31) - 1);
-            launches.push(KernelLaunch {
-                kernel,
-                config: LaunchConfig::linear(blocks as u32, block),
-                args: all_args,
-            });
+            vec![LaunchConfig::linear(blocks as u32, block)]
         }
-        Strategy::Looped { lanes, unroll } => {
-            let kernel = Emitter::new(k, &name, target, block, wide, 0)
-                .occupancy(min_blocks_per_sm)
-                .with_fast_math(fast_math)
-                .looped(lanes, unroll)?;
-            launches.push(KernelLaunch {
-                kernel,
-                config: LaunchConfig::per_row(k.numel() as u64, block),
-                args: all_args,
-            });
-        }
-        Strategy::Split {
-            lanes,
-            unroll,
-            parts,
-            fused,
-        } => {
-            let components = split_components(k, wide);
-            let slots = k.numel() * parts as usize;
-            scratch_bytes = components
-                .iter()
-                .map(|r| slots * r.bytes() as usize)
-                .collect();
-            if fused {
-                // One u32 counter per row (zeroed at allocation, reset by the last block).
-                scratch_bytes.push(k.numel() * 4);
-            }
-            let mut args = all_args.clone();
-            args.extend((0..scratch_bytes.len()).map(LaunchArg::Scratch));
-            let first = Emitter::new(k, &name, target, block, wide, scratch_bytes.len())
-                .occupancy(min_blocks_per_sm)
-                .with_fast_math(fast_math)
-                .split_partials(lanes, unroll, parts, fused)?;
-            launches.push(KernelLaunch {
-                kernel: first,
-                config: LaunchConfig::linear((k.numel() * parts as usize) as u32, block),
-                args: args.clone(),
-            });
-            if !fused {
-                let finish_block = (parts.next_multiple_of(32)).min(256);
-                let second = Emitter::new(
-                    k,
-                    &format!("{name}_finish"),
-                    target,
-                    finish_block,
-                    wide,
-                    components.len(),
-                )
-                .with_fast_math(fast_math)
-                .split_finish(parts)?;
-                launches.push(KernelLaunch {
-                    kernel: second,
-                    config: LaunchConfig::per_row(k.numel() as u64, finish_block),
-                    args,
-                });
-            }
-        }
-    }
-    Ok(RenderedKernel {
+        Strategy::Looped { .. } => vec![LaunchConfig::per_row(k.numel() as u64, block)],
+        Strategy::Split { parts, .. } => vec![
+            LaunchConfig::linear((k.numel() * parts as usize) as u32, block),
+            LaunchConfig::per_row(k.numel() as u64, split_finish_block(parts)),
+        ],
+    };
+    let launches = entries
+        .into_iter()
+        .zip(configs)
+        .map(|(kernel, config)| KernelLaunch {
+            kernel,
+            config,
+            args: args.clone(),
+        })
+        .collect();
+    RenderedKernel {
         name,
         plan,
         // No point to compute: nothing to launch (a grid of no blocks is not a launch).
         launches: if k.numel() == 0 { Vec::new() } else { launches },
         scratch_bytes,
         arg_bytes: k.args.iter().map(|a| a.len * a.dtype.itemsize()).collect(),
-    })
+        shared,
+        sizes,
+    }
 }
 
 /// The register reprs of a split reduction's partials, one scratch buffer each.
@@ -425,6 +526,12 @@ pub(crate) struct Emitter<'k> {
     scan_valid: Option<Reg>,
     /// The relaxed math of 16-bit results ([`KernelPlan::fast_math`]).
     fast_math: bool,
+    /// A kernel generalized over its outermost range: the size parameter's register (`.s64`)
+    /// and the product of the inner ranges.
+    outer_param: Option<(Reg, usize)>,
+    /// How far the flat outer variable may run in a generalized kernel
+    /// ([`general_outer_end`]).
+    outer_end: Option<usize>,
 }
 
 fn param_name(i: usize, name: &str) -> String {
@@ -443,6 +550,7 @@ impl<'k> Emitter<'k> {
         block: u32,
         wide: bool,
         scratch: usize,
+        sizes: Option<&SizeParams>,
     ) -> Emitter<'k> {
         let mut b = KernelBuilder::new(name, target);
         b.max_threads_per_block(block);
@@ -455,6 +563,26 @@ impl<'k> Emitter<'k> {
         let scratch = (0..scratch)
             .map(|j| b.ptr_param(format!("scratch{j}"), 16))
             .collect();
+        // A generalized kernel's size parameters: `.s64` values after the buffers, each bound
+        // to its variable `s<j>` in index registers.
+        let mut env = IndexEnv::new(wide);
+        let mut size_regs = Vec::new();
+        for j in 0..sizes.map_or(0, |sp| sp.count) {
+            let p = b.param(format!("size{j}"), crate::ptx::ParamTy::S64);
+            let r = b.load_param(p);
+            let at = if wide {
+                r
+            } else {
+                b.cvt(Ty::S32, Ty::S64, None, r)
+            };
+            env.bind(Var::size(j), at);
+            size_regs.push(r);
+        }
+        let outer_param = sizes.and_then(|sp| sp.range(0)).map(|p| {
+            let inner: usize = k.ranges.iter().skip(1).product::<usize>().max(1);
+            (size_regs[p as usize], inner)
+        });
+        let outer_end = outer_param.map(|_| general_outer_end(k, wide));
         let acc_info = k
             .stages
             .iter()
@@ -469,8 +597,10 @@ impl<'k> Emitter<'k> {
             ptrs,
             scratch,
             read_only: k.args.iter().map(|a| a.role == ArgRole::Input).collect(),
-            env: IndexEnv::new(wide),
-            ranges: index::flat_ranges(k),
+            env,
+            ranges: index::flat_ranges_to(k, outer_end),
+            outer_param,
+            outer_end,
             flat: HashMap::new(),
             uniform: HashMap::new(),
             vals: HashMap::new(),
@@ -528,7 +658,7 @@ impl<'k> Emitter<'k> {
         if let Some(f) = self.flat.get(e) {
             return f.clone();
         }
-        let f = flatten(self.k, e);
+        let f = index::flatten_to(self.k, e, self.outer_end);
         self.flat.insert(e.clone(), f.clone());
         f
     }
@@ -1082,6 +1212,27 @@ impl<'k> Emitter<'k> {
     /// Index-typed immediate.
     fn imm(n: usize) -> Val {
         Val::Imm(crate::ptx::Imm::Int(n as i64))
+    }
+
+    /// The outer extent (rows, or a pointwise kernel's elements) over `div` (which divides it)
+    /// as a value of `ty` (`.u32` or `.u64`): an immediate, or, in a kernel generalized over its
+    /// outermost range, computed from the launch's size parameter (emitted where it is asked
+    /// for: ask before loops).
+    fn outer_extent(&mut self, ty: Ty, div: usize) -> Val {
+        let Some((size, inner)) = self.outer_param else {
+            return Self::imm(self.k.numel() / div);
+        };
+        let n = self.b.mul(Ty::S64, size, inner as i64);
+        let n = if div > 1 {
+            self.b.div(Ty::U64, n, div as i64)
+        } else {
+            n
+        };
+        Val::Reg(if ty == Ty::U64 {
+            n
+        } else {
+            self.b.cvt(Ty::U32, Ty::U64, None, n)
+        })
     }
 
     // ---- entries ------------------------------------------------------------------------

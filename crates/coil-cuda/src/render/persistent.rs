@@ -72,7 +72,7 @@ impl<'k> Emitter<'k> {
         } else {
             Vec::new()
         };
-        let numel = Self::imm(k.numel());
+        let numel = self.outer_extent(Ty::U32, 1);
         let current = self.load_row(&ahead, &cx, start, numel);
         self.counted_loop(
             Ty::U32,

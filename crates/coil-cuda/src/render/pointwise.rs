@@ -23,7 +23,6 @@ impl<'k> Emitter<'k> {
                 true,
             );
         }
-        let items = k.numel() / lanes as usize;
         let ty = self.index_ty();
         let block = self.b.sreg(Sreg::CtaidX);
         let threads = self.b.sreg(Sreg::NtidX);
@@ -46,10 +45,15 @@ impl<'k> Emitter<'k> {
             self.b.mul(ty, stride, i64::from(unroll))
         };
         let loop_ty = if self.env.wide { Ty::U64 } else { Ty::U32 };
+        let items = self.outer_extent(loop_ty, lanes as usize);
+        let last = match items {
+            Val::Reg(n) => Val::Reg(self.b.sub(loop_ty, n, 1i64)),
+            _ => Self::imm(k.numel() / lanes as usize - 1),
+        };
         self.counted_loop(
             loop_ty,
             Val::Reg(start),
-            Self::imm(items),
+            items,
             Val::Reg(step),
             |em, i| {
                 let chunks = (0..unroll)
@@ -60,11 +64,11 @@ impl<'k> Emitter<'k> {
                             em.b.fma(ty, stride, i64::from(c), i)
                         };
                         let valid =
-                            (c > 0).then(|| em.b.setp(Cmp::Lt, loop_ty, item, Self::imm(items)));
+                            (c > 0).then(|| em.b.setp(Cmp::Lt, loop_ty, item, items));
                         // Reversed: item `i` is chunk `items - 1 - i` (past the end, `valid`
                         // is false and the wrapped index is never dereferenced).
                         let item = if reverse {
-                            em.b.sub(loop_ty, Self::imm(items - 1), item)
+                            em.b.sub(loop_ty, last, item)
                         } else {
                             item
                         };

@@ -5,6 +5,7 @@ mod cpu;
 mod deep;
 mod edge_shapes;
 mod embedding_bag;
+mod gpu_sizes;
 mod in_place;
 mod program_cache;
 mod real_ops;

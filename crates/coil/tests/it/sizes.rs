@@ -11,7 +11,7 @@ use coil_cpu::{CpuBackend, CpuOptions};
 /// Rows of `s0` (a batch), a row norm, a matmul with a bias and gelu, a softmax over the row, a
 /// sum over the batch (whose reduction length is the size), and a permuted copy whose
 /// outermost range is the size.
-const BATCH: &str = r#"
+pub(crate) const BATCH: &str = r#"
 class GraphModule(torch.nn.Module):
     def forward(self, x: "f32[s0, 64]", w: "f32[64, 48]", b: "f32[48]", y: "f32[s0, 6, 8]"):
         mean: "f32[s0, 1]" = torch.ops.aten.mean.dim(x, [1], True)
@@ -30,7 +30,7 @@ class GraphModule(torch.nn.Module):
 
 /// Broadcasting, reductions over the inner dims, and a permuted copy whose outermost range is
 /// not the size.
-const INNER: &str = r#"
+pub(crate) const INNER: &str = r#"
 class GraphModule(torch.nn.Module):
     def forward(self, x: "f32[s0, 8, 12]", b: "f32[12]"):
         add: "f32[s0, 8, 12]" = torch.ops.aten.add.Tensor(x, b)
@@ -42,7 +42,7 @@ class GraphModule(torch.nn.Module):
 "#;
 
 /// A matmul over `6 * s0` rows, a softmax of each, and a mean over the size.
-const ROWS: &str = r#"
+pub(crate) const ROWS: &str = r#"
 class GraphModule(torch.nn.Module):
     def forward(self, q: "f32[s0, 6, 16]", k: "f32[16, 6]"):
         view: "f32[6*s0, 16]" = torch.ops.aten.view.default(q, [-1, 16])
@@ -55,7 +55,7 @@ class GraphModule(torch.nn.Module):
 
 /// Attention's shapes: the size inside (`[2, s0, s0]` scores, a softmax over `s0`, a copy of a
 /// transpose, a sum over a middle dim): strides, ranges and rows that are the size.
-const ATTENTION: &str = r#"
+pub(crate) const ATTENTION: &str = r#"
 class GraphModule(torch.nn.Module):
     def forward(self, q: "f32[2, s0, 8]", k: "f32[2, s0, 8]"):
         permute: "f32[2, 8, s0]" = torch.ops.aten.permute.default(k, [0, 2, 1])
@@ -158,7 +158,7 @@ fn kernels_with_the_size_inside_run_generalized_code_from_the_third_size() {
 }
 
 /// A softmax over rows of the size, whose exponentials a row cache keeps between its stages.
-const SOFTMAX: &str = r#"
+pub(crate) const SOFTMAX: &str = r#"
 class GraphModule(torch.nn.Module):
     def forward(self, x: "f32[3, s0]"):
         _softmax: "f32[3, s0]" = torch.ops.aten._softmax.default(x, -1, False)
@@ -197,7 +197,7 @@ fn rows_longer_than_the_row_cache_take_a_generalized_kernel_of_their_own() {
 
 /// A concatenation (its masks compare with the size: an `i64` constant) and a gather from a
 /// table of `s0` rows (an indirect index whose size is the size).
-const CAT_GATHER: &str = r#"
+pub(crate) const CAT_GATHER: &str = r#"
 class GraphModule(torch.nn.Module):
     def forward(self, x: "f32[2, s0]", y: "f32[2, 3]", t: "f32[s0, 4]", i: "i64[6]"):
         cat: "f32[2, s0 + 3]" = torch.ops.aten.cat.default([x, y], 1)
@@ -250,7 +250,7 @@ fn masks_bounded_by_the_size_run_generalized_code_and_gathers_their_own() {
 }
 
 /// `text` bound to `s0 = n` (every input's sizes from its annotation).
-fn bound(text: &str, n: usize) -> coil_graph::Graph {
+pub(crate) fn bound(text: &str, n: usize) -> coil_graph::Graph {
     let mut b = coil_graph::Bindings::new();
     b.insert("s0", n as i64);
     coil_graph::parse_bound(text, &b).unwrap()
