@@ -454,7 +454,7 @@ impl CudaBackend {
                 else {
                     return Job::Own;
                 };
-                if params.ranges.iter().skip(1).any(Option::is_some) {
+                if !render::outer_only(&general, &params) {
                     return Job::Own;
                 }
                 match coil_kernel::size_params::bind(&general, &params, k) {

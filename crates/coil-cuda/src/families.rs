@@ -29,6 +29,9 @@ use coil_kernel::SizeParams;
 use crate::ptx::PtxKernel;
 use crate::render::{KernelPlan, Strategy};
 
+/// How a general kernel's entry name starts (the JIT keeps their cubins for the process).
+pub(crate) const ENTRY_PREFIX: &str = "cuda_general_";
+
 /// The most general kernels kept of one code and plan.
 const PER_KEY: usize = 4;
 /// The most keys kept (families or representatives); past it the map starts again.
@@ -81,7 +84,7 @@ pub(crate) fn entry_name(key: &str, general: &Kernel, params: &SizeParams) -> St
     key.hash(&mut h);
     general.to_string().hash(&mut h);
     format!("{params:?}").hash(&mut h);
-    format!("cuda_general_{:016x}", h.finish())
+    format!("{ENTRY_PREFIX}{:016x}", h.finish())
 }
 
 impl SizeFamilies {
@@ -130,7 +133,10 @@ impl SizeFamilies {
         if state.representatives.len() >= CAPACITY {
             state.representatives.clear();
         }
-        state.representatives.entry(key).or_insert_with(|| k.clone());
+        state
+            .representatives
+            .entry(key)
+            .or_insert_with(|| k.clone());
     }
 
     /// General kernels kept now.

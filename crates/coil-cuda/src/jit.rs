@@ -106,16 +106,20 @@ pub(crate) struct Jit {
     arch: String,
     driver: i32,
     options: RwLock<JitOptions>,
+    memo: Mutex<HashMap<Key, Arc<Vec<u8>>>>,
     records: Mutex<Vec<JitRecord>>,
 }
 
-/// The most cubin bytes the process keeps in memory; past it the memo starts again.
-const MEMO_BYTES: usize = 512 << 20;
+/// The most bytes of general kernels' cubins the process keeps in memory; past it that memo
+/// starts again.
+const GENERAL_MEMO_BYTES: usize = 256 << 20;
 
-/// The cubins of this process, whichever device's compile made them (their keys hold the
-/// architecture, the driver and the options), and their bytes: a compile that opens the
-/// device again (each compile from Python does) finds the cubins an earlier one made.
-fn memo() -> std::sync::MutexGuard<'static, (HashMap<Key, Arc<Vec<u8>>>, usize)> {
+/// The cubins of general kernels' modules ([`crate::families`]) in this process, whichever
+/// device's compile made them (their keys hold the architecture, the driver and the options),
+/// and their bytes: a compile that opens the device again (each compile from Python does)
+/// finds the ones an earlier compile made. Other modules are kept per device: a compile of
+/// all of its own code stays as cold as it was.
+fn general_memo() -> std::sync::MutexGuard<'static, (HashMap<Key, Arc<Vec<u8>>>, usize)> {
     static MEMO: std::sync::OnceLock<Mutex<(HashMap<Key, Arc<Vec<u8>>>, usize)>> =
         std::sync::OnceLock::new();
     MEMO.get_or_init(Mutex::default)
@@ -130,6 +134,7 @@ impl Jit {
             arch: format!("sm_{}{}", compute_capability.0, compute_capability.1),
             driver,
             options: RwLock::new(JitOptions::default()),
+            memo: Mutex::new(HashMap::new()),
             records: Mutex::new(Vec::new()),
         }
     }
@@ -192,7 +197,14 @@ impl Jit {
                     source,
                 });
         };
-        if let Some(c) = memo().0.get(&key).cloned() {
+        let general = kernel.starts_with(crate::families::ENTRY_PREFIX);
+        let remembered = if general {
+            general_memo().0.get(&key).cloned()
+        } else {
+            let memo = self.memo.lock().unwrap_or_else(|p| p.into_inner());
+            memo.get(&key).cloned()
+        };
+        if let Some(c) = remembered {
             record(0.0, "memory");
             return Ok(c.clone());
         }
@@ -225,12 +237,19 @@ impl Jit {
                 Arc::new(bytes)
             }
         };
-        let mut kept = memo();
-        if kept.1 + cubin.len() > MEMO_BYTES {
-            *kept = Default::default();
+        if general {
+            let mut kept = general_memo();
+            if kept.1 + cubin.len() > GENERAL_MEMO_BYTES {
+                *kept = Default::default();
+            }
+            kept.1 += cubin.len();
+            kept.0.insert(key, cubin.clone());
+        } else {
+            self.memo
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(key, cubin.clone());
         }
-        kept.1 += cubin.len();
-        kept.0.insert(key, cubin.clone());
         Ok(cubin)
     }
 

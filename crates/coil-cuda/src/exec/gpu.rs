@@ -467,7 +467,10 @@ impl Executor for Gpu {
         mains.retain(|m| !m.kernels().is_empty());
         let mut general = std::collections::HashSet::new();
         for r in rendered.iter().filter(|r| r.shared) {
-            if r.launches.first().is_some_and(|l| general.insert(l.kernel.name().to_string())) {
+            if r.launches
+                .first()
+                .is_some_and(|l| general.insert(l.kernel.name().to_string()))
+            {
                 mains.push(module_of(&mut std::iter::once(r))?);
             }
         }
@@ -491,12 +494,13 @@ impl Executor for Gpu {
                 .launches
                 .iter()
                 .map(|l| {
-                    loaded.get(l.kernel.name()).cloned().ok_or_else(|| {
-                        CudaError::Codegen {
+                    loaded
+                        .get(l.kernel.name())
+                        .cloned()
+                        .ok_or_else(|| CudaError::Codegen {
                             kernel: r.name.clone(),
                             reason: format!("entry {} was not loaded", l.kernel.name()),
-                        }
-                    })
+                        })
                 })
                 .collect::<Result<_, _>>()?;
             let mut variants = vec![Variant {

@@ -77,43 +77,37 @@ impl<'k> Emitter<'k> {
         let rnumel = k.rnumel();
         let exact = rnumel.is_multiple_of((threads * lanes * unroll) as usize);
         let rows = self.outer_extent(Ty::U32, 1);
-        self.counted_loop(
-            Ty::U32,
-            Val::Reg(block),
-            rows,
-            Val::Reg(grid),
-            |em, row| {
-                em.bind_row(row);
-                for (si, stage) in k.stages.iter().enumerate() {
-                    match stage.kind {
-                        StageKind::Outer => {
-                            em.emit_values(stage, None, false);
-                            em.emit_stores(stage, None, Some(leader));
-                        }
-                        StageKind::Reduction if em.k.stage_scans(si) => {
-                            let regs = em.scan_stage(stage, tid, threads);
-                            em.block_allreduce(&regs, threads);
-                            em.finish_accs(stage, &regs);
-                        }
-                        StageKind::Reduction => {
-                            let regs = em.looped_stage(
-                                stage,
-                                tid,
-                                threads,
-                                lanes,
-                                unroll,
-                                Self::imm(0),
-                                Self::imm(rnumel),
-                                exact,
-                                None,
-                            );
-                            em.block_allreduce(&regs, threads);
-                            em.finish_accs(stage, &regs);
-                        }
+        self.counted_loop(Ty::U32, Val::Reg(block), rows, Val::Reg(grid), |em, row| {
+            em.bind_row(row);
+            for (si, stage) in k.stages.iter().enumerate() {
+                match stage.kind {
+                    StageKind::Outer => {
+                        em.emit_values(stage, None, false);
+                        em.emit_stores(stage, None, Some(leader));
+                    }
+                    StageKind::Reduction if em.k.stage_scans(si) => {
+                        let regs = em.scan_stage(stage, tid, threads);
+                        em.block_allreduce(&regs, threads);
+                        em.finish_accs(stage, &regs);
+                    }
+                    StageKind::Reduction => {
+                        let regs = em.looped_stage(
+                            stage,
+                            tid,
+                            threads,
+                            lanes,
+                            unroll,
+                            Self::imm(0),
+                            Self::imm(rnumel),
+                            exact,
+                            None,
+                        );
+                        em.block_allreduce(&regs, threads);
+                        em.finish_accs(stage, &regs);
                     }
                 }
-            },
-        );
+            }
+        });
         self.finish()
     }
 }

@@ -164,8 +164,7 @@ pub fn render_general(
     target: PtxTarget,
     plan: KernelPlan,
 ) -> Result<Vec<PtxKernel>, CudaError> {
-    let fixed_inside = params.ranges.iter().skip(1).all(Option::is_none);
-    if !fixed_inside || matches!(plan.strategy, Strategy::Split { .. }) {
+    if !outer_only(general, params) || matches!(plan.strategy, Strategy::Split { .. }) {
         return Err(CudaError::Codegen {
             kernel: general.name.clone(),
             reason: "only the outermost range of a pointwise, persistent or looped kernel may \
@@ -174,6 +173,15 @@ pub fn render_general(
         });
     }
     emit_entries(general, Some(params), name, target, plan)
+}
+
+/// Whether no range of `k` but the outermost (an outer one) is a size parameter of `params`.
+pub fn outer_only(k: &Kernel, params: &SizeParams) -> bool {
+    params
+        .ranges
+        .iter()
+        .enumerate()
+        .all(|(i, p)| p.is_none() || (i == 0 && !k.ranges.is_empty()))
 }
 
 /// `k` launched through `entries`, rendered by [`render_general`] for a kernel of its code with
@@ -578,10 +586,13 @@ impl<'k> Emitter<'k> {
             env.bind(Var::size(j), at);
             size_regs.push(r);
         }
-        let outer_param = sizes.and_then(|sp| sp.range(0)).map(|p| {
-            let inner: usize = k.ranges.iter().skip(1).product::<usize>().max(1);
-            (size_regs[p as usize], inner)
-        });
+        let outer_param = sizes
+            .filter(|_| !k.ranges.is_empty())
+            .and_then(|sp| sp.range(0))
+            .map(|p| {
+                let inner: usize = k.ranges.iter().skip(1).product::<usize>().max(1);
+                (size_regs[p as usize], inner)
+            });
         let outer_end = outer_param.map(|_| general_outer_end(k, wide));
         let acc_info = k
             .stages

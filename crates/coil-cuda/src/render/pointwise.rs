@@ -50,47 +50,40 @@ impl<'k> Emitter<'k> {
             Val::Reg(n) => Val::Reg(self.b.sub(loop_ty, n, 1i64)),
             _ => Self::imm(k.numel() / lanes as usize - 1),
         };
-        self.counted_loop(
-            loop_ty,
-            Val::Reg(start),
-            items,
-            Val::Reg(step),
-            |em, i| {
-                let chunks = (0..unroll)
-                    .map(|c| {
-                        let item = if c == 0 {
-                            i
-                        } else {
-                            em.b.fma(ty, stride, i64::from(c), i)
-                        };
-                        let valid =
-                            (c > 0).then(|| em.b.setp(Cmp::Lt, loop_ty, item, items));
-                        // Reversed: item `i` is chunk `items - 1 - i` (past the end, `valid`
-                        // is false and the wrapped index is never dereferenced).
-                        let item = if reverse {
-                            em.b.sub(loop_ty, last, item)
-                        } else {
-                            item
-                        };
-                        let base = if lanes == 1 {
-                            item
-                        } else {
-                            em.b.mul(ty, item, i64::from(lanes))
-                        };
-                        Chunk { base, valid }
-                    })
-                    .collect();
-                let cx = Lanes {
-                    var: x,
-                    width: lanes,
-                    chunks,
-                };
-                for stage in &k.stages {
-                    em.emit_values(stage, Some(&cx), false);
-                    em.emit_stores(stage, Some(&cx), None);
-                }
-            },
-        );
+        self.counted_loop(loop_ty, Val::Reg(start), items, Val::Reg(step), |em, i| {
+            let chunks = (0..unroll)
+                .map(|c| {
+                    let item = if c == 0 {
+                        i
+                    } else {
+                        em.b.fma(ty, stride, i64::from(c), i)
+                    };
+                    let valid = (c > 0).then(|| em.b.setp(Cmp::Lt, loop_ty, item, items));
+                    // Reversed: item `i` is chunk `items - 1 - i` (past the end, `valid`
+                    // is false and the wrapped index is never dereferenced).
+                    let item = if reverse {
+                        em.b.sub(loop_ty, last, item)
+                    } else {
+                        item
+                    };
+                    let base = if lanes == 1 {
+                        item
+                    } else {
+                        em.b.mul(ty, item, i64::from(lanes))
+                    };
+                    Chunk { base, valid }
+                })
+                .collect();
+            let cx = Lanes {
+                var: x,
+                width: lanes,
+                chunks,
+            };
+            for stage in &k.stages {
+                em.emit_values(stage, Some(&cx), false);
+                em.emit_stores(stage, Some(&cx), None);
+            }
+        });
         self.finish()
     }
 }

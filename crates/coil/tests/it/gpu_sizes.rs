@@ -31,9 +31,7 @@ fn run_sizes(text: &str, sizes: &[usize]) -> Vec<(usize, usize)> {
         let inputs = coil_testkit::random_inputs(&g, i as u64 + 3);
         let want = coil_eager::run(&g, &inputs).unwrap().outputs;
         let model = coil::compile(&g, Arc::clone(&shared), &options).unwrap();
-        let got = model
-            .run(&inputs)
-            .unwrap_or_else(|e| panic!("s0={n}: {e}"));
+        let got = model.run(&inputs).unwrap_or_else(|e| panic!("s0={n}: {e}"));
         coil_testkit::check_outputs(&got, &want, 1e-5, 1e-5)
             .unwrap_or_else(|e| panic!("s0={n}: {e}"));
         let own = coil::compile(&g, own_code(), &options).unwrap();
