@@ -10,7 +10,8 @@ coil's graph counts (and why any went to eager), and on CUDA the peak memory all
         [--ways eager,coil,inductor,coil-own]
 
 `coil-own` is coil with `aten_externs=False`: its own convolution gradients and transforms, not
-ATen's called between its kernels (the default).
+ATen's called between its kernels (the default). `coil-graphs` is coil with `cudagraphs=True`
+(each compiled graph's calls replayed from a captured CUDA graph, `mode="reduce-overhead"`).
 
 Models (random weights, configs as the repo's real models):
 - resnet18_w16: torchvision's ResNet-18 (BasicBlock, [2, 2, 2, 2]) at a quarter of its stage
@@ -77,9 +78,11 @@ def train(make, way, steps, warmup, device):
     torch._dynamo.reset()
     coil.reset_stats()
     opt = make_opt(model.parameters())
-    backend = {"coil": "coil", "coil-own": "coil", "inductor": "inductor"}.get(way)
+    backend = {"coil": "coil", "coil-own": "coil", "coil-graphs": "coil",
+               "inductor": "inductor"}.get(way)
     # coil-own: coil's own convolution gradients, not ATen's between its kernels.
-    options = {"aten_externs": False} if way == "coil-own" else None
+    options = {"coil-own": {"aten_externs": False},
+               "coil-graphs": {"cudagraphs": True}}.get(way)
     fm = torch.compile(model, backend=backend, options=options) if backend else model
     step = torch.compile(opt.step, backend=backend, options=options) if backend else opt.step
     losses, times = [], []

@@ -1,6 +1,6 @@
 //! [`CudaBackend`]: coil's [`Backend`] for NVIDIA GPUs. `compile` renders each distinct kernel
 //! (twins of one code share it) into PTX (`.target` from the device's compute capability, `sm_90`
-//! without one) and loads it with one driver call; `launch` runs a kernel's entries with the launch
+//! without one) and loads it (`compile.rs`); `launch` runs a kernel's entries with the launch
 //! configurations the translator chose; memory lives behind opaque handles; `matmul` calls
 //! cuBLAS `sgemm` (strided batched for bmm, transposed operands as views).
 //!
@@ -20,14 +20,10 @@ use coil_graph::DType;
 
 use crate::blas::{Gemm, MatLayout};
 use crate::error::CudaError;
-use crate::exec::{Emulated, Executor, Gpu, LoadOptions, LoadedModule, Offline};
-use crate::families::{self, Family, SizeFamilies};
+use crate::exec::{Emulated, Executor, Gpu, Offline};
+use crate::families::SizeFamilies;
 use crate::jit::ModuleSplit;
-use crate::ptx::PtxModule;
-use crate::render::{
-    self, KernelPlan, LaunchArg, RenderedKernel, oriented, plan_kernel, render_planned,
-    walk_backwards,
-};
+use crate::render::KernelPlan;
 use crate::runtime::GpuDevice;
 use coil_ptx::{GpuCaps, PtxTarget};
 
@@ -41,25 +37,25 @@ pub type Planner = Arc<dyn Fn(&Kernel, &GpuCaps) -> KernelPlan + Send + Sync>;
 #[derive(Clone)]
 pub struct CudaBackend {
     /// Where the PTX runs: a GPU, the emulator, or nowhere.
-    exec: Arc<dyn Executor>,
-    caps: GpuCaps,
-    target: PtxTarget,
-    description: String,
-    planner: Option<Planner>,
+    pub(crate) exec: Arc<dyn Executor>,
+    pub(crate) caps: GpuCaps,
+    pub(crate) target: PtxTarget,
+    pub(crate) description: String,
+    pub(crate) planner: Option<Planner>,
     /// Time each kernel's candidate plans at its first launch and keep the fastest.
-    autotune: bool,
+    pub(crate) autotune: bool,
     /// How kernels are shared out over PTX modules ([`CudaBackend::with_modules`]).
-    modules: ModuleSplit,
+    pub(crate) modules: ModuleSplit,
     /// A column of ones (its buffer and length) that broadcasts an `addmm`'s bias through
     /// cuBLAS (`ones[m, 1] @ bias[1, n]`), grown as needed.
-    ones: Arc<std::sync::Mutex<Option<(BufferHandle, usize, DType)>>>,
+    pub(crate) ones: Arc<std::sync::Mutex<Option<(BufferHandle, usize, DType)>>>,
     /// Convolutions through cuDNN (where it loads) rather than im2col and cuBLAS.
-    cudnn_conv: bool,
+    pub(crate) cudnn_conv: bool,
     /// Every kernel rendered and loaded on its own ([`CudaBackend::with_every_kernel`]).
-    every_kernel: bool,
+    pub(crate) every_kernel: bool,
     /// General kernels shared across sizes ([`crate::families`]); `None`: every compile
     /// renders all of its own code.
-    families: Option<Arc<SizeFamilies>>,
+    pub(crate) families: Option<Arc<SizeFamilies>>,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -292,349 +288,6 @@ impl CudaBackend {
     /// The PTX target.
     pub fn target(&self) -> PtxTarget {
         self.target
-    }
-
-    /// Renders `kernels` into one module (no device needed).
-    pub fn render(
-        &self,
-        kernels: &[Kernel],
-    ) -> Result<(PtxModule, Vec<RenderedKernel>), CudaError> {
-        let refs: Vec<&Kernel> = kernels.iter().collect();
-        // Kernels come in launch order: a pointwise kernel rereading what the one before it
-        // read walks backwards, into what L2 still holds.
-        self.render_oriented(&refs, &walk_backwards(kernels, &self.caps))
-    }
-
-    /// Renders `kernels` into one module, each walking backwards where `backwards` says.
-    fn render_oriented(
-        &self,
-        kernels: &[&Kernel],
-        backwards: &[bool],
-    ) -> Result<(PtxModule, Vec<RenderedKernel>), CudaError> {
-        let jobs: Vec<Job> = kernels.iter().map(|_| Job::Own).collect();
-        self.render_jobs(kernels, backwards, &jobs)
-    }
-
-    /// Renders `kernels` into one module as `jobs` say: each its own code (walking backwards
-    /// where `backwards` says), or a general kernel's entries ([`crate::families`]), each
-    /// general kernel's entries once.
-    fn render_jobs(
-        &self,
-        kernels: &[&Kernel],
-        backwards: &[bool],
-        jobs: &[Job],
-    ) -> Result<(PtxModule, Vec<RenderedKernel>), CudaError> {
-        let mut names = std::collections::HashSet::new();
-        let mut module = PtxModule::new(self.target);
-        let mut rendered = Vec::with_capacity(kernels.len());
-        for k in kernels {
-            if !names.insert(k.name.as_str()) {
-                return Err(CudaError::Codegen {
-                    kernel: k.name.clone(),
-                    reason: "two kernels of one module have this name".into(),
-                });
-            }
-        }
-        let render = |k: &Kernel, reverse: bool| {
-            let default =
-                || render_planned(k, &self.caps, self.target, self.default_plan(k, reverse));
-            match &self.planner {
-                Some(plan) => render_planned(k, &self.caps, self.target, plan(k, &self.caps))
-                    .or_else(|_| default()),
-                None => default(),
-            }
-        };
-        let bound = |k: &Kernel, f: &Family, values: &[i64]| {
-            render::bound_rendering(
-                k,
-                &self.caps,
-                f.plan,
-                f.name.clone(),
-                f.entries.clone(),
-                values.to_vec(),
-            )
-        };
-        // Each kernel renders on its own: runs of them on every core at once. A kernel
-        // generalized now renders its general kernel (or, where that fails, its own code).
-        let parts = crate::par::map_on_every_core(kernels.len(), |i| {
-            let k = kernels[i];
-            match &jobs[i] {
-                Job::Own => render(k, backwards[i]).map(|r| (r, None)),
-                Job::Bound(f, values) => Ok((bound(k, f, values), None)),
-                Job::New {
-                    key,
-                    general,
-                    params,
-                    plan,
-                    values,
-                } => {
-                    let name = families::entry_name(key, general, params);
-                    match render::render_general(general, params, &name, self.target, *plan) {
-                        Ok(entries) => {
-                            let family = Arc::new(Family {
-                                kernel: general.clone(),
-                                params: params.clone(),
-                                plan: *plan,
-                                name,
-                                entries,
-                                outer_end: render::general_outer_end(general, plan.wide_indices),
-                            });
-                            Ok((bound(k, &family, values), Some((key.clone(), family))))
-                        }
-                        Err(e) => {
-                            tracing::debug!(target: "cuda", kernel = %k.name, %e, "not generalized");
-                            render(k, backwards[i]).map(|r| (r, None))
-                        }
-                    }
-                }
-            }
-        });
-        for (k, r) in kernels.iter().zip(parts) {
-            let (r, new_family) = r.unwrap_or_else(|| {
-                Err(CudaError::Codegen {
-                    kernel: k.name.clone(),
-                    reason: "rendering panicked".into(),
-                })
-            })?;
-            if let (Some((key, family)), Some(families)) = (new_family, &self.families) {
-                tracing::debug!(
-                    target: "output_code",
-                    "{} generalized over {} size parameters as {}",
-                    k.name,
-                    family.params.count,
-                    family.name
-                );
-                families.add(key, family);
-            }
-            for l in &r.launches {
-                // A general kernel's entries appear once, however many kernels launch them.
-                if r.shared && module.kernels().iter().any(|m| m.name() == l.kernel.name()) {
-                    continue;
-                }
-                module.push(l.kernel.clone())?;
-            }
-            rendered.push(r);
-        }
-        Ok((module, rendered))
-    }
-
-    /// How each of a compile's distinct kernels renders: a general kernel of its code and
-    /// plan that an earlier compile made, one generalized now with the kernel of its code an
-    /// earlier compile offered, or its own code (then offered for later compiles).
-    fn size_jobs(&self, kernels: &[&Kernel], backwards: &[bool]) -> Vec<Job> {
-        let own = || kernels.iter().map(|_| Job::Own).collect();
-        let Some(families) = &self.families else {
-            return own();
-        };
-        if self.planner.is_some() || self.every_kernel {
-            return own();
-        }
-        let target = self.target.sm_name();
-        let mut offers = Vec::new();
-        let jobs = kernels
-            .iter()
-            .zip(backwards)
-            .map(|(k, &reverse)| {
-                let plan = self.default_plan(k, reverse);
-                if !families::shareable(&plan) || k.numel() == 0 {
-                    return Job::Own;
-                }
-                let key = families::key(k, &plan, &target);
-                if let Some((f, values)) = families.find(&key, k) {
-                    return Job::Bound(f, values);
-                }
-                // Generalized with a kernel of an earlier compile only: within one compile,
-                // the kernels of one code at different sizes (a network's stages) keep their
-                // own code.
-                let Some(first) = families.representative(&key) else {
-                    offers.push((key, *k));
-                    return Job::Own;
-                };
-                let Some((general, params)) = coil_kernel::size_params::generalize(&first, k)
-                else {
-                    return Job::Own;
-                };
-                if !render::outer_only(&general, &params) {
-                    return Job::Own;
-                }
-                match coil_kernel::size_params::bind(&general, &params, k) {
-                    Some(values) => Job::New {
-                        key,
-                        general,
-                        params,
-                        plan,
-                        values,
-                    },
-                    None => Job::Own,
-                }
-            })
-            .collect();
-        for (key, k) in offers {
-            families.offer_representative(key, k);
-        }
-        jobs
-    }
-
-    /// Compiles like [`Backend::compile`], returning the concrete type.
-    pub fn compile_cuda(&self, kernels: &[Kernel]) -> Result<CudaKernels, CudaError> {
-        // Kernels with the same code and direction are rendered and loaded once.
-        let backwards = walk_backwards(kernels, &self.caps);
-        let twins = coil_kernel::Twins::of(kernels, self.every_kernel, |k| backwards[k]);
-        let distinct: Vec<&Kernel> = twins.distinct.iter().map(|&k| &kernels[k]).collect();
-        let directions: Vec<bool> = twins.distinct.iter().map(|&k| backwards[k]).collect();
-        let jobs = self.size_jobs(&distinct, &directions);
-        let reused = jobs.iter().filter(|j| matches!(j, Job::Bound(..))).count();
-        let (module, rendered) = self.render_jobs(&distinct, &directions, &jobs)?;
-        let source = module.to_string();
-        // The plans, as comments heading the module (what `output_code.ptx` shows).
-        let mut plans = String::new();
-        for r in &rendered {
-            for l in &r.launches {
-                plans.push_str(&format!(
-                    "// {}: {:?}, {} x {}{}\n",
-                    l.kernel.name(),
-                    r.plan.strategy,
-                    l.config.grid.0,
-                    l.config.block.0,
-                    if r.shared {
-                        format!(" (for {}, sizes {:?})", r.name, r.sizes)
-                    } else {
-                        String::new()
-                    }
-                ));
-            }
-        }
-        let options = LoadOptions {
-            caps: &self.caps,
-            target: self.target,
-            autotune: self.autotune && self.planner.is_none(),
-            modules: self.modules,
-        };
-        let loaded = self
-            .exec
-            .load(&module, &source, &rendered, &distinct, &options)?;
-        Ok(CudaKernels {
-            loaded,
-            source: plans + &source,
-            rendered,
-            slot: twins.slot,
-            reused,
-        })
-    }
-}
-
-/// How one distinct kernel of a compile renders ([`CudaBackend::size_jobs`]).
-#[derive(Clone)]
-enum Job {
-    /// Its own code.
-    Own,
-    /// A general kernel's entries, its parameters taking these values.
-    Bound(Arc<Family>, Vec<i64>),
-    /// A general kernel made now from it and an earlier compile's kernel of its code.
-    New {
-        key: String,
-        general: Kernel,
-        params: coil_kernel::SizeParams,
-        plan: KernelPlan,
-        values: Vec<i64>,
-    },
-}
-
-impl CudaBackend {
-    /// `kernel`'s default plan, walking backwards when `reverse` ([`walk_backwards`]).
-    fn default_plan(&self, kernel: &Kernel, reverse: bool) -> KernelPlan {
-        oriented(plan_kernel(kernel, &self.caps), reverse)
-    }
-}
-
-/// A compiled model's kernels: one PTX module, each kernel's rendering (entries, launch
-/// configurations, scratch), loaded by the backend's executor.
-pub struct CudaKernels {
-    loaded: Box<dyn LoadedModule>,
-    source: String,
-    /// The distinct kernels' renderings, in the order they were loaded.
-    rendered: Vec<RenderedKernel>,
-    /// For each kernel given to the compile, its rendering's place in `rendered` (twins
-    /// share one).
-    slot: Vec<usize>,
-    /// Distinct kernels that launch a general kernel an earlier compile made.
-    reused: usize,
-}
-
-impl std::fmt::Debug for CudaKernels {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CudaKernels")
-            .field(
-                "kernels",
-                &self.rendered.iter().map(|r| &r.name).collect::<Vec<_>>(),
-            )
-            .finish_non_exhaustive()
-    }
-}
-
-impl CudaKernels {
-    /// How each distinct kernel was rendered (strategy, entries, launch configurations): a
-    /// kernel with the same code as an earlier one launches that one's rendering.
-    pub fn rendered(&self) -> impl Iterator<Item = &RenderedKernel> {
-        self.rendered.iter()
-    }
-
-    /// Launches kernel `index` with `args` (one buffer per kernel argument).
-    pub fn launch_kernel(&self, index: usize, args: &[BufferHandle]) -> Result<(), BackendError> {
-        let found = self.slot.get(index).map(|&d| (d, &self.rendered[d]));
-        let (index, r) = found.ok_or_else(|| {
-            BackendError::Runtime(format!(
-                "kernel {index} of a module of {} kernels",
-                self.slot.len()
-            ))
-        })?;
-        if r.launches.is_empty() {
-            return Ok(()); // a kernel of no points
-        }
-        let ir_args = r.launches.first().map_or(0, |l| {
-            l.args
-                .iter()
-                .filter(|a| matches!(a, LaunchArg::Arg(_)))
-                .count()
-        });
-        if args.len() != ir_args {
-            return Err(BackendError::Runtime(format!(
-                "{}: {} buffers for {ir_args} arguments",
-                r.name,
-                args.len()
-            )));
-        }
-        self.loaded.launch(index, r, args)
-    }
-
-    /// Each kernel's name and the plan it runs with (the main plan until autotuning chose).
-    pub fn chosen_plans(&self) -> Vec<(String, KernelPlan)> {
-        self.rendered
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.name.clone(), self.loaded.chosen_plan(i).unwrap_or(r.plan)))
-            .collect()
-    }
-}
-
-impl CompiledKernels for CudaKernels {
-    fn launch(&self, index: usize, args: &[BufferHandle]) -> Result<(), BackendError> {
-        self.launch_kernel(index, args)
-    }
-
-    fn source(&self) -> String {
-        self.source.clone()
-    }
-
-    fn source_file_name(&self) -> &'static str {
-        "output_code.ptx"
-    }
-
-    fn machine_code(&self) -> coil_kernel::MachineCode {
-        coil_kernel::MachineCode {
-            reused_kernels: self.reused,
-            ..self.loaded.machine_code()
-        }
     }
 }
 

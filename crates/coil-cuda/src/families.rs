@@ -149,3 +149,95 @@ impl SizeFamilies {
         self.len() == 0
     }
 }
+
+/// How one distinct kernel of a compile renders.
+pub(crate) enum Job {
+    /// Its own code.
+    Own,
+    /// A general kernel's entries, its parameters taking these values.
+    Bound(Arc<Family>, Vec<i64>),
+    /// A general kernel made now from it and an earlier compile's kernel of its code.
+    New(Box<NewFamily>),
+}
+
+/// A general kernel to render: its key, the kernel, its parameters and plan, and the values
+/// that make it compute the kernel at hand.
+pub(crate) struct NewFamily {
+    pub(crate) key: String,
+    general: Kernel,
+    params: SizeParams,
+    plan: KernelPlan,
+    pub(crate) values: Vec<i64>,
+}
+
+/// How each of a compile's distinct `kernels` renders (each walking backwards where
+/// `backwards` says, planned by `plan`): launching a general kernel of its code and plan that
+/// an earlier compile made, a general kernel made now with the kernel of its code an earlier
+/// compile offered, or its own code (then offered to later compiles). Generalized with an
+/// earlier compile's kernel only: within one compile, kernels of one code at different sizes
+/// (a network's stages) keep their own code.
+pub(crate) fn jobs(
+    families: &SizeFamilies,
+    kernels: &[&Kernel],
+    backwards: &[bool],
+    target: &str,
+    plan: &dyn Fn(&Kernel, bool) -> KernelPlan,
+) -> Vec<Job> {
+    let mut offers = Vec::new();
+    let jobs = kernels
+        .iter()
+        .zip(backwards)
+        .map(|(k, &reverse)| {
+            let plan = plan(k, reverse);
+            if !shareable(&plan) || k.numel() == 0 {
+                return Job::Own;
+            }
+            let key = key(k, &plan, target);
+            if let Some((f, values)) = families.find(&key, k) {
+                return Job::Bound(f, values);
+            }
+            let Some(first) = families.representative(&key) else {
+                offers.push((key, *k));
+                return Job::Own;
+            };
+            let Some((general, params)) = coil_kernel::size_params::generalize(&first, k) else {
+                return Job::Own;
+            };
+            if !crate::render::outer_only(&general, &params) {
+                return Job::Own;
+            }
+            match coil_kernel::size_params::bind(&general, &params, k) {
+                Some(values) => Job::New(Box::new(NewFamily {
+                    key,
+                    general,
+                    params,
+                    plan,
+                    values,
+                })),
+                None => Job::Own,
+            }
+        })
+        .collect();
+    for (key, k) in offers {
+        families.offer_representative(key, k);
+    }
+    jobs
+}
+
+/// Renders a general kernel ([`crate::render::render_general`]).
+pub(crate) fn render_new(
+    new: &NewFamily,
+    target: crate::PtxTarget,
+) -> Result<Arc<Family>, crate::CudaError> {
+    let name = entry_name(&new.key, &new.general, &new.params);
+    let entries =
+        crate::render::render_general(&new.general, &new.params, &name, target, new.plan)?;
+    Ok(Arc::new(Family {
+        kernel: new.general.clone(),
+        params: new.params.clone(),
+        plan: new.plan,
+        name,
+        entries,
+        outer_end: crate::render::general_outer_end(&new.general, new.plan.wide_indices),
+    }))
+}

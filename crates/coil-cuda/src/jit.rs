@@ -1,9 +1,10 @@
 //! PTX to machine code (cubins): the driver's linker (`cuLinkCreate`, `cuLinkAddData`,
 //! `cuLinkComplete`), or nvJitLink ([`PtxCompiler`]), run on every core at once for all of a
 //! compile's modules, each cubin
-//! kept in memory for the process and in coil's persistent compile cache ([`coil_cache`],
-//! namespace `cubin`), so a module is turned into machine code once per machine, not once per
-//! process; loading a cubin (`cuModuleLoadData`) does no compiling. [`ModuleSplit`] decides
+//! kept in memory (for the device while it is open; a general kernel's, shared across sizes,
+//! for the process) and in coil's persistent compile cache ([`coil_cache`], namespace `cubin`),
+//! so a module is turned into machine code once per machine, not once per process; loading a
+//! cubin (`cuModuleLoadData`) does no compiling. [`ModuleSplit`] decides
 //! how a compile's kernels share modules (one per core by default).
 //!
 //! A cubin's key is everything that changes it: the PTX text, the device's architecture, the
@@ -110,6 +111,9 @@ pub(crate) struct Jit {
     records: Mutex<Vec<JitRecord>>,
 }
 
+/// Cubins by key, and their bytes in all.
+type Cubins = (HashMap<Key, Arc<Vec<u8>>>, usize);
+
 /// The most bytes of general kernels' cubins the process keeps in memory; past it that memo
 /// starts again.
 const GENERAL_MEMO_BYTES: usize = 256 << 20;
@@ -119,9 +123,8 @@ const GENERAL_MEMO_BYTES: usize = 256 << 20;
 /// and their bytes: a compile that opens the device again (each compile from Python does)
 /// finds the ones an earlier compile made. Other modules are kept per device: a compile of
 /// all of its own code stays as cold as it was.
-fn general_memo() -> std::sync::MutexGuard<'static, (HashMap<Key, Arc<Vec<u8>>>, usize)> {
-    static MEMO: std::sync::OnceLock<Mutex<(HashMap<Key, Arc<Vec<u8>>>, usize)>> =
-        std::sync::OnceLock::new();
+fn general_memo() -> std::sync::MutexGuard<'static, Cubins> {
+    static MEMO: std::sync::OnceLock<Mutex<Cubins>> = std::sync::OnceLock::new();
     MEMO.get_or_init(Mutex::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner())

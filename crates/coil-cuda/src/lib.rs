@@ -38,6 +38,7 @@
 mod backend;
 mod blas;
 mod blas_lt;
+mod compile;
 mod dnn;
 mod error;
 mod exec;
@@ -52,9 +53,10 @@ mod runtime;
 /// The PTX foundation, from coil-ptx (kept under these paths for the backend's users).
 pub use coil_ptx::{GpuCaps, PtxError, PtxTarget, emu, kernels, math, ptx};
 
-pub use backend::{CudaBackend, CudaKernels, Planner, ProfiledLaunch};
+pub use backend::{CudaBackend, Planner, ProfiledLaunch};
 pub use blas::{Gemm, MatLayout};
 pub use blas_lt::lt_present;
+pub use compile::CudaKernels;
 pub use dnn::{ConvAlgoChoice, ConvOperand, cudnn_present};
 pub use error::CudaError;
 pub use families::SizeFamilies;

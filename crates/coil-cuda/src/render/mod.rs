@@ -20,7 +20,10 @@
 //!   a fused split, the last block of a row to finish does).
 //!
 //! Sizes are compile-time constants in the PTX (kernels take only pointers), so divisions by
-//! them are strength-reduced by ptxas. Index arithmetic is 32-bit when every index of the
+//! them are strength-reduced by ptxas; except in a kernel generalized over sizes
+//! ([`render_general`], for [`crate::families`]), whose outermost range, and strides and offsets
+//! that change with the size, are `.s64` parameters after the pointers (the divisors, inner
+//! ranges and row lengths stay constants). Index arithmetic is 32-bit when every index of the
 //! kernel fits, else 64-bit.
 
 mod bits;
