@@ -3,7 +3,9 @@ model and `optimizer.step` compiled with backend="coil", 5 warm-up steps, then 2
 cProfile (the Python side: coil's runners, AOTAutograd, the native calls) and 5 under the
 PyTorch profiler (device kernels and copies, e.g. `Memcpy DtoH` counts), each table printed.
 
-    .venv/bin/python tools/train_profile.py resnet18_w16 [--device cuda]
+    .venv/bin/python tools/train_profile.py resnet18_w16 [--device cuda] [--backend inductor]
+
+`--backend inductor` profiles the same step through Inductor, to set beside coil's.
 """
 
 import argparse
@@ -27,14 +29,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model", choices=sorted(MODELS))
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--backend", default="coil")
     a = ap.parse_args()
     torch.manual_seed(0)
     model, (x, y), loss_fn, make_opt = MODELS[a.model]()
     model = model.to(a.device).train()
     x, y = x.to(a.device), y.to(a.device)
     opt = make_opt(model.parameters())
-    fm = torch.compile(model, backend="coil")
-    step_fn = torch.compile(opt.step, backend="coil")
+    fm = torch.compile(model, backend=a.backend)
+    step_fn = torch.compile(opt.step, backend=a.backend)
     sync = torch.cuda.synchronize if a.device == "cuda" else (lambda: None)
 
     def step():
