@@ -53,7 +53,7 @@ _STATS = _fresh_stats()
 
 # The options coil's compiler takes (the others are the backend's own: `strict`).
 _NATIVE_OPTIONS = ("strategy", "debug_dir", "emulate_precision_casts", "gemm",
-                   "aggressive_fusion", "share_code")
+                   "aggressive_fusion", "share_code", "cpu_threads")
 _KNOWN_OPTIONS = _NATIVE_OPTIONS + ("strict", "frontend", "logs", "aten_externs", "cudagraphs",
                                     "mode", "group_heads")
 # torch.compile's modes: which turn CUDA graphs on (`_graphs`), as Inductor's do.
@@ -123,10 +123,15 @@ def backend(gm, example_inputs, options=None, **kwargs):
     False keeps the copy per query head the traced graph makes), `aggressive_fusion` (Inductor's knob:
     pointwise kernels of one iteration space fuse even with no data in common; on by default
     for an optimizer step (`_optimizer_graph`), whose per-parameter updates would otherwise be
-    a kernel each, as Inductor's foreach kernels group them), `share_code` (on the CPU, True by
-    default: a compile runs the machine code earlier compiles in the process made for kernels
-    of the same code, and kernels whose sizes are inside them run code generalized over sizes
-    from the second size on, `coil_cpu::pool`; False: every compile makes all of its own),
+    a kernel each, as Inductor's foreach kernels group them), `share_code` (True by
+    default: on the CPU a compile runs the machine code earlier compiles in the process made
+    for kernels of the same code, and kernels whose sizes are inside them run code generalized
+    over sizes from the second size on, `coil_cpu::pool`; on CUDA a kernel whose outermost
+    range, strides and offsets alone change with the size launches a general kernel from the
+    third size on, `coil_cuda::families`; False: every compile makes all of its own),
+    `cpu_threads` (on the CPU: `openmp`, the default, kernels launch on PyTorch's OpenMP
+    threads, the ones its eager ops and BLAS run on, `coil_cpu::openmp`; `own`, on coil's own
+    pool),
     `aten_externs` (which ops
     Inductor leaves to ATen run as ATen's between coil's kernels, their results eager's bit
     for bit: `auto`, the default, the Fourier transforms and `convolution_backward` where coil

@@ -118,6 +118,25 @@ fn compile(
         Some(s) => !matches!(s.extract::<String>()?.as_str(), "False" | "false" | "0"),
         None => true,
     };
+    // `cpu_threads="own"`: kernels launch on coil's own pool rather than on PyTorch's OpenMP
+    // threads (`coil_cpu::openmp`, the default).
+    let own_threads = match options
+        .map(|o| o.get_item("cpu_threads"))
+        .transpose()?
+        .flatten()
+    {
+        Some(s) => match s.extract::<String>()?.as_str() {
+            "own" => true,
+            "openmp" => false,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "cpu_threads is openmp (PyTorch's OpenMP threads, the default) or own \
+                     (coil's pool), not {other}"
+                )));
+            }
+        },
+        None => false,
+    };
     let backend: Arc<dyn coil_codegen::Backend> = match device {
         "cpu" => {
             let gemm = gemm.unwrap_or_else(|| "eager".into());
@@ -134,6 +153,7 @@ fn compile(
                 own_f32_matmul_under_torch: gemm != "eager",
                 openblas_f32_matmul: gemm == "openblas",
                 gemm_f32_matmul: gemm == "gemm",
+                openmp_launches: !own_threads,
                 ..coil_cpu::CpuOptions::default()
             };
             Arc::new(coil_cpu::CpuBackend::with_options(cpu).map_err(err)?)

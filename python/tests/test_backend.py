@@ -1414,3 +1414,26 @@ def test_a_0d_cpu_tensor_beside_cuda_inputs_is_a_scalar_argument():
             assert "device" in str(e), e
         else:
             assert any("several devices" in str(m.message) for m in caught), caught
+
+
+def test_cpu_kernels_on_openmp_threads_or_coils_own_pool_agree():
+    """`cpu_threads`: kernels launch on PyTorch's OpenMP threads (the default) or on coil's own
+    pool; both give the same bits, and any other value is an error."""
+    torch.manual_seed(0)
+    x = torch.randn(64, 4096)
+
+    def f(a):
+        return (torch.softmax(a * 2.0, dim=-1) + a.tanh(),)
+
+    outs = []
+    for threads in ("openmp", "own"):
+        torch._dynamo.reset()
+        g = torch.compile(f, backend="coil", dynamic=False,
+                          options={"strict": True, "cpu_threads": threads})
+        outs.append(g(x)[0])
+    assert torch.equal(outs[0], outs[1])
+    torch.testing.assert_close(outs[0], f(x)[0], rtol=1e-5, atol=1e-5)
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="cpu_threads"):
+        torch.compile(f, backend="coil", dynamic=False,
+                      options={"strict": True, "cpu_threads": "many"})(x)

@@ -82,6 +82,10 @@ pub struct CpuOptions {
     /// The pool of compiled kernels later compiles reuse ([`crate::pool`]); by default the
     /// backend makes its own, which its clones share.
     pub code_pool: Option<Arc<pool::CodePool>>,
+    /// Kernels launch on the OpenMP runtime the process holds already (PyTorch's libgomp:
+    /// [`crate::openmp`]) where there is one, instead of on the backend's pool (which still
+    /// compiles). The Python module sets it; without a loaded libgomp it changes nothing.
+    pub openmp_launches: bool,
 }
 
 /// Host memory of one allocation (or memory a caller lent, `owned: false`, never freed here).
@@ -148,6 +152,8 @@ impl SharedPtr {
 
 pub(crate) struct Runtime {
     pub(crate) pool: ThreadPool,
+    /// Where kernels launch instead of `pool`, if anywhere ([`CpuOptions::openmp_launches`]).
+    pub(crate) openmp: Option<&'static crate::openmp::OpenMp>,
     memory: Mutex<Memory>,
 }
 
@@ -212,6 +218,10 @@ impl CpuBackend {
         Ok(CpuBackend {
             rt: Arc::new(Runtime {
                 pool,
+                openmp: options
+                    .openmp_launches
+                    .then(crate::openmp::OpenMp::loaded)
+                    .flatten(),
                 memory: Mutex::new(Memory {
                     next: 1,
                     live: HashMap::new(),

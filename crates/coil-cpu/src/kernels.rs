@@ -159,7 +159,7 @@ impl CpuKernels {
                 outer * c / chunks / align * align
             }
         };
-        self.rt.pool.parallel_for(chunks as usize, |c| {
+        let body = |c: usize| {
             let c = c as i64;
             let (start, end) = (bound(c), bound(c + 1));
             if start >= end {
@@ -170,7 +170,11 @@ impl CpuKernels {
             // above, table locked), written buffers are not aliased, and `start..end` lies in
             // `0..outer`, disjoint from other chunks.
             unsafe { entry(args.0, start, end) };
-        });
+        };
+        match self.rt.openmp {
+            Some(omp) => omp.parallel_for(chunks as usize, &body),
+            None => self.rt.pool.parallel_for(chunks as usize, body),
+        }
         drop(mem);
         Ok(())
     }

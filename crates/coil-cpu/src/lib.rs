@@ -50,6 +50,7 @@ mod jit;
 mod kernels;
 mod matmul;
 mod openblas;
+pub mod openmp;
 mod orc;
 mod parallel;
 pub mod pool;

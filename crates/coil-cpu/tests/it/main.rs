@@ -12,6 +12,7 @@ mod errors;
 mod guarded;
 mod ir;
 mod kernels;
+mod openmp;
 mod parallel;
 mod philox;
 mod pipeline;
