@@ -32,6 +32,8 @@ const STREAM_DEFAULT: u32 = 1;
 const FORWARD_TRAINING: c_int = 64;
 const FORWARD_INFERENCE: c_int = 96;
 const CONVOLUTION_DIRECT: c_int = 1;
+/// `dnnl_query_impl_info_str`: the implementation's name (`brg:avx512_core_bf16`, `ref:any`).
+const QUERY_IMPL_INFO_STR: c_int = 8;
 const QUERY_SRC_MD: c_int = 129;
 const QUERY_DIFF_SRC_MD: c_int = 130;
 const QUERY_WEIGHTS_MD: c_int = 131;
@@ -105,6 +107,7 @@ struct Api {
         unsafe extern "C" fn(*mut u64, *const u64, *const u64, *const u64, *const u64) -> Status,
     pd_create: unsafe extern "C" fn(*mut Handle, *const u64, Handle, Handle, Handle) -> Status,
     pd_query_md: unsafe extern "C" fn(Handle, c_int, c_int) -> *const u64,
+    pd_query: unsafe extern "C" fn(Handle, c_int, c_int, *mut c_void) -> Status,
     reorder_pd:
         unsafe extern "C" fn(*mut Handle, *const u64, Handle, *const u64, Handle, Handle) -> Status,
     primitive_create: unsafe extern "C" fn(*mut Handle, Handle) -> Status,
@@ -167,6 +170,7 @@ fn load() -> &'static Result<OneDnn, String> {
             matmul_desc: sym!(b"dnnl_matmul_desc_init"),
             pd_create: sym!(b"dnnl_primitive_desc_create"),
             pd_query_md: sym!(b"dnnl_primitive_desc_query_md"),
+            pd_query: sym!(b"dnnl_primitive_desc_query"),
             reorder_pd: sym!(b"dnnl_reorder_primitive_desc_create"),
             primitive_create: sym!(b"dnnl_primitive_create"),
             execute: sym!(b"dnnl_primitive_execute"),
@@ -390,6 +394,28 @@ impl OneDnn {
         )
     }
 
+    /// The name of the implementation primitive descriptor `pd` chose (empty if unknown).
+    fn implementation(&self, pd: Handle) -> String {
+        let mut name: *const std::ffi::c_char = std::ptr::null();
+        // SAFETY: `pd` is a live primitive descriptor; the query writes a pointer to a
+        // NUL-terminated string it owns, read before `pd` goes.
+        let ok = unsafe {
+            (self.api.pd_query)(
+                pd,
+                QUERY_IMPL_INFO_STR,
+                0,
+                std::ptr::from_mut(&mut name).cast(),
+            )
+        } == SUCCESS;
+        if !ok || name.is_null() {
+            return String::new();
+        }
+        // SAFETY: as above.
+        unsafe { std::ffi::CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
     fn prepare_matmul(&self, key: &MatmulKey) -> Result<PreparedMatmul, String> {
         let dt = match key.dtype {
             coil_graph::DType::BF16 => BF16,
@@ -433,6 +459,14 @@ impl OneDnn {
                 "matmul primitive descriptor",
             )?;
             drop(attr);
+            // oneDNN's reference matmul converts element by element (for a transposed bf16
+            // operand, say): widening in coil's own path is many times faster.
+            let implementation = self.implementation(pd);
+            if implementation.starts_with("ref") {
+                return Err(format!(
+                    "oneDNN would run its reference implementation ({implementation})"
+                ));
+            }
             check(
                 (self.api.primitive_create)(&mut matmul, pd),
                 "matmul primitive",

@@ -579,7 +579,8 @@ fn round_16(dtype: DType, v: f32) -> u16 {
     }
 }
 
-/// A strided 16-bit `[rows, cols]` matrix at `p` widened into a contiguous f32 one.
+/// A strided 16-bit `[rows, cols]` matrix at `p` widened into a contiguous f32 one, row-major
+/// (element `(i, j)` at `i * cols + j`).
 ///
 /// # Safety
 /// Every element of the view is live.
@@ -589,11 +590,64 @@ unsafe fn widen(
     (rows, cols): (usize, usize),
     st: [isize; 2],
 ) -> Vec<f32> {
-    let mut v = Vec::with_capacity(rows * cols);
-    for i in 0..rows as isize {
-        for j in 0..cols as isize {
-            // SAFETY: the caller's promise.
-            v.push(unsafe { load_16(dtype, p, i * st[0] + j * st[1]) });
+    // SAFETY: the caller's promise.
+    unsafe { widen_lines(dtype, p, (rows, cols), st) }
+}
+
+/// A strided 16-bit `[rows, cols]` matrix widened into a contiguous f32 one in the order its
+/// memory runs: row-major, or column-major where its columns are contiguous (a transposed
+/// weight), so that the source is read line by line. Gives the matrix and its f32 strides
+/// `(row, column)` for `gemm`.
+///
+/// # Safety
+/// Every element of the view is live.
+unsafe fn widen_as_laid_out(
+    dtype: DType,
+    p: *const u16,
+    (rows, cols): (usize, usize),
+    st: [isize; 2],
+) -> (Vec<f32>, isize, isize) {
+    if st[0] == 1 && st[1] != 1 && rows > 1 {
+        // SAFETY: the caller's promise (the transposed view has the same elements).
+        let v = unsafe { widen_lines(dtype, p, (cols, rows), [st[1], st[0]]) };
+        (v, 1, rows as isize)
+    } else {
+        // SAFETY: as above.
+        let v = unsafe { widen_lines(dtype, p, (rows, cols), st) };
+        (v, cols as isize, 1)
+    }
+}
+
+/// `lines` lines of `len` elements (line `i`, element `j` at `i * st[0] + j * st[1]`) widened
+/// into `lines * len` contiguous f32s.
+///
+/// # Safety
+/// Every element of the view is live.
+unsafe fn widen_lines(
+    dtype: DType,
+    p: *const u16,
+    (lines, len): (usize, usize),
+    st: [isize; 2],
+) -> Vec<f32> {
+    let mut v = vec![0.0f32; lines * len];
+    if len == 0 {
+        return v;
+    }
+    for (i, out) in v.chunks_exact_mut(len).enumerate() {
+        let base = i as isize * st[0];
+        if dtype == DType::BF16 && st[1] == 1 {
+            // A bf16 is the top half of an f32: a shift over a contiguous line (vectorized;
+            // widening the weight was most of a one-row product's time, a decode step's).
+            // SAFETY: the caller's promise: the line's `len` elements are live.
+            let line = unsafe { std::slice::from_raw_parts(p.offset(base), len) };
+            for (o, &bits) in out.iter_mut().zip(line) {
+                *o = f32::from_bits(u32::from(bits) << 16);
+            }
+        } else {
+            for (j, o) in out.iter_mut().enumerate() {
+                // SAFETY: the caller's promise.
+                *o = unsafe { load_16(dtype, p, base + j as isize * st[1]) };
+            }
         }
     }
     v
@@ -622,7 +676,7 @@ unsafe fn run_widened(
             let pb = (b.ptr as *const u16).offset(bi * b.strides[0]);
             let po = (out.ptr as *mut u16).offset(bi * out.strides[0]);
             let wa = widen(dtype, pa, (m, k), row(a));
-            let wb = widen(dtype, pb, (k, n), row(b));
+            let (wb, b_rs, b_cs) = widen_as_laid_out(dtype, pb, (k, n), row(b));
             let mut acc = match bias {
                 Some(c) => widen(dtype, c.ptr as *const u16, (m, n), row(c)),
                 None => vec![0.0f32; m * n],
@@ -640,8 +694,8 @@ unsafe fn run_widened(
                     1,
                     k as isize,
                     wb.as_ptr(),
-                    1,
-                    n as isize,
+                    b_cs,
+                    b_rs,
                     if bias.is_some() { 1.0 } else { 0.0 },
                     1.0,
                     false,
