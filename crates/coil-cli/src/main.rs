@@ -110,15 +110,21 @@ fn init_logging() {
         .init();
 }
 
-/// OpenMP's worker threads (oneDNN's, through libgomp) spin only briefly after a parallel region
-/// unless the user says otherwise. By default libgomp's workers spin for milliseconds, on the
+/// With `COIL_CPU_THREADS=own` (kernels on coil's own pool rather than on the team of the
+/// libgomp oneDNN loads, the default), OpenMP's worker threads (oneDNN's, through libgomp) spin
+/// only briefly after a parallel region unless the user says otherwise. By default libgomp's
+/// workers spin for milliseconds, on the
 /// cores coil's own pool needs next: on a 2-core machine hf_gpt2's call took 2-5 ms instead of
 /// 0.16 ms (a pool worker time-sliced against a spinning one). Passive waiting cured that but
 /// made convolution models 20-60% slower (every oneDNN call woke its workers); 1,000 spins keeps
 /// both within 25% of their best (`docs/perf.md`, 2026-12-06 session 7). Set before any thread
 /// starts and before oneDNN (and the libgomp it brings) is loaded, which reads it once.
 fn short_openmp_spins() {
-    if std::env::var_os("OMP_WAIT_POLICY").is_none() && std::env::var_os("GOMP_SPINCOUNT").is_none()
+    // Kernels on libgomp's own team (the default) want its threads awake between calls.
+    let own_pool = std::env::var("COIL_CPU_THREADS").as_deref() == Ok("own");
+    if own_pool
+        && std::env::var_os("OMP_WAIT_POLICY").is_none()
+        && std::env::var_os("GOMP_SPINCOUNT").is_none()
     {
         // SAFETY: called first thing in `main`, while this process has one thread.
         unsafe { std::env::set_var("GOMP_SPINCOUNT", "1000") };

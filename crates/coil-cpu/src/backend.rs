@@ -82,9 +82,10 @@ pub struct CpuOptions {
     /// The pool of compiled kernels later compiles reuse ([`crate::pool`]); by default the
     /// backend makes its own, which its clones share.
     pub code_pool: Option<Arc<pool::CodePool>>,
-    /// Kernels launch on the OpenMP runtime the process holds already (PyTorch's libgomp:
-    /// [`crate::openmp`]) where there is one, instead of on the backend's pool (which still
-    /// compiles). The Python module sets it; without a loaded libgomp it changes nothing.
+    /// Kernels launch on the OpenMP runtime the process holds (PyTorch's libgomp, or the one
+    /// oneDNN brings: [`crate::openmp`]) where there is one, instead of on the backend's pool
+    /// (which still compiles). The Python module and the CLI set it; without a loaded libgomp
+    /// it changes nothing.
     pub openmp_launches: bool,
 }
 
@@ -218,9 +219,13 @@ impl CpuBackend {
         Ok(CpuBackend {
             rt: Arc::new(Runtime {
                 pool,
+                // oneDNN (where it loads) brings libgomp: loaded first, its team is found.
                 openmp: options
                     .openmp_launches
-                    .then(crate::openmp::OpenMp::loaded)
+                    .then(|| {
+                        let _ = crate::dnnl::onednn();
+                        crate::openmp::OpenMp::loaded()
+                    })
                     .flatten(),
                 memory: Mutex::new(Memory {
                     next: 1,

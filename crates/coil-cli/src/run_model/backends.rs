@@ -40,6 +40,9 @@ pub(super) fn make_backend(
                 compile_cache: Some(cache),
                 compile_every_size: opts.every_size,
                 jit: cpu_jit_options_from_env(),
+                // Kernels on the libgomp oneDNN loaded, its team shared with oneDNN's calls
+                // (COIL_CPU_THREADS=own: coil's own pool).
+                openmp_launches: std::env::var("COIL_CPU_THREADS").as_deref() != Ok("own"),
                 ..coil_cpu::CpuOptions::default()
             })
             .map_err(|e| format!("cpu backend: {e}"))?,
