@@ -1,13 +1,13 @@
-//! Kernel launches on the OpenMP runtime the process already holds (GNU libgomp, as PyTorch
-//! loads it for its intra-op threads and MKL's). Under PyTorch, coil's own pool and libgomp's
-//! team are two sets of threads on the same cores: after every parallel region of an eager op
-//! (a matmul through eager's BLAS, the autograd engine's gradient sums) libgomp's threads spin
-//! for a while, and a coil worker woken in that time waits its turn for a core. Running coil's
-//! chunks on libgomp's team (`GOMP_parallel`, what Inductor's C++ kernels compile to) leaves one
-//! set of threads, already awake.
+//! Kernel launches on the OpenMP runtime the process already holds (GNU libgomp: PyTorch's,
+//! for its intra-op threads and MKL's, or the one oneDNN brings into the CLI). With coil's own
+//! pool beside it there are two sets of threads on the same cores: after every parallel region
+//! of the other side (an eager op under PyTorch, a oneDNN call) libgomp's threads spin for a
+//! while, and a coil worker woken in that time waits its turn for a core. Running coil's chunks
+//! on libgomp's team (`GOMP_parallel`, what Inductor's C++ kernels compile to) leaves one set of
+//! threads, already awake.
 //!
 //! Nothing is loaded here: the library is found only where the process holds it already
-//! (`RTLD_NOLOAD`), so without PyTorch (the CLI) launches stay on coil's pool.
+//! (`RTLD_NOLOAD`), so without PyTorch or oneDNN launches stay on coil's pool.
 
 use std::any::Any;
 use std::ffi::{c_int, c_uint, c_void};
