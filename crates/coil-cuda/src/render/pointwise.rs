@@ -46,9 +46,10 @@ impl<'k> Emitter<'k> {
         };
         let loop_ty = if self.env.wide { Ty::U64 } else { Ty::U32 };
         let items = self.outer_extent(loop_ty, lanes as usize);
+        // The last item (walking backwards); a kernel of no points renders a loop never entered.
         let last = match items {
-            Val::Reg(n) => Val::Reg(self.b.sub(loop_ty, n, 1i64)),
-            _ => Self::imm(k.numel() / lanes as usize - 1),
+            Val::Reg(n) if reverse => Val::Reg(self.b.sub(loop_ty, n, 1i64)),
+            _ => Self::imm((k.numel() / lanes as usize).saturating_sub(1)),
         };
         self.counted_loop(loop_ty, Val::Reg(start), items, Val::Reg(step), |em, i| {
             let chunks = (0..unroll)
