@@ -9,10 +9,9 @@
 //! Nothing is loaded here: the library is found only where the process holds it already
 //! (`RTLD_NOLOAD`), so without PyTorch or oneDNN launches stay on coil's pool.
 
-use std::any::Any;
 use std::ffi::{c_int, c_uint, c_void};
-use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::panic::resume_unwind;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// `void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)`:
@@ -117,23 +116,12 @@ struct Team<'a> {
     body: &'a (dyn Fn(usize) + Sync),
     n_chunks: usize,
     next: AtomicUsize,
-    panic: Mutex<Option<Box<dyn Any + Send + 'static>>>,
+    panic: Mutex<Option<crate::parallel::Panic>>,
 }
 
 /// A team member: claims and runs chunks until none are left.
 extern "C" fn run_team(data: *mut c_void) {
     // SAFETY: `data` is the `Team` `parallel_for` passed, alive until every member returns.
     let team = unsafe { &*data.cast_const().cast::<Team<'_>>() };
-    loop {
-        let chunk = team.next.fetch_add(1, Ordering::Relaxed);
-        if chunk >= team.n_chunks {
-            return;
-        }
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (team.body)(chunk))) {
-            team.panic
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get_or_insert(payload);
-        }
-    }
+    crate::parallel::run_claimed(&team.next, team.n_chunks, &team.panic, team.body, || {});
 }

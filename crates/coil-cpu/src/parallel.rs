@@ -27,7 +27,7 @@ thread_local! {
     static IN_PARALLEL: Cell<bool> = const { Cell::new(false) };
 }
 
-type Panic = Box<dyn Any + Send + 'static>;
+pub(crate) type Panic = Box<dyn Any + Send + 'static>;
 
 /// Stack of each worker thread: the backend compiles LLVM modules on the workers too, and
 /// LLVM's recursive passes want the room a main thread has (8 MiB), not a spawned thread's
@@ -54,23 +54,41 @@ unsafe impl Sync for Job {}
 impl Job {
     /// Claims and runs chunks until none are left; returns whether this call finished the last.
     fn work(&self, shared: &Shared) {
-        loop {
-            let chunk = self.next.fetch_add(1, Ordering::Relaxed);
-            if chunk >= self.n_chunks {
-                return;
-            }
-            // SAFETY: `chunk < n_chunks` was claimed by this thread only, and `parallel_for` does
-            // not return (so the closure stays alive) until every claimed chunk has finished.
+        let body = |chunk: usize| {
+            // SAFETY: `chunk < n_chunks` was claimed by this thread only, and `parallel_for`
+            // does not return (so the closure stays alive) until every claimed chunk has
+            // finished.
             let body = unsafe { &*self.body };
-            let result = catch_unwind(AssertUnwindSafe(|| body(chunk)));
-            if let Err(payload) = result {
-                lock(&self.panic).get_or_insert(payload);
-            }
+            body(chunk);
+        };
+        run_claimed(&self.next, self.n_chunks, &self.panic, &body, || {
             if self.finished.fetch_add(1, Ordering::AcqRel) + 1 == self.n_chunks {
                 let _state = lock(&shared.state);
                 shared.done.notify_all();
             }
+        });
+    }
+}
+
+/// Claims chunks from `next` and runs `body` on each until `n_chunks` are claimed, keeping the
+/// first panic in `panic` and calling `after` once each chunk is done, panicked or not: one
+/// thread's share of a `parallel_for`, on the pool or on an OpenMP team ([`crate::openmp`]).
+pub(crate) fn run_claimed(
+    next: &AtomicUsize,
+    n_chunks: usize,
+    panic: &Mutex<Option<Panic>>,
+    body: &dyn Fn(usize),
+    mut after: impl FnMut(),
+) {
+    loop {
+        let chunk = next.fetch_add(1, Ordering::Relaxed);
+        if chunk >= n_chunks {
+            return;
         }
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| body(chunk))) {
+            lock(panic).get_or_insert(payload);
+        }
+        after();
     }
 }
 

@@ -28,21 +28,6 @@ pub(super) fn round_16(dtype: DType, v: f32) -> u16 {
     }
 }
 
-/// A strided 16-bit `[rows, cols]` matrix at `p` widened into a contiguous f32 one, row-major
-/// (element `(i, j)` at `i * cols + j`).
-///
-/// # Safety
-/// Every element of the view is live.
-unsafe fn widen(
-    dtype: DType,
-    p: *const u16,
-    (rows, cols): (usize, usize),
-    st: [isize; 2],
-) -> Vec<f32> {
-    // SAFETY: the caller's promise.
-    unsafe { widen_lines(dtype, p, (rows, cols), st) }
-}
-
 /// A strided 16-bit `[rows, cols]` matrix widened into a contiguous f32 one in the order its
 /// memory runs: row-major, or column-major where its columns are contiguous (a transposed
 /// weight), so that the source is read line by line. Gives the matrix and its f32 strides
@@ -58,21 +43,21 @@ unsafe fn widen_as_laid_out(
 ) -> (Vec<f32>, isize, isize) {
     if st[0] == 1 && st[1] != 1 && rows > 1 {
         // SAFETY: the caller's promise (the transposed view has the same elements).
-        let v = unsafe { widen_lines(dtype, p, (cols, rows), [st[1], st[0]]) };
+        let v = unsafe { widen(dtype, p, (cols, rows), [st[1], st[0]]) };
         (v, 1, rows as isize)
     } else {
         // SAFETY: as above.
-        let v = unsafe { widen_lines(dtype, p, (rows, cols), st) };
+        let v = unsafe { widen(dtype, p, (rows, cols), st) };
         (v, cols as isize, 1)
     }
 }
 
 /// `lines` lines of `len` elements (line `i`, element `j` at `i * st[0] + j * st[1]`) widened
-/// into `lines * len` contiguous f32s.
+/// into `lines * len` contiguous f32s: a strided `[rows, cols]` matrix widened row-major.
 ///
 /// # Safety
 /// Every element of the view is live.
-unsafe fn widen_lines(
+unsafe fn widen(
     dtype: DType,
     p: *const u16,
     (lines, len): (usize, usize),
