@@ -33,7 +33,7 @@ impl CudaBackend {
         kernels: &[&Kernel],
         backwards: &[bool],
     ) -> Result<(PtxModule, Vec<RenderedKernel>), CudaError> {
-        let jobs: Vec<Job> = kernels.iter().map(|_| Job::Own).collect();
+        let jobs: Vec<Job> = kernels.iter().map(|_| Job::Own(None)).collect();
         self.render_jobs(kernels, backwards, &jobs)
     }
 
@@ -57,9 +57,12 @@ impl CudaBackend {
                 });
             }
         }
-        let render = |k: &Kernel, reverse: bool| {
-            let default =
-                || render_planned(k, &self.caps, self.target, self.default_plan(k, reverse));
+        // `known`: the default plan, where the jobs made it already.
+        let render = |k: &Kernel, reverse: bool, known: Option<KernelPlan>| {
+            let default = || {
+                let plan = known.unwrap_or_else(|| self.default_plan(k, reverse));
+                render_planned(k, &self.caps, self.target, plan)
+            };
             match &self.planner {
                 Some(plan) => render_planned(k, &self.caps, self.target, plan(k, &self.caps))
                     .or_else(|_| default()),
@@ -81,26 +84,27 @@ impl CudaBackend {
         let parts = crate::par::map_on_every_core(kernels.len(), |i| {
             let k = kernels[i];
             match &jobs[i] {
-                Job::Own => render(k, backwards[i]).map(|r| (r, None)),
+                Job::Own(known) => render(k, backwards[i], *known).map(|r| (r, None)),
                 Job::Bound(f, values) => Ok((bound(k, f, values), None)),
                 Job::New(new) => match families::render_new(new, self.target) {
                     Ok(family) => Ok((bound(k, &family, &new.values), Some(family))),
                     Err(e) => {
                         tracing::debug!(target: "cuda", kernel = %k.name, %e, "not generalized");
-                        render(k, backwards[i]).map(|r| (r, None))
+                        render(k, backwards[i], Some(new.plan)).map(|r| (r, None))
                     }
                 },
             }
         });
-        for (k, r) in kernels.iter().zip(parts) {
+        // The general kernels whose entries the module holds already.
+        let mut general = std::collections::HashSet::new();
+        for ((k, r), job) in kernels.iter().zip(parts).zip(jobs) {
             let (r, new_family) = r.unwrap_or_else(|| {
                 Err(CudaError::Codegen {
                     kernel: k.name.clone(),
                     reason: "rendering panicked".into(),
                 })
             })?;
-            if let (Some(family), Some(families), Job::New(new)) =
-                (new_family, &self.families, &jobs[rendered.len()])
+            if let (Some(family), Some(families), Job::New(new)) = (new_family, &self.families, job)
             {
                 tracing::debug!(
                     target: "output_code",
@@ -111,12 +115,12 @@ impl CudaBackend {
                 );
                 families.add(new.key.clone(), family);
             }
-            for l in &r.launches {
-                // A general kernel's entries appear once, however many kernels launch them.
-                if r.shared && module.kernels().iter().any(|m| m.name() == l.kernel.name()) {
-                    continue;
+            // A general kernel's entries appear once, however many kernels launch them.
+            if !r.shared || general.insert(r.launches.first().map(|l| l.kernel.name().to_string()))
+            {
+                for l in &r.launches {
+                    module.push(l.kernel.clone())?;
                 }
-                module.push(l.kernel.clone())?;
             }
             rendered.push(r);
         }
@@ -132,7 +136,7 @@ impl CudaBackend {
                     self.default_plan(k, reverse)
                 })
             }
-            _ => kernels.iter().map(|_| Job::Own).collect(),
+            _ => kernels.iter().map(|_| Job::Own(None)).collect(),
         }
     }
 

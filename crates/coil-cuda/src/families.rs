@@ -152,8 +152,9 @@ impl SizeFamilies {
 
 /// How one distinct kernel of a compile renders.
 pub(crate) enum Job {
-    /// Its own code.
-    Own,
+    /// Its own code: under this plan where the jobs chose it already, else as the backend
+    /// plans it.
+    Own(Option<KernelPlan>),
     /// A general kernel's entries, its parameters taking these values.
     Bound(Arc<Family>, Vec<i64>),
     /// A general kernel made now from it and an earlier compile's kernel of its code.
@@ -166,7 +167,7 @@ pub(crate) struct NewFamily {
     pub(crate) key: String,
     general: Kernel,
     params: SizeParams,
-    plan: KernelPlan,
+    pub(crate) plan: KernelPlan,
     pub(crate) values: Vec<i64>,
 }
 
@@ -190,7 +191,7 @@ pub(crate) fn jobs(
         .map(|(k, &reverse)| {
             let plan = plan(k, reverse);
             if !shareable(&plan) || k.numel() == 0 {
-                return Job::Own;
+                return Job::Own(Some(plan));
             }
             let key = key(k, &plan, target);
             if let Some((f, values)) = families.find(&key, k) {
@@ -198,13 +199,13 @@ pub(crate) fn jobs(
             }
             let Some(first) = families.representative(&key) else {
                 offers.push((key, *k));
-                return Job::Own;
+                return Job::Own(Some(plan));
             };
             let Some((general, params)) = coil_kernel::size_params::generalize(&first, k) else {
-                return Job::Own;
+                return Job::Own(Some(plan));
             };
             if !crate::render::outer_only(&general, &params) {
-                return Job::Own;
+                return Job::Own(Some(plan));
             }
             match coil_kernel::size_params::bind(&general, &params, k) {
                 Some(values) => Job::New(Box::new(NewFamily {
@@ -214,7 +215,7 @@ pub(crate) fn jobs(
                     plan,
                     values,
                 })),
-                None => Job::Own,
+                None => Job::Own(Some(plan)),
             }
         })
         .collect();
